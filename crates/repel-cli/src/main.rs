@@ -1,0 +1,2 @@
+//! The `repel` command.
+fn main() {}

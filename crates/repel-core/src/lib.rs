@@ -1,0 +1,39 @@
+//! repel-core: Kubernetes taint and toleration semantics, identical to upstream, on `k8s-openapi` types.
+//!
+//! Start with [`tolerates`] (one toleration against one taint), then the set helpers in
+//! [`taint`] ([`find_matching_untolerated_taint`], [`no_execute_outcome`]), which are what the
+//! scheduler, the kubelet and the taint-eviction controller call. [`validation`] checks objects
+//! as the API server does; [`kubectl`] parses and applies `kubectl taint` arguments; [`defaults`]
+//! holds what the control plane adds to pods and nodes. Everything is pure: no I/O, no clock,
+//! no global state; time and feature gates come in as parameters.
+//!
+//! # Layout
+//! - [`gates`]: feature gates (`TaintTolerationComparisonOperators`), kube's flag syntax.
+//! - [`toleration`]: `ToleratesTaint`, the canonical-integer check for `Gt`/`Lt`.
+//! - [`taint`]: effects, well-known keys, `ToString`, set helpers, NoExecute outcome, score normalisation.
+//! - [`names`]: qualified names, label values, DNS subdomains, with upstream's messages.
+//! - [`validation`]: API-server validation of tolerations and node taints (`FieldError`).
+//! - [`kubectl`]: `kubectl taint` spec syntax and apply rules.
+//! - [`defaults`]: admission defaults and DaemonSet tolerations.
+//! - [`conditions`]: node conditions → taints.
+//! - [`affinity`]: nodeSelector and required node affinity matching.
+
+pub mod affinity;
+pub mod conditions;
+pub mod defaults;
+pub mod gates;
+pub mod kubectl;
+pub mod names;
+pub mod taint;
+pub mod toleration;
+pub mod validation;
+
+pub use gates::FeatureGates;
+pub use taint::{NoExecuteOutcome, find_matching_untolerated_taint, no_execute_outcome};
+pub use toleration::tolerates;
+
+/// Re-exported so callers name the same k8s-openapi types this crate uses.
+pub use k8s_openapi;
+
+#[cfg(test)]
+pub(crate) mod testing;

@@ -1,0 +1,232 @@
+//! Upstream's name and value syntax checks (`k8s.io/apimachinery/pkg/util/validation`), with
+//! upstream's messages byte for byte. Each function returns every message, empty when valid.
+
+/// Maximum length of a qualified name's name part and of a label value.
+pub const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
+/// Maximum length of a label value.
+pub const LABEL_VALUE_MAX_LENGTH: usize = 63;
+/// Maximum length of a DNS-1123 subdomain.
+pub const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+
+const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+
+/// Upstream `EmptyError`.
+pub fn empty_error() -> &'static str {
+    "must be non-empty"
+}
+
+/// Upstream `MaxLenError`.
+pub fn max_len_error(length: usize) -> String {
+    format!("must be no more than {length} characters")
+}
+
+/// Upstream `RegexError`: the message, examples, then the regex.
+pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+    if examples.is_empty() {
+        return format!("{msg} (regex used for validation is '{fmt}')");
+    }
+    let mut out = format!("{msg} (e.g. ");
+    for (i, e) in examples.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" or ");
+        }
+        out.push('\'');
+        out.push_str(e);
+        out.push_str("', ");
+    }
+    out.push_str("regex used for validation is '");
+    out.push_str(fmt);
+    out.push_str("')");
+    out
+}
+
+/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`, the shape of a qualified name's name part.
+fn is_qualified_name_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && last.is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, one DNS-1123 label.
+fn is_dns1123_label_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    ok(first) && ok(last) && b.iter().all(|c| ok(c) || *c == b'-')
+}
+
+/// Upstream `IsDNS1123Subdomain`.
+pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if !value.split('.').all(is_dns1123_label_shape) {
+        errs.push(regex_error(
+            DNS1123_SUBDOMAIN_ERR_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// Upstream `IsQualifiedName`: an optional DNS-1123 subdomain prefix and `/`, then a name part
+/// of at most 63 characters. Used for label keys, taint keys and toleration keys.
+pub fn is_qualified_name(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push(format!("prefix part {}", empty_error()));
+            } else {
+                errs.extend(
+                    is_dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
+            }
+            *name
+        }
+        _ => {
+            errs.push(format!(
+                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                regex_error(
+                    QUALIFIED_NAME_ERR_MSG,
+                    QUALIFIED_NAME_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push(format!("name part {}", empty_error()));
+    } else if name.len() > QUALIFIED_NAME_MAX_LENGTH {
+        errs.push(format!(
+            "name part {}",
+            max_len_error(QUALIFIED_NAME_MAX_LENGTH)
+        ));
+    }
+    if !is_qualified_name_shape(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(
+                QUALIFIED_NAME_ERR_MSG,
+                QUALIFIED_NAME_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
+        ));
+    }
+    errs
+}
+
+/// Upstream `IsValidLabelValue`: empty, or a qualified-name-shaped string of at most 63 characters.
+pub fn is_valid_label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > LABEL_VALUE_MAX_LENGTH {
+        errs.push(max_len_error(LABEL_VALUE_MAX_LENGTH));
+    }
+    if !value.is_empty() && !is_qualified_name_shape(value) {
+        errs.push(regex_error(
+            LABEL_VALUE_ERR_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_names() {
+        let long63 = "a".repeat(63);
+        let long64 = "a".repeat(64);
+        let prefix253 = format!("{}.com", "a".repeat(249));
+        let valid = [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "1234",
+            "simple/simple",
+            "now-with-dashes/simple",
+            "1-num.2-num/3-num",
+            "1234/5678",
+            "Uppercase_Is_OK_123",
+            "example.com/Uppercase_Is_OK_123",
+            "requests.storage-foo",
+            long63.as_str(),
+        ];
+        for v in valid {
+            assert!(is_qualified_name(v).is_empty(), "{v:?} should be valid: {:?}", is_qualified_name(v));
+        }
+        let with_prefix = format!("{prefix253}/{long63}");
+        assert!(is_qualified_name(&with_prefix).is_empty());
+        let invalid = [
+            "nospecialchars%^=@",
+            "cantendwithadash-",
+            "-cantstartwithadash-",
+            "only/one/slash",
+            "Example.com/abc",
+            "example_com/abc",
+            "example.com/",
+            "/simple",
+            long64.as_str(),
+            "",
+        ];
+        for v in invalid {
+            assert!(!is_qualified_name(v).is_empty(), "{v:?} should be invalid");
+        }
+    }
+
+    /// Upstream's `RegexError` really puts two spaces before each " or " ("'MyName',  or").
+    #[test]
+    fn messages_are_upstreams() {
+        assert_eq!(
+            is_qualified_name(""),
+            vec![
+                "name part must be non-empty".to_string(),
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string(),
+            ]
+        );
+        assert_eq!(
+            is_valid_label_value("-200"),
+            vec!["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_string()]
+        );
+        assert_eq!(
+            is_valid_label_value(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+        assert_eq!(
+            is_qualified_name("Example.com/abc"),
+            vec!["prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string()]
+        );
+    }
+
+    #[test]
+    fn label_values() {
+        for v in ["", "simple", "now-with-dashes", "1-starts-with-num", "end-with-num-1", "1234", "0950", "a.b_c-d"] {
+            assert!(is_valid_label_value(v).is_empty(), "{v:?} should be valid");
+        }
+        for v in ["nospecialchars%^=@", "Tama-nui-te-rā.is.Māori.sun", "\\backslashes", "-starts-with-dash", "ends-with-dash-", ".starts.with.dot", "ends.with.dot.", "-200", "a b"] {
+            assert!(!is_valid_label_value(v).is_empty(), "{v:?} should be invalid");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! One toleration against one taint: upstream's `Toleration.ToleratesTaint`.
+
+use k8s_openapi::api::core::v1::{Taint, Toleration};
+
+use crate::gates::FeatureGates;
+
+/// The `Equal` operator (also what an empty operator means).
+pub const OP_EQUAL: &str = "Equal";
+/// The `Exists` operator.
+pub const OP_EXISTS: &str = "Exists";
+/// The `Gt` operator (gate `TaintTolerationComparisonOperators`).
+pub const OP_GT: &str = "Gt";
+/// The `Lt` operator (gate `TaintTolerationComparisonOperators`).
+pub const OP_LT: &str = "Lt";
+
+/// Upstream's message for a value that is not a canonical decimal integer.
+pub const DECIMAL_INT_ERR: &str = "must be a valid decimal integer in canonical form";
+
+/// Upstream `content.IsDecimalInteger` (v1.35): `0`, or an optional `-` then a digit 1–9 then
+/// digits. No leading zeros, no `+`, no spaces, no decimals. Returns upstream's messages.
+pub fn is_decimal_integer(value: &str) -> Vec<String> {
+    if value.is_empty() {
+        return vec![crate::names::empty_error().to_string()];
+    }
+    if value == "0" {
+        return Vec::new();
+    }
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    let b = digits.as_bytes();
+    let ok = matches!(b.first(), Some(b'1'..=b'9')) && b.iter().all(u8::is_ascii_digit);
+    if ok {
+        Vec::new()
+    } else {
+        vec![DECIMAL_INT_ERR.to_string()]
+    }
+}
+
+/// A toleration or taint value as the comparison operators read it: canonical decimal form
+/// (see [`is_decimal_integer`]) that also fits in an int64; `None` otherwise.
+pub fn parse_canonical_int64(value: &str) -> Option<i64> {
+    if !is_decimal_integer(value).is_empty() {
+        return None;
+    }
+    value.parse::<i64>().ok()
+}
+
+/// Whether `toleration` tolerates `taint`: upstream `Toleration.ToleratesTaint` (k8s.io/api
+/// core/v1, v1.35+). The checks, in upstream's order:
+///
+/// 1. A non-empty effect must equal the taint's effect; an empty effect matches every effect.
+/// 2. A non-empty key must equal the taint's key (case-sensitive); an empty key matches every key.
+/// 3. The operator decides: `""`/`Equal` needs the values equal as strings; `Exists` ignores the
+///    value; `Gt`/`Lt` only when `TaintTolerationComparisonOperators` is on, both values
+///    canonical int64 (else no match), strictly taint > toleration for `Gt`, taint < toleration
+///    for `Lt`; any other operator, differently cased ones included, never matches.
+///
+/// `timeAdded` and `tolerationSeconds` play no part.
+pub fn tolerates(toleration: &Toleration, taint: &Taint, gates: &FeatureGates) -> bool {
+    let effect = toleration.effect.as_deref().unwrap_or_default();
+    if !effect.is_empty() && effect != taint.effect {
+        return false;
+    }
+    let key = toleration.key.as_deref().unwrap_or_default();
+    if !key.is_empty() && key != taint.key {
+        return false;
+    }
+    let tol_value = toleration.value.as_deref().unwrap_or_default();
+    let taint_value = taint.value.as_deref().unwrap_or_default();
+    match toleration.operator.as_deref().unwrap_or_default() {
+        "" | OP_EQUAL => tol_value == taint_value,
+        OP_EXISTS => true,
+        op @ (OP_GT | OP_LT) => {
+            if !gates.taint_toleration_comparison_operators {
+                return false;
+            }
+            let (Some(want), Some(have)) = (
+                parse_canonical_int64(tol_value),
+                parse_canonical_int64(taint_value),
+            ) else {
+                return false;
+            };
+            if op == OP_GT { have > want } else { have < want }
+        }
+        _ => false,
+    }
+}
+
+/// Upstream `Toleration.MatchToleration`: the same key, operator, value and effect
+/// (`tolerationSeconds` ignored). The identity used to de-duplicate tolerations.
+pub fn match_toleration(a: &Toleration, b: &Toleration) -> bool {
+    a.key == b.key && a.operator == b.operator && a.value == b.value && a.effect == b.effect
+}
+
+/// A toleration in kubectl-describe form, e.g. `dedicated=gpu:NoSchedule`,
+/// `node.kubernetes.io/not-ready:NoExecute op=Exists for 300s`, or `op=Exists` for the wildcard.
+pub fn describe_toleration(t: &Toleration) -> String {
+    let key = t.key.as_deref().unwrap_or_default();
+    let op = t.operator.as_deref().unwrap_or_default();
+    let value = t.value.as_deref().unwrap_or_default();
+    let effect = t.effect.as_deref().unwrap_or_default();
+    let mut s = String::from(key);
+    if !value.is_empty() {
+        s.push('=');
+        s.push_str(value);
+    }
+    if !effect.is_empty() {
+        s.push(':');
+        s.push_str(effect);
+    }
+    if op == OP_EXISTS || (op != OP_EQUAL && !op.is_empty()) {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str("op=");
+        s.push_str(op);
+    }
+    if let Some(secs) = t.toleration_seconds {
+        s.push_str(&format!(" for {secs}s"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;
