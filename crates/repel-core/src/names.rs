@@ -12,7 +12,8 @@ const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 /// Upstream `EmptyError`.
@@ -175,7 +176,11 @@ mod tests {
             long63.as_str(),
         ];
         for v in valid {
-            assert!(is_qualified_name(v).is_empty(), "{v:?} should be valid: {:?}", is_qualified_name(v));
+            assert!(
+                is_qualified_name(v).is_empty(),
+                "{v:?} should be valid: {:?}",
+                is_qualified_name(v)
+            );
         }
         let with_prefix = format!("{prefix253}/{long63}");
         assert!(is_qualified_name(&with_prefix).is_empty());
@@ -222,11 +227,33 @@ mod tests {
 
     #[test]
     fn label_values() {
-        for v in ["", "simple", "now-with-dashes", "1-starts-with-num", "end-with-num-1", "1234", "0950", "a.b_c-d"] {
+        for v in [
+            "",
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "end-with-num-1",
+            "1234",
+            "0950",
+            "a.b_c-d",
+        ] {
             assert!(is_valid_label_value(v).is_empty(), "{v:?} should be valid");
         }
-        for v in ["nospecialchars%^=@", "Tama-nui-te-rā.is.Māori.sun", "\\backslashes", "-starts-with-dash", "ends-with-dash-", ".starts.with.dot", "ends.with.dot.", "-200", "a b"] {
-            assert!(!is_valid_label_value(v).is_empty(), "{v:?} should be invalid");
+        for v in [
+            "nospecialchars%^=@",
+            "Tama-nui-te-rā.is.Māori.sun",
+            "\\backslashes",
+            "-starts-with-dash",
+            "ends-with-dash-",
+            ".starts.with.dot",
+            "ends.with.dot.",
+            "-200",
+            "a b",
+        ] {
+            assert!(
+                !is_valid_label_value(v).is_empty(),
+                "{v:?} should be invalid"
+            );
         }
     }
 }
