@@ -29,7 +29,9 @@ pub enum FeatureGateError {
     #[error("missing bool value for {0}")]
     MissingValue(String),
     /// The value was not a Go `strconv.ParseBool` boolean.
-    #[error("invalid value of {name}={value}, err: strconv.ParseBool: parsing {value:?}: invalid syntax")]
+    #[error(
+        "invalid value of {name}={value}, err: strconv.ParseBool: parsing {value:?}: invalid syntax"
+    )]
     InvalidBool {
         /// The gate's name.
         name: String,
@@ -102,17 +104,39 @@ mod tests {
     #[test]
     fn feature_gate_flag_parsing() {
         let cases: &[(&str, &str, Result<bool, &str>)] = &[
-            ("the gate switched on", "TaintTolerationComparisonOperators=true", Ok(true)),
-            ("the gate switched off", "TaintTolerationComparisonOperators=false", Ok(false)),
+            (
+                "the gate switched on",
+                "TaintTolerationComparisonOperators=true",
+                Ok(true),
+            ),
+            (
+                "the gate switched off",
+                "TaintTolerationComparisonOperators=false",
+                Ok(false),
+            ),
             ("an empty flag keeps the default, off", "", Ok(false)),
-            ("Go's short booleans are accepted", "TaintTolerationComparisonOperators=T", Ok(true)),
-            ("spaces around the pair are trimmed", " TaintTolerationComparisonOperators = 1 ", Ok(true)),
+            (
+                "Go's short booleans are accepted",
+                "TaintTolerationComparisonOperators=T",
+                Ok(true),
+            ),
+            (
+                "spaces around the pair are trimmed",
+                " TaintTolerationComparisonOperators = 1 ",
+                Ok(true),
+            ),
             (
                 "a value that is not a boolean is refused",
                 "TaintTolerationComparisonOperators=yes",
-                Err("invalid value of TaintTolerationComparisonOperators=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax"),
+                Err(
+                    "invalid value of TaintTolerationComparisonOperators=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax",
+                ),
             ),
-            ("an unknown gate is refused", "Foo=true", Err("unrecognized feature gate: Foo")),
+            (
+                "an unknown gate is refused",
+                "Foo=true",
+                Err("unrecognized feature gate: Foo"),
+            ),
             (
                 "a pair without a value is refused",
                 "TaintTolerationComparisonOperators",

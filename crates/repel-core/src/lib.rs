@@ -15,18 +15,30 @@
 //! - [`validation`]: API-server validation of tolerations and node taints (`FieldError`).
 //! - [`kubectl`]: `kubectl taint` spec syntax and apply rules.
 //! - [`defaults`]: admission defaults and DaemonSet tolerations.
+//! - [`admission`]: the admission chain a new pod passes (DefaultTolerationSeconds, PodTolerationRestriction).
 //! - [`conditions`]: node conditions → taints.
 //! - [`affinity`]: nodeSelector and required node affinity matching.
+//! - [`labels`]: label selectors (`-l`): parse, print, match; `metav1.LabelSelector`.
+//! - [`advice`]: the classic mistakes (toleration without affinity, wildcard, kept off own nodes).
+//! - [`explain`]: a pod against every node: taints, filters, scores, NoExecute outcome.
+//! - [`workload`]: workloads and the pods their controllers create, named as upstream.
+//! - [`fit_error`]: the scheduler's "0/N nodes are available" message.
 
+pub mod admission;
+pub mod advice;
 pub mod affinity;
 pub mod conditions;
 pub mod defaults;
+pub mod explain;
+pub mod fit_error;
 pub mod gates;
 pub mod kubectl;
+pub mod labels;
 pub mod names;
 pub mod taint;
 pub mod toleration;
 pub mod validation;
+pub mod workload;
 
 pub use gates::FeatureGates;
 pub use taint::{NoExecuteOutcome, find_matching_untolerated_taint, no_execute_outcome};

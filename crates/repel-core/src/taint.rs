@@ -114,7 +114,12 @@ pub fn count_intolerable_prefer_no_schedule(
 ) -> usize {
     let soft: Vec<&Toleration> = tolerations
         .iter()
-        .filter(|t| matches!(t.effect.as_deref(), None | Some("") | Some(PREFER_NO_SCHEDULE)))
+        .filter(|t| {
+            matches!(
+                t.effect.as_deref(),
+                None | Some("") | Some(PREFER_NO_SCHEDULE)
+            )
+        })
         .collect();
     taints
         .iter()
@@ -136,7 +141,11 @@ pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [i
     }
     for s in scores.iter_mut() {
         let scaled = max_priority * *s / max;
-        *s = if reverse { max_priority - scaled } else { scaled };
+        *s = if reverse {
+            max_priority - scaled
+        } else {
+            scaled
+        };
     }
 }
 

@@ -79,41 +79,54 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint, gates: &FeatureGates) -
             ) else {
                 return false;
             };
-            if op == OP_GT { have > want } else { have < want }
+            if op == OP_GT {
+                have > want
+            } else {
+                have < want
+            }
         }
         _ => false,
     }
 }
 
 /// Upstream `Toleration.MatchToleration`: the same key, operator, value and effect
-/// (`tolerationSeconds` ignored). The identity used to de-duplicate tolerations.
+/// (`tolerationSeconds` ignored); an unset field equals `""`, as Go's plain strings do. The
+/// identity used to de-duplicate tolerations.
 pub fn match_toleration(a: &Toleration, b: &Toleration) -> bool {
-    a.key == b.key && a.operator == b.operator && a.value == b.value && a.effect == b.effect
+    let s = |o: &Option<String>| o.as_deref().unwrap_or_default().to_string();
+    s(&a.key) == s(&b.key)
+        && s(&a.operator) == s(&b.operator)
+        && s(&a.value) == s(&b.value)
+        && s(&a.effect) == s(&b.effect)
 }
 
-/// A toleration in kubectl-describe form, e.g. `dedicated=gpu:NoSchedule`,
-/// `node.kubernetes.io/not-ready:NoExecute op=Exists for 300s`, or `op=Exists` for the wildcard.
+/// A toleration in the form `kubectl describe pod` prints it: `key=value:Effect` for `Equal`,
+/// `key:Effect op=Exists` for `Exists` (`op=Exists` alone for the wildcard), then ` for Ns`
+/// with `tolerationSeconds`. `Gt`/`Lt`, which kubectl v1.32 predates, print as
+/// `key:Effect op=Gt 900`.
 pub fn describe_toleration(t: &Toleration) -> String {
     let key = t.key.as_deref().unwrap_or_default();
     let op = t.operator.as_deref().unwrap_or_default();
     let value = t.value.as_deref().unwrap_or_default();
     let effect = t.effect.as_deref().unwrap_or_default();
-    let mut s = String::from(key);
-    if !value.is_empty() {
-        s.push('=');
-        s.push_str(value);
-    }
-    if !effect.is_empty() {
-        s.push(':');
-        s.push_str(effect);
-    }
-    if op == OP_EXISTS || (op != OP_EQUAL && !op.is_empty()) {
-        if !s.is_empty() {
-            s.push(' ');
+    let with_effect = |s: String| {
+        if effect.is_empty() {
+            s
+        } else {
+            format!("{s}:{effect}")
         }
-        s.push_str("op=");
-        s.push_str(op);
-    }
+    };
+    let mut s = match op {
+        OP_EXISTS if value.is_empty() => {
+            if key.is_empty() && effect.is_empty() {
+                "op=Exists".to_string()
+            } else {
+                format!("{} op=Exists", with_effect(key.to_string()))
+            }
+        }
+        OP_GT | OP_LT => format!("{} op={op} {value}", with_effect(key.to_string())),
+        _ => with_effect(format!("{key}={value}")),
+    };
     if let Some(secs) = t.toleration_seconds {
         s.push_str(&format!(" for {secs}s"));
     }

@@ -1,3 +1,4 @@
+#![allow(clippy::type_complexity)]
 use super::*;
 use crate::testing::{taint, tol, tol_secs};
 
@@ -42,11 +43,15 @@ fn find_matching_untolerated_taint_cases() {
             vec![taint("soft", "", "PreferNoSchedule"), taint("hard", "", "NoSchedule")], vec![], Some("hard:NoSchedule")),
     ];
     for (name, taints, tols, want) in cases {
-        let got = find_matching_untolerated_taint(&taints, &tols, do_not_schedule, &OFF).map(taint_to_string);
+        let got = find_matching_untolerated_taint(&taints, &tols, do_not_schedule, &OFF)
+            .map(taint_to_string);
         assert_eq!(got.as_deref(), want, "{name}");
     }
     let taints = [taint("soft", "", "PreferNoSchedule")];
-    assert!(find_matching_untolerated_taint(&taints, &[], |_| true, &OFF).is_some(), "a filter keeping everything keeps PreferNoSchedule");
+    assert!(
+        find_matching_untolerated_taint(&taints, &[], |_| true, &OFF).is_some(),
+        "a filter keeping everything keeps PreferNoSchedule"
+    );
 }
 
 /// Upstream `TestTaintTolerationScore` (pkg/scheduler/.../tainttoleration, v1.35): raw counts
@@ -152,7 +157,25 @@ fn no_execute_outcomes() {
 
 #[test]
 fn match_taint_is_key_and_effect() {
-    assert!(match_taint(&taint("a", "1", "NoSchedule"), &taint("a", "2", "NoSchedule")), "values are ignored");
-    assert!(!match_taint(&taint("a", "1", "NoSchedule"), &taint("a", "1", "NoExecute")), "effects differ");
-    assert!(!match_taint(&taint("a", "1", "NoSchedule"), &taint("b", "1", "NoSchedule")), "keys differ");
+    assert!(
+        match_taint(
+            &taint("a", "1", "NoSchedule"),
+            &taint("a", "2", "NoSchedule")
+        ),
+        "values are ignored"
+    );
+    assert!(
+        !match_taint(
+            &taint("a", "1", "NoSchedule"),
+            &taint("a", "1", "NoExecute")
+        ),
+        "effects differ"
+    );
+    assert!(
+        !match_taint(
+            &taint("a", "1", "NoSchedule"),
+            &taint("b", "1", "NoSchedule")
+        ),
+        "keys differ"
+    );
 }

@@ -130,8 +130,14 @@ fn seed_match_table_dedicated_gpu() {
 #[test]
 fn seed_both_tolerations_match_key1() {
     let t = taint("key1", "value1", "NoSchedule");
-    assert!(tolerates(&tol("key1", "Equal", "value1", "NoSchedule"), &t, &OFF), "Equal form");
-    assert!(tolerates(&tol("key1", "Exists", "", "NoSchedule"), &t, &OFF), "Exists form");
+    assert!(
+        tolerates(&tol("key1", "Equal", "value1", "NoSchedule"), &t, &OFF),
+        "Equal form"
+    );
+    assert!(
+        tolerates(&tol("key1", "Exists", "", "NoSchedule"), &t, &OFF),
+        "Exists form"
+    );
 }
 
 #[test]
@@ -155,10 +161,20 @@ fn decimal_integer_check() {
     for (name, v, ok) in cases {
         assert_eq!(is_decimal_integer(v).is_empty(), ok, "{name}");
     }
-    assert_eq!(is_decimal_integer("0550"), vec![DECIMAL_INT_ERR.to_string()]);
-    assert_eq!(is_decimal_integer(""), vec!["must be non-empty".to_string()]);
+    assert_eq!(
+        is_decimal_integer("0550"),
+        vec![DECIMAL_INT_ERR.to_string()]
+    );
+    assert_eq!(
+        is_decimal_integer(""),
+        vec!["must be non-empty".to_string()]
+    );
     assert_eq!(parse_canonical_int64("9223372036854775807"), Some(i64::MAX));
-    assert_eq!(parse_canonical_int64("9223372036854775808"), None, "overflow");
+    assert_eq!(
+        parse_canonical_int64("9223372036854775808"),
+        None,
+        "overflow"
+    );
 }
 
 fn effect() -> impl Strategy<Value = String> {

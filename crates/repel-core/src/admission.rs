@@ -1,0 +1,73 @@
+//! The admission chain a pod passes on creation in kube-apiserver, as far as tolerations go.
+//!
+//! kube-apiserver runs its mutating plugins in the fixed order of `AllOrderedPlugins`
+//! (`pkg/kubeapiserver/options/plugins.go`): DefaultTolerationSeconds comes before
+//! PodTolerationRestriction. DefaultTolerationSeconds is on by default upstream;
+//! PodTolerationRestriction is not (a cluster enables it with `--enable-admission-plugins`).
+//! repel enables both by default because the documentation users read describes both as what
+//! the control plane does (the memory-pressure toleration for pods outside BestEffort); turn
+//! PodTolerationRestriction off to match a cluster that does not run it.
+
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::defaults::{
+    AdmissionError, AdmissionOperation, DefaultTolerationSecondsConfig,
+    PodTolerationRestrictionConfig, default_toleration_seconds, pod_toleration_restriction,
+};
+use crate::workload::namespace_of;
+
+/// Which admission plugins run, with their configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdmissionConfig {
+    /// DefaultTolerationSeconds, when enabled.
+    pub default_toleration_seconds: Option<DefaultTolerationSecondsConfig>,
+    /// PodTolerationRestriction, when enabled.
+    pub pod_toleration_restriction: Option<PodTolerationRestrictionConfig>,
+}
+
+impl Default for AdmissionConfig {
+    /// Both plugins on, with upstream's defaults (300 s; no cluster defaults or whitelist).
+    fn default() -> Self {
+        AdmissionConfig {
+            default_toleration_seconds: Some(DefaultTolerationSecondsConfig::default()),
+            pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
+        }
+    }
+}
+
+/// Admits a new pod: DefaultTolerationSeconds, then PodTolerationRestriction (admit, then
+/// validate). `namespace` is the pod's Namespace object; when the caller has none, the
+/// namespace is taken to exist without annotations, as it would in a cluster.
+pub fn admit_pod(
+    pod: &mut Pod,
+    namespace: Option<&Namespace>,
+    cfg: &AdmissionConfig,
+) -> Result<(), AdmissionError> {
+    if let Some(dts) = &cfg.default_toleration_seconds
+        && let Some(spec) = pod.spec.as_mut()
+    {
+        default_toleration_seconds(spec, dts);
+    }
+    if let Some(ptr) = &cfg.pod_toleration_restriction {
+        let implied;
+        let ns = match namespace {
+            Some(ns) => ns,
+            None => {
+                implied = Namespace {
+                    metadata: ObjectMeta {
+                        name: Some(namespace_of(&pod.metadata).to_string()),
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                };
+                &implied
+            }
+        };
+        if pod.metadata.namespace.is_none() {
+            pod.metadata.namespace = Some(namespace_of(&pod.metadata).to_string());
+        }
+        pod_toleration_restriction(pod, Some(ns), ptr, AdmissionOperation::Create)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,438 @@
+//! Workloads and the pods their controllers create, named as upstream names them.
+//!
+//! Pod names follow upstream's shapes: a Deployment's ReplicaSet is `NAME-<pod-template-hash>`
+//! and its pods `RS-<5 chars>`; a ReplicaSet's, DaemonSet's and Job's pods `NAME-<5 chars>`;
+//! a StatefulSet's `NAME-0 … NAME-(n-1)`; a CronJob's job `NAME-<minutes>` and its pods
+//! `JOB-<5 chars>`. The random parts use upstream's alphabet (`bcdfghjklmnpqrstvwxz2456789`) from
+//! a generator seeded by the caller, so the same seed gives the same names. The
+//! pod-template-hash is FNV-32a over the template's JSON encoded with upstream's
+//! `SafeEncodeString`; upstream hashes Go's in-memory dump of the template, which cannot be
+//! reproduced outside Go, so hashes have upstream's form but not a real cluster's value.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::core::v1::{
+    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
+    PodSpec, PodTemplateSpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+
+use crate::affinity::RequiredNodeAffinity;
+use crate::defaults::add_daemonset_tolerations;
+use crate::gates::FeatureGates;
+use crate::taint::{NO_EXECUTE, find_matching_untolerated_taint, is_do_not_schedule};
+
+/// Upstream's alphabet for generated name suffixes (no vowels, no confusable characters).
+pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// A workload whose controller creates pods from a template. (Variants differ in size; a
+/// manifest holds few workloads and they are read once, so they are not boxed.)
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum Workload {
+    /// apps/v1 Deployment.
+    Deployment(Deployment),
+    /// apps/v1 ReplicaSet.
+    ReplicaSet(ReplicaSet),
+    /// apps/v1 StatefulSet.
+    StatefulSet(StatefulSet),
+    /// apps/v1 DaemonSet.
+    DaemonSet(DaemonSet),
+    /// batch/v1 Job.
+    Job(Job),
+    /// batch/v1 CronJob.
+    CronJob(CronJob),
+}
+
+impl Workload {
+    /// The kind, as in manifests.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Workload::Deployment(_) => "Deployment",
+            Workload::ReplicaSet(_) => "ReplicaSet",
+            Workload::StatefulSet(_) => "StatefulSet",
+            Workload::DaemonSet(_) => "DaemonSet",
+            Workload::Job(_) => "Job",
+            Workload::CronJob(_) => "CronJob",
+        }
+    }
+
+    /// The object's metadata.
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            Workload::Deployment(o) => &o.metadata,
+            Workload::ReplicaSet(o) => &o.metadata,
+            Workload::StatefulSet(o) => &o.metadata,
+            Workload::DaemonSet(o) => &o.metadata,
+            Workload::Job(o) => &o.metadata,
+            Workload::CronJob(o) => &o.metadata,
+        }
+    }
+
+    /// The workload's name.
+    pub fn name(&self) -> &str {
+        self.metadata().name.as_deref().unwrap_or_default()
+    }
+
+    /// The workload's namespace, `default` when unset.
+    pub fn namespace(&self) -> &str {
+        namespace_of(self.metadata())
+    }
+
+    /// The pod template and the path of its pod spec in the manifest (`spec.template.spec`, or
+    /// `spec.jobTemplate.spec.template.spec` for a CronJob).
+    pub fn template(&self) -> Option<(&PodTemplateSpec, &'static str)> {
+        const T: &str = "spec.template.spec";
+        match self {
+            Workload::Deployment(o) => Some((&o.spec.template, T)),
+            Workload::ReplicaSet(o) => o.spec.template.as_ref().map(|t| (t, T)),
+            Workload::StatefulSet(o) => Some((&o.spec.template, T)),
+            Workload::DaemonSet(o) => Some((&o.spec.template, T)),
+            Workload::Job(o) => o.spec.as_ref().map(|s| (&s.template, T)),
+            Workload::CronJob(o) => o
+                .spec
+                .job_template
+                .spec
+                .as_ref()
+                .map(|s| (&s.template, "spec.jobTemplate.spec.template.spec")),
+        }
+    }
+
+    /// How many pods the controller keeps (DaemonSets: see [`daemon_nodes`]): `replicas`
+    /// (default 1); for a Job, `parallelism` (default 1) capped by `completions`.
+    pub fn pod_count(&self) -> usize {
+        let n = match self {
+            Workload::Deployment(o) => o.spec.replicas.unwrap_or(1),
+            Workload::ReplicaSet(o) => o.spec.replicas.unwrap_or(1),
+            Workload::StatefulSet(o) => o.spec.replicas.unwrap_or(1),
+            Workload::DaemonSet(_) => 0,
+            Workload::Job(o) => job_pods(o.spec.as_ref().map(|s| (s.parallelism, s.completions))),
+            Workload::CronJob(o) => job_pods(
+                o.spec
+                    .job_template
+                    .spec
+                    .as_ref()
+                    .map(|s| (s.parallelism, s.completions)),
+            ),
+        };
+        usize::try_from(n).unwrap_or(0)
+    }
+}
+
+fn job_pods(p: Option<(Option<i32>, Option<i32>)>) -> i32 {
+    let (parallelism, completions) = p.unwrap_or((None, None));
+    let par = parallelism.unwrap_or(1);
+    completions.map_or(par, |c| par.min(c))
+}
+
+/// An object's namespace, `default` when unset.
+pub fn namespace_of(meta: &ObjectMeta) -> &str {
+    meta.namespace
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("default")
+}
+
+/// A small deterministic generator (SplitMix64) for name suffixes.
+#[derive(Debug, Clone)]
+pub struct NameRng(u64);
+
+impl NameRng {
+    /// A generator for `seed` and a stream name (e.g. the owner's name), so names do not
+    /// depend on the order workloads are read in.
+    pub fn new(seed: u64, stream: &str) -> Self {
+        NameRng(seed ^ u64::from(fnv32a(stream.as_bytes())).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// `n` characters of [`NAME_ALPHABET`], as upstream `utilrand.String(n)`.
+    pub fn suffix(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|_| NAME_ALPHABET[(self.next() % NAME_ALPHABET.len() as u64) as usize] as char)
+            .collect()
+    }
+}
+
+/// FNV-1a, 32 bits.
+pub fn fnv32a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Upstream `rand.SafeEncodeString`: each byte mapped into [`NAME_ALPHABET`].
+pub fn safe_encode_string(s: &str) -> String {
+    s.bytes()
+        .map(|b| NAME_ALPHABET[b as usize % NAME_ALPHABET.len()] as char)
+        .collect()
+}
+
+/// The `pod-template-hash` of a template (see the module docs for how it differs from upstream).
+pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
+    let json = serde_json::to_vec(template).unwrap_or_default();
+    safe_encode_string(&fnv32a(&json).to_string())
+}
+
+fn owner_ref(api_version: &str, kind: &str, meta: &ObjectMeta) -> Option<OwnerReference> {
+    let uid = meta.uid.clone().filter(|u| !u.is_empty())?;
+    Some(OwnerReference {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        name: meta.name.clone().unwrap_or_default(),
+        uid,
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    })
+}
+
+fn pod_from_template(
+    template: &PodTemplateSpec,
+    namespace: &str,
+    name: String,
+    extra_labels: &[(&str, String)],
+    owner: Option<OwnerReference>,
+) -> Pod {
+    let mut labels: BTreeMap<String, String> = template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.labels.clone())
+        .unwrap_or_default();
+    for (k, v) in extra_labels {
+        labels.insert((*k).to_string(), v.clone());
+    }
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: Some(namespace.to_string()),
+            labels: (!labels.is_empty()).then_some(labels),
+            annotations: template
+                .metadata
+                .as_ref()
+                .and_then(|m| m.annotations.clone()),
+            owner_references: owner.map(|o| vec![o]),
+            ..Default::default()
+        },
+        spec: Some(template.spec.clone().unwrap_or_default()),
+        status: None,
+    }
+}
+
+/// Upstream `ReplaceDaemonSetPodNodeNameNodeAffinity`: the pod's required node affinity becomes
+/// the single term `matchFields metadata.name In [node]`; preferred terms are kept.
+pub fn pin_to_node(spec: &mut PodSpec, node: &str) {
+    let term = NodeSelectorTerm {
+        match_fields: Some(vec![NodeSelectorRequirement {
+            key: "metadata.name".to_string(),
+            operator: "In".to_string(),
+            values: Some(vec![node.to_string()]),
+        }]),
+        match_expressions: None,
+    };
+    let affinity = spec.affinity.get_or_insert_with(Affinity::default);
+    let node_affinity = affinity
+        .node_affinity
+        .get_or_insert_with(NodeAffinity::default);
+    node_affinity.required_during_scheduling_ignored_during_execution = Some(NodeSelector {
+        node_selector_terms: vec![term],
+    });
+}
+
+/// Upstream `NodeShouldRunDaemonPod` (pkg/controller/daemon, v1.35) for a daemon pod spec that
+/// already carries the DaemonSet tolerations. Returns `(should_run, should_continue_running)`:
+///
+/// 1. The pod's `nodeName`, if set, must be the node, and its required node affinity (and
+///    nodeSelector) must match; otherwise neither.
+/// 2. An untolerated `NoSchedule`/`NoExecute` taint: do not run; keep running only if no
+///    `NoExecute` taint is untolerated.
+pub fn node_should_run_daemon_pod(
+    spec: &PodSpec,
+    node: &Node,
+    gates: &FeatureGates,
+) -> (bool, bool) {
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let fits_name = spec
+        .node_name
+        .as_deref()
+        .is_none_or(|n| n.is_empty() || n == name);
+    let fits_affinity = RequiredNodeAffinity::from_pod_spec(spec)
+        .matches(node)
+        .unwrap_or(false);
+    if !fits_name || !fits_affinity {
+        return (false, false);
+    }
+    let taints = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_deref())
+        .unwrap_or_default();
+    let tolerations = spec.tolerations.as_deref().unwrap_or_default();
+    if find_matching_untolerated_taint(taints, tolerations, is_do_not_schedule, gates).is_some() {
+        let keeps =
+            find_matching_untolerated_taint(taints, tolerations, |t| t.effect == NO_EXECUTE, gates)
+                .is_none();
+        return (false, keeps);
+    }
+    (true, true)
+}
+
+/// The nodes a DaemonSet runs a pod on, in node order.
+pub fn daemon_nodes<'a>(ds: &DaemonSet, nodes: &'a [Node], gates: &FeatureGates) -> Vec<&'a Node> {
+    let mut pod_spec = ds.spec.template.spec.clone().unwrap_or_default();
+    add_daemonset_tolerations(&mut pod_spec);
+    nodes
+        .iter()
+        .filter(|n| node_should_run_daemon_pod(&pod_spec, n, gates).0)
+        .collect()
+}
+
+/// The pods a workload's controller creates, as it creates them (before admission): names as
+/// described in the module docs, template labels plus the controller's own, DaemonSet pods with
+/// the DaemonSet tolerations and pinned to their node.
+pub fn expand_pods(w: &Workload, nodes: &[Node], gates: &FeatureGates, seed: u64) -> Vec<Pod> {
+    pods_for(w, w.pod_count(), Some(nodes), gates, seed)
+}
+
+/// One pod as the workload's controller would create it, whatever its replica count: for
+/// explaining where the workload's pods may go. A DaemonSet's pod carries the DaemonSet
+/// tolerations but is not pinned to a node.
+pub fn representative_pod(w: &Workload, seed: u64) -> Option<Pod> {
+    pods_for(w, 1, None, &FeatureGates::default(), seed)
+        .into_iter()
+        .next()
+}
+
+/// `count` pods of `w`; a DaemonSet gets one per eligible node of `nodes`, or one unpinned
+/// pod when `nodes` is `None`.
+fn pods_for(
+    w: &Workload,
+    count: usize,
+    nodes: Option<&[Node]>,
+    gates: &FeatureGates,
+    seed: u64,
+) -> Vec<Pod> {
+    let Some((template, _)) = w.template() else {
+        return Vec::new();
+    };
+    let ns = w.namespace();
+    let name = w.name();
+    let mut rng = NameRng::new(seed, &format!("{}/{}/{}", w.kind(), ns, name));
+    let meta = w.metadata();
+    match w {
+        Workload::Deployment(_) => {
+            let hash = pod_template_hash(template);
+            let rs = format!("{name}-{hash}");
+            (0..count)
+                .map(|_| {
+                    let pod_name = format!("{rs}-{}", rng.suffix(5));
+                    pod_from_template(
+                        template,
+                        ns,
+                        pod_name,
+                        &[("pod-template-hash", hash.clone())],
+                        None,
+                    )
+                })
+                .collect()
+        }
+        Workload::ReplicaSet(_) => (0..count)
+            .map(|_| {
+                let owner = owner_ref("apps/v1", "ReplicaSet", meta);
+                pod_from_template(
+                    template,
+                    ns,
+                    format!("{name}-{}", rng.suffix(5)),
+                    &[],
+                    owner,
+                )
+            })
+            .collect(),
+        Workload::StatefulSet(_) => (0..count)
+            .map(|i| {
+                let pod_name = format!("{name}-{i}");
+                let labels = [
+                    ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
+                    ("apps.kubernetes.io/pod-index", i.to_string()),
+                ];
+                let owner = owner_ref("apps/v1", "StatefulSet", meta);
+                pod_from_template(template, ns, pod_name, &labels, owner)
+            })
+            .collect(),
+        Workload::DaemonSet(ds) => {
+            let targets: Vec<Option<&str>> = match nodes {
+                Some(nodes) => daemon_nodes(ds, nodes, gates)
+                    .into_iter()
+                    .map(|n| Some(n.metadata.name.as_deref().unwrap_or_default()))
+                    .collect(),
+                None => vec![None],
+            };
+            targets
+                .into_iter()
+                .map(|node| {
+                    let owner = owner_ref("apps/v1", "DaemonSet", meta);
+                    let mut pod = pod_from_template(
+                        template,
+                        ns,
+                        format!("{name}-{}", rng.suffix(5)),
+                        &[],
+                        owner,
+                    );
+                    if let Some(spec) = pod.spec.as_mut() {
+                        add_daemonset_tolerations(spec);
+                        if let Some(node) = node {
+                            pin_to_node(spec, node);
+                        }
+                    }
+                    pod
+                })
+                .collect()
+        }
+        Workload::Job(_) => (0..count)
+            .map(|_| {
+                let labels = [
+                    ("batch.kubernetes.io/job-name", name.to_string()),
+                    ("job-name", name.to_string()),
+                ];
+                let owner = owner_ref("batch/v1", "Job", meta);
+                pod_from_template(
+                    template,
+                    ns,
+                    format!("{name}-{}", rng.suffix(5)),
+                    &labels,
+                    owner,
+                )
+            })
+            .collect(),
+        Workload::CronJob(_) => {
+            // Upstream names a CronJob's job after its scheduled time in minutes since the epoch;
+            // there is no clock here, so the minutes come from the seed.
+            let job = format!("{name}-{}", 29_000_000 + rng.next() % 1_000_000);
+            (0..count)
+                .map(|_| {
+                    let labels = [
+                        ("batch.kubernetes.io/job-name", job.clone()),
+                        ("job-name", job.clone()),
+                    ];
+                    pod_from_template(
+                        template,
+                        ns,
+                        format!("{job}-{}", rng.suffix(5)),
+                        &labels,
+                        None,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,214 @@
+use super::*;
+use crate::testing::{node_with_taints, taint, tol};
+use k8s_openapi::api::apps::v1::{DaemonSetSpec, DeploymentSpec, StatefulSetSpec};
+use k8s_openapi::api::batch::v1::JobSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+fn template(tolerations: Vec<Toleration>) -> PodTemplateSpec {
+    PodTemplateSpec {
+        metadata: Some(ObjectMeta {
+            labels: Some([("app".to_string(), "x".to_string())].into()),
+            ..Default::default()
+        }),
+        spec: crate::testing::pod_with_tolerations("t", tolerations).spec,
+    }
+}
+
+fn meta(name: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some("ns".into()),
+        ..Default::default()
+    }
+}
+
+use k8s_openapi::api::core::v1::Toleration;
+
+fn names(pods: &[Pod]) -> Vec<String> {
+    pods.iter()
+        .map(|p| p.metadata.name.clone().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn statefulset_pods_are_numbered_in_order() {
+    let w = Workload::StatefulSet(StatefulSet {
+        metadata: meta("db"),
+        spec: StatefulSetSpec {
+            replicas: Some(3),
+            template: template(vec![]),
+            selector: LabelSelector::default(),
+            ..Default::default()
+        },
+        status: None,
+    });
+    let pods = expand_pods(&w, &[], &FeatureGates::default(), 1);
+    assert_eq!(names(&pods), ["db-0", "db-1", "db-2"]);
+    assert_eq!(
+        pods[1]
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("statefulset.kubernetes.io/pod-name"))
+            .map(String::as_str),
+        Some("db-1")
+    );
+    assert_eq!(pods[0].metadata.namespace.as_deref(), Some("ns"));
+}
+
+#[test]
+fn deployment_pods_are_named_rs_hash_then_suffix() {
+    let w = Workload::Deployment(Deployment {
+        metadata: meta("web"),
+        spec: DeploymentSpec {
+            replicas: Some(2),
+            template: template(vec![]),
+            selector: LabelSelector::default(),
+            ..Default::default()
+        },
+        status: None,
+    });
+    let a = expand_pods(&w, &[], &FeatureGates::default(), 42);
+    let b = expand_pods(&w, &[], &FeatureGates::default(), 42);
+    let c = expand_pods(&w, &[], &FeatureGates::default(), 43);
+    assert_eq!(names(&a), names(&b), "the same seed gives the same names");
+    assert_ne!(names(&a), names(&c), "another seed, other suffixes");
+    let hash = pod_template_hash(&template(vec![]));
+    for n in names(&a) {
+        let rest = n
+            .strip_prefix(&format!("web-{hash}-"))
+            .unwrap_or_else(|| panic!("{n} lacks web-{hash}-"));
+        assert_eq!(rest.len(), 5, "{n}");
+        assert!(rest.bytes().all(|b| NAME_ALPHABET.contains(&b)), "{n}");
+    }
+    assert_eq!(
+        a[0].metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("pod-template-hash")),
+        Some(&hash)
+    );
+    assert!(hash.bytes().all(|b| NAME_ALPHABET.contains(&b)));
+}
+
+#[test]
+fn job_pods_follow_parallelism_and_completions() {
+    let job = |parallelism, completions| {
+        Workload::Job(Job {
+            metadata: meta("j"),
+            spec: Some(JobSpec {
+                parallelism,
+                completions,
+                template: template(vec![]),
+                ..Default::default()
+            }),
+            status: None,
+        })
+    };
+    #[rustfmt::skip]
+    let cases = [
+        ("defaults: one pod", None, None, 1),
+        ("parallelism 3", Some(3), None, 3),
+        ("parallelism capped by completions", Some(5), Some(2), 2),
+        ("parallelism 0 creates nothing", Some(0), Some(4), 0),
+    ];
+    for (name, p, c, want) in cases {
+        assert_eq!(job(p, c).pod_count(), want, "{name}");
+    }
+}
+
+#[test]
+fn daemonset_runs_where_taints_and_selector_allow() {
+    let mut gpu = node_with_taints("gpu-1", vec![taint("sku", "gpu", "NoSchedule")]);
+    gpu.metadata.labels = Some([("accelerator".to_string(), "nvidia".to_string())].into());
+    let mut cordoned = node_with_taints("cordoned", vec![]);
+    if let Some(s) = cordoned.spec.as_mut() {
+        s.unschedulable = Some(true);
+    }
+    let not_ready = node_with_taints(
+        "not-ready",
+        vec![taint("node.kubernetes.io/not-ready", "", "NoExecute")],
+    );
+    let plain = node_with_taints("plain", vec![]);
+    let nodes = vec![plain, gpu, cordoned, not_ready];
+    let ds = |tols: Vec<Toleration>, selector: bool| {
+        let mut t = template(tols);
+        if let Some(s) = t.spec.as_mut().filter(|_| selector) {
+            s.node_selector = Some([("accelerator".to_string(), "nvidia".to_string())].into());
+        }
+        Workload::DaemonSet(DaemonSet {
+            metadata: meta("agent"),
+            spec: DaemonSetSpec {
+                template: t,
+                ..Default::default()
+            },
+            status: None,
+        })
+    };
+    let on = |w: &Workload| -> Vec<String> {
+        let Workload::DaemonSet(d) = w else {
+            return vec![];
+        };
+        daemon_nodes(d, &nodes, &FeatureGates::default())
+            .iter()
+            .map(|n| n.metadata.name.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(
+        on(&ds(vec![], false)),
+        ["plain", "cordoned", "not-ready"],
+        "DaemonSet tolerations cover cordon and not-ready; the sku taint blocks"
+    );
+    assert_eq!(
+        on(&ds(vec![], true)),
+        Vec::<String>::new(),
+        "the device plugin without the GPU toleration runs nowhere"
+    );
+    assert_eq!(
+        on(&ds(vec![tol("sku", "Equal", "gpu", "NoSchedule")], true)),
+        ["gpu-1"],
+        "with it, on its own node"
+    );
+    let pods = expand_pods(&ds(vec![], false), &nodes, &FeatureGates::default(), 0);
+    assert_eq!(pods.len(), 3);
+    assert!(
+        pods.iter().all(|p| p
+            .spec
+            .as_ref()
+            .and_then(|s| s.tolerations.as_ref())
+            .is_some_and(|t| t.len() == 6)),
+        "six DaemonSet tolerations without hostNetwork"
+    );
+}
+
+#[test]
+fn daemon_pod_keeps_running_only_without_untolerated_no_execute() {
+    let mut spec = crate::testing::pod_with_tolerations("d", vec![])
+        .spec
+        .unwrap_or_default();
+    crate::defaults::add_daemonset_tolerations(&mut spec);
+    let gates = FeatureGates::default();
+    #[rustfmt::skip]
+    let cases = [
+        ("no taints: run", node_with_taints("n", vec![]), (true, true)),
+        ("an untolerated NoSchedule taint: do not start, keep running", node_with_taints("n", vec![taint("x", "", "NoSchedule")]), (false, true)),
+        ("an untolerated NoExecute taint: neither", node_with_taints("n", vec![taint("x", "", "NoExecute")]), (false, false)),
+        ("unreachable NoExecute is tolerated forever", node_with_taints("n", vec![taint("node.kubernetes.io/unreachable", "", "NoExecute")]), (true, true)),
+    ];
+    for (name, node, want) in cases {
+        assert_eq!(
+            node_should_run_daemon_pod(&spec, &node, &gates),
+            want,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn safe_encode_and_fnv_are_upstreams() {
+    assert_eq!(fnv32a(b""), 0x811c_9dc5);
+    assert_eq!(fnv32a(b"a"), 0xe40c_292c);
+    // SafeEncodeString maps each byte modulo 27 into the alphabet: '0' (48) -> 21 -> '4'.
+    assert_eq!(safe_encode_string("0"), "4");
+    assert_eq!(safe_encode_string("123"), "567");
+}
