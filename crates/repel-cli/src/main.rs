@@ -1,2 +1,105 @@
-//! The `repel` command.
-fn main() {}
+//! The `repel` command: a thin layer of argument parsing and printing over `repel-core`.
+//!
+//! # Layout
+//! - `input`: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
+//! - `output`: `-o json|yaml` and the human printers' shared pieces.
+//! - `cmd`: one module per command.
+
+mod cmd;
+mod input;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use repel_core::FeatureGates;
+
+/// Kubernetes taints and tolerations, exactly as upstream: check, explain and simulate them before they happen.
+#[derive(Debug, Parser)]
+#[command(name = "repel", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The manifests a command reads, and the feature gates it evaluates with.
+#[derive(Debug, Args, Clone)]
+pub struct Inputs {
+    /// Manifest file, directory (its .yaml/.yml/.json files) or `-` for stdin; repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    /// Feature gates in kube's syntax, e.g. `TaintTolerationComparisonOperators=true` (default: upstream v1.35's, all alpha gates off).
+    #[arg(
+        long = "feature-gates",
+        value_name = "GATE=BOOL,...",
+        default_value = ""
+    )]
+    pub feature_gates: FeatureGates,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// JSON, the machine-readable contract.
+    Json,
+    /// YAML, the same fields as JSON.
+    Yaml,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate node taints and pod tolerations as the API server does (exit 1 when anything is invalid).
+    Check(cmd::check::CheckArgs),
+    /// Show, node by node, whether a pod may go there and why: taints, tolerations, scores, NoExecute outcome.
+    Explain(cmd::explain::ExplainArgs),
+    /// `kubectl taint` on the nodes in a manifest file, which is rewritten in place.
+    Taint(cmd::taint::TaintArgs),
+    /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
+    Admit(cmd::admit::AdmitArgs),
+    /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
+    Demo(cmd::demo::DemoArgs),
+}
+
+/// A command's failure, with the exit code DESIGN.md fixes.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The input could not be used (exit 2).
+    #[error(transparent)]
+    Input(#[from] input::InputError),
+    /// A bad argument or an unknown object named on the command line (exit 2). Printed as is.
+    #[error("{0}")]
+    Usage(String),
+    /// Output could not be written.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl CliError {
+    fn exit_code(&self) -> u8 {
+        2
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(a) => cmd::check::run(a),
+        Command::Explain(a) => cmd::explain::run(a),
+        Command::Taint(a) => cmd::taint::run(a),
+        Command::Admit(a) => cmd::admit::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let msg = e.to_string();
+            if msg.starts_with("error: ") {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("error: {msg}");
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `repel admit`: pods as the control plane would store them.
+
+use clap::Args;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use repel_core::admission::{AdmissionConfig, admit_pod};
+use repel_core::defaults::DefaultTolerationSecondsConfig;
+use repel_core::workload::{expand_pods, namespace_of};
+use serde_json::json;
+
+use crate::input::Inventory;
+use crate::output::{print_machine, warn_all};
+use crate::{CliError, Format, Inputs};
+
+/// Arguments of `repel admit`.
+#[derive(Debug, Args)]
+pub struct AdmitArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Output format (default yaml).
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    pub output: Format,
+    /// Admission plugins to turn off, as kube-apiserver's flag: `DefaultTolerationSeconds`, `PodTolerationRestriction`.
+    #[arg(long = "disable-admission-plugins", value_delimiter = ',')]
+    pub disable: Vec<String>,
+    /// kube-apiserver's `--default-not-ready-toleration-seconds`.
+    #[arg(long = "default-not-ready-toleration-seconds", default_value_t = 300)]
+    pub not_ready_seconds: i64,
+    /// kube-apiserver's `--default-unreachable-toleration-seconds`.
+    #[arg(long = "default-unreachable-toleration-seconds", default_value_t = 300)]
+    pub unreachable_seconds: i64,
+    /// Seed for the generated parts of workload pod names.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// The admission configuration the flags describe.
+pub fn config(args: &AdmitArgs) -> Result<AdmissionConfig, CliError> {
+    let mut cfg = AdmissionConfig::default();
+    for p in &args.disable {
+        match p.trim() {
+            "DefaultTolerationSeconds" => cfg.default_toleration_seconds = None,
+            "PodTolerationRestriction" => cfg.pod_toleration_restriction = None,
+            "" => {}
+            other => {
+                return Err(CliError::Usage(format!(
+                    "--disable-admission-plugins: unknown or unsupported plugin {other:?} (repel runs DefaultTolerationSeconds and PodTolerationRestriction)"
+                )));
+            }
+        }
+    }
+    if let Some(dts) = cfg.default_toleration_seconds.as_mut() {
+        *dts = DefaultTolerationSecondsConfig {
+            not_ready_seconds: args.not_ready_seconds,
+            unreachable_seconds: args.unreachable_seconds,
+        };
+    }
+    Ok(cfg)
+}
+
+/// Runs `repel admit`.
+pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
+    let inv = Inventory::load(&args.inputs.files)?;
+    warn_all(&inv.warnings);
+    let cfg = config(&args)?;
+    let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
+    let mut pods: Vec<Pod> = inv.pods.iter().map(|p| p.obj.clone()).collect();
+    for w in &inv.workloads {
+        pods.extend(expand_pods(
+            &w.obj,
+            &nodes,
+            &args.inputs.feature_gates,
+            args.seed,
+        ));
+    }
+    let mut items = Vec::new();
+    let mut failed = false;
+    for mut pod in pods {
+        let ns = namespace_of(&pod.metadata).to_string();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        match admit_pod(&mut pod, inv.namespace(&ns), &cfg) {
+            Ok(()) => {
+                let mut v =
+                    serde_json::to_value(&pod).map_err(|e| CliError::Output(e.to_string()))?;
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert("apiVersion".into(), json!("v1"));
+                    obj.insert("kind".into(), json!("Pod"));
+                }
+                items.push(v);
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("Error from server: error when creating pod {ns}/{name}: {e}");
+            }
+        }
+    }
+    print_machine(
+        &json!({"apiVersion": "v1", "kind": "List", "items": items}),
+        args.output,
+    )?;
+    Ok(if failed { 1 } else { 0 })
+}

@@ -1,0 +1,175 @@
+//! `repel check`: validate node taints and pod tolerations as the API server does.
+
+use clap::Args;
+use repel_core::validation::{
+    FieldError, ValidationOptions, validate_node, validate_pod_spec_tolerations,
+};
+use repel_core::workload::namespace_of;
+use serde::Serialize;
+
+use crate::input::Inventory;
+use crate::output::{print_machine, warn_all};
+use crate::{CliError, Format, Inputs};
+
+/// Arguments of `repel check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    /// Output format (default: kubectl's "is invalid" messages).
+    #[arg(short = 'o', long = "output")]
+    output: Option<Format>,
+}
+
+/// One invalid field, as the JSON contract names it.
+#[derive(Debug, Serialize)]
+pub struct ErrorRow {
+    /// `Kind/namespace/name` (`Kind/name` for cluster-scoped objects).
+    pub object: String,
+    /// The field path, e.g. `spec.tolerations[0].operator`.
+    pub field: String,
+    /// Upstream's error type text, e.g. `Invalid value`.
+    #[serde(rename = "type")]
+    pub error_type: String,
+    /// Upstream's error body, as in an API Status cause: `Invalid value: "x": detail`.
+    pub message: String,
+    /// Where the object was read: `FILE: document N[, items[i]]`.
+    pub source: String,
+}
+
+/// `repel check -o json` output.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    /// Whether every object is valid.
+    pub valid: bool,
+    /// Every field error of every object.
+    pub errors: Vec<ErrorRow>,
+}
+
+/// One object's result.
+pub struct Checked {
+    /// Kind.
+    pub kind: &'static str,
+    /// Name (no namespace).
+    pub name: String,
+    /// `Kind/ns/name` or `Kind/name`.
+    pub id: String,
+    /// Its errors.
+    pub errors: Vec<FieldError>,
+    /// Where it was read.
+    pub source: String,
+}
+
+/// Validates every object of the inventory, in input order.
+pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked> {
+    let mut out: Vec<(usize, Checked)> = Vec::new();
+    for n in &inv.nodes {
+        let name = n.obj.metadata.name.clone().unwrap_or_default();
+        out.push((
+            n.seq,
+            Checked {
+                kind: "Node",
+                id: format!("Node/{name}"),
+                name,
+                errors: validate_node(&n.obj),
+                source: n.source.to_string(),
+            },
+        ));
+    }
+    for p in &inv.pods {
+        let name = p.obj.metadata.name.clone().unwrap_or_default();
+        let errors = p
+            .obj
+            .spec
+            .as_ref()
+            .map(|s| validate_pod_spec_tolerations(s, "spec", opts))
+            .unwrap_or_default();
+        out.push((
+            p.seq,
+            Checked {
+                kind: "Pod",
+                id: format!("Pod/{}/{name}", namespace_of(&p.obj.metadata)),
+                name,
+                errors,
+                source: p.source.to_string(),
+            },
+        ));
+    }
+    for loaded in &inv.workloads {
+        let w = &loaded.obj;
+        let errors = w
+            .template()
+            .and_then(|(t, path)| t.spec.as_ref().map(|s| (s, path)))
+            .map(|(s, path)| validate_pod_spec_tolerations(s, path, opts))
+            .unwrap_or_default();
+        out.push((
+            loaded.seq,
+            Checked {
+                kind: w.kind(),
+                id: format!("{}/{}/{}", w.kind(), w.namespace(), w.name()),
+                name: w.name().to_string(),
+                errors,
+                source: loaded.source.to_string(),
+            },
+        ));
+    }
+    out.sort_by_key(|(seq, _)| *seq);
+    out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// kubectl's text for an invalid object (`cmdutil.CheckErr` of a 422 Status): one error on the
+/// same line; several as a `* ` list after a line ending in `: `.
+pub fn kubectl_invalid_message(kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let prefix = format!("The {kind} {name:?} is invalid: ");
+    match errors {
+        [one] => format!("{prefix}{one}\n"),
+        many => {
+            let mut s = format!("{prefix}\n");
+            for e in many {
+                s.push_str(&format!("* {e}\n"));
+            }
+            s
+        }
+    }
+}
+
+/// Runs `repel check`.
+pub fn run(args: CheckArgs) -> Result<u8, CliError> {
+    let inv = Inventory::load(&args.inputs.files)?;
+    warn_all(&inv.warnings);
+    let opts = ValidationOptions::from_gates(&args.inputs.feature_gates);
+    let checked = check_inventory(&inv, &opts);
+    let valid = checked.iter().all(|c| c.errors.is_empty());
+    match args.output {
+        Some(format) => {
+            let report = CheckReport {
+                valid,
+                errors: checked
+                    .iter()
+                    .flat_map(|c| {
+                        c.errors.iter().map(|e| ErrorRow {
+                            object: c.id.clone(),
+                            field: e.field.clone(),
+                            error_type: e.error_type.to_string(),
+                            message: e.error_body(),
+                            source: c.source.clone(),
+                        })
+                    })
+                    .collect(),
+            };
+            print_machine(&report, format)?;
+        }
+        None => {
+            for c in checked.iter().filter(|c| !c.errors.is_empty()) {
+                print!("{}", kubectl_invalid_message(c.kind, &c.name, &c.errors));
+            }
+            let bad = checked.iter().filter(|c| !c.errors.is_empty()).count();
+            if bad == 0 {
+                println!("{} object(s) checked: all valid", checked.len());
+            } else {
+                println!("{} object(s) checked: {bad} invalid", checked.len());
+            }
+        }
+    }
+    Ok(if valid { 0 } else { 1 })
+}

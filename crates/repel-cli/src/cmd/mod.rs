@@ -1,0 +1,7 @@
+//! One module per command.
+
+pub mod admit;
+pub mod check;
+pub mod demo;
+pub mod explain;
+pub mod taint;

@@ -1,0 +1,344 @@
+//! Reading manifests as kubectl takes them: `-f FILE|DIR|-` repeatable, YAML or JSON,
+//! multi-document, `kind: List`. Every object remembers where it came from, so that an error
+//! names the file, the document and the field.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use repel_core::workload::Workload;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Where an object was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The file as given on the command line (`-` for stdin).
+    pub file: String,
+    /// 1-based document number within the file.
+    pub doc: usize,
+    /// Index within a `kind: List` document's `items`.
+    pub item: Option<usize>,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: document {}", self.file, self.doc)?;
+        if let Some(i) = self.item {
+            write!(f, ", items[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// A manifest that could not be used. Displays as `FILE: document N[, items[i]] (Kind name): field: problem`.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file or directory could not be read.
+    #[error("{path}: {err}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        err: std::io::Error,
+    },
+    /// The text is not YAML or JSON.
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The parser's message, with its line and column.
+        message: String,
+    },
+    /// A document parsed but is not a usable object.
+    #[error("{at}{}: {message}", what.as_deref().map(|w| format!(" ({w})")).unwrap_or_default())]
+    Object {
+        /// Where the object is.
+        at: Source,
+        /// `Kind name` when known.
+        what: Option<String>,
+        /// The field and the problem.
+        message: String,
+    },
+}
+
+/// One object read from a manifest.
+#[derive(Debug, Clone)]
+pub struct Loaded<T> {
+    /// Where it came from.
+    pub source: Source,
+    /// Position among all objects read, in input order.
+    pub seq: usize,
+    /// The object.
+    pub obj: T,
+}
+
+/// Everything read from the `-f` arguments, by kind, in input order.
+#[derive(Debug, Default)]
+pub struct Inventory {
+    /// Nodes.
+    pub nodes: Vec<Loaded<Node>>,
+    /// Pods.
+    pub pods: Vec<Loaded<Pod>>,
+    /// Workloads.
+    pub workloads: Vec<Loaded<Workload>>,
+    /// Namespaces.
+    pub namespaces: Vec<Loaded<Namespace>>,
+    /// Objects skipped (unknown kinds), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// A raw document of one file, kept for rewriting (`repel taint`).
+#[derive(Debug, Clone)]
+pub struct RawDoc {
+    /// 1-based document number.
+    pub doc: usize,
+    /// The parsed document.
+    pub value: Value,
+}
+
+/// Reads text from a path, or stdin for `-`.
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    let io = |err| InputError::Io {
+        path: path.display().to_string(),
+        err,
+    };
+    if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(io)?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).map_err(io)
+    }
+}
+
+/// Expands `-f` arguments: a directory gives its `.yaml`, `.yml` and `.json` files in name order
+/// (not recursive, as kubectl without `-R`).
+pub fn expand_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut out = Vec::new();
+    for p in args {
+        if p.is_dir() {
+            let io = |err| InputError::Io {
+                path: p.display().to_string(),
+                err,
+            };
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.is_file()
+                        && matches!(
+                            f.extension().and_then(|e| e.to_str()),
+                            Some("yaml" | "yml" | "json")
+                        )
+                })
+                .collect();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Splits a file's text into documents: JSON (one or more concatenated values) when it starts
+/// with `{` or `[`, else YAML (multi-document; empty documents skipped).
+pub fn parse_documents(file: &str, text: &str) -> Result<Vec<RawDoc>, InputError> {
+    let trimmed = text.trim_start();
+    let values: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .collect::<Result<_, _>>()
+            .map_err(|e| InputError::Syntax {
+                file: file.to_string(),
+                message: format!("invalid JSON: {e}"),
+            })?
+    } else {
+        serde_saphyr::from_multiple::<Value>(text).map_err(|e| InputError::Syntax {
+            file: file.to_string(),
+            message: format!("invalid YAML: {e}"),
+        })?
+    };
+    Ok(values
+        .into_iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(i, value)| RawDoc { doc: i + 1, value })
+        .collect())
+}
+
+/// `Kind name` of a raw object, for messages.
+pub fn describe_value(v: &Value) -> Option<String> {
+    let kind = v.get("kind")?.as_str()?;
+    let name = v
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("<no name>");
+    Some(format!("{kind} {name}"))
+}
+
+/// Deserialises a typed object, naming the failing field.
+pub fn typed<T: DeserializeOwned>(source: &Source, v: &Value) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        InputError::Object {
+            at: source.clone(),
+            what: describe_value(v),
+            message: if path == "." {
+                inner.to_string()
+            } else {
+                format!("{path}: {inner}")
+            },
+        }
+    })
+}
+
+/// Calls `f` for each object of a document, flattening `kind: List`.
+pub fn for_each_object(
+    file: &str,
+    doc: &RawDoc,
+    mut f: impl FnMut(Source, &Value) -> Result<(), InputError>,
+) -> Result<(), InputError> {
+    let top = Source {
+        file: file.to_string(),
+        doc: doc.doc,
+        item: None,
+    };
+    if !doc.value.is_object() {
+        return Err(InputError::Object {
+            at: top,
+            what: None,
+            message: "expected a Kubernetes object (a mapping with apiVersion and kind)".into(),
+        });
+    }
+    let kind = doc.value.get("kind").and_then(Value::as_str);
+    if kind.is_some_and(|k| k == "List" || k.ends_with("List")) {
+        let Some(items) = doc.value.get("items").and_then(Value::as_array) else {
+            return Err(InputError::Object {
+                at: top,
+                what: Some("List".into()),
+                message: "items: missing field `items`".into(),
+            });
+        };
+        for (i, item) in items.iter().enumerate() {
+            f(
+                Source {
+                    item: Some(i),
+                    ..top.clone()
+                },
+                item,
+            )?;
+        }
+        Ok(())
+    } else {
+        f(top, &doc.value)
+    }
+}
+
+fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
+    let name = v.pointer("/metadata/name").and_then(Value::as_str);
+    if name.is_some_and(|n| !n.is_empty()) {
+        return Ok(());
+    }
+    Err(InputError::Object {
+        at: source.clone(),
+        what: v.get("kind").and_then(Value::as_str).map(str::to_string),
+        message: "metadata.name: Required value: name is required".into(),
+    })
+}
+
+impl Inventory {
+    /// Reads every `-f` argument.
+    pub fn load(paths: &[PathBuf]) -> Result<Inventory, InputError> {
+        let mut inv = Inventory::default();
+        for path in expand_paths(paths)? {
+            let file = path.display().to_string();
+            let text = read_text(&path)?;
+            for doc in parse_documents(&file, &text)? {
+                for_each_object(&file, &doc, |source, v| inv.add(source, v))?;
+            }
+        }
+        Ok(inv)
+    }
+
+    /// Adds one object by its kind; unknown kinds become warnings.
+    pub fn add(&mut self, source: Source, v: &Value) -> Result<(), InputError> {
+        let Some(kind) = v.get("kind").and_then(Value::as_str) else {
+            return Err(InputError::Object {
+                at: source,
+                what: None,
+                message: "kind: Required value: every object needs a kind".into(),
+            });
+        };
+        let known = [
+            "Node",
+            "Pod",
+            "Namespace",
+            "Deployment",
+            "ReplicaSet",
+            "StatefulSet",
+            "DaemonSet",
+            "Job",
+            "CronJob",
+        ];
+        if !known.contains(&kind) {
+            self.warnings.push(format!(
+                "{source}: skipping {}: kind {kind} is not used by repel",
+                describe_value(v).unwrap_or_else(|| kind.to_string())
+            ));
+            return Ok(());
+        }
+        require_name(&source, v)?;
+        let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.namespaces.len();
+        let w = |w| Loaded {
+            source: source.clone(),
+            seq,
+            obj: w,
+        };
+        match kind {
+            "Node" => self.nodes.push(Loaded {
+                obj: typed(&source, v)?,
+                seq,
+                source,
+            }),
+            "Pod" => self.pods.push(Loaded {
+                obj: typed(&source, v)?,
+                seq,
+                source,
+            }),
+            "Namespace" => self.namespaces.push(Loaded {
+                obj: typed(&source, v)?,
+                seq,
+                source,
+            }),
+            "Deployment" => self
+                .workloads
+                .push(w(Workload::Deployment(typed(&source, v)?))),
+            "ReplicaSet" => self
+                .workloads
+                .push(w(Workload::ReplicaSet(typed(&source, v)?))),
+            "StatefulSet" => self
+                .workloads
+                .push(w(Workload::StatefulSet(typed(&source, v)?))),
+            "DaemonSet" => self
+                .workloads
+                .push(w(Workload::DaemonSet(typed(&source, v)?))),
+            "Job" => self.workloads.push(w(Workload::Job(typed(&source, v)?))),
+            _ => self
+                .workloads
+                .push(w(Workload::CronJob(typed(&source, v)?))),
+        }
+        Ok(())
+    }
+
+    /// The namespace object named `name`, if one was given.
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces
+            .iter()
+            .map(|n| &n.obj)
+            .find(|n| n.metadata.name.as_deref() == Some(name))
+    }
+}

@@ -1,0 +1,948 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The `repel` binary run on files, as a user runs it: the JSON contract, exit codes, kubectl's
+//! messages, and the human output (insta snapshots).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn repel() -> Command {
+    Command::cargo_bin("repel").unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn demo_cluster() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/demo/cluster.yaml")
+        .display()
+        .to_string()
+}
+
+/// Runs repel with `args`, returning (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = repel().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json_out(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(args);
+    let v = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
+    (code, v)
+}
+
+fn node(name: &str, taints: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+           "spec": {"taints": taints}})
+}
+
+fn pod(name: &str, tolerations: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}], "tolerations": tolerations}})
+}
+
+fn write_list(dir: &Path, name: &str, items: Vec<Value>) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    p
+}
+
+// ---------------------------------------------------------------- explain
+
+#[test]
+fn explain_the_seven_rows_of_the_match_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpu = json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]);
+    let rows = [
+        (
+            "Equal gpu NoSchedule",
+            json!({"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}),
+            true,
+        ),
+        (
+            "Exists NoSchedule",
+            json!({"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}),
+            true,
+        ),
+        (
+            "Exists without effect",
+            json!({"key": "dedicated", "operator": "Exists"}),
+            true,
+        ),
+        (
+            "Equal cpu",
+            json!({"key": "dedicated", "operator": "Equal", "value": "cpu", "effect": "NoSchedule"}),
+            false,
+        ),
+        (
+            "Equal gpu without effect",
+            json!({"key": "dedicated", "operator": "Equal", "value": "gpu"}),
+            true,
+        ),
+        (
+            "Equal gpu NoExecute",
+            json!({"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoExecute"}),
+            false,
+        ),
+        (
+            "the empty Exists toleration",
+            json!({"operator": "Exists"}),
+            true,
+        ),
+    ];
+    for (i, (name, tol, want)) in rows.into_iter().enumerate() {
+        let f = write_list(
+            dir.path(),
+            &format!("t{i}.json"),
+            vec![node("gpu-1", gpu.clone()), pod("p", json!([tol]))],
+        );
+        let (code, v) = json_out(&[
+            "explain",
+            "default/p",
+            "-f",
+            f.to_str().unwrap(),
+            "-o",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{name}");
+        let n = &v["nodes"][0];
+        assert_eq!(n["taints"][0]["tolerated"], json!(want), "{name}");
+        assert_eq!(n["feasible"], json!(want), "{name}");
+        assert_eq!(
+            n["taints"][0]["toleration"],
+            if want { json!(0) } else { Value::Null },
+            "{name}"
+        );
+        if want {
+            assert_eq!(v["message"], json!(""), "{name}");
+        } else {
+            assert_eq!(
+                n["reasons"],
+                json!(["node(s) had untolerated taint(s)"]),
+                "{name}"
+            );
+            assert_eq!(
+                v["message"],
+                json!(
+                    "0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+                ),
+                "{name}"
+            );
+            assert_eq!(
+                n["suggestedTolerations"],
+                json!([{"effect": "NoSchedule", "key": "dedicated", "operator": "Equal", "value": "gpu"}]),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn explain_gt_follows_the_feature_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "servicelevel.organization.example/agreed-service-level";
+    let f = write_list(
+        dir.path(),
+        "gt.json",
+        vec![
+            node(
+                "node1",
+                json!([{"key": key, "value": "950", "effect": "NoSchedule"}]),
+            ),
+            node(
+                "node2",
+                json!([{"key": key, "value": "800", "effect": "NoSchedule"}]),
+            ),
+            pod(
+                "p",
+                json!([{"key": key, "operator": "Gt", "value": "900", "effect": "NoSchedule"}]),
+            ),
+        ],
+    );
+    let f = f.to_str().unwrap();
+    let (_, on) = json_out(&[
+        "explain",
+        "p",
+        "-f",
+        f,
+        "-o",
+        "json",
+        "--feature-gates",
+        "TaintTolerationComparisonOperators=true",
+    ]);
+    assert_eq!(
+        on["nodes"][0]["taints"][0]["tolerated"],
+        json!(true),
+        "950 > 900 with the gate on"
+    );
+    assert_eq!(
+        on["nodes"][1]["taints"][0]["tolerated"],
+        json!(false),
+        "800 is not > 900"
+    );
+    let (_, off) = json_out(&["explain", "p", "-f", f, "-o", "json"]);
+    assert_eq!(
+        off["nodes"][0]["taints"][0]["tolerated"],
+        json!(false),
+        "Gt never matches with the gate off (default)"
+    );
+    let (code, _, err) = run(&["explain", "p", "-f", f, "--feature-gates", "Bogus=true"]);
+    assert_eq!(code, 2, "an unknown gate is bad input");
+    assert!(err.contains("unrecognized feature gate: Bogus"), "{err}");
+}
+
+#[test]
+fn explain_no_execute_outcomes() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = json!([{"key": "key1", "value": "value1", "effect": "NoExecute"}]);
+    let cases = [
+        (
+            "tolerationSeconds 3600: after",
+            json!([{"key": "key1", "operator": "Equal", "value": "value1", "effect": "NoExecute", "tolerationSeconds": 3600}]),
+            json!({"evict": "after", "seconds": 3600}),
+        ),
+        (
+            "no tolerationSeconds: never",
+            json!([{"key": "key1", "operator": "Exists", "effect": "NoExecute"}]),
+            json!({"evict": "never"}),
+        ),
+        (
+            "no toleration: immediately",
+            json!([]),
+            json!({"evict": "immediately"}),
+        ),
+    ];
+    for (i, (name, tols, want)) in cases.into_iter().enumerate() {
+        let f = write_list(
+            dir.path(),
+            &format!("ne{i}.json"),
+            vec![node("node1", t.clone()), pod("p", tols)],
+        );
+        let (_, v) = json_out(&[
+            "explain",
+            "default/p",
+            "-f",
+            f.to_str().unwrap(),
+            "-o",
+            "json",
+        ]);
+        assert_eq!(v["nodes"][0]["noExecute"], want, "{name}");
+    }
+}
+
+#[test]
+fn explain_scores_prefer_no_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_list(
+        dir.path(),
+        "s.json",
+        vec![
+            node("a", json!([])),
+            node(
+                "b",
+                json!([{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]),
+            ),
+            node("c", json!([{"key": "x", "effect": "NoSchedule"}])),
+            pod("p", json!([])),
+        ],
+    );
+    let (_, v) = json_out(&[
+        "explain",
+        "default/p",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["nodes"][0]["scores"], json!({"TaintToleration": 100}));
+    assert_eq!(v["nodes"][0]["score"], json!(300), "weight 3");
+    assert_eq!(v["nodes"][1]["scores"], json!({"TaintToleration": 0}));
+    assert_eq!(
+        v["nodes"][1]["feasible"],
+        json!(true),
+        "PreferNoSchedule never filters"
+    );
+    assert!(
+        v["nodes"][2].get("scores").is_none(),
+        "infeasible nodes have no scores"
+    );
+}
+
+#[test]
+fn explain_adds_the_default_tolerations_before_judging() {
+    let (_, v) = json_out(&[
+        "explain",
+        "plain",
+        "-f",
+        &fixture("docs.yaml"),
+        "-o",
+        "json",
+    ]);
+    let keys: Vec<&str> = v["tolerations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable"
+        ]
+    );
+}
+
+#[test]
+fn explain_human_output() {
+    let (code, out, _) = run(&["explain", "default/equal", "-f", &fixture("docs.yaml")]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("explain_equal", out);
+    let (_, out, _) = run(&["explain", "plain", "-f", &fixture("docs.yaml")]);
+    insta::assert_snapshot!("explain_plain", out);
+}
+
+#[test]
+fn explain_a_workload_by_kind_and_name() {
+    let (code, v) = json_out(&[
+        "explain",
+        "ds/nvidia-device-plugin",
+        "-n",
+        "kube-system",
+        "-f",
+        &demo_cluster(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        v["pod"]
+            .as_str()
+            .unwrap()
+            .starts_with("kube-system/nvidia-device-plugin-"),
+        "{}",
+        v["pod"]
+    );
+    let gpu = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "gpu-1")
+        .unwrap();
+    assert_eq!(
+        gpu["feasible"],
+        json!(false),
+        "the device plugin lacks the sku=gpu toleration"
+    );
+    let cp = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "general-1")
+        .unwrap();
+    assert_eq!(
+        cp["reasons"],
+        json!(["node(s) didn't match Pod's node affinity/selector"])
+    );
+}
+
+#[test]
+fn explain_an_unknown_pod_is_bad_input() {
+    let (code, _, err) = run(&["explain", "default/nope", "-f", &fixture("docs.yaml")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pods \"nope\" not found"), "{err}");
+}
+
+// ---------------------------------------------------------------- check
+
+#[test]
+fn check_reports_upstream_field_errors() {
+    let (code, v) = json_out(&["check", "-f", &fixture("invalid.yaml"), "-o", "json"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["valid"], json!(false));
+    let first = &v["errors"][0];
+    assert_eq!(first["object"], json!("Pod/default/bad"));
+    assert_eq!(first["field"], json!("spec.tolerations[0].operator"));
+    assert_eq!(first["type"], json!("Invalid value"));
+    assert_eq!(
+        first["message"],
+        json!("Invalid value: \"value1\": value must be empty when `operator` is 'Exists'")
+    );
+    let fields: Vec<(&str, &str)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["object"].as_str().unwrap(), e["field"].as_str().unwrap()))
+        .collect();
+    assert!(
+        fields.contains(&("Pod/default/bad", "spec.tolerations[1].operator")),
+        "empty key needs Exists: {fields:?}"
+    );
+    assert!(
+        fields.contains(&("Pod/default/bad", "spec.tolerations[2].effect")),
+        "tolerationSeconds needs NoExecute: {fields:?}"
+    );
+    assert!(
+        fields.contains(&("Node/twice", "metadata.taints[1]")),
+        "duplicate key+effect: {fields:?}"
+    );
+    assert!(
+        !fields.contains(&("Node/twice", "metadata.taints[2]")),
+        "same key, other effect is fine: {fields:?}"
+    );
+    assert!(
+        fields.iter().any(|(o, f)| *o == "Deployment/default/web"
+            && f.starts_with("spec.template.spec.tolerations[0]")),
+        "Gt refused while the gate is off: {fields:?}"
+    );
+}
+
+#[test]
+fn check_human_output_is_kubectls_invalid_form() {
+    let (code, out, _) = run(&["check", "-f", &fixture("invalid.yaml")]);
+    assert_eq!(code, 1);
+    assert!(out.contains("The Pod \"one-error\" is invalid: spec.tolerations[0].operator: Invalid value: \"value1\": value must be empty when `operator` is 'Exists'\n"), "{out}");
+    assert!(
+        out.contains("The Pod \"bad\" is invalid: \n* spec.tolerations[0].operator"),
+        "{out}"
+    );
+    insta::assert_snapshot!("check_invalid", out);
+}
+
+#[test]
+fn check_valid_files_exit_zero() {
+    let (code, v) = json_out(&["check", "-f", &fixture("docs.yaml"), "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v, json!({"valid": true, "errors": []}));
+    let (code, _, _) = run(&[
+        "check",
+        "-f",
+        &demo_cluster(),
+        "--feature-gates",
+        "TaintTolerationComparisonOperators=true",
+    ]);
+    assert_eq!(code, 0, "the demo cluster is valid with the gate on");
+}
+
+// ---------------------------------------------------------------- input errors
+
+#[test]
+fn bad_input_names_file_document_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "malformed YAML",
+            "kind: Pod\nmetadata: [unclosed\n",
+            "invalid YAML",
+        ),
+        (
+            "a field of the wrong type",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: []\n  tolerations:\n  - {key: a, tolerationSeconds: soon}\n",
+            "document 1 (Pod p): spec.tolerations[0].tolerationSeconds: invalid type",
+        ),
+        (
+            "a missing name",
+            "apiVersion: v1\nkind: Node\nmetadata: {}\n",
+            "metadata.name: Required value",
+        ),
+        (
+            "a List without items",
+            "apiVersion: v1\nkind: List\n",
+            "items",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let p = dir.path().join("in.yaml");
+        std::fs::write(&p, text).unwrap();
+        let (code, _, err) = run(&["check", "-f", p.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains("in.yaml"), "{name}: names the file: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let (code, _, err) = run(&["check", "-f", "/nonexistent/file.yaml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/file.yaml"), "{err}");
+}
+
+#[test]
+fn unknown_kinds_are_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("svc.yaml");
+    std::fs::write(&p, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n").unwrap();
+    let (code, _, err) = run(&["check", "-f", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("warning:") && err.contains("Service s"),
+        "{err}"
+    );
+}
+
+#[test]
+fn stdin_and_directories_are_read() {
+    let out = repel()
+        .args(["check", "-f", "-", "-o", "json"])
+        .write_stdin(std::fs::read_to_string(fixture("invalid.yaml")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let (code, v) = json_out(&[
+        "check",
+        "-f",
+        &Path::new(&fixture("docs.yaml"))
+            .parent()
+            .unwrap()
+            .display()
+            .to_string(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "the directory holds invalid.yaml too");
+    assert_eq!(v["valid"], json!(false));
+}
+
+// ---------------------------------------------------------------- taint
+
+#[test]
+fn taint_add_and_remove_rewrites_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_list(dir.path(), "n.json", vec![node("node1", json!([]))]);
+    let f = f.to_str().unwrap();
+    let (code, out, _) = run(&["taint", "nodes", "node1", "key1=value1:NoSchedule", "-f", f]);
+    assert_eq!((code, out.as_str()), (0, "node/node1 tainted\n"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+    assert_eq!(
+        v["items"][0]["spec"]["taints"],
+        json!([{"effect": "NoSchedule", "key": "key1", "value": "value1"}])
+    );
+    let (code, out, err) = run(&["taint", "nodes", "node1", "key1=value1:NoSchedule", "-f", f]);
+    assert_eq!((code, out.as_str()), (1, ""), "adding it again is refused");
+    assert_eq!(
+        err,
+        "error: node node1 already has key1 taint(s) with same effect(s) and --overwrite is false\n"
+    );
+    let (code, out, _) = run(&[
+        "taint",
+        "nodes",
+        "node1",
+        "key1=other:NoSchedule",
+        "--overwrite",
+        "-f",
+        f,
+    ]);
+    assert_eq!((code, out.as_str()), (0, "node/node1 modified\n"));
+    let (code, out, _) = run(&["taint", "nodes", "node1", "key1-", "-f", f]);
+    assert_eq!((code, out.as_str()), (0, "node/node1 untainted\n"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+    assert!(v["items"][0]["spec"].get("taints").is_none(), "{v}");
+    let (code, _, err) = run(&["taint", "nodes", "node1", "key1:NoSchedule-", "-f", f]);
+    assert_eq!(code, 1);
+    assert_eq!(err, "error: taint \"key1:NoSchedule\" not found\n");
+}
+
+#[test]
+fn taint_keeps_other_yaml_documents_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("c.yaml");
+    let text = std::fs::read_to_string(fixture("docs.yaml")).unwrap();
+    std::fs::write(&p, &text).unwrap();
+    let (code, out, err) = run(&[
+        "taint",
+        "nodes",
+        "node2",
+        "dedicated=groupName:NoSchedule",
+        "-f",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "node/node2 tainted\n");
+    let after = std::fs::read_to_string(&p).unwrap();
+    let docs_before: Vec<&str> = text.split("\n---\n").collect();
+    let docs_after: Vec<&str> = after.split("\n---\n").collect();
+    assert_eq!(docs_before.len(), docs_after.len());
+    assert_eq!(
+        docs_before[0], docs_after[0],
+        "node1's document, comments included, is untouched"
+    );
+    assert_eq!(
+        &docs_before[2..],
+        &docs_after[2..],
+        "the pods are untouched"
+    );
+    assert!(docs_after[1].contains("dedicated"), "{}", docs_after[1]);
+    let (code, v) = json_out(&["explain", "equal", "-f", p.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["nodes"][1]["taints"][0]["key"],
+        json!("dedicated"),
+        "the rewritten file reads back"
+    );
+}
+
+#[test]
+fn taint_argument_errors_are_kubectls() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_list(dir.path(), "n.json", vec![node("node1", json!([]))]);
+    let f = f.to_str().unwrap();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["nodes", "node1", "key1=value1:Sometimes"],
+            2,
+            "error: invalid taint effect: Sometimes, unsupported taint effect\nSee 'repel taint -h' for help and examples\n",
+        ),
+        (
+            &["nodes", "node1"],
+            2,
+            "error: at least one taint update is required\n",
+        ),
+        (
+            &["nodes", "node1", "a=b:NoSchedule", "a:NoSchedule-"],
+            2,
+            "error: can not both modify and remove the following taint(s) in the same command: a=NoSchedule\n",
+        ),
+        (
+            &["nodes", "node1", "a=b:NoSchedule", "node2"],
+            2,
+            "error: all resources must be specified before taint changes: node2\n",
+        ),
+        (
+            &["pods", "p", "a=b:NoSchedule"],
+            2,
+            "error: invalid resource type pods, only node types are supported\n",
+        ),
+        (
+            &["nodes", "ghost", "a=b:NoSchedule"],
+            2,
+            "Error from server (NotFound): nodes \"ghost\" not found\n",
+        ),
+    ];
+    for (args, want_code, want_err) in cases {
+        let mut full = vec!["taint"];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["-f", f]);
+        let (code, _, err) = run(&full);
+        assert_eq!((code, err.as_str()), (*want_code, *want_err), "{args:?}");
+    }
+}
+
+#[test]
+fn taint_all_and_selector() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut gpu = node("gpu-1", json!([]));
+    gpu["metadata"]["labels"]["pool"] = json!("gpu");
+    let f = write_list(dir.path(), "n.json", vec![node("a", json!([])), gpu]);
+    let f = f.to_str().unwrap();
+    let (code, out, _) = run(&[
+        "taint",
+        "nodes",
+        "-l",
+        "pool=gpu",
+        "sku=gpu:NoSchedule",
+        "-f",
+        f,
+    ]);
+    assert_eq!((code, out.as_str()), (0, "node/gpu-1 tainted\n"));
+    let (code, out, _) = run(&[
+        "taint",
+        "nodes",
+        "--all",
+        "maintenance=soon:PreferNoSchedule",
+        "-f",
+        f,
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "node/a tainted\nnode/gpu-1 tainted\n")
+    );
+    let (code, out, _) = run(&[
+        "taint",
+        "nodes",
+        "--all",
+        "maintenance-",
+        "--dry-run",
+        "-f",
+        f,
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "node/a untainted (dry run)\nnode/gpu-1 untainted (dry run)\n"
+        )
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+    assert_eq!(
+        v["items"][0]["spec"]["taints"][0]["key"],
+        json!("maintenance"),
+        "dry run leaves the file alone"
+    );
+}
+
+// ---------------------------------------------------------------- admit
+
+#[test]
+fn admit_adds_what_the_control_plane_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut burstable = pod("burstable", json!([]));
+    burstable["spec"]["containers"][0]["resources"] = json!({"requests": {"memory": "64Mi"}});
+    let own = pod(
+        "own-unreachable",
+        json!([{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 6000}]),
+    );
+    let f = write_list(
+        dir.path(),
+        "p.json",
+        vec![pod("best-effort", json!([])), burstable, own],
+    );
+    let (code, v) = json_out(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["kind"], json!("List"));
+    let tols = |i: usize| -> Vec<(String, Option<i64>)> {
+        v["items"][i]["spec"]["tolerations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    format!(
+                        "{}:{}",
+                        t["key"].as_str().unwrap(),
+                        t["effect"].as_str().unwrap()
+                    ),
+                    t["tolerationSeconds"].as_i64(),
+                )
+            })
+            .collect()
+    };
+    let nr = (
+        "node.kubernetes.io/not-ready:NoExecute".to_string(),
+        Some(300),
+    );
+    let un = (
+        "node.kubernetes.io/unreachable:NoExecute".to_string(),
+        Some(300),
+    );
+    assert_eq!(
+        tols(0),
+        vec![nr.clone(), un.clone()],
+        "a BestEffort pod: the two 300 s tolerations"
+    );
+    assert_eq!(
+        tols(1),
+        vec![
+            nr.clone(),
+            un,
+            (
+                "node.kubernetes.io/memory-pressure:NoSchedule".to_string(),
+                None
+            )
+        ],
+        "Burstable: memory-pressure too"
+    );
+    assert_eq!(
+        tols(2),
+        vec![
+            (
+                "node.kubernetes.io/unreachable:NoExecute".to_string(),
+                Some(6000)
+            ),
+            nr
+        ],
+        "its own unreachable toleration is kept"
+    );
+}
+
+#[test]
+fn admit_expands_workloads_and_daemonsets() {
+    let (code, v) = json_out(&["admit", "-f", &demo_cluster(), "-o", "json"]);
+    assert_eq!(code, 0);
+    let items = v["items"].as_array().unwrap();
+    assert!(
+        !items.iter().any(|p| p["metadata"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("nvidia-device-plugin")),
+        "the device plugin without the sku=gpu toleration runs nowhere"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}},
+        "spec": {"hostNetwork": true, "containers": [{"name": "a", "image": "agent"}],
+                 "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]}}}});
+    let mut cordoned = node("cordoned", json!([]));
+    cordoned["spec"]["unschedulable"] = json!(true);
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
+    let f = write_list(
+        dir.path(),
+        "w.json",
+        vec![
+            node("a", json!([])),
+            node("tainted", json!([{"key": "x", "effect": "NoSchedule"}])),
+            cordoned,
+            ds,
+            deploy,
+        ],
+    );
+    let (_, v) = json_out(&[
+        "admit",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+        "--seed",
+        "7",
+    ]);
+    let items = v["items"].as_array().unwrap();
+    let agents: Vec<&Value> = items
+        .iter()
+        .filter(|p| {
+            p["metadata"]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("agent-")
+        })
+        .collect();
+    let pinned: Vec<&str> = agents
+        .iter()
+        .map(|p| {
+            p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+                ["nodeSelectorTerms"][0]["matchFields"][0]["values"][0]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        pinned,
+        ["a", "cordoned"],
+        "one pod per eligible node (cordoned nodes included), pinned by matchFields"
+    );
+    let keys: Vec<String> = agents[0]["spec"]["tolerations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{}:{}:{}",
+                t["key"].as_str().unwrap(),
+                t["effect"].as_str().unwrap(),
+                t["tolerationSeconds"]
+                    .as_i64()
+                    .map_or("forever".into(), |s| s.to_string())
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "node.kubernetes.io/not-ready:NoExecute:forever",
+            "node.kubernetes.io/unreachable:NoExecute:forever",
+            "node.kubernetes.io/disk-pressure:NoSchedule:forever",
+            "node.kubernetes.io/memory-pressure:NoSchedule:forever",
+            "node.kubernetes.io/pid-pressure:NoSchedule:forever",
+            "node.kubernetes.io/unschedulable:NoSchedule:forever",
+            "node.kubernetes.io/network-unavailable:NoSchedule:forever",
+        ],
+        "the template's 300 s not-ready toleration is replaced in place; hostNetwork adds network-unavailable"
+    );
+    let web: Vec<&str> = items
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str())
+        .filter(|n| n.starts_with("web-"))
+        .collect();
+    assert_eq!(web.len(), 3, "{web:?}");
+    for n in &web {
+        let parts: Vec<&str> = n.split('-').collect();
+        assert_eq!(parts.len(), 3, "web-<hash>-<suffix>: {n}");
+        assert_eq!(parts[2].len(), 5, "{n}");
+        assert!(
+            parts[2]
+                .chars()
+                .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)),
+            "{n}"
+        );
+    }
+    let (_, again) = json_out(&[
+        "admit",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(v, again, "the same seed gives the same names");
+}
+
+#[test]
+fn admit_applies_namespace_default_tolerations_and_whitelist() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "annotations": {
+        "scheduler.alpha.kubernetes.io/defaultTolerations": "[{\"key\": \"dedicated\", \"operator\": \"Equal\", \"value\": \"team\", \"effect\": \"NoSchedule\"}]",
+        "scheduler.alpha.kubernetes.io/tolerationsWhitelist": "[{\"key\": \"dedicated\", \"operator\": \"Exists\"}, {\"operator\": \"Exists\", \"effect\": \"NoExecute\"}]"}}});
+    let mut ok = pod("ok", json!([]));
+    ok["metadata"]["namespace"] = json!("team");
+    let mut bad = pod(
+        "bad",
+        json!([{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]),
+    );
+    bad["metadata"]["namespace"] = json!("team");
+    let f = write_list(dir.path(), "ns.json", vec![ns, ok, bad]);
+    let (code, out, err) = run(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "one pod is refused");
+    assert!(err.contains("pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    let keys: Vec<&str> = items[0]["spec"]["tolerations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+            "dedicated"
+        ],
+        "the namespace default is merged in after the pod's own"
+    );
+}
+
+// ---------------------------------------------------------------- demo
+
+#[test]
+fn demo_runs_on_built_in_data() {
+    let (code, out, err) = run(&["demo"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("a toleration allows, it does not attract"),
+        "{out}"
+    );
+    assert!(out.contains("tolerates every taint"), "{out}");
+    assert!(
+        out.contains("kept off the nodes its own selector picks"),
+        "{out}"
+    );
+    insta::assert_snapshot!("demo", out);
+}
