@@ -239,14 +239,19 @@ pub fn for_each_object(
 }
 
 fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
-    let name = v.pointer("/metadata/name").and_then(Value::as_str);
-    if name.is_some_and(|n| !n.is_empty()) {
-        return Ok(());
-    }
+    let message = match v.pointer("/metadata/name") {
+        Some(Value::String(n)) if !n.is_empty() => return Ok(()),
+        None | Some(Value::Null) | Some(Value::String(_)) => {
+            "metadata.name: Required value: name is required".to_string()
+        }
+        Some(other) => format!(
+            "metadata.name: invalid type: {other}, expected a string (YAML reads unquoted y, n, yes, no, on, off, true, false and numbers as such: quote the name)"
+        ),
+    };
     Err(InputError::Object {
         at: source.clone(),
         what: v.get("kind").and_then(Value::as_str).map(str::to_string),
-        message: "metadata.name: Required value: name is required".into(),
+        message,
     })
 }
 

@@ -76,7 +76,7 @@ pub struct NodeVerdict {
     /// What the taint-eviction controller would do with the pod on this node.
     pub no_execute: NoExecuteOutcome,
     /// Tolerations that would let the pod past this node's taints (and cordon), when taints
-    /// or cordoning are what rejects it.
+    /// or cordoning are what rejects it and the node passes the pod's node name and affinity.
     pub suggestions: Vec<Toleration>,
 }
 
@@ -170,11 +170,14 @@ fn verdict(spec: &PodSpec, node: &Node, gates: &FeatureGates) -> NodeVerdict {
     } else {
         None
     };
+    // A suggestion only where tolerations are all the pod lacks: no use tolerating the taints of
+    // a node its node name or affinity rules out anyway.
     let mut suggestions = Vec::new();
-    if untolerated_unschedulable {
+    let only_taints_block = node_name_ok && affinity_ok;
+    if untolerated_unschedulable && only_taints_block {
         suggestions.push(toleration_for(&unschedulable_taint()));
     }
-    if untolerated_unschedulable || untolerated_taint {
+    if (untolerated_unschedulable || untolerated_taint) && only_taints_block {
         suggestions.extend(
             verdicts
                 .iter()

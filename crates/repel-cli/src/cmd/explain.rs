@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Toleration};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, Toleration};
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, admit_pod};
 use repel_core::advice::{Advice, advise};
+use repel_core::affinity::RequiredNodeAffinity;
 use repel_core::explain::{Explanation, NodeVerdict, explain};
 use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
@@ -254,6 +255,7 @@ pub fn outcome_words(o: NoExecuteOutcome) -> String {
 
 /// The human table: one row per node, its taints one per line.
 pub fn human(
+    spec: &PodSpec,
     pod_id: &str,
     original: &[Toleration],
     tolerations: &[Toleration],
@@ -332,7 +334,28 @@ pub fn human(
     for a in advice {
         out.push_str(&format!("\nNote: {a}.\n"));
     }
-    for v in e.nodes.iter().filter(|v| !v.suggestions.is_empty()) {
+    // Every tainted node has its toleration in `-o json`; the table shows them where they matter:
+    // when the pod fits nowhere, or when its own affinity picks the node.
+    let fits_nowhere = !e.message.is_empty();
+    let with_affinity = !RequiredNodeAffinity::from_pod_spec(spec).is_empty();
+    let shown: Vec<&NodeVerdict> = e
+        .nodes
+        .iter()
+        .filter(|v| !v.suggestions.is_empty() && (fits_nowhere || with_affinity))
+        .collect();
+    let hidden: Vec<&str> = e
+        .nodes
+        .iter()
+        .filter(|v| !v.suggestions.is_empty() && !shown.iter().any(|s| s.name == v.name))
+        .map(|v| v.name.as_str())
+        .collect();
+    if !hidden.is_empty() {
+        out.push_str(&format!(
+            "\nThe tolerations that would open {} are in -o json (suggestedTolerations).\n",
+            hidden.join(", ")
+        ));
+    }
+    for v in shown {
         out.push_str(&format!(
             "\nTo let the pod onto {}, add to its tolerations:\n",
             v.name
@@ -395,7 +418,10 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     let advice = advise(&spec, &nodes, &e);
     match args.output {
         Some(f) => print_machine(&report(&pod_id, &tolerations, &e, &advice), f)?,
-        None => print!("{}", human(&pod_id, &original, &tolerations, &e, &advice)?),
+        None => print!(
+            "{}",
+            human(&spec, &pod_id, &original, &tolerations, &e, &advice)?
+        ),
     }
     Ok(0)
 }
