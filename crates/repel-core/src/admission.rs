@@ -71,3 +71,73 @@ pub fn admit_pod(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[allow(clippy::type_complexity)]
+mod tests {
+    use super::*;
+    use crate::testing::{pod_with_tolerations, tol_secs};
+    use k8s_openapi::api::core::v1::{ResourceRequirements, Toleration};
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+    fn keys(pod: &Pod) -> Vec<String> {
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.tolerations.as_ref())
+            .map(|ts| {
+                ts.iter()
+                    .map(|t: &Toleration| {
+                        format!(
+                            "{}:{}",
+                            t.key.as_deref().unwrap_or(""),
+                            t.toleration_seconds.map_or("-".into(), |s| s.to_string())
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn burstable(name: &str) -> Pod {
+        let mut p = pod_with_tolerations(name, vec![]);
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            c.resources = Some(ResourceRequirements {
+                requests: Some([("cpu".to_string(), Quantity("100m".into()))].into()),
+                ..Default::default()
+            });
+        }
+        p
+    }
+
+    #[test]
+    fn default_toleration_seconds_then_pod_toleration_restriction() {
+        let nr = "node.kubernetes.io/not-ready";
+        let un = "node.kubernetes.io/unreachable";
+        let mp = "node.kubernetes.io/memory-pressure";
+        let no_ptr = AdmissionConfig {
+            pod_toleration_restriction: None,
+            ..Default::default()
+        };
+        let nothing = AdmissionConfig {
+            default_toleration_seconds: None,
+            pod_toleration_restriction: None,
+        };
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Pod, AdmissionConfig, Vec<String>)> = vec![
+            ("a BestEffort pod gets the two 300 s tolerations",
+                pod_with_tolerations("p", vec![]), AdmissionConfig::default(), vec![format!("{nr}:300"), format!("{un}:300")]),
+            ("a Burstable pod also gets memory-pressure, after them",
+                burstable("p"), AdmissionConfig::default(), vec![format!("{nr}:300"), format!("{un}:300"), format!("{mp}:-")]),
+            ("without PodTolerationRestriction, no memory-pressure",
+                burstable("p"), no_ptr, vec![format!("{nr}:300"), format!("{un}:300")]),
+            ("with both plugins off, nothing changes",
+                burstable("p"), nothing, vec![]),
+            ("the pod's own not-ready toleration is kept",
+                pod_with_tolerations("p", vec![tol_secs(nr, "Exists", "", "NoExecute", 60)]), AdmissionConfig::default(), vec![format!("{nr}:60"), format!("{un}:300")]),
+        ];
+        for (name, mut pod, cfg, want) in cases {
+            admit_pod(&mut pod, None, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(keys(&pod), want, "{name}");
+        }
+    }
+}
