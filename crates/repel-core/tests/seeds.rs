@@ -103,7 +103,7 @@ fn concepts_page_000() {
     );
     // "NoSchedule: ... Pods currently running on the node are not evicted."
     assert_eq!(
-        no_execute_outcome(&[key1.clone()], &[], &off),
+        no_execute_outcome(std::slice::from_ref(&key1), &[], &off),
         NoExecuteOutcome::Never
     );
     // kubectl taint nodes node1 key1=value1:NoSchedule, then ...NoSchedule- removes it.
