@@ -17,7 +17,11 @@ use repel_core::FeatureGates;
 
 /// Kubernetes taints and tolerations, exactly as upstream: check, explain and simulate them before they happen.
 #[derive(Debug, Parser)]
-#[command(name = "repel", version, about, long_about = None)]
+#[command(
+    name = "repel",
+    version,
+    about = "Kubernetes taints and tolerations, exactly as upstream: check, explain and rewrite manifests before they reach a cluster"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
