@@ -23,7 +23,7 @@ mod gojson;
 mod qos;
 mod restriction;
 
-pub use qos::{QosClass, get_pod_qos, pod_qos, quantity_is_positive};
+pub use qos::{QosClass, get_pod_qos, parse_quantity_nanos, pod_qos, quantity_is_positive};
 pub use restriction::{
     AdmissionError, AdmissionOperation, NS_DEFAULT_TOLERATIONS, NS_WHITELIST_TOLERATIONS,
     PodTolerationRestrictionConfig, WHITELIST_CONFLICT_CLUSTER, WHITELIST_CONFLICT_NAMESPACE,

@@ -22,6 +22,7 @@
 //! - [`advice`]: the classic mistakes (toleration without affinity, wildcard, kept off own nodes).
 //! - [`explain`]: a pod against every node: taints, filters, scores, NoExecute outcome.
 //! - [`workload`]: workloads and the pods their controllers create, named as upstream.
+//! - [`quantity`]: `resource.Quantity` as integers (`MilliValue`, `Value`).
 //! - [`fit_error`]: the scheduler's "0/N nodes are available" message.
 
 pub mod admission;
@@ -35,6 +36,7 @@ pub mod gates;
 pub mod kubectl;
 pub mod labels;
 pub mod names;
+pub mod quantity;
 pub mod taint;
 pub mod toleration;
 pub mod validation;

@@ -142,7 +142,7 @@ const NANOS: i128 = 1_000_000_000;
 /// `Ki Mi Gi Ti Pi Ei`, `e<int>`/`E<int>`), values rounded up to `1n`, and the `MaxInt64` cap of
 /// upstream's slow path. `None` for strings upstream rejects. Values beyond about `1.7e29`
 /// saturate (upstream stays exact there).
-pub(crate) fn parse_quantity_nanos(s: &str) -> Option<i128> {
+pub fn parse_quantity_nanos(s: &str) -> Option<i128> {
     if s.is_empty() {
         return None;
     }

@@ -1,0 +1,324 @@
+//! The cluster state the scheduler and controllers read: nodes with what is on them, pods, and
+//! the indexes they need. One writer ([`Cluster`]'s `&mut` methods); readers borrow.
+
+use std::collections::{BTreeMap, HashMap};
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, Taint, Toleration};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use repel_core::workload::namespace_of;
+
+use crate::resources::{Resources, node_allocatable, pod_non_zero_requests, pod_requests};
+
+/// A pod's index in [`Cluster::pods`].
+pub type PodId = usize;
+/// A node's index in [`Cluster::nodes`].
+pub type NodeId = usize;
+
+/// A host port a pod asks for (upstream `HostPortInfo`): protocol, IP and port.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostPort {
+    /// `TCP` (the default), `UDP` or `SCTP`.
+    pub protocol: String,
+    /// The host IP, `0.0.0.0` when unset.
+    pub ip: String,
+    /// The port.
+    pub port: i32,
+}
+
+impl HostPort {
+    /// Upstream `HostPortInfo.CheckConflict`: the same protocol and port, and the same IP or
+    /// either on `0.0.0.0`.
+    pub fn conflicts(&self, other: &HostPort) -> bool {
+        self.protocol == other.protocol
+            && self.port == other.port
+            && (self.ip == other.ip || self.ip == "0.0.0.0" || other.ip == "0.0.0.0")
+    }
+}
+
+/// The host ports of a pod's containers (`hostPort > 0`), as upstream `GetContainerPorts`.
+pub fn host_ports(spec: &PodSpec) -> Vec<HostPort> {
+    spec.containers
+        .iter()
+        .chain(
+            spec.init_containers
+                .iter()
+                .flatten()
+                .filter(|c| c.restart_policy.as_deref() == Some("Always")),
+        )
+        .flat_map(|c| c.ports.iter().flatten())
+        .filter_map(|p| {
+            let port = p.host_port.filter(|hp| *hp > 0)?;
+            Some(HostPort {
+                protocol: p
+                    .protocol
+                    .clone()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "TCP".to_string()),
+                ip: p
+                    .host_ip
+                    .clone()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "0.0.0.0".to_string()),
+                port,
+            })
+        })
+        .collect()
+}
+
+/// A pod with what the scheduler derives from it, computed once.
+#[derive(Debug, Clone)]
+pub struct PodInfo {
+    /// The pod as stored (after admission).
+    pub pod: Pod,
+    /// Namespace (`default` when unset).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+    /// `spec.priority` (0 when unset, as without a PriorityClass).
+    pub priority: i32,
+    /// Requests for NodeResourcesFit's filter.
+    pub requests: Resources,
+    /// `(milli_cpu, memory)` for scoring, with upstream's non-zero defaults.
+    pub non_zero: (i64, i64),
+    /// Host ports.
+    pub ports: Vec<HostPort>,
+    /// Creation order: the queue's tie-breaker after priority.
+    pub seq: usize,
+    /// The node it is bound to.
+    pub node: Option<NodeId>,
+    /// The node it was nominated for by preemption.
+    pub nominated: Option<NodeId>,
+}
+
+impl PodInfo {
+    /// Derives the scheduler's view of `pod`; `seq` is its creation order.
+    pub fn new(pod: Pod, seq: usize) -> Self {
+        let spec = pod.spec.clone().unwrap_or_default();
+        PodInfo {
+            namespace: namespace_of(&pod.metadata).to_string(),
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            labels: pod.metadata.labels.clone().unwrap_or_default(),
+            priority: spec.priority.unwrap_or(0),
+            requests: pod_requests(&spec),
+            non_zero: pod_non_zero_requests(&spec),
+            ports: host_ports(&spec),
+            seq,
+            node: None,
+            nominated: None,
+            pod,
+        }
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// The pod's spec (empty when absent).
+    pub fn spec(&self) -> &PodSpec {
+        static EMPTY: std::sync::OnceLock<PodSpec> = std::sync::OnceLock::new();
+        self.pod
+            .spec
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(PodSpec::default))
+    }
+
+    /// The pod's tolerations.
+    pub fn tolerations(&self) -> &[Toleration] {
+        self.spec().tolerations.as_deref().unwrap_or_default()
+    }
+
+    /// `spec.nodeName`, when set and non-empty.
+    pub fn spec_node_name(&self) -> Option<&str> {
+        self.spec().node_name.as_deref().filter(|n| !n.is_empty())
+    }
+}
+
+/// A node with what runs on it (upstream `NodeInfo`).
+#[derive(Debug, Clone)]
+pub struct NodeInfo {
+    /// The node.
+    pub node: Node,
+    /// Its name.
+    pub name: String,
+    /// Its labels.
+    pub labels: BTreeMap<String, String>,
+    /// Its taints.
+    pub taints: Vec<Taint>,
+    /// `spec.unschedulable` (cordoned).
+    pub unschedulable: bool,
+    /// `status.allocatable`.
+    pub allocatable: Resources,
+    /// The sum of its pods' requests.
+    pub requested: Resources,
+    /// The sum of its pods' non-zero requests `(milli_cpu, memory)`.
+    pub non_zero_requested: (i64, i64),
+    /// Its pods.
+    pub pods: Vec<PodId>,
+    /// Host ports in use.
+    pub used_ports: Vec<HostPort>,
+    /// Index of its taint set in [`Cluster::taint_classes`].
+    pub taint_class: usize,
+}
+
+impl NodeInfo {
+    /// A node with nothing on it.
+    pub fn new(node: Node) -> Self {
+        let spec = node.spec.clone().unwrap_or_default();
+        NodeInfo {
+            name: node.metadata.name.clone().unwrap_or_default(),
+            labels: node.metadata.labels.clone().unwrap_or_default(),
+            taints: spec.taints.clone().unwrap_or_default(),
+            unschedulable: spec.unschedulable.unwrap_or(false),
+            allocatable: node_allocatable(&node),
+            requested: Resources::default(),
+            non_zero_requested: (0, 0),
+            pods: Vec::new(),
+            used_ports: Vec::new(),
+            taint_class: 0,
+            node,
+        }
+    }
+
+    /// Accounts a pod on this node (upstream `NodeInfo.AddPod`).
+    pub fn add_pod(&mut self, id: PodId, pod: &PodInfo) {
+        self.pods.push(id);
+        self.requested.add(&pod.requests);
+        self.non_zero_requested.0 += pod.non_zero.0;
+        self.non_zero_requested.1 += pod.non_zero.1;
+        self.used_ports.extend(pod.ports.iter().cloned());
+    }
+
+    /// Removes a pod's accounting (upstream `NodeInfo.RemovePod`).
+    pub fn remove_pod(&mut self, id: PodId, pod: &PodInfo) {
+        let Some(pos) = self.pods.iter().position(|p| *p == id) else {
+            return;
+        };
+        self.pods.remove(pos);
+        self.requested.sub(&pod.requests);
+        self.non_zero_requested.0 -= pod.non_zero.0;
+        self.non_zero_requested.1 -= pod.non_zero.1;
+        for port in &pod.ports {
+            if let Some(i) = self.used_ports.iter().position(|p| p == port) {
+                self.used_ports.remove(i);
+            }
+        }
+    }
+}
+
+/// The whole cluster: nodes, pods (bound and pending), namespaces, PodDisruptionBudgets.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    /// Nodes in input order.
+    pub nodes: Vec<NodeInfo>,
+    /// Every pod, bound or pending, in creation order.
+    pub pods: Vec<PodInfo>,
+    /// Namespaces given (others are taken to exist without labels).
+    pub namespaces: Vec<Namespace>,
+    /// PodDisruptionBudgets.
+    pub pdbs: Vec<PodDisruptionBudget>,
+    /// Distinct taint sets; nodes with the same taints share a class.
+    pub taint_classes: Vec<Vec<Taint>>,
+    node_index: HashMap<String, NodeId>,
+    label_index: BTreeMap<(String, String), Vec<NodeId>>,
+}
+
+impl Cluster {
+    /// An empty cluster.
+    pub fn new() -> Self {
+        Cluster::default()
+    }
+
+    /// Adds a node; returns its id.
+    pub fn add_node(&mut self, node: Node) -> NodeId {
+        let mut info = NodeInfo::new(node);
+        let id = self.nodes.len();
+        info.taint_class = match self.taint_classes.iter().position(|c| *c == info.taints) {
+            Some(c) => c,
+            None => {
+                self.taint_classes.push(info.taints.clone());
+                self.taint_classes.len() - 1
+            }
+        };
+        for (k, v) in &info.labels {
+            self.label_index
+                .entry((k.clone(), v.clone()))
+                .or_default()
+                .push(id);
+        }
+        self.node_index.insert(info.name.clone(), id);
+        self.nodes.push(info);
+        id
+    }
+
+    /// Adds a pod; a pod with `spec.nodeName` of a known node is bound there at once (it counts
+    /// against its node). Returns its id.
+    pub fn add_pod(&mut self, pod: Pod) -> PodId {
+        let id = self.pods.len();
+        let info = PodInfo::new(pod, id);
+        let node = info
+            .spec_node_name()
+            .and_then(|n| self.node_index.get(n).copied());
+        self.pods.push(info);
+        if let Some(node) = node {
+            self.bind(id, node);
+        }
+        id
+    }
+
+    /// Binds a pod to a node.
+    pub fn bind(&mut self, pod: PodId, node: NodeId) {
+        let (Some(info), Some(n)) = (self.pods.get_mut(pod), self.nodes.get_mut(node)) else {
+            return;
+        };
+        info.node = Some(node);
+        info.nominated = None;
+        let name = n.name.clone();
+        if let Some(spec) = info.pod.spec.as_mut() {
+            spec.node_name = Some(name);
+        }
+        n.add_pod(pod, info);
+    }
+
+    /// Unbinds (deletes from its node) a pod, as preemption's victims are.
+    pub fn unbind(&mut self, pod: PodId) {
+        let Some(info) = self.pods.get_mut(pod) else {
+            return;
+        };
+        if let Some(node) = info.node.take()
+            && let Some(n) = self.nodes.get_mut(node)
+        {
+            n.remove_pod(pod, info);
+        }
+    }
+
+    /// The node called `name`.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.node_index.get(name).copied()
+    }
+
+    /// Nodes carrying label `key=value`.
+    pub fn nodes_with_label(&self, key: &str, value: &str) -> &[NodeId] {
+        self.label_index
+            .get(&(key.to_string(), value.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Pods the scheduler has to place: not bound, no `spec.nodeName` (a pod that names its
+    /// node bypasses the scheduler, even when that node does not exist), in creation order.
+    pub fn pending(&self) -> Vec<PodId> {
+        (0..self.pods.len())
+            .filter(|i| self.pods[*i].node.is_none() && self.pods[*i].spec_node_name().is_none())
+            .collect()
+    }
+
+    /// The namespace object `name`, when given.
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces
+            .iter()
+            .find(|n| n.metadata.name.as_deref() == Some(name))
+    }
+}

@@ -1,0 +1,19 @@
+//! repel-engine: cluster state and kube-scheduler's default profile, on repel-core's semantics.
+//!
+//! Start with [`cluster::Cluster`] (nodes, pods, what runs where) and [`scheduler::Scheduler`]
+//! (one scheduling cycle, [`scheduler::schedule_all`] for a queue). Everything is synchronous and
+//! seeded: the same input and seed give the same placements.
+//!
+//! # Layout
+//! - [`resources`]: resource amounts, pod requests, node allocatable.
+//! - [`cluster`]: the object store and its indexes; `NodeInfo`, `PodInfo`.
+//! - [`scheduler`]: the framework, the default profile's plugins, preemption, the cycle.
+//! - [`rng`]: the seeded generator.
+
+pub mod cluster;
+pub mod resources;
+pub mod rng;
+pub mod scheduler;
+
+pub use cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
+pub use scheduler::{Outcome, Scheduler, schedule_all};

@@ -1,0 +1,561 @@
+//! kube-scheduler's scheduling cycle with the default profile (upstream v1.35): queue order,
+//! PreFilter/Filter over the nodes (with `percentageOfNodesToScore` and a round-robin start),
+//! PreScore/Score/NormalizeScore with the profile's weights, host selection among the best
+//! (ties broken at random from a seeded generator), and DefaultPreemption as PostFilter.
+//!
+//! Upstream runs Filter on 16 goroutines and stops when enough feasible nodes are found; repel
+//! checks nodes one by one in the same round-robin order, so which nodes are found first is
+//! deterministic where upstream's is not.
+
+pub mod framework;
+pub mod plugins;
+pub mod preemption;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use repel_core::FeatureGates;
+use repel_core::fit_error::{NO_NODES_AVAILABLE, fit_error};
+
+use crate::cluster::{Cluster, NodeId, PodId, PodInfo};
+use crate::rng::Rng;
+use framework::{Code, CycleState, MAX_NODE_SCORE, Plugin, Status};
+use plugins::{
+    balanced_allocation, inter_pod_affinity, node_affinity, node_name, node_ports,
+    node_resources_fit, node_unschedulable, pod_topology_spread, taint_toleration,
+};
+
+/// Upstream `minFeasibleNodesToFind`.
+pub const MIN_FEASIBLE_NODES_TO_FIND: usize = 100;
+/// Upstream `minFeasibleNodesPercentageToFind`.
+pub const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: i64 = 5;
+
+/// One plugin in a profile: whether it filters, and its score weight if it scores.
+pub struct Entry {
+    /// The plugin.
+    pub plugin: Box<dyn Plugin>,
+    /// Runs at PreFilter/Filter.
+    pub filter: bool,
+    /// Runs at PreScore/Score with this weight.
+    pub weight: Option<i64>,
+}
+
+/// A scheduling profile: plugins in upstream's Filter order.
+pub struct Profile {
+    /// The plugins.
+    pub entries: Vec<Entry>,
+}
+
+impl Profile {
+    /// Upstream's default profile (v1.35), the plugins repel models, in Filter order:
+    /// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+    /// PodTopologySpread, InterPodAffinity; scores TaintToleration 3, NodeAffinity 2,
+    /// PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
+    /// NodeResourcesBalancedAllocation 1. (Volume plugins, ImageLocality and DynamicResources
+    /// have nothing to act on in repel's inputs.)
+    pub fn default_profile(gates: FeatureGates) -> Self {
+        let e = |plugin: Box<dyn Plugin>, filter: bool, weight: Option<i64>| Entry {
+            plugin,
+            filter,
+            weight,
+        };
+        Profile {
+            entries: vec![
+                e(
+                    Box::new(node_unschedulable::NodeUnschedulable { gates }),
+                    true,
+                    None,
+                ),
+                e(Box::new(node_name::NodeName), true, None),
+                e(
+                    Box::new(taint_toleration::TaintToleration { gates }),
+                    true,
+                    Some(taint_toleration::WEIGHT),
+                ),
+                e(
+                    Box::new(node_affinity::NodeAffinity),
+                    true,
+                    Some(node_affinity::WEIGHT),
+                ),
+                e(Box::new(node_ports::NodePorts), true, None),
+                e(
+                    Box::<node_resources_fit::NodeResourcesFit>::default(),
+                    true,
+                    Some(node_resources_fit::WEIGHT),
+                ),
+                e(
+                    Box::new(pod_topology_spread::PodTopologySpread { gates }),
+                    true,
+                    Some(pod_topology_spread::WEIGHT),
+                ),
+                e(
+                    Box::<inter_pod_affinity::InterPodAffinity>::default(),
+                    true,
+                    Some(inter_pod_affinity::WEIGHT),
+                ),
+                e(
+                    Box::<balanced_allocation::BalancedAllocation>::default(),
+                    false,
+                    Some(balanced_allocation::WEIGHT),
+                ),
+            ],
+        }
+    }
+
+    fn filters(&self) -> impl Iterator<Item = &dyn Plugin> {
+        self.entries
+            .iter()
+            .filter(|e| e.filter)
+            .map(|e| e.plugin.as_ref())
+    }
+}
+
+/// One plugin's part of a node's score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginScore {
+    /// The plugin.
+    pub plugin: &'static str,
+    /// Normalised score `0..=100`, before the weight.
+    pub score: i64,
+    /// The plugin's weight.
+    pub weight: i64,
+}
+
+/// A feasible node's scores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeScore {
+    /// The node.
+    pub node: NodeId,
+    /// Per plugin.
+    pub plugins: Vec<PluginScore>,
+    /// The weighted sum.
+    pub total: i64,
+}
+
+/// What the filters said, node by node.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnosis {
+    /// Every rejected node's status.
+    pub statuses: BTreeMap<NodeId, Status>,
+    /// The status of nodes not examined because PreFilter narrowed the nodes (or rejected the pod).
+    pub absent: Option<Status>,
+    /// A PreFilter rejection's message.
+    pub pre_filter_msg: Option<String>,
+}
+
+impl Diagnosis {
+    /// A node's status: its own, the absent status, or success.
+    pub fn status(&self, node: NodeId) -> Option<&Status> {
+        self.statuses.get(&node).or(self.absent.as_ref())
+    }
+}
+
+/// A full evaluation of one pod against every node (what `explain` shows).
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// Rejections.
+    pub diagnosis: Diagnosis,
+    /// Feasible nodes in node order.
+    pub feasible: Vec<NodeId>,
+    /// Scores of the feasible nodes (empty when fewer than two, as upstream does not score then).
+    pub scores: Vec<NodeScore>,
+    /// The FitError text when nothing is feasible (with the PostFilter suffix), else empty.
+    pub message: String,
+}
+
+/// The result of scheduling one pod.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Bound to a node.
+    Scheduled {
+        /// The node.
+        node: NodeId,
+        /// Scores of the scored nodes.
+        scores: Vec<NodeScore>,
+    },
+    /// No node fits.
+    Unschedulable {
+        /// Upstream's FitError text.
+        message: String,
+        /// Node nominated by preemption, with the victims removed for it.
+        nominated: Option<(NodeId, Vec<PodId>)>,
+    },
+}
+
+/// The scheduler: a profile, `percentageOfNodesToScore`, the round-robin start, the seeded
+/// generator for ties.
+pub struct Scheduler {
+    /// The profile.
+    pub profile: Profile,
+    /// `percentageOfNodesToScore`: `None` (or 0) for upstream's adaptive default.
+    pub percentage_of_nodes_to_score: Option<i64>,
+    /// Upstream `nextStartNodeIndex`.
+    pub next_start_node_index: usize,
+    rng: Rng,
+}
+
+impl Scheduler {
+    /// A scheduler with the default profile.
+    pub fn new(gates: FeatureGates, percentage_of_nodes_to_score: Option<i64>, seed: u64) -> Self {
+        Scheduler {
+            profile: Profile::default_profile(gates),
+            percentage_of_nodes_to_score,
+            next_start_node_index: 0,
+            rng: Rng::new(seed),
+        }
+    }
+
+    /// Upstream `numFeasibleNodesToFind`:
+    ///
+    /// 1. Fewer than 100 nodes: all of them.
+    /// 2. The percentage, or when unset `50 - nodes/125`, at least 5.
+    /// 3. `nodes * percentage / 100`, at least 100.
+    pub fn num_feasible_nodes_to_find(&self, num_all_nodes: usize) -> usize {
+        if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND {
+            return num_all_nodes;
+        }
+        let mut percentage = self.percentage_of_nodes_to_score.unwrap_or(0);
+        if percentage <= 0 {
+            percentage =
+                (50 - num_all_nodes as i64 / 125).max(MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND);
+        }
+        let n = (num_all_nodes as i64 * percentage.min(100) / 100) as usize;
+        n.max(MIN_FEASIBLE_NODES_TO_FIND)
+    }
+
+    /// PreFilter over every filter plugin (upstream `RunPreFilterPlugins`): the first rejection
+    /// stops; node-name results intersect. Returns the rejection, or the allowed nodes (`None`:
+    /// all) with the plugins that narrowed them.
+    fn pre_filter(
+        &self,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        cluster: &Cluster,
+    ) -> Result<(Option<BTreeSet<String>>, Vec<&'static str>), Status> {
+        let mut result: Option<BTreeSet<String>> = None;
+        let mut narrowed: Vec<&'static str> = Vec::new();
+        for pl in self.profile.filters() {
+            let (mut st, res) = pl.pre_filter(state, pod, cluster);
+            match st.code {
+                Code::Skip => {
+                    state.skip_filter.insert(pl.name());
+                    continue;
+                }
+                Code::Success => {}
+                _ => {
+                    st.plugin = pl.name();
+                    return Err(st);
+                }
+            }
+            if let Some(names) = res {
+                narrowed.push(pl.name());
+                result = Some(match result {
+                    None => names,
+                    Some(r) => r.intersection(&names).cloned().collect(),
+                });
+                if result.as_ref().is_some_and(BTreeSet::is_empty) {
+                    let msg = if narrowed.len() == 1 {
+                        format!("node(s) didn't satisfy plugin {}", narrowed[0])
+                    } else {
+                        format!(
+                            "node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                            narrowed.join(" ")
+                        )
+                    };
+                    return Err(Status::unschedulable(pl.name(), vec![msg]));
+                }
+            }
+        }
+        Ok((result, narrowed))
+    }
+
+    /// Runs the Filter plugins on one node, stopping at the first rejection (upstream
+    /// `RunFilterPlugins`).
+    pub fn run_filters(
+        &self,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &crate::cluster::NodeInfo,
+        cluster: &Cluster,
+    ) -> Status {
+        for pl in self.profile.filters() {
+            if state.skip_filter.contains(pl.name()) {
+                continue;
+            }
+            let mut st = pl.filter(state, pod, node, cluster);
+            if !st.is_success() {
+                st.plugin = pl.name();
+                return st;
+            }
+        }
+        Status::success()
+    }
+
+    /// PreFilter then Filter. With `find_all`, every candidate node is checked (explain);
+    /// otherwise upstream's `numFeasibleNodesToFind` from the round-robin start, advancing it.
+    fn find_nodes_that_fit(
+        &mut self,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        cluster: &Cluster,
+        find_all: bool,
+    ) -> (Vec<NodeId>, Diagnosis) {
+        let mut diagnosis = Diagnosis::default();
+        let candidates: Vec<NodeId> = match self.pre_filter(state, pod, cluster) {
+            Err(st) => {
+                diagnosis.pre_filter_msg = Some(st.message());
+                diagnosis.absent = Some(st);
+                return (Vec::new(), diagnosis);
+            }
+            Ok((None, _)) => (0..cluster.nodes.len()).collect(),
+            Ok((Some(names), narrowed)) => {
+                diagnosis.absent = Some(Status {
+                    code: Code::UnschedulableAndUnresolvable,
+                    reasons: vec![format!(
+                        "node(s) didn't satisfy plugin(s) [{}]",
+                        narrowed.join(" ")
+                    )],
+                    plugin: narrowed.first().copied().unwrap_or(""),
+                });
+                (0..cluster.nodes.len())
+                    .filter(|i| names.contains(&cluster.nodes[*i].name))
+                    .collect()
+            }
+        };
+        if candidates.is_empty() {
+            return (Vec::new(), diagnosis);
+        }
+        let to_find = if find_all {
+            candidates.len()
+        } else {
+            self.num_feasible_nodes_to_find(candidates.len())
+        };
+        let start = if find_all {
+            0
+        } else {
+            self.next_start_node_index % candidates.len()
+        };
+        let mut feasible = Vec::new();
+        let mut processed = 0;
+        for i in 0..candidates.len() {
+            if feasible.len() >= to_find {
+                break;
+            }
+            let id = candidates[(start + i) % candidates.len()];
+            processed += 1;
+            let st = self.run_filters(state, pod, &cluster.nodes[id], cluster);
+            if st.is_success() {
+                feasible.push(id);
+            } else {
+                diagnosis.statuses.insert(id, st);
+            }
+        }
+        if !find_all {
+            self.next_start_node_index = (start + processed) % candidates.len();
+        }
+        (feasible, diagnosis)
+    }
+
+    /// PreScore, Score and NormalizeScore over the feasible nodes, weighted and summed
+    /// (upstream `prioritizeNodes`).
+    pub fn score(
+        &self,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        feasible: &[NodeId],
+        cluster: &Cluster,
+    ) -> Vec<NodeScore> {
+        let nodes: Vec<&crate::cluster::NodeInfo> =
+            feasible.iter().map(|i| &cluster.nodes[*i]).collect();
+        let mut out: Vec<NodeScore> = feasible
+            .iter()
+            .map(|n| NodeScore {
+                node: *n,
+                plugins: Vec::new(),
+                total: 0,
+            })
+            .collect();
+        for entry in self.profile.entries.iter().filter(|e| e.weight.is_some()) {
+            let pl = entry.plugin.as_ref();
+            let weight = entry.weight.unwrap_or(0);
+            let st = pl.pre_score(state, pod, &nodes, cluster);
+            if st.code == Code::Skip {
+                continue;
+            }
+            let mut raw: Vec<i64> = nodes
+                .iter()
+                .map(|n| pl.score(state, pod, n, cluster).unwrap_or(0))
+                .collect();
+            pl.normalize_score(state, pod, &mut raw);
+            for (ns, s) in out.iter_mut().zip(raw) {
+                let s = s.clamp(0, MAX_NODE_SCORE);
+                ns.plugins.push(PluginScore {
+                    plugin: pl.name(),
+                    score: s,
+                    weight,
+                });
+                ns.total += s * weight;
+            }
+        }
+        out
+    }
+
+    /// Upstream `selectHost`: the highest total; among equals, each is chosen with equal
+    /// probability (reservoir sampling in node order), from the seeded generator.
+    fn select_host(&mut self, scores: &[NodeScore]) -> Option<NodeId> {
+        let best = scores.iter().map(|s| s.total).max()?;
+        let mut chosen = None;
+        let mut count = 0u64;
+        for s in scores.iter().filter(|s| s.total == best) {
+            count += 1;
+            if self.rng.below(count) == 0 {
+                chosen = Some(s.node);
+            }
+        }
+        chosen
+    }
+
+    /// The FitError text for a diagnosis, with the default profile's PostFilter message.
+    pub fn fit_error_message(
+        cluster: &Cluster,
+        diagnosis: &Diagnosis,
+        post_filter: &str,
+    ) -> String {
+        let n = cluster.nodes.len();
+        if let Some(msg) = &diagnosis.pre_filter_msg {
+            let mut s = format!("0/{n} nodes are available: {msg}.");
+            if !post_filter.is_empty() {
+                s.push(' ');
+                s.push_str(post_filter);
+            }
+            return s;
+        }
+        let mut reasons: Vec<&str> = Vec::new();
+        for id in 0..n {
+            if let Some(st) = diagnosis.status(id) {
+                reasons.extend(st.reasons.iter().map(String::as_str));
+            }
+        }
+        fit_error(n, reasons, Some(post_filter))
+    }
+
+    /// Evaluates `pod` against every node, as `explain` shows it: every node filtered, the
+    /// feasible ones scored, and the FitError text (with preemption's what-if message) when none fits.
+    pub fn evaluate(&mut self, cluster: &Cluster, pod: &PodInfo) -> Evaluation {
+        let mut state = CycleState::default();
+        if cluster.nodes.is_empty() {
+            return Evaluation {
+                diagnosis: Diagnosis::default(),
+                feasible: Vec::new(),
+                scores: Vec::new(),
+                message: NO_NODES_AVAILABLE.to_string(),
+            };
+        }
+        let (feasible, diagnosis) = self.find_nodes_that_fit(&mut state, pod, cluster, true);
+        let scores = if feasible.is_empty() {
+            Vec::new()
+        } else {
+            self.score(&mut state, pod, &feasible, cluster)
+        };
+        let message = if feasible.is_empty() {
+            let post = preemption::post_filter(self, cluster, &state, pod, &diagnosis);
+            Self::fit_error_message(cluster, &diagnosis, &post.message)
+        } else {
+            String::new()
+        };
+        Evaluation {
+            diagnosis,
+            feasible,
+            scores,
+            message,
+        }
+    }
+
+    /// One scheduling cycle for `pod` (upstream `schedulePod` + PostFilter): binds it on
+    /// success; on failure runs DefaultPreemption, which may remove victims and nominate a node.
+    pub fn schedule_one(&mut self, cluster: &mut Cluster, pod: PodId) -> Outcome {
+        let Some(info) = cluster.pods.get(pod).cloned() else {
+            return Outcome::Unschedulable {
+                message: String::new(),
+                nominated: None,
+            };
+        };
+        if cluster.nodes.is_empty() {
+            return Outcome::Unschedulable {
+                message: NO_NODES_AVAILABLE.to_string(),
+                nominated: None,
+            };
+        }
+        let mut state = CycleState::default();
+        let (feasible, diagnosis) = self.find_nodes_that_fit(&mut state, &info, cluster, false);
+        if feasible.len() == 1 {
+            cluster.bind(pod, feasible[0]);
+            return Outcome::Scheduled {
+                node: feasible[0],
+                scores: Vec::new(),
+            };
+        }
+        if !feasible.is_empty() {
+            let scores = self.score(&mut state, &info, &feasible, cluster);
+            if let Some(node) = self.select_host(&scores) {
+                cluster.bind(pod, node);
+                return Outcome::Scheduled { node, scores };
+            }
+        }
+        let post = preemption::post_filter(self, cluster, &state, &info, &diagnosis);
+        let message = Self::fit_error_message(cluster, &diagnosis, &post.message);
+        let nominated = post.nominated.map(|node| {
+            for v in &post.victims {
+                cluster.unbind(*v);
+            }
+            if let Some(p) = cluster.pods.get_mut(pod) {
+                p.nominated = Some(node);
+            }
+            (node, post.victims.clone())
+        });
+        Outcome::Unschedulable { message, nominated }
+    }
+
+    /// Upstream PrioritySort: higher `priority` first, then earlier creation.
+    pub fn queue_order(cluster: &Cluster, pods: &mut [PodId]) {
+        pods.sort_by_key(|id| {
+            let p = &cluster.pods[*id];
+            (std::cmp::Reverse(p.priority), p.seq)
+        });
+    }
+}
+
+/// One pod's result in a batch run.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    /// The pod.
+    pub pod: PodId,
+    /// Where it went, or why it could not.
+    pub outcome: Outcome,
+}
+
+/// Schedules every pending pod in queue order, one at a time, each binding changing what the
+/// next pod sees. A pod that preemption nominates a node for is tried once more right away
+/// (its victims are gone at once in this batch); pods it evicted are reported, not requeued.
+pub fn schedule_all(scheduler: &mut Scheduler, cluster: &mut Cluster) -> Vec<Placement> {
+    let mut queue = cluster.pending();
+    Scheduler::queue_order(cluster, &mut queue);
+    let mut out = Vec::new();
+    for pod in queue {
+        let mut outcome = scheduler.schedule_one(cluster, pod);
+        if let Outcome::Unschedulable {
+            nominated: Some(_), ..
+        } = &outcome
+        {
+            let retry = scheduler.schedule_one(cluster, pod);
+            if let Outcome::Scheduled { .. } = retry {
+                out.push(Placement {
+                    pod,
+                    outcome: outcome.clone(),
+                });
+                outcome = retry;
+            }
+        }
+        out.push(Placement { pod, outcome });
+    }
+    out
+}
