@@ -7,7 +7,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use repel_core::workload::Workload;
+use repel_engine::load::ClusterInput;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -85,6 +87,8 @@ pub struct Inventory {
     pub workloads: Vec<Loaded<Workload>>,
     /// Namespaces.
     pub namespaces: Vec<Loaded<Namespace>>,
+    /// PodDisruptionBudgets.
+    pub pdbs: Vec<Loaded<PodDisruptionBudget>>,
     /// Objects skipped (unknown kinds), one line each.
     pub warnings: Vec<String>,
 }
@@ -113,34 +117,43 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
     }
 }
 
-/// Expands `-f` arguments: a directory gives its `.yaml`, `.yml` and `.json` files in name order
-/// (not recursive, as kubectl without `-R`).
-pub fn expand_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+/// Expands `-f` arguments: a directory gives its `.yaml`, `.yml` and `.json` files in name order,
+/// and with `recursive` those of its subdirectories too (kubectl's `-R`).
+pub fn expand_paths(args: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in args {
         if p.is_dir() {
-            let io = |err| InputError::Io {
-                path: p.display().to_string(),
-                err,
-            };
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(io)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.is_file()
-                        && matches!(
-                            f.extension().and_then(|e| e.to_str()),
-                            Some("yaml" | "yml" | "json")
-                        )
-                })
-                .collect();
-            files.sort();
-            out.extend(files);
+            expand_dir(p, recursive, &mut out)?;
         } else {
             out.push(p.clone());
         }
     }
     Ok(out)
+}
+
+fn expand_dir(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let io = |err| InputError::Io {
+        path: dir.display().to_string(),
+        err,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for f in entries {
+        if f.is_dir() {
+            if recursive {
+                expand_dir(&f, recursive, out)?;
+            }
+        } else if matches!(
+            f.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
+            out.push(f);
+        }
+    }
+    Ok(())
 }
 
 /// Splits a file's text into documents: JSON (one or more concatenated values) when it starts
@@ -257,9 +270,9 @@ fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
 
 impl Inventory {
     /// Reads every `-f` argument.
-    pub fn load(paths: &[PathBuf]) -> Result<Inventory, InputError> {
+    pub fn load(paths: &[PathBuf], recursive: bool) -> Result<Inventory, InputError> {
         let mut inv = Inventory::default();
-        for path in expand_paths(paths)? {
+        for path in expand_paths(paths, recursive)? {
             let file = path.display().to_string();
             let text = read_text(&path)?;
             for doc in parse_documents(&file, &text)? {
@@ -288,6 +301,7 @@ impl Inventory {
             "DaemonSet",
             "Job",
             "CronJob",
+            "PodDisruptionBudget",
         ];
         if !known.contains(&kind) {
             self.warnings.push(format!(
@@ -297,7 +311,11 @@ impl Inventory {
             return Ok(());
         }
         require_name(&source, v)?;
-        let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.namespaces.len();
+        let seq = self.nodes.len()
+            + self.pods.len()
+            + self.workloads.len()
+            + self.namespaces.len()
+            + self.pdbs.len();
         let w = |w| Loaded {
             source: source.clone(),
             seq,
@@ -315,6 +333,11 @@ impl Inventory {
                 source,
             }),
             "Namespace" => self.namespaces.push(Loaded {
+                obj: typed(&source, v)?,
+                seq,
+                source,
+            }),
+            "PodDisruptionBudget" => self.pdbs.push(Loaded {
                 obj: typed(&source, v)?,
                 seq,
                 source,
@@ -337,6 +360,26 @@ impl Inventory {
                 .push(w(Workload::CronJob(typed(&source, v)?))),
         }
         Ok(())
+    }
+
+    /// Whether nothing usable was read.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+            && self.pods.is_empty()
+            && self.workloads.is_empty()
+            && self.namespaces.is_empty()
+            && self.pdbs.is_empty()
+    }
+
+    /// The objects a cluster is built from.
+    pub fn cluster_input(&self) -> ClusterInput {
+        ClusterInput {
+            nodes: self.nodes.iter().map(|n| n.obj.clone()).collect(),
+            pods: self.pods.iter().map(|p| p.obj.clone()).collect(),
+            workloads: self.workloads.iter().map(|w| w.obj.clone()).collect(),
+            namespaces: self.namespaces.iter().map(|n| n.obj.clone()).collect(),
+            pdbs: self.pdbs.iter().map(|p| p.obj.clone()).collect(),
+        }
     }
 
     /// The namespace object named `name`, if one was given.

@@ -31,8 +31,16 @@ struct Cli {
 #[derive(Debug, Args, Clone)]
 pub struct Inputs {
     /// Manifest file, directory (its .yaml/.yml/.json files) or `-` for stdin; repeatable.
-    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE|DIR|-",
+        required = true
+    )]
     pub files: Vec<PathBuf>,
+    /// Read directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
     /// Feature gates in kube's syntax, e.g. `TaintTolerationComparisonOperators=true` (default: upstream v1.35's, all alpha gates off).
     #[arg(
         long = "feature-gates",
@@ -40,6 +48,17 @@ pub struct Inputs {
         default_value = ""
     )]
     pub feature_gates: FeatureGates,
+}
+
+/// The scheduler's knobs shared by `schedule` and `explain`.
+#[derive(Debug, Args, Clone)]
+pub struct SchedulerFlags {
+    /// Seed for random choices (ties between equally good nodes, generated pod-name parts).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// kube-scheduler's percentageOfNodesToScore (1-100); unset or 0 for upstream's adaptive default.
+    #[arg(long = "percentage-of-nodes-to-score", value_parser = clap::value_parser!(i64).range(0..=100))]
+    pub percentage_of_nodes_to_score: Option<i64>,
 }
 
 /// Output format.
@@ -59,6 +78,8 @@ enum Command {
     Explain(cmd::explain::ExplainArgs),
     /// `kubectl taint` on the nodes in a manifest file, which is rewritten in place.
     Taint(cmd::taint::TaintArgs),
+    /// Schedule every pending pod as kube-scheduler's default profile would: placements and why not.
+    Schedule(cmd::schedule::ScheduleArgs),
     /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
     Admit(cmd::admit::AdmitArgs),
     /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
@@ -79,6 +100,18 @@ pub enum CliError {
     Output(String),
 }
 
+impl Inputs {
+    /// Reads the manifests for `command`; no objects at all is an error, as kubectl's
+    /// "no objects passed to …".
+    pub fn load(&self, command: &str) -> Result<input::Inventory, CliError> {
+        let inv = input::Inventory::load(&self.files, self.recursive)?;
+        if inv.is_empty() {
+            return Err(CliError::Usage(format!("no objects passed to {command}")));
+        }
+        Ok(inv)
+    }
+}
+
 impl CliError {
     fn exit_code(&self) -> u8 {
         2
@@ -92,13 +125,14 @@ fn main() -> ExitCode {
         Command::Explain(a) => cmd::explain::run(a),
         Command::Taint(a) => cmd::taint::run(a),
         Command::Admit(a) => cmd::admit::run(a),
+        Command::Schedule(a) => cmd::schedule::run(a),
         Command::Demo(a) => cmd::demo::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             let msg = e.to_string();
-            if msg.starts_with("error: ") {
+            if msg.starts_with("error: ") || msg.starts_with("Error from server") {
                 eprintln!("{msg}");
             } else {
                 eprintln!("error: {msg}");

@@ -271,9 +271,30 @@ fn explain_scores_prefer_no_schedule() {
         "-o",
         "json",
     ]);
-    assert_eq!(v["nodes"][0]["scores"], json!({"TaintToleration": 100}));
-    assert_eq!(v["nodes"][0]["score"], json!(300), "weight 3");
-    assert_eq!(v["nodes"][1]["scores"], json!({"TaintToleration": 0}));
+    assert_eq!(v["nodes"][0]["scores"]["TaintToleration"], json!(100));
+    assert_eq!(v["nodes"][1]["scores"]["TaintToleration"], json!(0));
+    let total = |n: &Value| -> i64 {
+        let w = |p: &str| match p {
+            "TaintToleration" => 3,
+            "NodeAffinity" | "PodTopologySpread" | "InterPodAffinity" => 2,
+            _ => 1,
+        };
+        n["scores"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(p, s)| s.as_i64().unwrap() * w(p))
+            .sum()
+    };
+    assert_eq!(
+        v["nodes"][0]["score"].as_i64(),
+        Some(total(&v["nodes"][0])),
+        "score is the weighted sum"
+    );
+    assert!(
+        v["nodes"][0]["score"].as_i64() > v["nodes"][1]["score"].as_i64(),
+        "the untainted node wins"
+    );
     assert_eq!(
         v["nodes"][1]["feasible"],
         json!(true),
@@ -486,7 +507,7 @@ fn bad_input_names_file_document_and_field() {
 fn unknown_kinds_are_skipped_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("svc.yaml");
-    std::fs::write(&p, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n").unwrap();
+    std::fs::write(&p, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n").unwrap();
     let (code, _, err) = run(&["check", "-f", p.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(
@@ -771,8 +792,21 @@ fn admit_adds_what_the_control_plane_adds() {
 
 #[test]
 fn admit_expands_workloads_and_daemonsets() {
-    let (code, v) = json_out(&["admit", "-f", &demo_cluster(), "-o", "json"]);
-    assert_eq!(code, 0);
+    let (code, v) = json_out(&[
+        "admit",
+        "-f",
+        &demo_cluster(),
+        "-o",
+        "json",
+        "--feature-gates",
+        "TaintTolerationComparisonOperators=true",
+    ]);
+    assert_eq!(
+        code, 0,
+        "the demo's Gt toleration is valid with the gate on"
+    );
+    let (code, _) = json_out(&["admit", "-f", &demo_cluster(), "-o", "json"]);
+    assert_eq!(code, 1, "and refused by validation with the gate off");
     let items = v["items"].as_array().unwrap();
     assert!(
         !items.iter().any(|p| p["metadata"]["name"]
@@ -945,4 +979,103 @@ fn demo_runs_on_built_in_data() {
         "{out}"
     );
     insta::assert_snapshot!("demo", out);
+}
+
+// ---------------------------------------------------------------- review fixes
+
+#[test]
+fn admit_leaves_out_pods_the_api_server_would_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = pod(
+        "bad",
+        json!([{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule"}]),
+    );
+    let f = write_list(dir.path(), "p.json", vec![bad, pod("good", json!([]))]);
+    let (code, out, err) = run(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("The Pod \"bad\" is invalid: spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["good"]);
+}
+
+#[test]
+fn no_objects_and_no_files_are_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "").unwrap();
+    for cmd in ["check", "admit", "schedule"] {
+        let (code, _, err) = run(&[cmd, "-f", empty.to_str().unwrap()]);
+        assert_eq!(code, 2, "{cmd}");
+        assert_eq!(err, format!("error: no objects passed to {cmd}\n"), "{cmd}");
+    }
+    let (code, _, err) = run(&["explain", "web"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--filename"), "{err}");
+    let nested = dir.path().join("a/b");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::copy(fixture("docs.yaml"), nested.join("docs.yaml")).unwrap();
+    let (code, _, _) = run(&["check", "-f", dir.path().join("a").to_str().unwrap()]);
+    assert_eq!(code, 2, "without -R the nested file is not read");
+    let (code, out, _) = run(&["check", "-R", "-f", dir.path().join("a").to_str().unwrap()]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "5 object(s) checked: all valid\n")
+    );
+}
+
+#[test]
+fn taint_on_stdin_prints_instead_of_rewriting() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: b}\n";
+    let out = repel()
+        .args(["taint", "nodes", "b", "w=1:NoSchedule", "-f", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input cannot be rewritten"));
+    let out = repel()
+        .args([
+            "taint",
+            "nodes",
+            "b",
+            "w=1:NoSchedule",
+            "-f",
+            "-",
+            "-o",
+            "json",
+        ])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["spec"]["taints"],
+        json!([{"effect": "NoSchedule", "key": "w", "value": "1"}])
+    );
+}
+
+#[test]
+fn explain_a_generated_pod_by_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "team"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
+        "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "db", "image": "postgres"}]}}}});
+    let f = write_list(dir.path(), "s.json", vec![node("n", json!([])), sts]);
+    let (code, v) = json_out(&[
+        "explain",
+        "team/db-1",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(v["pod"], json!("team/db-1"));
 }

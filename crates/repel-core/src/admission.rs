@@ -11,9 +11,13 @@
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::FeatureGates;
 use crate::defaults::{
     AdmissionError, AdmissionOperation, DefaultTolerationSecondsConfig,
     PodTolerationRestrictionConfig, default_toleration_seconds, pod_toleration_restriction,
+};
+use crate::validation::{
+    FieldError, ValidationOptions, invalid_message, validate_pod_spec_tolerations,
 };
 use crate::workload::namespace_of;
 
@@ -70,6 +74,47 @@ pub fn admit_pod(
         pod_toleration_restriction(pod, Some(ns), ptr, AdmissionOperation::Create)?;
     }
     Ok(())
+}
+
+/// Why the API server would not store a new pod.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CreatePodError {
+    /// An admission plugin refused it (its message, as the API server returns it).
+    #[error(transparent)]
+    Admission(#[from] AdmissionError),
+    /// Validation after admission failed; displays as kubectl prints a 422.
+    #[error("{}", invalid_message("Pod", name, errors).trim_end())]
+    Invalid {
+        /// The pod's name.
+        name: String,
+        /// The field errors.
+        errors: Vec<FieldError>,
+    },
+}
+
+/// What the API server does with a new pod, as far as tolerations go: the admission chain
+/// ([`admit_pod`]), then validation of the result (`spec.tolerations`). Mutating admission runs
+/// before validation in kube-apiserver, so a pod is judged as it would be stored.
+pub fn create_pod(
+    pod: &mut Pod,
+    namespace: Option<&Namespace>,
+    cfg: &AdmissionConfig,
+    gates: &FeatureGates,
+) -> Result<(), CreatePodError> {
+    admit_pod(pod, namespace, cfg)?;
+    let errors = pod
+        .spec
+        .as_ref()
+        .map(|s| validate_pod_spec_tolerations(s, "spec", &ValidationOptions::from_gates(gates)))
+        .unwrap_or_default();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CreatePodError::Invalid {
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            errors,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -523,6 +523,23 @@ fn go_is_print(c: char) -> bool {
     !GO_NOT_PRINT.iter().any(|&(lo, hi)| (lo..=hi).contains(&u))
 }
 
+/// kubectl's text for an object the API server refused as invalid (`cmdutil.CheckErr` on a 422
+/// Status): `The <Kind> "<name>" is invalid: ` then the one error on the same line, or, for
+/// several, a line break and one `* <error>` line each. Ends with a newline.
+pub fn invalid_message(kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let prefix = format!("The {kind} {} is invalid: ", go_quote(name));
+    match errors {
+        [one] => format!("{prefix}{one}\n"),
+        many => {
+            let mut s = format!("{prefix}\n");
+            for e in many {
+                s.push_str(&format!("* {e}\n"));
+            }
+            s
+        }
+    }
+}
+
 /// Go's `strconv.Quote` (what `%q` prints): `"` and `\` backslashed; printable runes as they
 /// are (`é` stays `é`); `\a \b \f \n \r \t \v`; other runes below U+0020 and DEL as `\xNN`;
 /// other non-printable runes as `\uNNNN` or `\UNNNNNNNN` (lower-case hex).

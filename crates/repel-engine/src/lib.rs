@@ -7,10 +7,12 @@
 //! # Layout
 //! - [`resources`]: resource amounts, pod requests, node allocatable.
 //! - [`cluster`]: the object store and its indexes; `NodeInfo`, `PodInfo`.
+//! - [`load`]: a cluster from manifests' objects, admitted as the API server would.
 //! - [`scheduler`]: the framework, the default profile's plugins, preemption, the cycle.
 //! - [`rng`]: the seeded generator.
 
 pub mod cluster;
+pub mod load;
 pub mod resources;
 pub mod rng;
 pub mod scheduler;

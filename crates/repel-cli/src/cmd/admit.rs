@@ -2,12 +2,11 @@
 
 use clap::Args;
 use k8s_openapi::api::core::v1::{Node, Pod};
-use repel_core::admission::{AdmissionConfig, admit_pod};
+use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
 use repel_core::defaults::DefaultTolerationSecondsConfig;
 use repel_core::workload::{expand_pods, namespace_of};
 use serde_json::json;
 
-use crate::input::Inventory;
 use crate::output::{print_machine, warn_all};
 use crate::{CliError, Format, Inputs};
 
@@ -59,7 +58,7 @@ pub fn config(args: &AdmitArgs) -> Result<AdmissionConfig, CliError> {
 
 /// Runs `repel admit`.
 pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
-    let inv = Inventory::load(&args.inputs.files)?;
+    let inv = args.inputs.load("admit")?;
     warn_all(&inv.warnings);
     let cfg = config(&args)?;
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
@@ -77,7 +76,12 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
     for mut pod in pods {
         let ns = namespace_of(&pod.metadata).to_string();
         let name = pod.metadata.name.clone().unwrap_or_default();
-        match admit_pod(&mut pod, inv.namespace(&ns), &cfg) {
+        match create_pod(
+            &mut pod,
+            inv.namespace(&ns),
+            &cfg,
+            &args.inputs.feature_gates,
+        ) {
             Ok(()) => {
                 let mut v =
                     serde_json::to_value(&pod).map_err(|e| CliError::Output(e.to_string()))?;
@@ -86,6 +90,10 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
                     obj.insert("kind".into(), json!("Pod"));
                 }
                 items.push(v);
+            }
+            Err(e @ CreatePodError::Invalid { .. }) => {
+                failed = true;
+                eprintln!("{e}");
             }
             Err(e) => {
                 failed = true;

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use repel_core::validation::{
-    FieldError, ValidationOptions, validate_node, validate_pod_spec_tolerations,
+    FieldError, ValidationOptions, invalid_message, validate_node, validate_pod_spec_tolerations,
 };
 use repel_core::workload::namespace_of;
 use serde::Serialize;
@@ -117,25 +117,9 @@ pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked
     out.into_iter().map(|(_, c)| c).collect()
 }
 
-/// kubectl's text for an invalid object (`cmdutil.CheckErr` of a 422 Status): one error on the
-/// same line; several as a `* ` list after a line ending in `: `.
-pub fn kubectl_invalid_message(kind: &str, name: &str, errors: &[FieldError]) -> String {
-    let prefix = format!("The {kind} {name:?} is invalid: ");
-    match errors {
-        [one] => format!("{prefix}{one}\n"),
-        many => {
-            let mut s = format!("{prefix}\n");
-            for e in many {
-                s.push_str(&format!("* {e}\n"));
-            }
-            s
-        }
-    }
-}
-
 /// Runs `repel check`.
 pub fn run(args: CheckArgs) -> Result<u8, CliError> {
-    let inv = Inventory::load(&args.inputs.files)?;
+    let inv = args.inputs.load("check")?;
     warn_all(&inv.warnings);
     let opts = ValidationOptions::from_gates(&args.inputs.feature_gates);
     let checked = check_inventory(&inv, &opts);
@@ -161,7 +145,7 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
         }
         None => {
             for c in checked.iter().filter(|c| !c.errors.is_empty()) {
-                print!("{}", kubectl_invalid_message(c.kind, &c.name, &c.errors));
+                print!("{}", invalid_message(c.kind, &c.name, &c.errors));
             }
             let bad = checked.iter().filter(|c| !c.errors.is_empty()).count();
             if bad == 0 {

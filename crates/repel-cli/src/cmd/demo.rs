@@ -160,6 +160,7 @@ pub fn demo_text() -> Result<String, CliError> {
             pod: pod.clone(),
             namespace: None,
             origin: None,
+            daemonset: false,
         };
         let uses_gt = pod
             .spec
@@ -204,6 +205,7 @@ pub fn demo_text() -> Result<String, CliError> {
             pod,
             namespace: None,
             origin: None,
+            daemonset: true,
         };
         section(&mut out, &title, &own, &target, &nodes, &off)?;
         out.push_str(

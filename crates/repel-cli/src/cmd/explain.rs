@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, Toleration};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Toleration};
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, admit_pod};
 use repel_core::advice::{Advice, advise};
@@ -12,12 +12,16 @@ use repel_core::explain::{Explanation, NodeVerdict, explain};
 use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
 use repel_core::validation::{ValidationOptions, validate_pod_spec_tolerations};
-use repel_core::workload::{Workload, namespace_of, representative_pod};
+use repel_core::workload::{Workload, expand_pods, namespace_of, representative_pod};
 use serde::Serialize;
 
 use crate::input::Inventory;
 use crate::output::{print_machine, render, table, tolerations_yaml, warn_all};
-use crate::{CliError, Format, Inputs};
+use crate::{CliError, Format, Inputs, SchedulerFlags};
+use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
+use repel_engine::PodInfo;
+use repel_engine::load::build_cluster;
+use repel_engine::scheduler::{Evaluation, Scheduler, default_weight};
 
 /// Arguments of `repel explain`.
 #[derive(Debug, Args)]
@@ -33,9 +37,8 @@ pub struct ExplainArgs {
     /// Output format (default: a table).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
-    /// Seed for the generated parts of workload pod names.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub scheduler: SchedulerFlags,
 }
 
 /// The kinds `kind/name` accepts, with kubectl's plural and short names.
@@ -60,14 +63,20 @@ pub struct Target<'a> {
     pub namespace: Option<&'a Namespace>,
     /// What was asked for, e.g. `Deployment default/web`.
     pub origin: Option<String>,
+    /// Whether it stands for a DaemonSet's pods (the DaemonSet controller, not the
+    /// scheduler's FitError, decides where those go).
+    pub daemonset: bool,
 }
 
 /// Finds the pod `arg` names in the inventory, as kubectl resolves `get` arguments.
+/// A pod may also be named as its workload's controller names it (`db-0`, `web-<hash>-<suffix>`
+/// with the same `--seed`).
 pub fn resolve<'a>(
     inv: &'a Inventory,
     arg: &str,
     ns: &str,
     seed: u64,
+    gates: &FeatureGates,
 ) -> Result<Target<'a>, CliError> {
     let (kind, namespace, name) = match arg.split_once('/') {
         Some((k, n)) if workload_kind(k).is_some() => (workload_kind(k).unwrap_or("Pod"), ns, n),
@@ -87,19 +96,32 @@ pub fn resolve<'a>(
         ))
     };
     if kind == "Pod" {
-        let pod = inv
-            .pods
-            .iter()
-            .map(|p| &p.obj)
-            .find(|p| {
-                p.metadata.name.as_deref() == Some(name) && namespace_of(&p.metadata) == namespace
-            })
-            .ok_or_else(not_found)?;
-        return Ok(Target {
-            pod: pod.clone(),
-            namespace: inv.namespace(namespace),
-            origin: None,
-        });
+        let is_it = |p: &Pod| {
+            p.metadata.name.as_deref() == Some(name) && namespace_of(&p.metadata) == namespace
+        };
+        if let Some(pod) = inv.pods.iter().map(|p| &p.obj).find(|p| is_it(p)) {
+            return Ok(Target {
+                pod: pod.clone(),
+                namespace: inv.namespace(namespace),
+                origin: None,
+                daemonset: false,
+            });
+        }
+        let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
+        for w in inv.workloads.iter().map(|w| &w.obj) {
+            if let Some(pod) = expand_pods(w, &nodes, gates, seed)
+                .into_iter()
+                .find(|p| is_it(p))
+            {
+                return Ok(Target {
+                    pod,
+                    namespace: inv.namespace(namespace),
+                    origin: Some(format!("{} {}/{}", w.kind(), w.namespace(), w.name())),
+                    daemonset: false,
+                });
+            }
+        }
+        return Err(not_found());
     }
     let w: &Workload = inv
         .workloads
@@ -113,6 +135,7 @@ pub fn resolve<'a>(
         pod,
         namespace: inv.namespace(namespace),
         origin: Some(format!("{kind} {namespace}/{name}")),
+        daemonset: kind == "DaemonSet",
     })
 }
 
@@ -168,13 +191,16 @@ pub struct NodeRow {
     pub name: String,
     /// Whether every filter passed.
     pub feasible: bool,
-    /// Upstream's reason strings for an infeasible node.
+    /// The first failing filter plugin's reasons (upstream's strings).
     pub reasons: Vec<String>,
+    /// The first failing filter plugin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<&'static str>,
     /// Whether the node is cordoned.
     pub cordoned: bool,
     /// The node's taints.
     pub taints: Vec<TaintRow>,
-    /// Normalised per-plugin scores (feasible nodes only).
+    /// Normalised per-plugin scores `0..=100`, before weights (feasible nodes only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<BTreeMap<&'static str, i64>>,
     /// Weighted total (feasible nodes only).
@@ -182,7 +208,8 @@ pub struct NodeRow {
     pub score: Option<i64>,
     /// The NoExecute outcome.
     pub no_execute: NoExecuteRow,
-    /// Tolerations that would let the pod in (beyond upstream).
+    /// Tolerations that would let the pod in, when taints or cordoning are what keep it out
+    /// (beyond upstream).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggested_tolerations: Vec<Toleration>,
 }
@@ -192,7 +219,8 @@ pub struct NodeRow {
 pub struct ExplainReport {
     /// `ns/name`.
     pub pod: String,
-    /// The FitError text, `""` when the pod fits somewhere.
+    /// The FitError text, `""` when the pod fits somewhere (and for a DaemonSet's pods, whose
+    /// nodes the DaemonSet controller picks).
     pub message: String,
     /// The pod's tolerations after admission (what `toleration` indexes).
     pub tolerations: Vec<Toleration>,
@@ -202,11 +230,17 @@ pub struct ExplainReport {
     pub advice: Vec<String>,
 }
 
-fn node_row(v: &NodeVerdict) -> NodeRow {
+/// Joins the taint view (repel-core) and the scheduler's verdict (repel-engine) for one node.
+fn node_row(v: &NodeVerdict, id: usize, eval: &Evaluation) -> NodeRow {
+    let status = eval.diagnosis.status(id);
+    let scored = eval.scores.iter().find(|s| s.node == id);
+    let by_taints =
+        status.is_some_and(|s| s.plugin == TAINT_TOLERATION || s.plugin == NODE_UNSCHEDULABLE);
     NodeRow {
         name: v.name.clone(),
-        feasible: v.feasible(),
-        reasons: v.rejection.iter().map(|r| r.reason.to_string()).collect(),
+        feasible: status.is_none(),
+        reasons: status.map(|s| s.reasons.clone()).unwrap_or_default(),
+        plugin: status.map(|s| s.plugin),
         cordoned: v.cordoned,
         taints: v
             .taints
@@ -219,27 +253,40 @@ fn node_row(v: &NodeVerdict) -> NodeRow {
                 toleration: t.toleration,
             })
             .collect(),
-        scores: v
-            .taint_score
-            .map(|s| BTreeMap::from([(repel_core::explain::TAINT_TOLERATION, s)])),
-        score: v.score(),
+        scores: scored.map(|s| s.plugins.iter().map(|p| (p.plugin, p.score)).collect()),
+        score: scored.map(|s| s.total),
         no_execute: v.no_execute.into(),
-        suggested_tolerations: v.suggestions.clone(),
+        suggested_tolerations: if by_taints {
+            v.suggestions.clone()
+        } else {
+            Vec::new()
+        },
     }
 }
 
-/// The JSON report of an explanation.
+/// The JSON report: taints from `core`, filters and scores from `eval`.
 pub fn report(
     pod_id: &str,
     tolerations: &[Toleration],
-    e: &Explanation,
+    core: &Explanation,
+    eval: &Evaluation,
     advice: &[Advice],
+    daemonset: bool,
 ) -> ExplainReport {
     ExplainReport {
         pod: pod_id.to_string(),
-        message: e.message.clone(),
+        message: if daemonset {
+            String::new()
+        } else {
+            eval.message.clone()
+        },
         tolerations: tolerations.to_vec(),
-        nodes: e.nodes.iter().map(node_row).collect(),
+        nodes: core
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| node_row(v, i, eval))
+            .collect(),
         advice: advice.iter().map(ToString::to_string).collect(),
     }
 }
@@ -253,21 +300,29 @@ pub fn outcome_words(o: NoExecuteOutcome) -> String {
     }
 }
 
-/// The human table: one row per node, its taints one per line.
+fn outcome_row_words(r: &NoExecuteRow) -> String {
+    match (r.evict, r.seconds) {
+        ("after", Some(s)) => format!("evicted after {s}s"),
+        ("immediately", _) => "evicted at once".to_string(),
+        _ => "stays".to_string(),
+    }
+}
+
+/// The human form: the tolerations, a table with one row per node (the first failing plugin
+/// and its reason, or the score), why the best node wins, upstream's message, notes, and the
+/// tolerations to paste.
 pub fn human(
-    spec: &PodSpec,
-    pod_id: &str,
+    r: &ExplainReport,
     original: &[Toleration],
-    tolerations: &[Toleration],
-    e: &Explanation,
-    advice: &[Advice],
+    with_affinity: bool,
+    daemonset: bool,
 ) -> Result<String, CliError> {
-    let mut out = format!("Pod {pod_id}\n");
-    if tolerations.is_empty() {
+    let mut out = format!("Pod {}\n", r.pod);
+    if r.tolerations.is_empty() {
         out.push_str("Tolerations: none\n");
     } else {
         out.push_str("Tolerations:\n");
-        for (i, t) in tolerations.iter().enumerate() {
+        for (i, t) in r.tolerations.iter().enumerate() {
             let added = if original.contains(t) {
                 ""
             } else {
@@ -285,83 +340,99 @@ pub fn human(
         "IF RUNNING THERE",
         "WHY NOT",
     ]);
-    for v in &e.nodes {
-        let mut taints: Vec<String> = v
+    for n in &r.nodes {
+        let mut taints: Vec<String> = n
             .taints
             .iter()
-            .map(|t| match t.toleration {
-                Some(i) => format!("{} tolerated by #{i}", taint_to_string(&t.taint)),
-                None => format!("{} NOT tolerated", taint_to_string(&t.taint)),
+            .map(|t| {
+                let s = taint_to_string(&repel_core::taint::new_taint(&t.key, &t.value, &t.effect));
+                match t.toleration {
+                    Some(i) => format!("{s} tolerated by #{i}"),
+                    None => format!("{s} NOT tolerated"),
+                }
             })
             .collect();
-        if v.cordoned {
+        if n.cordoned {
             taints.push("(cordoned)".to_string());
         }
         if taints.is_empty() {
             taints.push("<none>".to_string());
         }
+        let why = match (n.plugin, n.reasons.is_empty()) {
+            (Some(p), false) => format!("{p}: {}", n.reasons.join(", ")),
+            _ => String::new(),
+        };
         t.add_row(vec![
-            v.name.clone(),
-            if v.feasible() { "yes" } else { "no" }.to_string(),
-            v.score().map_or("-".to_string(), |s| s.to_string()),
+            n.name.clone(),
+            if n.feasible { "yes" } else { "no" }.to_string(),
+            n.score.map_or("-".to_string(), |s| s.to_string()),
             taints.join("\n"),
-            outcome_words(v.no_execute),
-            v.rejection
-                .as_ref()
-                .map_or(String::new(), |r| r.reason.to_string()),
+            outcome_row_words(&n.no_execute),
+            why,
         ]);
     }
     out.push_str(&render(&t));
     out.push('\n');
-    if e.message.is_empty() {
-        let feasible: Vec<&NodeVerdict> = e.nodes.iter().filter(|v| v.feasible()).collect();
-        let best = feasible.iter().filter_map(|v| v.score()).max().unwrap_or(0);
-        let top: Vec<&str> = feasible
-            .iter()
-            .filter(|v| v.score() == Some(best))
-            .map(|v| v.name.as_str())
-            .collect();
-        out.push_str(&format!(
-            "May go to {} of {} node(s); by taints the scheduler prefers: {}.\n",
-            feasible.len(),
-            e.nodes.len(),
-            top.join(", ")
-        ));
+    let feasible: Vec<&NodeRow> = r.nodes.iter().filter(|n| n.feasible).collect();
+    if feasible.is_empty() {
+        if daemonset {
+            out.push_str("The DaemonSet controller creates this pod on no node.\n");
+        } else {
+            out.push_str(&r.message);
+            out.push('\n');
+        }
     } else {
-        out.push_str(&e.message);
-        out.push('\n');
+        let best = feasible.iter().filter_map(|n| n.score).max();
+        let top: Vec<&&NodeRow> = feasible.iter().filter(|n| n.score == best).collect();
+        let names: Vec<&str> = top.iter().map(|n| n.name.as_str()).collect();
+        out.push_str(&format!(
+            "Fits {} of {} node(s). Best: {}",
+            feasible.len(),
+            r.nodes.len(),
+            names.join(", ")
+        ));
+        if let (Some(b), Some(first)) = (best, top.first()) {
+            let parts: Vec<String> = first
+                .scores
+                .iter()
+                .flatten()
+                .map(|(p, s)| match default_weight(p) {
+                    Some(w) if w != 1 => format!("{p} {s}×{w}"),
+                    _ => format!("{p} {s}"),
+                })
+                .collect();
+            out.push_str(&format!(" (score {b}: {})", parts.join(", ")));
+        }
+        out.push_str(if names.len() > 1 {
+            "; the scheduler picks one of them at random.\n"
+        } else {
+            ".\n"
+        });
     }
-    for a in advice {
+    for a in &r.advice {
         out.push_str(&format!("\nNote: {a}.\n"));
     }
-    // Every tainted node has its toleration in `-o json`; the table shows them where they matter:
+    // Every tainted node's toleration is in -o json; the text shows them where they matter:
     // when the pod fits nowhere, or when its own affinity picks the node.
-    let fits_nowhere = !e.message.is_empty();
-    let with_affinity = !RequiredNodeAffinity::from_pod_spec(spec).is_empty();
-    let shown: Vec<&NodeVerdict> = e
+    let with_sugg: Vec<&NodeRow> = r
         .nodes
         .iter()
-        .filter(|v| !v.suggestions.is_empty() && (fits_nowhere || with_affinity))
+        .filter(|n| !n.suggested_tolerations.is_empty())
         .collect();
-    let hidden: Vec<&str> = e
-        .nodes
-        .iter()
-        .filter(|v| !v.suggestions.is_empty() && !shown.iter().any(|s| s.name == v.name))
-        .map(|v| v.name.as_str())
-        .collect();
-    if !hidden.is_empty() {
+    let show = feasible.is_empty() || with_affinity;
+    if !show && !with_sugg.is_empty() {
+        let names: Vec<&str> = with_sugg.iter().map(|n| n.name.as_str()).collect();
         out.push_str(&format!(
             "\nThe tolerations that would open {} are in -o json (suggestedTolerations).\n",
-            hidden.join(", ")
+            names.join(", ")
         ));
     }
-    for v in shown {
+    for n in with_sugg.iter().filter(|_| show) {
         out.push_str(&format!(
             "\nTo let the pod onto {}, add to its tolerations:\n",
-            v.name
+            n.name
         ));
-        let yaml = tolerations_yaml(&v.suggestions)?;
-        for line in yaml.lines() {
+        for line in tolerations_yaml(&n.suggested_tolerations)?.lines() {
             out.push_str("  ");
             out.push_str(line);
             out.push('\n');
@@ -404,24 +475,62 @@ pub fn evaluate(
 
 /// Runs `repel explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
-    let inv = Inventory::load(&args.inputs.files)?;
+    let inv = args.inputs.load("explain")?;
     warn_all(&inv.warnings);
-    let target = resolve(&inv, &args.pod, &args.namespace, args.seed)?;
+    let gates = args.inputs.feature_gates;
+    let target = resolve(
+        &inv,
+        &args.pod,
+        &args.namespace,
+        args.scheduler.seed,
+        &gates,
+    )?;
     if let Some(origin) = &target.origin {
         eprintln!("explaining a pod of {origin}");
     }
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
-    let (pod_id, original, tolerations, e) =
-        evaluate(&target, &nodes, &args.inputs.feature_gates, true)?;
+    let (pod_id, original, tolerations, core) = evaluate(&target, &nodes, &gates, true)?;
     let mut spec = target.pod.spec.clone().unwrap_or_default();
     spec.tolerations = Some(tolerations.clone());
-    let advice = advise(&spec, &nodes, &e);
+    let advice = advise(&spec, &nodes, &core);
+    // The scheduler's view: the cluster as stored, with this pod (not yet bound) evaluated
+    // against every node.
+    let built = build_cluster(
+        inv.cluster_input(),
+        &gates,
+        &AdmissionConfig::default(),
+        args.scheduler.seed,
+    );
+    warn_all(&built.warnings);
+    let mut cluster = built.cluster;
+    if let Some(existing) = cluster.pods.iter().position(|p| p.key() == pod_id) {
+        cluster.unbind(existing);
+    }
+    let mut pod = target.pod.clone();
+    if let Some(s) = pod.spec.as_mut() {
+        s.tolerations = Some(tolerations.clone());
+    }
+    let info = PodInfo::new(pod, cluster.pods.len());
+    let mut sched = Scheduler::new(
+        gates,
+        args.scheduler.percentage_of_nodes_to_score,
+        args.scheduler.seed,
+    );
+    let eval = sched.evaluate(&cluster, &info);
+    let r = report(
+        &pod_id,
+        &tolerations,
+        &core,
+        &eval,
+        &advice,
+        target.daemonset,
+    );
     match args.output {
-        Some(f) => print_machine(&report(&pod_id, &tolerations, &e, &advice), f)?,
-        None => print!(
-            "{}",
-            human(&spec, &pod_id, &original, &tolerations, &e, &advice)?
-        ),
+        Some(f) => print_machine(&r, f)?,
+        None => {
+            let with_affinity = !RequiredNodeAffinity::from_pod_spec(&spec).is_empty();
+            print!("{}", human(&r, &original, with_affinity, target.daemonset)?)
+        }
     }
     Ok(0)
 }

@@ -4,4 +4,5 @@ pub mod admit;
 pub mod check;
 pub mod demo;
 pub mod explain;
+pub mod schedule;
 pub mod taint;

@@ -4,7 +4,8 @@
 //! Like kubectl and the API server, repel does not set `timeAdded` on the taints it adds:
 //! upstream sets it only on the taints the node-lifecycle controller adds (kubernetes#98482).
 //! A YAML file keeps every document but the changed nodes' byte for byte; the changed documents
-//! are re-emitted (their comments are lost). A JSON file is re-emitted whole.
+//! are re-emitted (their comments are lost; a `kind: List` is one document). A JSON file is
+//! re-emitted whole. A file whose taints end up as they were is not rewritten.
 
 use std::path::{Path, PathBuf};
 
@@ -289,6 +290,20 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
             )));
         }
     };
+    let prints = dry_run || args.output.is_some();
+    for p in &args.files {
+        if p == Path::new("-") && !prints {
+            return Err(CliError::Usage(
+                "-f -: standard input cannot be rewritten in place; add -o yaml to print the changed nodes, or give a file".into(),
+            ));
+        }
+        if p.is_dir() {
+            return Err(CliError::Usage(format!(
+                "{}: is a directory; repel taint rewrites files, so -f takes files",
+                p.display()
+            )));
+        }
+    }
     let mut files: Vec<FileDocs> = args
         .files
         .iter()
@@ -307,9 +322,14 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
         let old = taints_of(&file, node)?;
         match apply_taints(&r.name, &old, &cmd.to_add, &cmd.to_remove, cmd.overwrite) {
             Ok((new, op)) => {
-                set_taints(node, &new)?;
+                let changed = new != old;
+                if changed {
+                    set_taints(node, &new)?;
+                }
                 printed.push(node.clone());
-                files[r.file].changed[r.segment] = true;
+                if changed {
+                    files[r.file].changed[r.segment] = true;
+                }
                 if args.output.is_none() {
                     let suffix = if dry_run { " (dry run)" } else { "" };
                     println!("{}{suffix}", success_line(&r.name, op));
@@ -328,7 +348,10 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
         }
     }
     if !dry_run {
-        for f in files.iter().filter(|f| f.changed.iter().any(|c| *c)) {
+        for f in files
+            .iter()
+            .filter(|f| f.path != Path::new("-") && f.changed.iter().any(|c| *c))
+        {
             write_back(f)?;
         }
     }

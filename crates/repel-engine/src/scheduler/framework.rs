@@ -173,13 +173,15 @@ pub trait Plugin: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// PreFilter: computes per-cycle state; may reject the pod outright or narrow the nodes.
+    /// Returning Skip means the plugin's Filter is not run for this pod; the default (a plugin
+    /// without PreFilter) is Success.
     fn pre_filter(
         &self,
         _state: &mut CycleState,
         _pod: &PodInfo,
         _cluster: &Cluster,
     ) -> (Status, PreFilterResult) {
-        (Status::skip(), None)
+        (Status::success(), None)
     }
 
     /// PreFilter extension: `victim` (on `node`) is being removed from the cycle's view
@@ -216,7 +218,8 @@ pub trait Plugin: Send + Sync {
         Status::success()
     }
 
-    /// PreScore: per-cycle state for scoring over the feasible nodes; Skip to not score.
+    /// PreScore: per-cycle state for scoring over the feasible nodes; Skip means the plugin's
+    /// Score is not run. The default (a plugin without PreScore) is Success.
     fn pre_score(
         &self,
         _state: &mut CycleState,
@@ -224,7 +227,7 @@ pub trait Plugin: Send + Sync {
         _feasible: &[&NodeInfo],
         _cluster: &Cluster,
     ) -> Status {
-        Status::skip()
+        Status::success()
     }
 
     /// Score: a raw score for `node`.

@@ -109,6 +109,16 @@ impl Profile {
     }
 }
 
+/// A plugin's score weight in the default profile (TaintToleration 3; NodeAffinity,
+/// PodTopologySpread, InterPodAffinity 2; NodeResourcesFit, NodeResourcesBalancedAllocation 1).
+pub fn default_weight(plugin: &str) -> Option<i64> {
+    Profile::default_profile(FeatureGates::default())
+        .entries
+        .iter()
+        .find(|e| e.plugin.name() == plugin)
+        .and_then(|e| e.weight)
+}
+
 /// One plugin's part of a node's score.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginScore {
@@ -253,15 +263,18 @@ impl Scheduler {
                     Some(r) => r.intersection(&names).cloned().collect(),
                 });
                 if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                    let msg = if narrowed.len() == 1 {
-                        format!("node(s) didn't satisfy plugin {}", narrowed[0])
+                    // Upstream (v1.35): UnschedulableAndUnresolvable, the plugins as a sorted set.
+                    let mut names = narrowed.clone();
+                    names.sort_unstable();
+                    let msg = if names.len() == 1 {
+                        format!("node(s) didn't satisfy plugin {}", names[0])
                     } else {
                         format!(
                             "node(s) didn't satisfy plugin(s) [{}] simultaneously",
-                            narrowed.join(" ")
+                            names.join(" ")
                         )
                     };
-                    return Err(Status::unschedulable(pl.name(), vec![msg]));
+                    return Err(Status::unresolvable(pl.name(), &msg));
                 }
             }
         }

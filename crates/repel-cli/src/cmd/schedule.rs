@@ -1,0 +1,182 @@
+//! `repel schedule`: every pending pod through kube-scheduler's default profile.
+
+use clap::Args;
+use repel_core::admission::AdmissionConfig;
+use repel_engine::load::{Built, build_cluster};
+use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
+use serde::Serialize;
+
+use crate::output::{print_machine, render, table, warn_all};
+use crate::{CliError, Format, Inputs, SchedulerFlags};
+
+/// Arguments of `repel schedule`.
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub scheduler: SchedulerFlags,
+    /// Output format (default: tables).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<Format>,
+    /// Exit 1 when some pod cannot be scheduled.
+    #[arg(long = "fail-unschedulable")]
+    pub fail_unschedulable: bool,
+}
+
+/// One placement of the JSON contract.
+#[derive(Debug, Serialize)]
+pub struct PlacementRow {
+    /// `ns/name`.
+    pub pod: String,
+    /// The node.
+    pub node: String,
+}
+
+/// One unschedulable pod of the JSON contract.
+#[derive(Debug, Serialize)]
+pub struct UnschedulableRow {
+    /// `ns/name`.
+    pub pod: String,
+    /// Upstream's FitError text.
+    pub message: String,
+}
+
+/// A pod removed by preemption.
+#[derive(Debug, Serialize)]
+pub struct PreemptedRow {
+    /// `ns/name` of the victim.
+    pub pod: String,
+    /// The node it ran on.
+    pub node: String,
+    /// `ns/name` of the pod that preempted it.
+    pub by: String,
+}
+
+/// `repel schedule -o json`.
+#[derive(Debug, Serialize)]
+pub struct ScheduleReport {
+    /// Pods bound, in queue order.
+    pub placements: Vec<PlacementRow>,
+    /// Pods no node fits, with upstream's message.
+    pub unschedulable: Vec<UnschedulableRow>,
+    /// Pods preemption removed.
+    pub preempted: Vec<PreemptedRow>,
+    /// Pods admission refused.
+    pub rejected: Vec<UnschedulableRow>,
+}
+
+/// Builds the report from a batch's placements.
+pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
+    let c = &built.cluster;
+    let key = |id: usize| c.pods.get(id).map(|p| p.key()).unwrap_or_default();
+    let node = |id: usize| c.nodes.get(id).map(|n| n.name.clone()).unwrap_or_default();
+    let mut r = ScheduleReport {
+        placements: Vec::new(),
+        unschedulable: Vec::new(),
+        preempted: Vec::new(),
+        rejected: Vec::new(),
+    };
+    for p in placements {
+        match &p.outcome {
+            Outcome::Scheduled { node: n, .. } => r.placements.push(PlacementRow {
+                pod: key(p.pod),
+                node: node(*n),
+            }),
+            Outcome::Unschedulable { message, nominated } => {
+                if let Some((n, victims)) = nominated {
+                    r.preempted.extend(victims.iter().map(|v| PreemptedRow {
+                        pod: key(*v),
+                        node: node(*n),
+                        by: key(p.pod),
+                    }));
+                }
+                let placed_later = placements
+                    .iter()
+                    .any(|q| q.pod == p.pod && matches!(q.outcome, Outcome::Scheduled { .. }));
+                if !placed_later {
+                    r.unschedulable.push(UnschedulableRow {
+                        pod: key(p.pod),
+                        message: message.clone(),
+                    });
+                }
+            }
+        }
+    }
+    r.rejected = built
+        .rejected
+        .iter()
+        .map(|(pod, message)| UnschedulableRow {
+            pod: pod.clone(),
+            message: message.clone(),
+        })
+        .collect();
+    r
+}
+
+/// Runs `repel schedule`.
+pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
+    let inv = args.inputs.load("schedule")?;
+    warn_all(&inv.warnings);
+    let gates = args.inputs.feature_gates;
+    let mut built = build_cluster(
+        inv.cluster_input(),
+        &gates,
+        &AdmissionConfig::default(),
+        args.scheduler.seed,
+    );
+    warn_all(&built.warnings);
+    let mut sched = Scheduler::new(
+        gates,
+        args.scheduler.percentage_of_nodes_to_score,
+        args.scheduler.seed,
+    );
+    let placements = schedule_all(&mut sched, &mut built.cluster);
+    let r = report(&built, &placements);
+    match args.output {
+        Some(f) => print_machine(&r, f)?,
+        None => {
+            if r.placements.is_empty() {
+                println!("No pod was placed.");
+            } else {
+                let mut t = table(&["POD", "NODE"]);
+                for p in &r.placements {
+                    t.add_row(vec![p.pod.clone(), p.node.clone()]);
+                }
+                print!("{}", render(&t));
+            }
+            if !r.preempted.is_empty() {
+                println!("\nPreempted (deleted to make room):");
+                let mut t = table(&["POD", "NODE", "FOR"]);
+                for p in &r.preempted {
+                    t.add_row(vec![p.pod.clone(), p.node.clone(), p.by.clone()]);
+                }
+                print!("{}", render(&t));
+            }
+            if !r.unschedulable.is_empty() {
+                println!("\nUnschedulable:");
+                for u in &r.unschedulable {
+                    println!("{}: {}", u.pod, u.message);
+                }
+            }
+            if !r.rejected.is_empty() {
+                println!("\nRefused by admission:");
+                for u in &r.rejected {
+                    println!("{}: {}", u.pod, u.message);
+                }
+            }
+            println!(
+                "\n{} placed, {} unschedulable{}.",
+                r.placements.len(),
+                r.unschedulable.len(),
+                if r.preempted.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} preempted", r.preempted.len())
+                }
+            );
+        }
+    }
+    let failed = !r.rejected.is_empty() || (args.fail_unschedulable && !r.unschedulable.is_empty());
+    Ok(if failed { 1 } else { 0 })
+}

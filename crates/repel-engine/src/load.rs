@@ -1,0 +1,108 @@
+//! Building a [`Cluster`] from manifests' objects, as a cluster would hold them: nodes, then
+//! every pod admitted (DefaultTolerationSeconds, PodTolerationRestriction) — plain Pods in input
+//! order, then each workload's pods as its controller creates them.
+
+use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use repel_core::FeatureGates;
+use repel_core::admission::{AdmissionConfig, create_pod};
+use repel_core::workload::{Workload, expand_pods, namespace_of};
+
+use crate::cluster::Cluster;
+
+/// What a node without `status.allocatable` is taken to offer: kubelet's default `maxPods`
+/// (110) and more CPU, memory and storage than any pod asks for. Hand-written manifests rarely
+/// carry a status; without this every pod would be "Too many pods" there.
+pub const ASSUMED_ALLOCATABLE: [(&str, &str); 4] = [
+    ("pods", "110"),
+    ("cpu", "100k"),
+    ("memory", "1Pi"),
+    ("ephemeral-storage", "1Pi"),
+];
+
+/// The objects a cluster is built from.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterInput {
+    /// Nodes.
+    pub nodes: Vec<Node>,
+    /// Pods (bound ones count against their node).
+    pub pods: Vec<Pod>,
+    /// Workloads, expanded into pods.
+    pub workloads: Vec<Workload>,
+    /// Namespaces (annotations for PodTolerationRestriction, labels for namespaceSelector).
+    pub namespaces: Vec<Namespace>,
+    /// PodDisruptionBudgets (preemption prefers not to violate them).
+    pub pdbs: Vec<PodDisruptionBudget>,
+}
+
+/// A built cluster and what did not make it in.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// Notes for the user (assumed allocatable, …).
+    pub warnings: Vec<String>,
+    /// Pods the API server would refuse (admission or validation): `(ns/name, message)`.
+    pub rejected: Vec<(String, String)>,
+}
+
+/// Fills [`ASSUMED_ALLOCATABLE`] into a node without `status.allocatable`; returns whether it did.
+pub fn assume_allocatable(node: &mut Node) -> bool {
+    let status = node.status.get_or_insert_with(NodeStatus::default);
+    if status.allocatable.is_some() {
+        return false;
+    }
+    status.allocatable = Some(
+        ASSUMED_ALLOCATABLE
+            .iter()
+            .map(|(k, v)| (k.to_string(), Quantity(v.to_string())))
+            .collect(),
+    );
+    true
+}
+
+/// Builds the cluster: nodes (with [`assume_allocatable`]), then pods admitted in creation
+/// order (Pods as given, then workload pods named from `seed`); pods the API server would
+/// refuse (admission, or invalid tolerations) are left out and listed.
+pub fn build_cluster(
+    input: ClusterInput,
+    gates: &FeatureGates,
+    admission: &AdmissionConfig,
+    seed: u64,
+) -> Built {
+    let mut built = Built::default();
+    let mut assumed = Vec::new();
+    let mut nodes = input.nodes;
+    for n in &mut nodes {
+        if assume_allocatable(n) {
+            assumed.push(n.metadata.name.clone().unwrap_or_default());
+        }
+    }
+    if !assumed.is_empty() {
+        built.warnings.push(format!(
+            "node(s) without status.allocatable, taken to allow 110 pods and unlimited cpu, memory and storage: {}",
+            assumed.join(", ")
+        ));
+    }
+    let mut pods = input.pods;
+    for w in &input.workloads {
+        pods.extend(expand_pods(w, &nodes, gates, seed));
+    }
+    built.cluster.namespaces = input.namespaces;
+    built.cluster.pdbs = input.pdbs;
+    for n in nodes {
+        built.cluster.add_node(n);
+    }
+    for mut pod in pods {
+        let ns = namespace_of(&pod.metadata).to_string();
+        let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
+        match create_pod(&mut pod, built.cluster.namespace(&ns), admission, gates) {
+            Ok(()) => {
+                built.cluster.add_pod(pod);
+            }
+            Err(e) => built.rejected.push((key, e.to_string())),
+        }
+    }
+    built
+}
