@@ -1079,3 +1079,123 @@ fn explain_a_generated_pod_by_its_name() {
     assert_eq!(code, 0);
     assert_eq!(v["pod"], json!("team/db-1"));
 }
+
+// ---------------------------------------------------------------- schedule
+
+#[test]
+fn schedule_gpu_pool_and_upstreams_messages() {
+    let (code, v) = json_out(&["schedule", "-f", &fixture("gpu-pool.yaml"), "-o", "json"]);
+    assert_eq!(
+        code, 0,
+        "unschedulable pods alone do not fail without --fail-unschedulable"
+    );
+    let placed: Vec<(String, String)> = v["placements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["pod"].as_str().unwrap().to_string(),
+                p["node"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        placed[0].0, "default/urgent",
+        "the highest priority goes first"
+    );
+    assert!(
+        placed.contains(&("default/trainer".to_string(), "gpu-1".to_string())),
+        "{placed:?}"
+    );
+    let msg = |pod: &str| {
+        v["unschedulable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["pod"] == pod)
+            .map(|u| u["message"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        msg("default/trainer-no-toleration").as_deref(),
+        Some(
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+        )
+    );
+    assert_eq!(
+        msg("default/big-2").as_deref(),
+        Some(
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+        )
+    );
+    let (code, _, _) = run(&[
+        "schedule",
+        "-f",
+        &fixture("gpu-pool.yaml"),
+        "--fail-unschedulable",
+    ]);
+    assert_eq!(code, 1);
+    let (_, out, _) = run(&["schedule", "-f", &fixture("gpu-pool.yaml")]);
+    insta::assert_snapshot!("schedule_gpu_pool", out);
+}
+
+#[test]
+fn schedule_preempts_lower_priority_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let mut low = pod("low", json!([]));
+    low["spec"]["nodeName"] = json!("n1");
+    low["spec"]["priority"] = json!(1);
+    low["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
+    let mut high = pod("high", json!([]));
+    high["spec"]["priority"] = json!(100);
+    high["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
+    let f = write_list(dir.path(), "p.json", vec![n, low, high]);
+    let (code, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["placements"],
+        json!([{"pod": "default/high", "node": "n1"}])
+    );
+    assert_eq!(
+        v["preempted"],
+        json!([{"pod": "default/low", "node": "n1", "by": "default/high"}])
+    );
+    assert_eq!(v["unschedulable"], json!([]));
+}
+
+#[test]
+fn schedule_is_reproducible_with_a_seed() {
+    let args = [
+        "schedule",
+        "-f",
+        &demo_cluster(),
+        "-o",
+        "json",
+        "--seed",
+        "9",
+        "--feature-gates",
+        "TaintTolerationComparisonOperators=true",
+    ];
+    let (_, a) = json_out(&args);
+    let (_, b) = json_out(&args);
+    assert_eq!(a, b);
+    let placed = |pod: &str| {
+        a["placements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pod"] == pod)
+            .map(|p| p["node"].as_str().unwrap().to_string())
+    };
+    assert_eq!(placed("default/group-app").as_deref(), Some("dedicated-1"));
+    assert_eq!(placed("default/spot-batch").as_deref(), Some("spot-1"));
+    assert_eq!(placed("default/gpu-trainer").as_deref(), Some("gpu-1"));
+    assert_eq!(
+        placed("default/sla-above-900")
+            .as_deref()
+            .map(|n| n != "sla-bronze"),
+        Some(true),
+        "800 is not > 900"
+    );
+}

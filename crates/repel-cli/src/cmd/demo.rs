@@ -237,7 +237,8 @@ pub fn demo_text() -> Result<String, CliError> {
     out.push_str(&format!(
         "\nNext: repel explain default/group-app-toleration-only -f {DEMO_PATH}\n      \
          repel check -f {DEMO_PATH}   (Gt is refused until the gate is on: add\n      --feature-gates TaintTolerationComparisonOperators=true)\n      \
-         repel admit -f {DEMO_PATH}\n"
+         repel admit -f {DEMO_PATH}\n      \
+         repel schedule -f {DEMO_PATH} --feature-gates TaintTolerationComparisonOperators=true\n"
     ));
     Ok(out)
 }
