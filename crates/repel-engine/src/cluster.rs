@@ -90,6 +90,35 @@ pub struct PodInfo {
     pub node: Option<NodeId>,
     /// The node it was nominated for by preemption.
     pub nominated: Option<NodeId>,
+    /// Where the pod is in its life.
+    pub phase: PodPhase,
+    /// Deleted (no longer in the API): bound pods are unbound when deleted.
+    pub deleted: bool,
+}
+
+/// A pod's phase, plus deletion (upstream `PodPhase`; `Gone` is repel's word for a deleted pod).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PodPhase {
+    /// Not bound, or bound and not yet admitted by the kubelet.
+    Pending,
+    /// Admitted by its node's kubelet.
+    Running,
+    /// Finished successfully (Job pods).
+    Succeeded,
+    /// Rejected by the kubelet (e.g. an untolerated NoExecute taint) or failed.
+    Failed,
+}
+
+impl PodPhase {
+    /// Upstream's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+        }
+    }
 }
 
 impl PodInfo {
@@ -107,6 +136,8 @@ impl PodInfo {
             seq,
             node: None,
             nominated: None,
+            phase: PodPhase::Pending,
+            deleted: false,
             pod,
         }
     }
@@ -282,6 +313,60 @@ impl Cluster {
         n.add_pod(pod, info);
     }
 
+    /// Deletes a pod: unbound from its node and marked deleted (it stays in [`Cluster::pods`] so
+    /// ids remain valid).
+    pub fn delete_pod(&mut self, pod: PodId) {
+        self.unbind(pod);
+        if let Some(p) = self.pods.get_mut(pod) {
+            p.deleted = true;
+        }
+    }
+
+    /// Replaces a node's taints (`spec.taints`), keeping the taint-class index current.
+    pub fn set_node_taints(&mut self, node: NodeId, taints: Vec<Taint>) {
+        let class = match self.taint_classes.iter().position(|c| *c == taints) {
+            Some(c) => c,
+            None => {
+                self.taint_classes.push(taints.clone());
+                self.taint_classes.len() - 1
+            }
+        };
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        n.taint_class = class;
+        n.node.spec.get_or_insert_with(Default::default).taints =
+            (!taints.is_empty()).then(|| taints.clone());
+        n.taints = taints;
+    }
+
+    /// Sets a node's `spec.unschedulable` (cordon/uncordon).
+    pub fn set_unschedulable(&mut self, node: NodeId, unschedulable: bool) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        n.unschedulable = unschedulable;
+        n.node
+            .spec
+            .get_or_insert_with(Default::default)
+            .unschedulable = unschedulable.then_some(true);
+    }
+
+    /// Live pods (not deleted) bound to `node`.
+    pub fn pods_on_node(&self, node: NodeId) -> Vec<PodId> {
+        self.nodes
+            .get(node)
+            .map(|n| n.pods.clone())
+            .unwrap_or_default()
+    }
+
+    /// The live pod `namespace/name`.
+    pub fn pod_id(&self, namespace: &str, name: &str) -> Option<PodId> {
+        self.pods
+            .iter()
+            .rposition(|p| !p.deleted && p.namespace == namespace && p.name == name)
+    }
+
     /// Unbinds (deletes from its node) a pod, as preemption's victims are.
     pub fn unbind(&mut self, pod: PodId) {
         let Some(info) = self.pods.get_mut(pod) else {
@@ -311,7 +396,10 @@ impl Cluster {
     /// node bypasses the scheduler, even when that node does not exist), in creation order.
     pub fn pending(&self) -> Vec<PodId> {
         (0..self.pods.len())
-            .filter(|i| self.pods[*i].node.is_none() && self.pods[*i].spec_node_name().is_none())
+            .filter(|i| {
+                let p = &self.pods[*i];
+                !p.deleted && p.node.is_none() && p.spec_node_name().is_none()
+            })
             .collect()
     }
 

@@ -5,13 +5,19 @@
 //! seeded: the same input and seed give the same placements.
 //!
 //! # Layout
+//! - [`clock`]: simulated time and Go's duration syntax.
+//! - [`events`]: events as controllers record them.
+//! - [`controllers`]: taint eviction, node lifecycle, … as state machines on the clock.
 //! - [`resources`]: resource amounts, pod requests, node allocatable.
 //! - [`cluster`]: the object store and its indexes; `NodeInfo`, `PodInfo`.
 //! - [`load`]: a cluster from manifests' objects, admitted as the API server would.
 //! - [`scheduler`]: the framework, the default profile's plugins, preemption, the cycle.
 //! - [`rng`]: the seeded generator.
 
+pub mod clock;
 pub mod cluster;
+pub mod controllers;
+pub mod events;
 pub mod load;
 pub mod resources;
 pub mod rng;

@@ -1,0 +1,20 @@
+//! Controllers as synchronous state machines on the simulated clock: each looks at the cluster
+//! at `now`, changes it (it is the one writer while it runs), records events, and says when it
+//! next needs to run.
+
+pub mod node_lifecycle;
+pub mod taint_eviction;
+
+use crate::clock::Millis;
+use crate::cluster::Cluster;
+use crate::events::Event;
+
+/// A controller stepped by the simulation.
+pub trait Controller {
+    /// Its name, e.g. `taint-eviction-controller`.
+    fn name(&self) -> &'static str;
+    /// Reconciles at `now`: reads and changes the cluster, appends events.
+    fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>);
+    /// The next time it has work scheduled (a deadline, a grace period ending), if any.
+    fn next_wake(&self, now: Millis, cluster: &Cluster) -> Option<Millis>;
+}
