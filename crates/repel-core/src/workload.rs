@@ -8,6 +8,9 @@
 //! pod-template-hash is FNV-32a over the template's JSON encoded with upstream's
 //! `SafeEncodeString`; upstream hashes Go's in-memory dump of the template, which cannot be
 //! reproduced outside Go, so hashes have upstream's form but not a real cluster's value.
+//!
+//! Every pod carries its controller's `ownerReference` (a Deployment's pods name their
+//! ReplicaSet, a CronJob's their Job); a workload without a `uid` gets a stable stand-in.
 
 use std::collections::BTreeMap;
 
@@ -183,11 +186,24 @@ pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
 }
 
 fn owner_ref(api_version: &str, kind: &str, meta: &ObjectMeta) -> Option<OwnerReference> {
-    let uid = meta.uid.clone().filter(|u| !u.is_empty())?;
+    let name = meta.name.clone().unwrap_or_default();
+    // A manifest rarely carries a uid; a stable stand-in keeps the reference (drain and the
+    // workload controllers find a pod's owner through it).
+    let uid = meta
+        .uid
+        .clone()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| {
+            let ns = meta.namespace.as_deref().unwrap_or("default");
+            format!(
+                "repel-{:08x}",
+                fnv32a(format!("{kind}/{ns}/{name}").as_bytes())
+            )
+        });
     Some(OwnerReference {
         api_version: api_version.to_string(),
         kind: kind.to_string(),
-        name: meta.name.clone().unwrap_or_default(),
+        name,
         uid,
         controller: Some(true),
         block_owner_deletion: Some(true),
@@ -333,12 +349,17 @@ fn pods_for(
             (0..count)
                 .map(|_| {
                     let pod_name = format!("{rs}-{}", rng.suffix(5));
+                    let rs_meta = ObjectMeta {
+                        name: Some(rs.clone()),
+                        namespace: Some(ns.to_string()),
+                        ..Default::default()
+                    };
                     pod_from_template(
                         template,
                         ns,
                         pod_name,
                         &[("pod-template-hash", hash.clone())],
-                        None,
+                        owner_ref("apps/v1", "ReplicaSet", &rs_meta),
                     )
                 })
                 .collect()
@@ -421,12 +442,17 @@ fn pods_for(
                         ("batch.kubernetes.io/job-name", job.clone()),
                         ("job-name", job.clone()),
                     ];
+                    let job_meta = ObjectMeta {
+                        name: Some(job.clone()),
+                        namespace: Some(ns.to_string()),
+                        ..Default::default()
+                    };
                     pod_from_template(
                         template,
                         ns,
                         format!("{job}-{}", rng.suffix(5)),
                         &labels,
-                        None,
+                        owner_ref("batch/v1", "Job", &job_meta),
                     )
                 })
                 .collect()
