@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use repel_core::workload::Workload;
 use repel_engine::load::ClusterInput;
 use serde::de::DeserializeOwned;
@@ -89,6 +90,10 @@ pub struct Inventory {
     pub namespaces: Vec<Loaded<Namespace>>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<Loaded<PodDisruptionBudget>>,
+    /// PriorityClasses.
+    pub priority_classes: Vec<Loaded<PriorityClass>>,
+    /// Where each `Kind/namespace/name` was read, to refuse duplicates.
+    seen: std::collections::HashMap<String, Source>,
     /// Objects skipped (unknown kinds), one line each.
     pub warnings: Vec<String>,
 }
@@ -268,6 +273,102 @@ fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
     })
 }
 
+/// Upstream's message for a quantity that does not parse.
+pub const QUANTITY_ERR: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+/// The most pods one workload may ask for: repel simulates upstream's largest clusters (150,000
+/// pods), not a typo's billions.
+pub const MAX_REPLICAS: i64 = 1_000_000;
+
+/// Checks what typed decoding lets through but the API server would not: every resource
+/// quantity parses (requests, limits, overhead, pod-level resources, node capacity and
+/// allocatable), and replica counts are between 0 and [`MAX_REPLICAS`].
+fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError> {
+    let err = |field: String, message: String| InputError::Object {
+        at: source.clone(),
+        what: describe_value(v),
+        message: format!("{field}: {message}"),
+    };
+    let check_list = |path: &str, list: Option<&Value>| -> Result<(), InputError> {
+        let Some(map) = list.and_then(Value::as_object) else {
+            return Ok(());
+        };
+        for (name, q) in map {
+            let text = match q {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                other => other.to_string(),
+            };
+            if repel_core::quantity::parse_quantity_nanos(&text).is_none() {
+                return Err(err(
+                    format!("{path}.{name}"),
+                    format!("Invalid value: {text:?}: {QUANTITY_ERR}"),
+                ));
+            }
+        }
+        Ok(())
+    };
+    let check_spec = |path: &str, spec: Option<&Value>| -> Result<(), InputError> {
+        let Some(spec) = spec else { return Ok(()) };
+        for list in ["containers", "initContainers"] {
+            for (i, c) in spec
+                .get(list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                for part in ["requests", "limits"] {
+                    check_list(
+                        &format!("{path}.{list}[{i}].resources.{part}"),
+                        c.pointer(&format!("/resources/{part}")),
+                    )?;
+                }
+            }
+        }
+        check_list(&format!("{path}.overhead"), spec.get("overhead"))?;
+        for part in ["requests", "limits"] {
+            check_list(
+                &format!("{path}.resources.{part}"),
+                spec.pointer(&format!("/resources/{part}")),
+            )?;
+        }
+        Ok(())
+    };
+    match kind {
+        "Node" => {
+            check_list("status.allocatable", v.pointer("/status/allocatable"))?;
+            check_list("status.capacity", v.pointer("/status/capacity"))?;
+        }
+        "Pod" => check_spec("spec", v.get("spec"))?,
+        "CronJob" => check_spec(
+            "spec.jobTemplate.spec.template.spec",
+            v.pointer("/spec/jobTemplate/spec/template/spec"),
+        )?,
+        _ => check_spec("spec.template.spec", v.pointer("/spec/template/spec"))?,
+    }
+    for field in ["replicas", "parallelism", "completions"] {
+        if let Some(n) = v.pointer(&format!("/spec/{field}")).and_then(Value::as_i64) {
+            if n < 0 {
+                return Err(err(
+                    format!("spec.{field}"),
+                    format!("Invalid value: {n}: must be greater than or equal to 0"),
+                ));
+            }
+            if n > MAX_REPLICAS {
+                return Err(err(
+                    format!("spec.{field}"),
+                    format!(
+                        "{n} pods are more than repel simulates (at most {MAX_REPLICAS} per workload)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Inventory {
     /// Reads every `-f` argument.
     pub fn load(paths: &[PathBuf], recursive: bool) -> Result<Inventory, InputError> {
@@ -302,6 +403,7 @@ impl Inventory {
             "Job",
             "CronJob",
             "PodDisruptionBudget",
+            "PriorityClass",
         ];
         if !known.contains(&kind) {
             self.warnings.push(format!(
@@ -311,11 +413,42 @@ impl Inventory {
             return Ok(());
         }
         require_name(&source, v)?;
+        check_object(&source, kind, v)?;
+        let id = {
+            let ns = match kind {
+                "Node" | "Namespace" | "PriorityClass" => String::new(),
+                _ => {
+                    v.pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                        .filter(|n| !n.is_empty())
+                        .unwrap_or("default")
+                        .to_string()
+                        + "/"
+                }
+            };
+            format!(
+                "{kind} {ns}{}",
+                v.pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )
+        };
+        if let Some(first) = self.seen.get(&id) {
+            return Err(InputError::Object {
+                at: source.clone(),
+                what: describe_value(v),
+                message: format!(
+                    "{id} is defined twice (first at {first}); the API server would refuse the second as AlreadyExists"
+                ),
+            });
+        }
+        self.seen.insert(id, source.clone());
         let seq = self.nodes.len()
             + self.pods.len()
             + self.workloads.len()
             + self.namespaces.len()
-            + self.pdbs.len();
+            + self.pdbs.len()
+            + self.priority_classes.len();
         let w = |w| Loaded {
             source: source.clone(),
             seq,
@@ -338,6 +471,11 @@ impl Inventory {
                 source,
             }),
             "PodDisruptionBudget" => self.pdbs.push(Loaded {
+                obj: typed(&source, v)?,
+                seq,
+                source,
+            }),
+            "PriorityClass" => self.priority_classes.push(Loaded {
                 obj: typed(&source, v)?,
                 seq,
                 source,
@@ -369,6 +507,7 @@ impl Inventory {
             && self.workloads.is_empty()
             && self.namespaces.is_empty()
             && self.pdbs.is_empty()
+            && self.priority_classes.is_empty()
     }
 
     /// The objects a cluster is built from.
@@ -379,6 +518,11 @@ impl Inventory {
             workloads: self.workloads.iter().map(|w| w.obj.clone()).collect(),
             namespaces: self.namespaces.iter().map(|n| n.obj.clone()).collect(),
             pdbs: self.pdbs.iter().map(|p| p.obj.clone()).collect(),
+            priority_classes: self
+                .priority_classes
+                .iter()
+                .map(|p| p.obj.clone())
+                .collect(),
         }
     }
 

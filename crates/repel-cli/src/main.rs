@@ -5,6 +5,17 @@
 //! - `output`: `-o json|yaml` and the human printers' shared pieces.
 //! - `cmd`: one module per command.
 
+/// `print!` that ends the program quietly when stdout is a closed pipe (`repel … | head`) and
+/// reports other write errors instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::output::emit(&format!($($t)*)) };
+}
+
+/// `println!` with [`out!`]'s handling of write errors.
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::output::emit(&(format!($($t)*) + "\n")) };
+}
+
 mod cmd;
 mod input;
 mod output;
@@ -80,6 +91,10 @@ enum Command {
     Taint(cmd::taint::TaintArgs),
     /// Schedule every pending pod as kube-scheduler's default profile would: placements and why not.
     Schedule(cmd::schedule::ScheduleArgs),
+    /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
+    Simulate(cmd::simulate::SimulateArgs),
+    /// Run scenarios' expectations, like a test runner (exit 1 on any failure).
+    Test(cmd::simulate::TestArgs),
     /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
     Admit(cmd::admit::AdmitArgs),
     /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
@@ -126,6 +141,8 @@ fn main() -> ExitCode {
         Command::Taint(a) => cmd::taint::run(a),
         Command::Admit(a) => cmd::admit::run(a),
         Command::Schedule(a) => cmd::schedule::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
+        Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),
     };
     match result {

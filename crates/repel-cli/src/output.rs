@@ -12,8 +12,22 @@ pub fn print_machine<T: Serialize>(value: &T, format: Format) -> Result<(), CliE
             .map_err(|e| CliError::Output(e.to_string()))?,
         Format::Yaml => to_yaml(value)?,
     };
-    print!("{text}");
+    emit(&text);
     Ok(())
+}
+
+/// Writes `text` to stdout. A closed pipe (the reader went away, as with `| head`) ends the
+/// program quietly with exit 0; any other write error ends it with exit 2 and a message.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing output: {e}");
+        std::process::exit(2);
+    }
 }
 
 /// YAML text of a value.

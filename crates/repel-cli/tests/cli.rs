@@ -1143,14 +1143,19 @@ fn schedule_gpu_pool_and_upstreams_messages() {
 fn schedule_preempts_lower_priority_pods() {
     let dir = tempfile::tempdir().unwrap();
     let n = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let class = |name: &str, value: i64| json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value});
     let mut low = pod("low", json!([]));
     low["spec"]["nodeName"] = json!("n1");
-    low["spec"]["priority"] = json!(1);
+    low["spec"]["priorityClassName"] = json!("low");
     low["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
     let mut high = pod("high", json!([]));
-    high["spec"]["priority"] = json!(100);
+    high["spec"]["priorityClassName"] = json!("high");
     high["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
-    let f = write_list(dir.path(), "p.json", vec![n, low, high]);
+    let f = write_list(
+        dir.path(),
+        "p.json",
+        vec![class("low", 1), class("high", 100), n, low, high],
+    );
     let (code, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 0);
     assert_eq!(
@@ -1197,5 +1202,147 @@ fn schedule_is_reproducible_with_a_seed() {
             .map(|n| n != "sla-bronze"),
         Some(true),
         "800 is not > 900"
+    );
+}
+
+// ---------------------------------------------------------------- issue-3 review fixes
+
+fn gpu_node(name: &str, gpus: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+           "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": gpus}}})
+}
+
+#[test]
+fn limits_only_requests_are_defaulted_as_the_api_server_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut items = vec![gpu_node("gpu-1", "4")];
+    for i in 0..6 {
+        let mut p = pod(&format!("t{i}"), json!([]));
+        p["spec"]["containers"][0]["resources"] = json!({"limits": {"nvidia.com/gpu": "1"}});
+        items.push(p);
+    }
+    let f = write_list(dir.path(), "g.json", items);
+    let (_, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(v["placements"].as_array().unwrap().len(), 4, "{v}");
+    assert_eq!(
+        v["unschedulable"][0]["message"],
+        json!(
+            "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+        )
+    );
+}
+
+#[test]
+fn priority_classes_order_the_queue_and_preempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000});
+    let n = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let mut low = pod("low", json!([]));
+    low["spec"]["nodeName"] = json!("n1");
+    low["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
+    let mut hi = pod("hi", json!([]));
+    hi["spec"]["priorityClassName"] = json!("high");
+    hi["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "3"}});
+    let mut unknown = pod("unknown-class", json!([]));
+    unknown["spec"]["priorityClassName"] = json!("gold");
+    let f = write_list(dir.path(), "p.json", vec![pc, n, low, hi, unknown]);
+    let (code, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "a pod the API server refuses makes the run fail");
+    assert_eq!(
+        v["preempted"],
+        json!([{"pod": "default/low", "node": "n1", "by": "default/hi"}])
+    );
+    assert_eq!(
+        v["rejected"],
+        json!([{"pod": "default/unknown-class", "message": "pods \"unknown-class\" is forbidden: no PriorityClass with name gold was found"}])
+    );
+}
+
+#[test]
+fn finished_pods_hold_no_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}}});
+    let mut done = pod("done", json!([]));
+    done["spec"]["nodeName"] = json!("n1");
+    done["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "1"}});
+    done["status"] = json!({"phase": "Succeeded"});
+    let mut new = pod("new", json!([]));
+    new["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "1"}});
+    let f = write_list(dir.path(), "p.json", vec![n, done, new]);
+    let (_, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(
+        v["placements"],
+        json!([{"pod": "default/new", "node": "n1"}])
+    );
+}
+
+#[test]
+fn duplicates_and_bad_quantities_are_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_list(dir.path(), "n.json", vec![node("a", json!([]))]);
+    let (code, _, err) = run(&[
+        "schedule",
+        "-f",
+        f.to_str().unwrap(),
+        "-f",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("Node a is defined twice"), "{err}");
+    let mut p = pod("p", json!([]));
+    p["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "lots"}});
+    let f = write_list(dir.path(), "q.json", vec![p]);
+    let (code, _, err) = run(&["schedule", "-f", f.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("spec.containers[0].resources.requests.cpu: Invalid value: \"lots\": quantities must match the regular expression"), "{err}");
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "huge"},
+        "spec": {"replicas": 2000000000, "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c"}]}}}});
+    let f = write_list(dir.path(), "d.json", vec![deploy]);
+    let (code, _, err) = run(&["schedule", "-f", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("spec.replicas"), "{err}");
+}
+
+#[test]
+fn a_pdb_without_status_is_computed_for_preemption() {
+    let dir = tempfile::tempdir().unwrap();
+    let mk_node = |n: &str| json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}, "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}});
+    let bound = |name: &str, node: &str, prio: i64, labels: Value| {
+        let mut p = pod(name, json!([]));
+        p["metadata"]["labels"] = labels;
+        p["spec"]["nodeName"] = json!(node);
+        p["spec"]["priorityClassName"] = json!(format!("p{prio}"));
+        p["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "1"}});
+        p
+    };
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "g"},
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "g"}}}});
+    let mut hi = pod("hi", json!([]));
+    hi["spec"]["priorityClassName"] = json!("p100");
+    hi["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "1"}});
+    let class = |v: i64| json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": format!("p{v}")}, "value": v});
+    let f = write_list(
+        dir.path(),
+        "p.json",
+        vec![
+            class(0),
+            class(5),
+            class(100),
+            mk_node("n1"),
+            mk_node("n2"),
+            pdb,
+            bound("guarded", "n1", 0, json!({"app": "g"})),
+            bound("guarded-2", "n1", 0, json!({"app": "g"})),
+            bound("free1", "n2", 5, json!({})),
+            bound("free2", "n2", 5, json!({})),
+            hi,
+        ],
+    );
+    let (_, v) = json_out(&["schedule", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(v["preempted"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(
+        v["preempted"][0]["node"],
+        json!("n1"),
+        "maxUnavailable 1 allows one disruption on n1, whose victims have the lowest priority: {v}"
     );
 }

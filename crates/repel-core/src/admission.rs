@@ -8,7 +8,10 @@
 //! the control plane does (the memory-pressure toleration for pods outside BestEffort); turn
 //! PodTolerationRestriction off to match a cluster that does not run it.
 
-use k8s_openapi::api::core::v1::{Namespace, Pod};
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Container, Namespace, Pod, PodSpec};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::FeatureGates;
@@ -28,6 +31,9 @@ pub struct AdmissionConfig {
     pub default_toleration_seconds: Option<DefaultTolerationSecondsConfig>,
     /// PodTolerationRestriction, when enabled.
     pub pod_toleration_restriction: Option<PodTolerationRestrictionConfig>,
+    /// The PriorityClasses the Priority plugin resolves `priorityClassName` against (the two
+    /// built-in system classes are always there).
+    pub priority_classes: Vec<PriorityClass>,
 }
 
 impl Default for AdmissionConfig {
@@ -36,6 +42,7 @@ impl Default for AdmissionConfig {
         AdmissionConfig {
             default_toleration_seconds: Some(DefaultTolerationSecondsConfig::default()),
             pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
+            priority_classes: Vec::new(),
         }
     }
 }
@@ -76,12 +83,129 @@ pub fn admit_pod(
     Ok(())
 }
 
+/// The built-in PriorityClass `system-cluster-critical`.
+pub const SYSTEM_CLUSTER_CRITICAL: (&str, i32) = ("system-cluster-critical", 2_000_000_000);
+/// The built-in PriorityClass `system-node-critical`.
+pub const SYSTEM_NODE_CRITICAL: (&str, i32) = ("system-node-critical", 2_000_001_000);
+/// `PreemptLowerPriority`, the default preemption policy.
+pub const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
+
+/// Upstream `SetDefaults_Pod` (pkg/apis/core/v1/defaults.go, v1.35), the part the scheduler
+/// sees: for every container and init container, a resource with a limit but no request gets
+/// the limit as its request; the same for pod-level `spec.resources`.
+pub fn set_defaults_pod(spec: &mut PodSpec) {
+    fn default_requests(r: &mut k8s_openapi::api::core::v1::ResourceRequirements) {
+        let Some(limits) = r.limits.clone() else {
+            return;
+        };
+        let requests = r.requests.get_or_insert_with(BTreeMap::new);
+        for (k, v) in limits {
+            requests.entry(k).or_insert(v);
+        }
+    }
+    let containers = spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten());
+    for c in containers {
+        let c: &mut Container = c;
+        if let Some(r) = c.resources.as_mut() {
+            default_requests(r);
+        }
+    }
+    if let Some(r) = spec.resources.as_mut() {
+        default_requests(r);
+    }
+}
+
+/// Upstream's Priority admission plugin (`plugin/pkg/admission/priority`, v1.35) on a new pod:
+///
+/// 1. Without `priorityClassName`: the class with `globalDefault: true` if any (its name, value
+///    and preemption policy), else priority 0.
+/// 2. With one: the class of that name — the built-in `system-cluster-critical` and
+///    `system-node-critical` included — else "no PriorityClass with name X was found".
+/// 3. A `spec.priority` or `spec.preemptionPolicy` the pod sets must equal the computed ones,
+///    with upstream's messages.
+pub fn resolve_priority(spec: &mut PodSpec, classes: &[PriorityClass]) -> Result<(), String> {
+    let class_of = |name: &str| -> Option<(String, i32, Option<String>)> {
+        if let Some(c) = classes
+            .iter()
+            .find(|c| c.metadata.name.as_deref() == Some(name))
+        {
+            return Some((
+                name.to_string(),
+                c.value.unwrap_or(0),
+                c.preemption_policy.clone(),
+            ));
+        }
+        [SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL]
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, v)| (n.to_string(), *v, None))
+    };
+    let resolved = match spec
+        .priority_class_name
+        .as_deref()
+        .filter(|n| !n.is_empty())
+    {
+        None => classes
+            .iter()
+            .find(|c| c.global_default == Some(true))
+            .map(|c| {
+                (
+                    c.metadata.name.clone().unwrap_or_default(),
+                    c.value.unwrap_or(0),
+                    c.preemption_policy.clone(),
+                )
+            }),
+        Some(name) => Some(
+            class_of(name).ok_or_else(|| format!("no PriorityClass with name {name} was found"))?,
+        ),
+    };
+    let (name, value, policy) = match resolved {
+        Some(r) => (
+            Some(r.0),
+            r.1,
+            r.2.unwrap_or_else(|| PREEMPT_LOWER_PRIORITY.to_string()),
+        ),
+        None => (None, 0, PREEMPT_LOWER_PRIORITY.to_string()),
+    };
+    if let Some(p) = spec.priority
+        && p != value
+    {
+        return Err(format!(
+            "the integer value of priority ({p}) must not be provided in pod spec; priority admission controller computed {value} from the given PriorityClass name"
+        ));
+    }
+    if let Some(p) = spec.preemption_policy.as_deref()
+        && p != policy
+    {
+        return Err(format!(
+            "the string value of PreemptionPolicy ({p}) must not be provided in pod spec; priority admission controller computed {policy} from the given PriorityClass name"
+        ));
+    }
+    if name.is_some() {
+        spec.priority_class_name = name;
+    }
+    spec.priority = Some(value);
+    spec.preemption_policy = Some(policy);
+    Ok(())
+}
+
 /// Why the API server would not store a new pod.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CreatePodError {
     /// An admission plugin refused it (its message, as the API server returns it).
     #[error(transparent)]
     Admission(#[from] AdmissionError),
+    /// The Priority plugin refused it; displays as the API server's Forbidden.
+    #[error("pods {name:?} is forbidden: {message}")]
+    Priority {
+        /// The pod's name.
+        name: String,
+        /// Upstream's message.
+        message: String,
+    },
     /// Validation after admission failed; displays as kubectl prints a 422.
     #[error("{}", invalid_message("Pod", name, errors).trim_end())]
     Invalid {
@@ -92,15 +216,25 @@ pub enum CreatePodError {
     },
 }
 
-/// What the API server does with a new pod, as far as tolerations go: the admission chain
-/// ([`admit_pod`]), then validation of the result (`spec.tolerations`). Mutating admission runs
-/// before validation in kube-apiserver, so a pod is judged as it would be stored.
+/// What the API server does with a new pod, as far as the scheduler and tolerations go:
+/// defaulting ([`set_defaults_pod`]), the Priority plugin ([`resolve_priority`]), the admission
+/// chain ([`admit_pod`]), then validation of the result (`spec.tolerations`). Mutating admission
+/// runs before validation in kube-apiserver, so a pod is judged as it would be stored.
 pub fn create_pod(
     pod: &mut Pod,
     namespace: Option<&Namespace>,
     cfg: &AdmissionConfig,
     gates: &FeatureGates,
 ) -> Result<(), CreatePodError> {
+    if let Some(spec) = pod.spec.as_mut() {
+        set_defaults_pod(spec);
+        resolve_priority(spec, &cfg.priority_classes).map_err(|message| {
+            CreatePodError::Priority {
+                name: pod.metadata.name.clone().unwrap_or_default(),
+                message,
+            }
+        })?;
+    }
     admit_pod(pod, namespace, cfg)?;
     let errors = pod
         .spec
@@ -166,6 +300,7 @@ mod tests {
         let nothing = AdmissionConfig {
             default_toleration_seconds: None,
             pod_toleration_restriction: None,
+            ..Default::default()
         };
         #[rustfmt::skip]
         let cases: Vec<(&str, Pod, AdmissionConfig, Vec<String>)> = vec![
@@ -184,5 +319,81 @@ mod tests {
             admit_pod(&mut pod, None, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(keys(&pod), want, "{name}");
         }
+    }
+
+    #[test]
+    fn limits_become_requests() {
+        let mut p = burstable("p");
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            c.resources = Some(ResourceRequirements {
+                limits: Some(
+                    [
+                        ("nvidia.com/gpu".to_string(), Quantity("1".into())),
+                        ("cpu".to_string(), Quantity("2".into())),
+                    ]
+                    .into(),
+                ),
+                requests: Some([("cpu".to_string(), Quantity("1".into()))].into()),
+                ..Default::default()
+            });
+        }
+        let spec = p.spec.as_mut().unwrap();
+        set_defaults_pod(spec);
+        let req = spec.containers[0]
+            .resources
+            .as_ref()
+            .and_then(|r| r.requests.clone())
+            .unwrap();
+        assert_eq!(
+            req.get("nvidia.com/gpu").map(|q| q.0.as_str()),
+            Some("1"),
+            "a limit without a request becomes the request"
+        );
+        assert_eq!(
+            req.get("cpu").map(|q| q.0.as_str()),
+            Some("1"),
+            "an explicit request stays"
+        );
+    }
+
+    #[test]
+    fn priority_classes() {
+        use k8s_openapi::api::scheduling::v1::PriorityClass;
+        let class = |name: &str, value: i32, default: bool| PriorityClass {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                ..Default::default()
+            },
+            value: Some(value),
+            global_default: Some(default),
+            ..Default::default()
+        };
+        let classes = vec![class("high", 1000, false), class("normal", 10, true)];
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Option<&str>, Option<i32>, Result<i32, &str>)> = vec![
+            ("a named class gives its value", Some("high"), None, Ok(1000)),
+            ("no name: the global default", None, None, Ok(10)),
+            ("a built-in system class", Some("system-node-critical"), None, Ok(2_000_001_000)),
+            ("an unknown class is refused", Some("gold"), None, Err("no PriorityClass with name gold was found")),
+            ("a matching explicit priority is fine", Some("high"), Some(1000), Ok(1000)),
+            ("a different explicit priority is refused", Some("high"), Some(5),
+                Err("the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name")),
+        ];
+        for (name, class_name, priority, want) in cases {
+            let mut spec = PodSpec {
+                priority_class_name: class_name.map(str::to_string),
+                priority,
+                ..Default::default()
+            };
+            let got = resolve_priority(&mut spec, &classes).map(|()| spec.priority.unwrap_or(-1));
+            assert_eq!(got, want.map_err(str::to_string), "{name}");
+        }
+        let mut spec = PodSpec::default();
+        resolve_priority(&mut spec, &[]).unwrap();
+        assert_eq!(
+            (spec.priority, spec.preemption_policy.as_deref()),
+            (Some(0), Some("PreemptLowerPriority")),
+            "no classes at all: 0"
+        );
     }
 }

@@ -36,8 +36,13 @@ pub enum Advice {
     },
 }
 
+/// Whether a node has NoSchedule/NoExecute taints of its own (a pool's taints): the
+/// control plane's condition taints (`node.kubernetes.io/…`, tolerated by the defaults
+/// admission adds) do not make a node special.
 fn has_hard_taints(v: &NodeVerdict) -> bool {
-    v.taints.iter().any(|t| is_do_not_schedule(&t.taint))
+    v.taints
+        .iter()
+        .any(|t| is_do_not_schedule(&t.taint) && !t.taint.key.starts_with("node.kubernetes.io/"))
 }
 
 /// The findings for a pod (`spec`, as admitted) given its explanation over `nodes`.
@@ -107,7 +112,7 @@ impl std::fmt::Display for Advice {
         match self {
             Advice::ToleratesWithoutAffinity { tainted, elsewhere } => write!(
                 f,
-                "a toleration allows, it does not attract: the pod may go to {} but just as well to {}; \
+                "a toleration allows, it does not attract: the pod may go to {} but also to {}; \
                  add required node affinity on the pool's label to keep it there",
                 tainted.join(", "),
                 elsewhere.join(", ")

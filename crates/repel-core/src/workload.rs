@@ -460,5 +460,74 @@ fn pods_for(
     }
 }
 
+/// The controller that owns a pod, as `(kind, name)`, from its controller `ownerReference`
+/// (a Deployment's pods belong to its ReplicaSet, a CronJob's to a Job).
+pub fn controller_of(pod: &Pod) -> Option<(String, String)> {
+    let owner = pod
+        .metadata
+        .owner_references
+        .as_ref()?
+        .iter()
+        .find(|o| o.controller == Some(true))?;
+    Some((owner.kind.clone(), owner.name.clone()))
+}
+
+/// A new pod the workload's controller creates in place of a missing one (upstream's
+/// ReplicaSet, StatefulSet, DaemonSet and Job controllers): `pod_name` chosen by the caller
+/// (`OWNER-<5 chars>`, or `NAME-<ordinal>` for a StatefulSet), owned by `(owner_kind,
+/// owner_name)`, with the controller's labels; a DaemonSet's pod gets the DaemonSet tolerations
+/// and is pinned to `node`.
+pub fn controller_pod(
+    w: &Workload,
+    pod_name: String,
+    owner_kind: &str,
+    owner_name: &str,
+    node: Option<&str>,
+) -> Option<Pod> {
+    let (template, _) = w.template()?;
+    let ns = w.namespace();
+    let mut labels: Vec<(&str, String)> = Vec::new();
+    match w {
+        Workload::Deployment(_) => labels.push(("pod-template-hash", pod_template_hash(template))),
+        Workload::StatefulSet(_) => {
+            let ordinal = pod_name.rsplit('-').next().unwrap_or_default().to_string();
+            labels.push(("statefulset.kubernetes.io/pod-name", pod_name.clone()));
+            labels.push(("apps.kubernetes.io/pod-index", ordinal));
+        }
+        Workload::Job(_) | Workload::CronJob(_) => {
+            labels.push(("batch.kubernetes.io/job-name", owner_name.to_string()));
+            labels.push(("job-name", owner_name.to_string()));
+        }
+        _ => {}
+    }
+    let api_version = if matches!(owner_kind, "Job") {
+        "batch/v1"
+    } else {
+        "apps/v1"
+    };
+    let owner_meta = ObjectMeta {
+        name: Some(owner_name.to_string()),
+        namespace: Some(ns.to_string()),
+        uid: (owner_name == w.name())
+            .then(|| w.metadata().uid.clone())
+            .flatten(),
+        ..Default::default()
+    };
+    let mut pod = pod_from_template(
+        template,
+        ns,
+        pod_name,
+        &labels,
+        owner_ref(api_version, owner_kind, &owner_meta),
+    );
+    if let (Workload::DaemonSet(_), Some(spec)) = (w, pod.spec.as_mut()) {
+        add_daemonset_tolerations(spec);
+        if let Some(node) = node {
+            pin_to_node(spec, node);
+        }
+    }
+    Some(pod)
+}
+
 #[cfg(test)]
 mod tests;

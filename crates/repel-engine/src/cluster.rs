@@ -288,7 +288,19 @@ impl Cluster {
     /// against its node). Returns its id.
     pub fn add_pod(&mut self, pod: Pod) -> PodId {
         let id = self.pods.len();
-        let info = PodInfo::new(pod, id);
+        let mut info = PodInfo::new(pod, id);
+        // A finished pod holds nothing: the scheduler's informer leaves out Succeeded and Failed
+        // pods (field selector status.phase!=Succeeded,status.phase!=Failed).
+        info.phase = match info.pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
+            Some("Succeeded") => PodPhase::Succeeded,
+            Some("Failed") => PodPhase::Failed,
+            Some("Running") if info.spec_node_name().is_some() => PodPhase::Running,
+            _ => PodPhase::Pending,
+        };
+        if matches!(info.phase, PodPhase::Succeeded | PodPhase::Failed) {
+            self.pods.push(info);
+            return id;
+        }
         let node = info
             .spec_node_name()
             .and_then(|n| self.node_index.get(n).copied());
@@ -392,13 +404,28 @@ impl Cluster {
             .unwrap_or_default()
     }
 
-    /// Pods the scheduler has to place: not bound, no `spec.nodeName` (a pod that names its
-    /// node bypasses the scheduler, even when that node does not exist), in creation order.
+    /// Pods the scheduler has to place: not bound, not finished, no `spec.nodeName` (a pod that
+    /// names its node bypasses the scheduler, even when that node does not exist), in creation
+    /// order.
     pub fn pending(&self) -> Vec<PodId> {
         (0..self.pods.len())
             .filter(|i| {
                 let p = &self.pods[*i];
-                !p.deleted && p.node.is_none() && p.spec_node_name().is_none()
+                !p.deleted
+                    && p.node.is_none()
+                    && p.spec_node_name().is_none()
+                    && p.phase == PodPhase::Pending
+            })
+            .collect()
+    }
+
+    /// Live pods whose `spec.nodeName` names a node the cluster does not have (they wait for
+    /// it forever; nothing schedules them).
+    pub fn orphans(&self) -> Vec<PodId> {
+        (0..self.pods.len())
+            .filter(|i| {
+                let p = &self.pods[*i];
+                !p.deleted && p.node.is_none() && p.spec_node_name().is_some()
             })
             .collect()
     }

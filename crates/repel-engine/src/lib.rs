@@ -8,20 +8,28 @@
 //! - [`clock`]: simulated time and Go's duration syntax.
 //! - [`events`]: events as controllers record them.
 //! - [`controllers`]: taint eviction, node lifecycle, … as state machines on the clock.
+//! - [`disruption`]: PodDisruptionBudget allowances, computed when a budget has no status.
 //! - [`resources`]: resource amounts, pod requests, node allocatable.
 //! - [`cluster`]: the object store and its indexes; `NodeInfo`, `PodInfo`.
 //! - [`load`]: a cluster from manifests' objects, admitted as the API server would.
 //! - [`scheduler`]: the framework, the default profile's plugins, preemption, the cycle.
+//! - [`sim`]: the simulation loop and the scenario runner.
 //! - [`rng`]: the seeded generator.
+//! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
+//! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete).
 
 pub mod clock;
 pub mod cluster;
 pub mod controllers;
+pub mod disruption;
 pub mod events;
+pub mod kubectl_steps;
 pub mod load;
 pub mod resources;
 pub mod rng;
+pub mod scenario;
 pub mod scheduler;
+pub mod sim;
 
 pub use cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 pub use scheduler::{Outcome, Scheduler, schedule_all};

@@ -4,6 +4,7 @@
 
 use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
@@ -34,6 +35,8 @@ pub struct ClusterInput {
     pub namespaces: Vec<Namespace>,
     /// PodDisruptionBudgets (preemption prefers not to violate them).
     pub pdbs: Vec<PodDisruptionBudget>,
+    /// PriorityClasses (the Priority admission plugin resolves `priorityClassName` with them).
+    pub priority_classes: Vec<PriorityClass>,
 }
 
 /// A built cluster and what did not make it in.
@@ -72,6 +75,10 @@ pub fn build_cluster(
     seed: u64,
 ) -> Built {
     let mut built = Built::default();
+    let mut admission = admission.clone();
+    admission
+        .priority_classes
+        .extend(input.priority_classes.iter().cloned());
     let mut assumed = Vec::new();
     let mut nodes = input.nodes;
     for n in &mut nodes {
@@ -97,12 +104,24 @@ pub fn build_cluster(
     for mut pod in pods {
         let ns = namespace_of(&pod.metadata).to_string();
         let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
-        match create_pod(&mut pod, built.cluster.namespace(&ns), admission, gates) {
+        match create_pod(&mut pod, built.cluster.namespace(&ns), &admission, gates) {
             Ok(()) => {
                 built.cluster.add_pod(pod);
             }
             Err(e) => built.rejected.push((key, e.to_string())),
         }
+    }
+    let orphans: Vec<String> = built
+        .cluster
+        .orphans()
+        .iter()
+        .map(|p| built.cluster.pods[*p].key())
+        .collect();
+    if !orphans.is_empty() {
+        built.warnings.push(format!(
+            "pod(s) naming a node that is not in the input (spec.nodeName), left out: {}",
+            orphans.join(", ")
+        ));
     }
     built
 }

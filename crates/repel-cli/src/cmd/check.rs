@@ -145,13 +145,13 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
         }
         None => {
             for c in checked.iter().filter(|c| !c.errors.is_empty()) {
-                print!("{}", invalid_message(c.kind, &c.name, &c.errors));
+                out!("{}", invalid_message(c.kind, &c.name, &c.errors));
             }
             let bad = checked.iter().filter(|c| !c.errors.is_empty()).count();
             if bad == 0 {
-                println!("{} object(s) checked: all valid", checked.len());
+                outln!("{} object(s) checked: all valid", checked.len());
             } else {
-                println!("{} object(s) checked: {bad} invalid", checked.len());
+                outln!("{} object(s) checked: {bad} invalid", checked.len());
             }
         }
     }

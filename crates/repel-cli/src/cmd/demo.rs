@@ -245,6 +245,6 @@ pub fn demo_text() -> Result<String, CliError> {
 
 /// Runs `repel demo`.
 pub fn run(_args: DemoArgs) -> Result<u8, CliError> {
-    print!("{}", demo_text()?);
+    out!("{}", demo_text()?);
     Ok(0)
 }

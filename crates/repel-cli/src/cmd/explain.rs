@@ -21,7 +21,7 @@ use crate::{CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_engine::PodInfo;
 use repel_engine::load::build_cluster;
-use repel_engine::scheduler::{Evaluation, Scheduler, default_weight};
+use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_pods};
 
 /// Arguments of `repel explain`.
 #[derive(Debug, Args)]
@@ -228,6 +228,18 @@ pub struct ExplainReport {
     pub nodes: Vec<NodeRow>,
     /// The classic mistakes found (beyond upstream), one sentence each.
     pub advice: Vec<String>,
+    /// When nothing fits and preemption would make room: where, and whom it would remove.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionRow>,
+}
+
+/// What DefaultPreemption would do for the pod.
+#[derive(Debug, Serialize)]
+pub struct PreemptionRow {
+    /// The node it would nominate.
+    pub node: String,
+    /// The pods it would remove, `ns/name`.
+    pub victims: Vec<String>,
 }
 
 /// Joins the taint view (repel-core) and the scheduler's verdict (repel-engine) for one node.
@@ -272,8 +284,10 @@ pub fn report(
     eval: &Evaluation,
     advice: &[Advice],
     daemonset: bool,
+    preemption: Option<PreemptionRow>,
 ) -> ExplainReport {
     ExplainReport {
+        preemption,
         pod: pod_id.to_string(),
         message: if daemonset {
             String::new()
@@ -380,6 +394,13 @@ pub fn human(
         } else {
             out.push_str(&r.message);
             out.push('\n');
+            if let Some(p) = &r.preemption {
+                out.push_str(&format!(
+                    "Preemption would make room on {} by deleting {}.\n",
+                    p.node,
+                    p.victims.join(", ")
+                ));
+            }
         }
     } else {
         let best = feasible.iter().filter_map(|n| n.score).max();
@@ -503,20 +524,56 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     );
     warn_all(&built.warnings);
     let mut cluster = built.cluster;
-    if let Some(existing) = cluster.pods.iter().position(|p| p.key() == pod_id) {
-        cluster.unbind(existing);
-    }
-    let mut pod = target.pod.clone();
-    if let Some(s) = pod.spec.as_mut() {
-        s.tolerations = Some(tolerations.clone());
-    }
-    let info = PodInfo::new(pod, cluster.pods.len());
     let mut sched = Scheduler::new(
         gates,
         args.scheduler.percentage_of_nodes_to_score,
         args.scheduler.seed,
     );
+    // The pods the queue puts before this one are placed first, as `repel schedule` would place
+    // them; the pod itself is judged against that cluster.
+    let existing = cluster
+        .pods
+        .iter()
+        .position(|p| !p.deleted && p.key() == pod_id);
+    let mut queue = cluster.pending();
+    Scheduler::queue_order(&cluster, &mut queue);
+    let before: Vec<usize> = match existing {
+        Some(ex) => queue.iter().copied().take_while(|id| *id != ex).collect(),
+        None => queue.clone(),
+    };
+    schedule_pods(&mut sched, &mut cluster, &before);
+    let info = match existing {
+        Some(ex) => {
+            cluster.unbind(ex);
+            let mut info = cluster.pods[ex].clone();
+            if let Some(s) = info.pod.spec.as_mut() {
+                s.node_name = target.pod.spec.as_ref().and_then(|t| t.node_name.clone());
+                s.tolerations = Some(tolerations.clone());
+            }
+            info
+        }
+        None => {
+            let mut pod = target.pod.clone();
+            let _ = repel_core::admission::create_pod(
+                &mut pod,
+                target.namespace,
+                &AdmissionConfig::default(),
+                &gates,
+            );
+            if let Some(s) = pod.spec.as_mut() {
+                s.tolerations = Some(tolerations.clone());
+            }
+            PodInfo::new(pod, cluster.pods.len())
+        }
+    };
     let eval = sched.evaluate(&cluster, &info);
+    let preemption = eval
+        .preemption
+        .as_ref()
+        .map(|(node, victims)| PreemptionRow {
+            node: cluster.nodes[*node].name.clone(),
+            victims: victims.iter().map(|v| cluster.pods[*v].key()).collect(),
+        });
     let r = report(
         &pod_id,
         &tolerations,
@@ -524,12 +581,13 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         &eval,
         &advice,
         target.daemonset,
+        preemption,
     );
     match args.output {
         Some(f) => print_machine(&r, f)?,
         None => {
             let with_affinity = !RequiredNodeAffinity::from_pod_spec(&spec).is_empty();
-            print!("{}", human(&r, &original, with_affinity, target.daemonset)?)
+            out!("{}", human(&r, &original, with_affinity, target.daemonset)?)
         }
     }
     Ok(0)

@@ -5,4 +5,5 @@ pub mod check;
 pub mod demo;
 pub mod explain;
 pub mod schedule;
+pub mod simulate;
 pub mod taint;

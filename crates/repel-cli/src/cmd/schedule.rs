@@ -137,35 +137,35 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
         Some(f) => print_machine(&r, f)?,
         None => {
             if r.placements.is_empty() {
-                println!("No pod was placed.");
+                outln!("No pod was placed.");
             } else {
                 let mut t = table(&["POD", "NODE"]);
                 for p in &r.placements {
                     t.add_row(vec![p.pod.clone(), p.node.clone()]);
                 }
-                print!("{}", render(&t));
+                out!("{}", render(&t));
             }
             if !r.preempted.is_empty() {
-                println!("\nPreempted (deleted to make room):");
+                outln!("\nPreempted (deleted to make room):");
                 let mut t = table(&["POD", "NODE", "FOR"]);
                 for p in &r.preempted {
                     t.add_row(vec![p.pod.clone(), p.node.clone(), p.by.clone()]);
                 }
-                print!("{}", render(&t));
+                out!("{}", render(&t));
             }
             if !r.unschedulable.is_empty() {
-                println!("\nUnschedulable:");
+                outln!("\nUnschedulable:");
                 for u in &r.unschedulable {
-                    println!("{}: {}", u.pod, u.message);
+                    outln!("{}: {}", u.pod, u.message);
                 }
             }
             if !r.rejected.is_empty() {
-                println!("\nRefused by admission:");
+                outln!("\nRefused by admission:");
                 for u in &r.rejected {
-                    println!("{}: {}", u.pod, u.message);
+                    outln!("{}: {}", u.pod, u.message);
                 }
             }
-            println!(
+            outln!(
                 "\n{} placed, {} unschedulable{}.",
                 r.placements.len(),
                 r.unschedulable.len(),

@@ -332,7 +332,7 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
                 }
                 if args.output.is_none() {
                     let suffix = if dry_run { " (dry run)" } else { "" };
-                    println!("{}{suffix}", success_line(&r.name, op));
+                    outln!("{}{suffix}", success_line(&r.name, op));
                 }
             }
             Err(e) => errors.push(e),

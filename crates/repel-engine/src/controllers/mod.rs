@@ -2,8 +2,10 @@
 //! at `now`, changes it (it is the one writer while it runs), records events, and says when it
 //! next needs to run.
 
+pub mod kubelet;
 pub mod node_lifecycle;
 pub mod taint_eviction;
+pub mod workloads;
 
 use crate::clock::Millis;
 use crate::cluster::Cluster;

@@ -150,6 +150,8 @@ pub struct Diagnosis {
     pub absent: Option<Status>,
     /// A PreFilter rejection's message.
     pub pre_filter_msg: Option<String>,
+    /// An internal error (a plugin's Error status): the cycle fails with it, no PostFilter runs.
+    pub error: Option<String>,
 }
 
 impl Diagnosis {
@@ -170,6 +172,9 @@ pub struct Evaluation {
     pub scores: Vec<NodeScore>,
     /// The FitError text when nothing is feasible (with the PostFilter suffix), else empty.
     pub message: String,
+    /// When nothing is feasible and preemption would help: the node it would nominate and the
+    /// pods it would remove.
+    pub preemption: Option<(NodeId, Vec<PodId>)>,
 }
 
 /// The result of scheduling one pod.
@@ -314,6 +319,14 @@ impl Scheduler {
     ) -> (Vec<NodeId>, Diagnosis) {
         let mut diagnosis = Diagnosis::default();
         let candidates: Vec<NodeId> = match self.pre_filter(state, pod, cluster) {
+            Err(st) if st.code == Code::Error => {
+                diagnosis.error = Some(format!(
+                    "running PreFilter plugin {:?}: {}",
+                    st.plugin,
+                    st.message()
+                ));
+                return (Vec::new(), diagnosis);
+            }
             Err(st) => {
                 diagnosis.pre_filter_msg = Some(st.message());
                 diagnosis.absent = Some(st);
@@ -342,6 +355,8 @@ impl Scheduler {
         } else {
             self.num_feasible_nodes_to_find(candidates.len())
         };
+        // Upstream: the scan starts at nextStartNodeIndex modulo the candidates, and the index
+        // advances by the nodes processed modulo all nodes.
         let start = if find_all {
             0
         } else {
@@ -363,7 +378,8 @@ impl Scheduler {
             }
         }
         if !find_all {
-            self.next_start_node_index = (start + processed) % candidates.len();
+            self.next_start_node_index =
+                (self.next_start_node_index + processed) % cluster.nodes.len().max(1);
         }
         (feasible, diagnosis)
     }
@@ -461,6 +477,7 @@ impl Scheduler {
                 feasible: Vec::new(),
                 scores: Vec::new(),
                 message: NO_NODES_AVAILABLE.to_string(),
+                preemption: None,
             };
         }
         let (feasible, diagnosis) = self.find_nodes_that_fit(&mut state, pod, cluster, true);
@@ -469,8 +486,12 @@ impl Scheduler {
         } else {
             self.score(&mut state, pod, &feasible, cluster)
         };
-        let message = if feasible.is_empty() {
+        let mut preemption = None;
+        let message = if let Some(err) = &diagnosis.error {
+            err.clone()
+        } else if feasible.is_empty() {
             let post = preemption::post_filter(self, cluster, &state, pod, &diagnosis);
+            preemption = post.nominated.map(|n| (n, post.victims.clone()));
             Self::fit_error_message(cluster, &diagnosis, &post.message)
         } else {
             String::new()
@@ -480,6 +501,7 @@ impl Scheduler {
             feasible,
             scores,
             message,
+            preemption,
         }
     }
 
@@ -513,6 +535,12 @@ impl Scheduler {
                 cluster.bind(pod, node);
                 return Outcome::Scheduled { node, scores };
             }
+        }
+        if let Some(err) = diagnosis.error {
+            return Outcome::Unschedulable {
+                message: err,
+                nominated: None,
+            };
         }
         let post = preemption::post_filter(self, cluster, &state, &info, &diagnosis);
         let message = Self::fit_error_message(cluster, &diagnosis, &post.message);
@@ -552,8 +580,17 @@ pub struct Placement {
 pub fn schedule_all(scheduler: &mut Scheduler, cluster: &mut Cluster) -> Vec<Placement> {
     let mut queue = cluster.pending();
     Scheduler::queue_order(cluster, &mut queue);
+    schedule_pods(scheduler, cluster, &queue)
+}
+
+/// Schedules `queue` in the order given, as [`schedule_all`] does.
+pub fn schedule_pods(
+    scheduler: &mut Scheduler,
+    cluster: &mut Cluster,
+    queue: &[PodId],
+) -> Vec<Placement> {
     let mut out = Vec::new();
-    for pod in queue {
+    for &pod in queue {
         let mut outcome = scheduler.schedule_one(cluster, pod);
         if let Outcome::Unschedulable {
             nominated: Some(_), ..

@@ -310,7 +310,7 @@ pub fn dry_run_preemption(
     offset: usize,
     num_candidates: usize,
 ) -> DryRun {
-    let budgets = Budget::all(pdbs);
+    let budgets = Budget::all(pdbs, cluster);
     let mut non_violating: Vec<Candidate> = Vec::new();
     let mut violating: Vec<Candidate> = Vec::new();
     let mut out = DryRun::default();

@@ -19,7 +19,7 @@ pub(super) struct Budget {
 }
 
 impl Budget {
-    pub(super) fn all(pdbs: &[PodDisruptionBudget]) -> Vec<Budget> {
+    pub(super) fn all(pdbs: &[PodDisruptionBudget], cluster: &Cluster) -> Vec<Budget> {
         pdbs.iter()
             .map(|pdb| {
                 let selector = pdb
@@ -32,7 +32,7 @@ impl Budget {
                 Budget {
                     namespace: namespace_of(&pdb.metadata).to_string(),
                     selector,
-                    disruptions_allowed: status.and_then(|s| s.disruptions_allowed).unwrap_or(0),
+                    disruptions_allowed: crate::disruption::disruptions_allowed(pdb, cluster),
                     disrupted: status
                         .and_then(|s| s.disrupted_pods.as_ref())
                         .map(|m| m.keys().cloned().collect())
@@ -46,7 +46,8 @@ impl Budget {
 /// Upstream `filterPodsWithPDBViolation` (v1.35): splits `pods` (order kept) into those whose
 /// removal would violate a PodDisruptionBudget and the others.
 ///
-/// 1. Each budget starts from its `status.disruptionsAllowed`.
+/// 1. Each budget starts from its `status.disruptionsAllowed` (computed as the disruption
+///    controller would when the budget has no status: [`crate::disruption::disruptions_allowed`]).
 /// 2. A pod without labels matches no budget.
 /// 3. A budget applies to a pod in its namespace whose labels its selector matches; a missing,
 ///    empty or invalid selector matches nothing.
@@ -57,7 +58,7 @@ pub fn filter_pods_with_pdb_violation(
     pods: &[PodId],
     pdbs: &[PodDisruptionBudget],
 ) -> (Vec<PodId>, Vec<PodId>) {
-    split_by_pdb(cluster, pods, &Budget::all(pdbs))
+    split_by_pdb(cluster, pods, &Budget::all(pdbs, cluster))
 }
 
 pub(super) fn split_by_pdb(

@@ -32,7 +32,14 @@ pub fn select_victims_on_node(
     node: NodeId,
     pdbs: &[PodDisruptionBudget],
 ) -> Result<(Vec<PodId>, usize), Status> {
-    select_victims(sched, cluster, state, pod, node, &Budget::all(pdbs))
+    select_victims(
+        sched,
+        cluster,
+        state,
+        pod,
+        node,
+        &Budget::all(pdbs, cluster),
+    )
 }
 
 pub(super) fn select_victims(

@@ -1,0 +1,237 @@
+//! `repel simulate` and `repel test`: scenarios on the simulated clock.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use repel_engine::clock::human;
+use repel_engine::kubectl_steps::apply_files;
+use repel_engine::scenario::{Scenario, StepAction, parse_scenario};
+use repel_engine::sim::{RunReport, run_scenario};
+use serde_json::Value;
+
+use crate::input::{Inventory, Source, expand_paths, for_each_object, parse_documents, read_text};
+use crate::output::{print_machine, render, table, warn_all};
+use crate::{CliError, Format};
+
+/// Arguments of `repel simulate`.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The scenario file (`kind: Scenario`, YAML or JSON).
+    pub scenario: PathBuf,
+    /// Output format (default: a timeline).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<Format>,
+}
+
+/// Arguments of `repel test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Scenario files, or directories of them (every `.yaml`/`.yml`/`.json` file whose `kind` is `Scenario`).
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+}
+
+/// Reads a scenario file and the manifests it names (relative to its folder) and holds inline.
+pub fn load_scenario(
+    path: &Path,
+) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
+    let file = path.display().to_string();
+    let text = read_text(path)?;
+    let docs = parse_documents(&file, &text)?;
+    let Some(doc) = docs.into_iter().next() else {
+        return Err(CliError::Usage(format!("{file}: no scenario in the file")));
+    };
+    let mut scenario = parse_scenario(&doc.value).map_err(|e| {
+        CliError::Usage(
+            e.to_string()
+                .lines()
+                .map(|l| format!("{file}: {l}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // `kubectl apply -f FILE` steps read their files here (relative to the scenario), so the
+    // engine applies objects.
+    for step in &mut scenario.steps {
+        let StepAction::Kubectl(line) = &step.action else {
+            continue;
+        };
+        let Some(files) = apply_files(line) else {
+            continue;
+        };
+        let mut objects = Vec::new();
+        for f in expand_paths(
+            &files.iter().map(|f| dir.join(f)).collect::<Vec<_>>(),
+            false,
+        )? {
+            let fname = f.display().to_string();
+            for d in parse_documents(&fname, &read_text(&f)?)? {
+                for_each_object(&fname, &d, |_, v| {
+                    objects.push(v.clone());
+                    Ok(())
+                })?;
+            }
+        }
+        step.action = StepAction::Apply(objects);
+    }
+    let manifests: Vec<PathBuf> = scenario.manifests.iter().map(|m| dir.join(m)).collect();
+    let mut inv = if manifests.is_empty() {
+        Inventory::default()
+    } else {
+        Inventory::load(&manifests, false)?
+    };
+    for (i, obj) in scenario.objects.iter().enumerate() {
+        let source = Source {
+            file: format!("{file}: objects"),
+            doc: 1,
+            item: Some(i),
+        };
+        if obj.get("kind").and_then(Value::as_str) == Some("List") {
+            return Err(CliError::Usage(format!(
+                "{file}: objects[{i}]: a List cannot be nested in objects; list its items"
+            )));
+        }
+        inv.add(source, obj)?;
+    }
+    warn_all(&inv.warnings);
+    Ok((scenario, inv.cluster_input()))
+}
+
+/// The human timeline: steps and events in time order, then the final placement.
+pub fn timeline(r: &RunReport) -> String {
+    let mut out = String::new();
+    let mut entries: Vec<(f64, u8, String)> = Vec::new();
+    for s in &r.steps {
+        let mut line = format!("step     {}", s.step);
+        for o in &s.output {
+            line.push_str(&format!("\n{:>8} {o}", if s.ok { "" } else { "!" }));
+        }
+        entries.push((s.at, 0, line));
+    }
+    for e in &r.events {
+        let kind = if matches!(e.kind, repel_engine::events::EventType::Warning) {
+            "Warning"
+        } else {
+            "Normal "
+        };
+        entries.push((
+            e.at,
+            1,
+            format!("{kind}  {:<22} {:<40} {}", e.reason, e.object, e.message),
+        ));
+    }
+    entries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (at, _, line) in entries {
+        let t = human((at * 1000.0).round() as i64);
+        let mut lines = line.lines();
+        if let Some(first) = lines.next() {
+            out.push_str(&format!("{t:>9}  {first}\n"));
+        }
+        for l in lines {
+            out.push_str(&format!("           {l}\n"));
+        }
+    }
+    out.push_str("\nAt the end:\n");
+    let mut t = table(&["POD", "NODE", "PHASE"]);
+    for p in &r.final_state.pods {
+        t.add_row(vec![
+            p.pod.clone(),
+            p.node.clone().unwrap_or_else(|| "<none>".into()),
+            p.phase.to_string(),
+        ]);
+    }
+    out.push_str(&render(&t));
+    out
+}
+
+/// Runs `repel simulate`.
+pub fn run(args: SimulateArgs) -> Result<u8, CliError> {
+    let (scenario, input) = load_scenario(&args.scenario)?;
+    let report = run_scenario(&scenario, input);
+    warn_all(&report.warnings);
+    match args.output {
+        Some(f) => print_machine(&report, f)?,
+        None => out!("{}", timeline(&report)),
+    }
+    // A step refused as kubectl refuses it is something wrong with the scenario's cluster.
+    Ok(if report.steps.iter().any(|s| !s.ok) {
+        1
+    } else {
+        0
+    })
+}
+
+fn is_scenario(path: &Path) -> bool {
+    read_text(path)
+        .ok()
+        .and_then(|t| parse_documents(&path.display().to_string(), &t).ok())
+        .and_then(|d| d.into_iter().next())
+        .is_some_and(|d| d.value.get("kind").and_then(Value::as_str) == Some("Scenario"))
+}
+
+/// Runs `repel test`.
+pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
+    let files: Vec<PathBuf> = expand_paths(&args.scenarios, true)?
+        .into_iter()
+        .filter(|p| args.scenarios.contains(p) || is_scenario(p))
+        .collect();
+    if files.is_empty() {
+        return Err(CliError::Usage("no scenarios found".into()));
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for f in &files {
+        let (scenario, input) = load_scenario(f)?;
+        let report = run_scenario(&scenario, input);
+        let bad: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
+        let refused: Vec<_> = report.steps.iter().filter(|s| !s.ok).collect();
+        if bad.is_empty() && refused.is_empty() {
+            passed += 1;
+            outln!(
+                "PASS  {}  ({} expectation(s))",
+                f.display(),
+                report.expectations.len()
+            );
+            continue;
+        }
+        failed += 1;
+        outln!("FAIL  {}", f.display());
+        for s in &refused {
+            outln!(
+                "      step at {}: {} was refused:",
+                human((s.at * 1000.0).round() as i64),
+                s.step
+            );
+            for o in &s.output {
+                outln!("        {o}");
+            }
+        }
+        for e in bad {
+            outln!("      expect[{}]: {}", e.index, e.expected);
+            outln!("        but: {}", e.actual);
+            let subject = e
+                .expected
+                .split_whitespace()
+                .find(|w| w.contains('/'))
+                .unwrap_or_default();
+            let related: Vec<_> = report
+                .events
+                .iter()
+                .filter(|ev| !subject.is_empty() && ev.object.ends_with(subject))
+                .collect();
+            if !related.is_empty() {
+                outln!("        events for {subject}:");
+                for ev in related.iter().rev().take(5).rev() {
+                    outln!(
+                        "          {:>8}  {}  {}",
+                        human((ev.at * 1000.0).round() as i64),
+                        ev.reason,
+                        ev.message
+                    );
+                }
+            }
+        }
+    }
+    outln!("\n{passed} passed, {failed} failed");
+    Ok(if failed > 0 { 1 } else { 0 })
+}

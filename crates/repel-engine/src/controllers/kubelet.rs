@@ -1,0 +1,80 @@
+//! Kubelet admission (upstream `pkg/kubelet/lifecycle/predicate.go`, v1.35), as far as taints
+//! go: a pod bound to a node — by the scheduler or by `spec.nodeName`, which bypasses the
+//! scheduler and its NoSchedule checks — is rejected when the node has a NoExecute taint it
+//! does not tolerate; otherwise it starts running. NoSchedule and PreferNoSchedule taints are
+//! ignored by the kubelet.
+
+use k8s_openapi::api::core::v1::PodStatus;
+use repel_core::FeatureGates;
+use repel_core::taint::{NO_EXECUTE, find_matching_untolerated_taint};
+
+use crate::clock::Millis;
+use crate::cluster::{Cluster, PodPhase};
+use crate::controllers::Controller;
+use crate::events::{Event, pod_object};
+
+/// The controller's name.
+pub const NAME: &str = "kubelet";
+/// The rejection reason (`TaintToleration`).
+pub const REASON: &str = "TaintToleration";
+/// The rejection message, as the kubelet words it.
+pub const MESSAGE: &str =
+    "Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate";
+
+/// Every node's kubelet, admitting the pods bound to it.
+#[derive(Debug, Default)]
+pub struct Kubelet {
+    /// Feature gates (the kubelet passes the global gate to the matcher).
+    pub gates: FeatureGates,
+}
+
+impl Controller for Kubelet {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        for id in 0..cluster.pods.len() {
+            let (node, pending) = {
+                let p = &cluster.pods[id];
+                (p.node, !p.deleted && p.phase == PodPhase::Pending)
+            };
+            let (Some(node), true) = (node, pending) else {
+                continue;
+            };
+            let Some(n) = cluster.nodes.get(node) else {
+                continue;
+            };
+            let node_name = n.name.clone();
+            let rejected = find_matching_untolerated_taint(
+                &n.taints,
+                cluster.pods[id].tolerations(),
+                |t| t.effect == NO_EXECUTE,
+                &self.gates,
+            )
+            .is_some();
+            let p = &mut cluster.pods[id];
+            let status = p.pod.status.get_or_insert_with(PodStatus::default);
+            if rejected {
+                p.phase = PodPhase::Failed;
+                status.phase = Some("Failed".into());
+                status.reason = Some(REASON.into());
+                status.message = Some(MESSAGE.into());
+                events.push(Event::warning(
+                    now,
+                    REASON,
+                    pod_object(&p.namespace, &p.name),
+                    Some(node_name),
+                    MESSAGE.into(),
+                ));
+            } else {
+                p.phase = PodPhase::Running;
+                status.phase = Some("Running".into());
+            }
+        }
+    }
+
+    fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
+        None
+    }
+}

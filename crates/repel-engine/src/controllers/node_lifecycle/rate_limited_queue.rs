@@ -1,0 +1,269 @@
+//! Upstream `pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go` (v1.35) on the
+//! simulated clock: a token bucket with burst 1 and the unique timed queue that the per-zone
+//! `NoExecute` tainters drain.
+
+use std::collections::BTreeSet;
+
+use crate::clock::Millis;
+use crate::cluster::NodeId;
+
+/// Client-go's `NewTokenBucketRateLimiter(qps, 1)` (`EvictionRateLimiterBurst`), or
+/// `NewFakeNeverRateLimiter` for `qps <= 0`, deterministic on the simulated clock.
+///
+/// 1. The bucket starts full: the first token is available at once.
+/// 2. With burst 1 the state is one instant, `full_at`: a token is there when `now >= full_at`;
+///    taking it moves `full_at` to `now + 1000 / qps` ms (rounded to the millisecond).
+/// 3. The "never" limiter refuses every request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenBucket {
+    qps: f64,
+    interval: Option<Millis>,
+    full_at: Millis,
+}
+
+impl TokenBucket {
+    /// A full bucket refilling at `qps` tokens a second (never, for `qps <= 0`).
+    pub fn new(qps: f64, now: Millis) -> Self {
+        let interval = (qps > 0.0).then(|| (1000.0 / qps).round() as Millis);
+        TokenBucket {
+            qps: if qps > 0.0 { qps } else { 0.0 },
+            interval,
+            full_at: now,
+        }
+    }
+
+    /// The rate in tokens a second (0 for the never limiter).
+    pub fn qps(&self) -> f64 {
+        self.qps
+    }
+
+    /// Whether it can ever hand out a token.
+    pub fn is_never(&self) -> bool {
+        self.interval.is_none()
+    }
+
+    /// When the next token is available, `None` for the never limiter.
+    pub fn next_token_at(&self) -> Option<Millis> {
+        self.interval.map(|_| self.full_at)
+    }
+
+    /// `TryAccept`: takes a token if one is there.
+    pub fn try_accept(&mut self, now: Millis) -> bool {
+        match self.interval {
+            Some(interval) if now >= self.full_at => {
+                self.full_at = now + interval;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One queued node (upstream `TimedValue`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimedValue {
+    /// The node.
+    pub node: NodeId,
+    /// When it was added.
+    pub added_at: Millis,
+    /// Not processed before this time.
+    pub process_at: Millis,
+    seq: u64,
+}
+
+/// Upstream `RateLimitedTimedQueue`: a `UniqueQueue` ordered by `ProcessAt` (ties in insertion
+/// order, where Go's heap leaves them unspecified) drained through a [`TokenBucket`].
+#[derive(Debug, Clone)]
+pub struct RateLimitedTimedQueue {
+    queue: Vec<TimedValue>,
+    set: BTreeSet<NodeId>,
+    limiter: TokenBucket,
+    seq: u64,
+}
+
+impl RateLimitedTimedQueue {
+    /// An empty queue with a full bucket at `qps`.
+    pub fn new(qps: f64, now: Millis) -> Self {
+        RateLimitedTimedQueue {
+            queue: Vec::new(),
+            set: BTreeSet::new(),
+            limiter: TokenBucket::new(qps, now),
+            seq: 0,
+        }
+    }
+
+    /// The limiter.
+    pub fn limiter(&self) -> &TokenBucket {
+        &self.limiter
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The queued nodes in processing order.
+    pub fn queued(&self) -> Vec<NodeId> {
+        self.queue.iter().map(|v| v.node).collect()
+    }
+
+    /// The head (`Head`).
+    pub fn head(&self) -> Option<&TimedValue> {
+        self.queue.first()
+    }
+
+    fn push(&mut self, value: TimedValue) {
+        let pos = self
+            .queue
+            .iter()
+            .position(|v| (v.process_at, v.seq) > (value.process_at, value.seq))
+            .unwrap_or(self.queue.len());
+        self.queue.insert(pos, value);
+    }
+
+    /// `Add`: queues `node` with `ProcessAt = now` unless it was added and not removed since
+    /// (a processed node stays in the set until [`RateLimitedTimedQueue::remove`]).
+    pub fn add(&mut self, node: NodeId, now: Millis) -> bool {
+        if !self.set.insert(node) {
+            return false;
+        }
+        self.seq += 1;
+        let seq = self.seq;
+        self.push(TimedValue {
+            node,
+            added_at: now,
+            process_at: now,
+            seq,
+        });
+        true
+    }
+
+    /// `Remove`: drops `node` from the queue and the set, so it can be added again.
+    pub fn remove(&mut self, node: NodeId) -> bool {
+        if !self.set.remove(&node) {
+            return false;
+        }
+        self.queue.retain(|v| v.node != node);
+        true
+    }
+
+    /// `SwapLimiter` (v1.35):
+    ///
+    /// 1. the same QPS: nothing changes;
+    /// 2. `qps <= 0`: the never limiter;
+    /// 3. otherwise a new full bucket, drained at once if the old one had no token ("if we're
+    ///    currently waiting on limiter, we drain the new one").
+    pub fn swap_limiter(&mut self, qps: f64, now: Millis) {
+        let qps = if qps > 0.0 { qps } else { 0.0 };
+        if self.limiter.qps() == qps {
+            return;
+        }
+        let mut new = TokenBucket::new(qps, now);
+        if !new.is_never() && !self.limiter.try_accept(now) {
+            new.try_accept(now);
+        }
+        self.limiter = new;
+    }
+
+    /// `Try`: while there is a head, take a token (stop when there is none), stop if the head
+    /// is not due, else run `f` on it: `Ok(())` leaves it processed (still in the set), `Err(wait)`
+    /// puts it back with `ProcessAt = now + wait`.
+    pub fn try_process(&mut self, now: Millis, mut f: impl FnMut(NodeId) -> Result<(), Millis>) {
+        while let Some(head) = self.queue.first().cloned() {
+            if !self.limiter.try_accept(now) {
+                break;
+            }
+            if now < head.process_at {
+                break;
+            }
+            self.queue.remove(0);
+            if let Err(wait) = f(head.node) {
+                self.push(TimedValue {
+                    process_at: now + wait,
+                    ..head
+                });
+            }
+        }
+    }
+
+    /// When the head can next be processed, if ever.
+    pub fn next_due(&self) -> Option<Millis> {
+        let head = self.queue.first()?;
+        Some(self.limiter.next_token_at()?.max(head.process_at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_bucket_hands_out_tokens_at_its_rate() {
+        #[rustfmt::skip]
+        let cases: &[(&str, f64, &[Millis], &[bool])] = &[
+            ("the first token is available at once", 0.1, &[0], &[true]),
+            ("a second token waits 1/qps", 0.1, &[0, 9_999, 10_000], &[true, false, true]),
+            ("tokens do not pile up beyond the burst of 1", 0.1, &[0, 60_000, 60_001], &[true, true, false]),
+            ("the secondary rate waits 100 s", 0.01, &[0, 99_999, 100_000], &[true, false, true]),
+            ("a zero rate never accepts", 0.0, &[0, 1_000_000], &[false, false]),
+        ];
+        for (name, qps, times, want) in cases {
+            let mut b = TokenBucket::new(*qps, 0);
+            let got: Vec<bool> = times.iter().map(|t| b.try_accept(*t)).collect();
+            assert_eq!(&got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn queue_is_unique_until_removed() {
+        let mut q = RateLimitedTimedQueue::new(1000.0, 0);
+        assert!(q.add(1, 0), "first add");
+        assert!(!q.add(1, 0), "second add of the same node is refused");
+        let mut seen = Vec::new();
+        q.try_process(0, |n| {
+            seen.push(n);
+            Ok(())
+        });
+        assert_eq!(seen, vec![1], "processed once");
+        assert!(!q.add(1, 5), "a processed node stays in the set");
+        assert!(q.remove(1), "remove clears the set");
+        assert!(q.add(1, 5), "and it can be added again");
+    }
+
+    #[test]
+    fn queue_waits_for_tokens_in_order() {
+        let mut q = RateLimitedTimedQueue::new(0.1, 0);
+        q.add(3, 0);
+        q.add(1, 0);
+        let mut seen = Vec::new();
+        for t in [0, 5_000, 10_000] {
+            q.try_process(t, |n| {
+                seen.push((t, n));
+                Ok(())
+            });
+        }
+        assert_eq!(seen, vec![(0, 3), (10_000, 1)]);
+        assert_eq!(q.next_due(), None, "nothing left");
+    }
+
+    #[test]
+    fn swap_limiter_drains_the_new_bucket_when_the_old_one_was_waiting() {
+        let mut q = RateLimitedTimedQueue::new(0.1, 0);
+        assert!(q.limiter.clone().try_accept(0), "full at start");
+        q.limiter.try_accept(0);
+        q.swap_limiter(0.01, 1_000);
+        assert_eq!(
+            q.limiter().next_token_at(),
+            Some(101_000),
+            "drained: next token 100 s later"
+        );
+        q.swap_limiter(0.0, 2_000);
+        assert!(q.limiter().is_never(), "zero stops evictions");
+        q.swap_limiter(0.1, 3_000);
+        assert_eq!(
+            q.limiter().next_token_at(),
+            Some(13_000),
+            "coming back from never drains too"
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! The workload controllers that bring back what was deleted (upstream ReplicaSet — and so
+//! Deployment —, StatefulSet, DaemonSet and Job controllers, v1.35), reduced to what taints make
+//! them do: count a workload's live pods, create the missing ones (which go through admission
+//! and the scheduler again), and for a DaemonSet follow the nodes it should run on.
+//!
+//! Simplifications, each as upstream where it matters for taints: no rollout (a Deployment keeps
+//! one ReplicaSet), no scale-down, no backoff delays (a replacement is created at once), Jobs
+//! never complete (their pods run until deleted) and stop being replaced after `backoffLimit`
+//! (default 6) failed pods.
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::core::v1::Node;
+use repel_core::FeatureGates;
+use repel_core::admission::{AdmissionConfig, create_pod};
+use repel_core::workload::{
+    NameRng, Workload, controller_of, controller_pod, node_should_run_daemon_pod, pod_template_hash,
+};
+
+use crate::clock::Millis;
+use crate::cluster::{Cluster, PodId, PodPhase};
+use crate::controllers::Controller;
+use crate::events::Event;
+
+/// Upstream's event reason for a created pod.
+pub const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
+/// Upstream's event reason for a deleted pod.
+pub const SUCCESSFUL_DELETE: &str = "SuccessfulDelete";
+/// A Job's default `backoffLimit`.
+pub const DEFAULT_BACKOFF_LIMIT: i32 = 6;
+
+/// One workload and its name generator.
+#[derive(Debug, Clone)]
+struct Tracked {
+    workload: Workload,
+    rng: NameRng,
+}
+
+/// The workload controllers.
+#[derive(Debug)]
+pub struct WorkloadControllers {
+    tracked: Vec<Tracked>,
+    gates: FeatureGates,
+    admission: AdmissionConfig,
+    seed: u64,
+}
+
+impl WorkloadControllers {
+    /// Controllers for no workload yet.
+    pub fn new(gates: FeatureGates, admission: AdmissionConfig, seed: u64) -> Self {
+        WorkloadControllers {
+            tracked: Vec::new(),
+            gates,
+            admission,
+            seed,
+        }
+    }
+
+    /// Starts managing a workload (its existing pods are recognised by their ownerReference).
+    pub fn add(&mut self, workload: Workload) {
+        let stream = format!(
+            "replacements/{}/{}/{}",
+            workload.kind(),
+            workload.namespace(),
+            workload.name()
+        );
+        self.tracked.push(Tracked {
+            rng: NameRng::new(self.seed, &stream),
+            workload,
+        });
+    }
+
+    /// Stops managing (and, as upstream's garbage collector would, deletes the pods of) the
+    /// workload `kind`/`namespace`/`name`; returns whether it was managed.
+    pub fn remove(
+        &mut self,
+        cluster: &mut Cluster,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> bool {
+        let Some(i) = self.tracked.iter().position(|t| {
+            t.workload.kind().eq_ignore_ascii_case(kind)
+                && t.workload.namespace() == namespace
+                && t.workload.name() == name
+        }) else {
+            return false;
+        };
+        let t = self.tracked.remove(i);
+        let (okind, oname) = owner(&t.workload);
+        for id in owned(cluster, &t.workload, &okind, &oname) {
+            cluster.delete_pod(id);
+        }
+        true
+    }
+}
+
+/// The controller kind and name that own the workload's pods.
+fn owner(w: &Workload) -> (String, String) {
+    match w {
+        Workload::Deployment(_) => {
+            let hash = w
+                .template()
+                .map(|(t, _)| pod_template_hash(t))
+                .unwrap_or_default();
+            ("ReplicaSet".into(), format!("{}-{hash}", w.name()))
+        }
+        Workload::CronJob(_) | Workload::Job(_) => ("Job".into(), w.name().to_string()),
+        other => (other.kind().to_string(), other.name().to_string()),
+    }
+}
+
+/// Live (not deleted) pods owned by the workload.
+fn owned(cluster: &Cluster, w: &Workload, kind: &str, name: &str) -> Vec<PodId> {
+    let cronjob_prefix = format!("{}-", w.name());
+    (0..cluster.pods.len())
+        .filter(|i| {
+            let p = &cluster.pods[*i];
+            if p.deleted || p.namespace != w.namespace() {
+                return false;
+            }
+            match controller_of(&p.pod) {
+                Some((k, n)) if matches!(w, Workload::CronJob(_)) => {
+                    k == "Job" && n.starts_with(&cronjob_prefix)
+                }
+                Some((k, n)) => k == kind && n == name,
+                None => false,
+            }
+        })
+        .collect()
+}
+
+fn is_active(cluster: &Cluster, id: PodId) -> bool {
+    !matches!(
+        cluster.pods[id].phase,
+        PodPhase::Failed | PodPhase::Succeeded
+    )
+}
+
+impl WorkloadControllers {
+    #[allow(clippy::too_many_arguments)]
+    fn create(
+        &self,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+        now: Millis,
+        w: &Workload,
+        object: &str,
+        pod: Option<k8s_openapi::api::core::v1::Pod>,
+        message: String,
+    ) {
+        let Some(mut pod) = pod else { return };
+        match create_pod(
+            &mut pod,
+            cluster.namespace(w.namespace()),
+            &self.admission,
+            &self.gates,
+        ) {
+            Ok(()) => {
+                cluster.add_pod(pod);
+                events.push(Event::normal(
+                    now,
+                    SUCCESSFUL_CREATE,
+                    object.to_string(),
+                    None,
+                    message,
+                ));
+            }
+            Err(e) => events.push(Event::warning(
+                now,
+                "FailedCreate",
+                object.to_string(),
+                None,
+                format!("Error creating: {e}"),
+            )),
+        }
+    }
+
+    fn reconcile_one(
+        &mut self,
+        i: usize,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let w = self.tracked[i].workload.clone();
+        let (okind, oname) = owner(&w);
+        let object = format!("{okind}/{}/{oname}", w.namespace());
+        let pods = owned(cluster, &w, &okind, &oname);
+        match &w {
+            Workload::Deployment(_) | Workload::ReplicaSet(_) => {
+                let active = pods.iter().filter(|p| is_active(cluster, **p)).count();
+                for _ in active..w.pod_count() {
+                    let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
+                    let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
+                    self.create(
+                        cluster,
+                        events,
+                        now,
+                        &w,
+                        &object,
+                        pod,
+                        format!("Created pod: {name}"),
+                    );
+                }
+            }
+            Workload::StatefulSet(_) => {
+                let finished: Vec<PodId> = pods
+                    .iter()
+                    .copied()
+                    .filter(|p| !is_active(cluster, *p))
+                    .collect();
+                for p in finished.iter() {
+                    let name = cluster.pods[*p].name.clone();
+                    cluster.delete_pod(*p);
+                    events.push(Event::normal(
+                        now,
+                        SUCCESSFUL_DELETE,
+                        object.clone(),
+                        None,
+                        format!("delete Pod {name} in StatefulSet {oname} successful"),
+                    ));
+                }
+                let present: BTreeSet<String> = owned(cluster, &w, &okind, &oname)
+                    .iter()
+                    .map(|p| cluster.pods[*p].name.clone())
+                    .collect();
+                for ordinal in 0..w.pod_count() {
+                    let name = format!("{oname}-{ordinal}");
+                    if !present.contains(&name) {
+                        let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
+                        self.create(
+                            cluster,
+                            events,
+                            now,
+                            &w,
+                            &object,
+                            pod,
+                            format!("create Pod {name} in StatefulSet {oname} successful"),
+                        );
+                    }
+                }
+            }
+            Workload::DaemonSet(_) => {
+                self.reconcile_daemonset(i, &w, &oname, &object, now, cluster, events)
+            }
+            Workload::Job(_) | Workload::CronJob(_) => {
+                let failed = pods
+                    .iter()
+                    .filter(|p| cluster.pods[**p].phase == PodPhase::Failed)
+                    .count();
+                let limit = match &w {
+                    Workload::Job(j) => j.spec.as_ref().and_then(|s| s.backoff_limit),
+                    Workload::CronJob(c) => c
+                        .spec
+                        .job_template
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.backoff_limit),
+                    _ => None,
+                }
+                .unwrap_or(DEFAULT_BACKOFF_LIMIT);
+                if failed as i64 > i64::from(limit) {
+                    return;
+                }
+                let job_name = pods
+                    .first()
+                    .and_then(|p| controller_of(&cluster.pods[*p].pod))
+                    .map(|(_, n)| n)
+                    .unwrap_or(oname.clone());
+                let object = format!("Job/{}/{job_name}", w.namespace());
+                let active = pods.iter().filter(|p| is_active(cluster, **p)).count();
+                for _ in active..w.pod_count() {
+                    let name = format!("{job_name}-{}", self.tracked[i].rng.suffix(5));
+                    let pod = controller_pod(&w, name.clone(), "Job", &job_name, None);
+                    self.create(
+                        cluster,
+                        events,
+                        now,
+                        &w,
+                        &object,
+                        pod,
+                        format!("Created pod: {name}"),
+                    );
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reconcile_daemonset(
+        &mut self,
+        i: usize,
+        w: &Workload,
+        oname: &str,
+        object: &str,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(template_pod) = controller_pod(w, String::new(), "DaemonSet", oname, None) else {
+            return;
+        };
+        let spec = template_pod.spec.clone().unwrap_or_default();
+        let nodes: Vec<Node> = cluster.nodes.iter().map(|n| n.node.clone()).collect();
+        for (nid, node) in nodes.iter().enumerate() {
+            let node_name = node.metadata.name.clone().unwrap_or_default();
+            let (should_run, should_continue) =
+                node_should_run_daemon_pod(&spec, node, &self.gates);
+            let on_node: Vec<PodId> = owned(cluster, w, "DaemonSet", oname)
+                .into_iter()
+                .filter(|p| {
+                    cluster.pods[*p].node == Some(nid)
+                        || pinned_to(&cluster.pods[*p].pod, &node_name)
+                })
+                .collect();
+            for p in &on_node {
+                let failed = cluster.pods[*p].phase == PodPhase::Failed;
+                if failed || !should_continue {
+                    let name = cluster.pods[*p].name.clone();
+                    cluster.delete_pod(*p);
+                    events.push(Event::normal(
+                        now,
+                        SUCCESSFUL_DELETE,
+                        object.to_string(),
+                        Some(node_name.clone()),
+                        format!("Deleted pod: {name}"),
+                    ));
+                }
+            }
+            let live = on_node.iter().any(|p| !cluster.pods[*p].deleted);
+            if should_run && !live {
+                let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
+                let pod = controller_pod(w, name.clone(), "DaemonSet", oname, Some(&node_name));
+                self.create(
+                    cluster,
+                    events,
+                    now,
+                    w,
+                    object,
+                    pod,
+                    format!("Created pod: {name}"),
+                );
+            }
+        }
+    }
+}
+
+/// Whether a pod is pinned to `node` by `matchFields metadata.name In [node]`.
+fn pinned_to(pod: &k8s_openapi::api::core::v1::Pod, node: &str) -> bool {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| {
+            n.required_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
+        .is_some_and(|r| {
+            r.node_selector_terms.iter().any(|t| {
+                t.match_fields.iter().flatten().any(|f| {
+                    f.key == "metadata.name" && f.values.iter().flatten().any(|v| v == node)
+                })
+            })
+        })
+}
+
+impl Controller for WorkloadControllers {
+    fn name(&self) -> &'static str {
+        "workload-controllers"
+    }
+
+    fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        for i in 0..self.tracked.len() {
+            self.reconcile_one(i, now, cluster, events);
+        }
+    }
+
+    fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
+        None
+    }
+}

@@ -1,0 +1,61 @@
+//! PodDisruptionBudget status, as the disruption controller would compute it (upstream
+//! `pkg/controller/disruption`, v1.35), for budgets written without a `status`: hand-written
+//! manifests never have one, and in a cluster the controller fills it in.
+
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use repel_core::labels::label_selector_from_api;
+use repel_core::workload::namespace_of;
+
+use crate::cluster::Cluster;
+
+/// Upstream `GetScaledValueFromIntOrPercent(v, total, roundUp = true)`.
+fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
+    match v {
+        IntOrString::Int(i) => Some(i64::from(*i)),
+        IntOrString::String(s) => {
+            let pct: i64 = s.strip_suffix('%')?.parse().ok()?;
+            Some((pct * total + 99) / 100)
+        }
+    }
+}
+
+/// `status.disruptionsAllowed` when the budget has a status; otherwise computed as upstream's
+/// disruption controller does:
+///
+/// 1. The budget's pods: live pods of its namespace its selector matches; healthy = those bound
+///    to a node (repel's stand-in for Ready), expected = all of them (repel has no scale
+///    subresource to read a controller's replicas from).
+/// 2. `minAvailable` (count, or percent of expected rounded up) is the desired healthy count;
+///    `maxUnavailable` gives expected minus it (rounded up); with neither, every pod may go.
+/// 3. Allowed = healthy − desired, at least 0.
+pub fn disruptions_allowed(pdb: &PodDisruptionBudget, cluster: &Cluster) -> i32 {
+    if let Some(allowed) = pdb.status.as_ref().and_then(|s| s.disruptions_allowed) {
+        return allowed;
+    }
+    let ns = namespace_of(&pdb.metadata);
+    let selector = pdb
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| label_selector_from_api(s).ok())
+        .filter(|s| !s.is_empty());
+    let Some(selector) = selector else { return 0 };
+    let pods: Vec<_> = cluster
+        .pods
+        .iter()
+        .filter(|p| !p.deleted && p.namespace == ns && selector.matches(&p.labels))
+        .collect();
+    let expected = pods.len() as i64;
+    let healthy = pods.iter().filter(|p| p.node.is_some()).count() as i64;
+    let spec = pdb.spec.as_ref();
+    let desired = match (
+        spec.and_then(|s| s.min_available.as_ref()),
+        spec.and_then(|s| s.max_unavailable.as_ref()),
+    ) {
+        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
+        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
+        (None, None) => 0,
+    };
+    i32::try_from((healthy - desired).max(0)).unwrap_or(i32::MAX)
+}

@@ -1,0 +1,684 @@
+//! The simulation: the cluster, the scheduler and the controllers on a simulated clock, driven by
+//! a scenario's steps. Deterministic: the same scenario and seed give the same events, byte for
+//! byte.
+//!
+//! At each point in time the simulation settles: it runs the node-lifecycle controller, the
+//! taint-eviction controller, the workload controllers, the scheduler (every pending pod, in
+//! queue order) and the kubelets, again and again until nothing changes. Then it jumps to the
+//! next time anything is due: a step, an expectation, a controller's deadline.
+
+use std::collections::HashMap;
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use repel_core::FeatureGates;
+use repel_core::admission::{AdmissionConfig, create_pod};
+use repel_core::defaults::{DefaultTolerationSecondsConfig, taint_nodes_by_condition};
+use repel_core::workload::Workload;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::clock::{Millis, human, seconds};
+use crate::cluster::{Cluster, PodPhase};
+use crate::controllers::Controller;
+use crate::controllers::kubelet::Kubelet;
+use crate::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use crate::controllers::taint_eviction::TaintEvictionController;
+use crate::controllers::workloads::WorkloadControllers;
+use crate::events::{Event, pod_object};
+use crate::kubectl_steps::run_kubectl;
+use crate::load::{ClusterInput, assume_allocatable, build_cluster};
+use crate::scenario::{Expectation, ExpectedPhase, ObjectRef, Scenario, Step, StepAction};
+use crate::scheduler::{Outcome, Scheduler};
+
+/// How many settling passes one point in time may take before the simulation moves on (a guard
+/// against controllers that undo each other forever).
+pub const MAX_PASSES: usize = 100;
+
+/// Everything the simulation is configured with.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Feature gates.
+    pub gates: FeatureGates,
+    /// The seed for ties and generated names.
+    pub seed: u64,
+    /// `percentageOfNodesToScore`.
+    pub percentage_of_nodes_to_score: Option<i64>,
+    /// The admission chain.
+    pub admission: AdmissionConfig,
+    /// The node-lifecycle controller's flags.
+    pub node_lifecycle: NodeLifecycleConfig,
+}
+
+impl SimConfig {
+    /// The configuration a scenario asks for.
+    pub fn from_scenario(s: &Scenario) -> Self {
+        let f = &s.flags;
+        let admission = AdmissionConfig {
+            default_toleration_seconds: Some(DefaultTolerationSecondsConfig {
+                not_ready_seconds: f.default_not_ready_toleration_seconds,
+                unreachable_seconds: f.default_unreachable_toleration_seconds,
+            }),
+            ..Default::default()
+        };
+        let mut nl = NodeLifecycleConfig::default();
+        if let Some(v) = f.node_monitor_grace_period {
+            nl.node_monitor_grace_period = v;
+        }
+        if let Some(v) = f.node_eviction_rate {
+            nl.node_eviction_rate = v;
+        }
+        if let Some(v) = f.secondary_node_eviction_rate {
+            nl.secondary_node_eviction_rate = v;
+        }
+        if let Some(v) = f.unhealthy_zone_threshold {
+            nl.unhealthy_zone_threshold = v;
+        }
+        if let Some(v) = f.large_cluster_size_threshold {
+            nl.large_cluster_size_threshold = v;
+        }
+        SimConfig {
+            gates: s.feature_gates,
+            seed: s.seed.unwrap_or(0),
+            percentage_of_nodes_to_score: f.percentage_of_nodes_to_score,
+            admission,
+            node_lifecycle: nl,
+        }
+    }
+}
+
+/// What a step did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    /// When, in seconds.
+    pub at: f64,
+    /// The step as written, e.g. `kubectl taint nodes node1 key1=value1:NoExecute`.
+    pub step: String,
+    /// What it printed (kubectl's lines).
+    pub output: Vec<String>,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// A pod at the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct FinalPod {
+    /// `ns/name`.
+    pub pod: String,
+    /// Its node, if bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// `Pending`, `Running`, `Failed`, `Succeeded`.
+    pub phase: &'static str,
+}
+
+/// One expectation's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectationResult {
+    /// `expect[i]`.
+    pub index: usize,
+    /// What was expected, in words.
+    pub expected: String,
+    /// What happened.
+    pub actual: String,
+    /// Whether it held.
+    pub passed: bool,
+}
+
+/// The simulation.
+pub struct Simulation {
+    /// The cluster now.
+    pub cluster: Cluster,
+    /// Simulated time now.
+    pub now: Millis,
+    /// Every event so far.
+    pub events: Vec<Event>,
+    /// Every step so far.
+    pub steps: Vec<StepRecord>,
+    /// Warnings from loading.
+    pub warnings: Vec<String>,
+    cfg: SimConfig,
+    scheduler: Scheduler,
+    kubelet: Kubelet,
+    taint_eviction: TaintEvictionController,
+    node_lifecycle: NodeLifecycleController,
+    workloads: WorkloadControllers,
+    last_failure: HashMap<usize, String>,
+}
+
+impl Simulation {
+    /// A simulation of the cluster `input` describes, at time 0 (not yet settled).
+    pub fn new(input: ClusterInput, cfg: SimConfig) -> Self {
+        let mut cfg = cfg;
+        cfg.admission.priority_classes.extend(input.priority_classes.iter().cloned());
+        let workloads_in = input.workloads.clone();
+        let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
+        let mut warnings = built.warnings;
+        warnings.extend(
+            built
+                .rejected
+                .iter()
+                .map(|(pod, msg)| format!("pod {pod} not created: {msg}")),
+        );
+        let mut workloads = WorkloadControllers::new(cfg.gates, cfg.admission.clone(), cfg.seed);
+        for w in workloads_in {
+            workloads.add(w);
+        }
+        Simulation {
+            cluster: built.cluster,
+            now: 0,
+            events: Vec::new(),
+            steps: Vec::new(),
+            warnings,
+            scheduler: Scheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
+            kubelet: Kubelet { gates: cfg.gates },
+            taint_eviction: TaintEvictionController::new(cfg.gates),
+            node_lifecycle: NodeLifecycleController::new(cfg.node_lifecycle.clone()),
+            workloads,
+            last_failure: HashMap::new(),
+            cfg,
+        }
+    }
+
+    fn fingerprint(&self) -> (usize, usize, usize, usize, usize) {
+        let c = &self.cluster;
+        let deleted = c.pods.iter().filter(|p| p.deleted).count();
+        let bound = c.pods.iter().filter(|p| p.node.is_some()).count();
+        let running = c
+            .pods
+            .iter()
+            .filter(|p| p.phase != PodPhase::Pending)
+            .count();
+        let taints: usize = c
+            .nodes
+            .iter()
+            .map(|n| n.taints.len() + usize::from(n.unschedulable))
+            .sum();
+        (
+            c.pods.len() + self.events.len(),
+            deleted,
+            bound,
+            running,
+            taints,
+        )
+    }
+
+    fn schedule_pending(&mut self) {
+        let mut queue = self.cluster.pending();
+        Scheduler::queue_order(&self.cluster, &mut queue);
+        for pod in queue {
+            let key = self.cluster.pods[pod].key();
+            let (ns, name) = (
+                self.cluster.pods[pod].namespace.clone(),
+                self.cluster.pods[pod].name.clone(),
+            );
+            let mut outcome = self.scheduler.schedule_one(&mut self.cluster, pod);
+            if let Outcome::Unschedulable {
+                nominated: Some((node, victims)),
+                ..
+            } = &outcome
+            {
+                let node_name = self.cluster.nodes[*node].name.clone();
+                for v in victims {
+                    let vp = &self.cluster.pods[*v];
+                    self.events.push(Event::normal(
+                        self.now,
+                        "Preempted",
+                        pod_object(&vp.namespace, &vp.name),
+                        Some(node_name.clone()),
+                        format!("Preempted by pod {key} on node {node_name}"),
+                    ));
+                    self.cluster.delete_pod(*v);
+                }
+                outcome = self.scheduler.schedule_one(&mut self.cluster, pod);
+            }
+            match outcome {
+                Outcome::Scheduled { node, .. } => {
+                    let node_name = self.cluster.nodes[node].name.clone();
+                    self.last_failure.remove(&pod);
+                    self.events.push(Event::normal(
+                        self.now,
+                        "Scheduled",
+                        pod_object(&ns, &name),
+                        Some(node_name.clone()),
+                        format!("Successfully assigned {key} to {node_name}"),
+                    ));
+                }
+                Outcome::Unschedulable { message, .. } => {
+                    if self.last_failure.get(&pod) != Some(&message) {
+                        self.last_failure.insert(pod, message.clone());
+                        self.events.push(Event::warning(
+                            self.now,
+                            "FailedScheduling",
+                            pod_object(&ns, &name),
+                            None,
+                            message,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs everything at `now` until nothing changes.
+    pub fn settle(&mut self) {
+        for _ in 0..MAX_PASSES {
+            let before = self.fingerprint();
+            let now = self.now;
+            self.node_lifecycle
+                .reconcile(now, &mut self.cluster, &mut self.events);
+            self.taint_eviction
+                .reconcile(now, &mut self.cluster, &mut self.events);
+            self.workloads
+                .reconcile(now, &mut self.cluster, &mut self.events);
+            self.schedule_pending();
+            self.kubelet
+                .reconcile(now, &mut self.cluster, &mut self.events);
+            if self.fingerprint() == before {
+                return;
+            }
+        }
+    }
+
+    /// The next time a controller has work, after `now`.
+    pub fn next_wake(&self) -> Option<Millis> {
+        [
+            self.node_lifecycle.next_wake(self.now, &self.cluster),
+            self.taint_eviction.next_wake(self.now, &self.cluster),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t > self.now)
+        .min()
+    }
+
+    /// Advances to `t`, settling at every time something is due on the way and at `t`.
+    pub fn advance_to(&mut self, t: Millis) {
+        self.settle();
+        while let Some(next) = self.next_wake().filter(|n| *n <= t) {
+            self.now = next;
+            self.settle();
+        }
+        if t > self.now {
+            self.now = t;
+            self.settle();
+        }
+    }
+
+    fn add_objects(&mut self, objects: &[Value]) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for v in objects {
+            let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+            let name = v
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let bad = |e: serde_json::Error| format!("{kind} {name}: {e}");
+            match kind {
+                "Node" => {
+                    let mut node: Node = serde_json::from_value(v.clone()).map_err(bad)?;
+                    taint_nodes_by_condition(&mut node);
+                    assume_allocatable(&mut node);
+                    self.cluster.add_node(node);
+                    out.push(format!("node/{name} created"));
+                }
+                "Pod" => {
+                    let mut pod: Pod = serde_json::from_value(v.clone()).map_err(bad)?;
+                    let ns = repel_core::workload::namespace_of(&pod.metadata).to_string();
+                    match create_pod(
+                        &mut pod,
+                        self.cluster.namespace(&ns),
+                        &self.cfg.admission,
+                        &self.cfg.gates,
+                    ) {
+                        Ok(()) => {
+                            self.cluster.add_pod(pod);
+                            out.push(format!("pod/{name} created"));
+                        }
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+                "Namespace" => {
+                    self.cluster
+                        .namespaces
+                        .push(serde_json::from_value::<Namespace>(v.clone()).map_err(bad)?);
+                    out.push(format!("namespace/{name} created"));
+                }
+                "PodDisruptionBudget" => {
+                    self.cluster.pdbs.push(
+                        serde_json::from_value::<PodDisruptionBudget>(v.clone()).map_err(bad)?,
+                    );
+                    out.push(format!("poddisruptionbudget.policy/{name} created"));
+                }
+                "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" => {
+                    let w = match kind {
+                        "Deployment" => {
+                            Workload::Deployment(serde_json::from_value(v.clone()).map_err(bad)?)
+                        }
+                        "ReplicaSet" => {
+                            Workload::ReplicaSet(serde_json::from_value(v.clone()).map_err(bad)?)
+                        }
+                        "StatefulSet" => {
+                            Workload::StatefulSet(serde_json::from_value(v.clone()).map_err(bad)?)
+                        }
+                        "DaemonSet" => {
+                            Workload::DaemonSet(serde_json::from_value(v.clone()).map_err(bad)?)
+                        }
+                        "Job" => Workload::Job(serde_json::from_value(v.clone()).map_err(bad)?),
+                        _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
+                    };
+                    self.workloads.add(w);
+                    out.push(format!("{}/{name} created", kind.to_ascii_lowercase()));
+                }
+                other => return Err(format!("kind {other:?} is not supported in a scenario")),
+            }
+        }
+        Ok(out)
+    }
+
+    fn delete_objects(&mut self, refs: &[ObjectRef]) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for r in refs {
+            let ns = r.namespace.clone().unwrap_or_else(|| "default".into());
+            match r.kind.to_ascii_lowercase().as_str() {
+                "pod" => match self.cluster.pod_id(&ns, &r.name) {
+                    Some(id) => {
+                        self.cluster.delete_pod(id);
+                        out.push(format!("pod \"{}\" deleted", r.name));
+                    }
+                    None => return Err(format!("pods \"{}\" not found", r.name)),
+                },
+                k @ ("deployment" | "replicaset" | "statefulset" | "daemonset" | "job"
+                | "cronjob") => {
+                    if self.workloads.remove(&mut self.cluster, k, &ns, &r.name) {
+                        out.push(format!("{k}.apps \"{}\" deleted", r.name));
+                    } else {
+                        return Err(format!("{k}s \"{}\" not found", r.name));
+                    }
+                }
+                other => return Err(format!("deleting a {other} is not supported in a scenario")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs one step at the current time (the caller advanced to it) and settles.
+    pub fn apply_step(&mut self, step: &Step) {
+        let (desc, result): (String, Result<Vec<String>, String>) = match &step.action {
+            StepAction::Kubectl(line) => {
+                let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
+                let mut lines = r.stdout.clone();
+                lines.extend(r.stderr.iter().cloned());
+                (
+                    format!("kubectl {line}"),
+                    if r.ok {
+                        Ok(lines)
+                    } else {
+                        Err(lines.join("\n"))
+                    },
+                )
+            }
+            StepAction::Node {
+                name,
+                condition,
+                heartbeats,
+            } => {
+                let desc = format!(
+                    "node {name}{}{}",
+                    condition
+                        .as_ref()
+                        .map(|(t, s)| format!(": {t}={s}"))
+                        .unwrap_or_default(),
+                    match heartbeats {
+                        Some(true) => ", heartbeats resume",
+                        Some(false) => ", heartbeats stop",
+                        None => "",
+                    }
+                );
+                match self.cluster.node_id(name) {
+                    None => (desc, Err(format!("nodes \"{name}\" not found"))),
+                    Some(id) => {
+                        match heartbeats {
+                            Some(false) => self.node_lifecycle.stop_heartbeats(id, self.now),
+                            Some(true) => self.node_lifecycle.resume_heartbeats(id, self.now),
+                            None => {}
+                        }
+                        if let Some((t, s)) = condition {
+                            self.node_lifecycle.set_condition(
+                                &mut self.cluster,
+                                id,
+                                t,
+                                s,
+                                self.now,
+                            );
+                        }
+                        (desc, Ok(Vec::new()))
+                    }
+                }
+            }
+            StepAction::Apply(objects) => ("apply".to_string(), self.add_objects(objects)),
+            StepAction::Delete(refs) => ("delete".to_string(), self.delete_objects(refs)),
+            StepAction::Advance(d) => (format!("advance {}", human(*d)), Ok(Vec::new())),
+        };
+        let (output, ok) = match result {
+            Ok(lines) => (lines, true),
+            Err(e) => (e.lines().map(str::to_string).collect(), false),
+        };
+        self.steps.push(StepRecord {
+            at: seconds(self.now),
+            step: desc,
+            output,
+            ok,
+        });
+        self.settle();
+    }
+
+    /// Live pods at the end, in creation order.
+    pub fn final_pods(&self) -> Vec<FinalPod> {
+        self.cluster
+            .pods
+            .iter()
+            .filter(|p| !p.deleted)
+            .map(|p| FinalPod {
+                pod: p.key(),
+                node: p
+                    .node
+                    .and_then(|n| self.cluster.nodes.get(n))
+                    .map(|n| n.name.clone()),
+                phase: p.phase.as_str(),
+            })
+            .collect()
+    }
+
+    fn check_pod(
+        &self,
+        pod: &str,
+        phase: Option<ExpectedPhase>,
+        node: Option<&str>,
+    ) -> (String, bool) {
+        let (ns, name) = pod.split_once('/').unwrap_or(("default", pod));
+        let live = self
+            .cluster
+            .pod_id(ns, name)
+            .map(|id| &self.cluster.pods[id]);
+        let (actual_phase, actual_node) = match live {
+            Some(p) => (
+                p.phase.as_str(),
+                p.node
+                    .and_then(|n| self.cluster.nodes.get(n))
+                    .map(|n| n.name.clone()),
+            ),
+            None => ("Gone", None),
+        };
+        let phase_ok = phase.is_none_or(|want| want.as_str() == actual_phase);
+        let node_ok = node.is_none_or(|want| actual_node.as_deref() == Some(want));
+        let actual = match &actual_node {
+            Some(n) => format!("{actual_phase} on {n}"),
+            None => actual_phase.to_string(),
+        };
+        (actual, phase_ok && node_ok)
+    }
+}
+
+/// A whole run: events, steps, the final pods and the expectations' results.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Every event, in order.
+    pub events: Vec<Event>,
+    /// Every step, in order.
+    pub steps: Vec<StepRecord>,
+    /// The live pods at the end.
+    #[serde(rename = "final")]
+    pub final_state: FinalState,
+    /// The expectations' results.
+    pub expectations: Vec<ExpectationResult>,
+    /// Notes from loading.
+    pub warnings: Vec<String>,
+}
+
+/// `final` of the JSON contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct FinalState {
+    /// The live pods.
+    pub pods: Vec<FinalPod>,
+}
+
+/// Runs a scenario on the cluster `input` holds (its manifests and inline objects, read by the
+/// caller): steps at their times, pod expectations checked when their time comes (after that
+/// time's steps), event expectations at the end, until `until` (default: the last step or
+/// expectation).
+pub fn run_scenario(scenario: &Scenario, input: ClusterInput) -> RunReport {
+    let mut sim = Simulation::new(input, SimConfig::from_scenario(scenario));
+    let mut pod_checks: Vec<&Expectation> = scenario
+        .expect
+        .iter()
+        .filter(|e| matches!(e, Expectation::Pod { .. }))
+        .collect();
+    pod_checks.sort_by_key(|e| match e {
+        Expectation::Pod { at, .. } => *at,
+        _ => 0,
+    });
+    let last = scenario
+        .steps
+        .iter()
+        .map(|s| s.at)
+        .chain(pod_checks.iter().map(|e| match e {
+            Expectation::Pod { at, .. } => *at,
+            _ => 0,
+        }))
+        .max()
+        .unwrap_or(0);
+    let until = scenario.until.unwrap_or(last).max(last);
+    let mut results: Vec<ExpectationResult> = Vec::new();
+    let mut steps = scenario.steps.iter().peekable();
+    let mut checks = pod_checks.into_iter().peekable();
+    sim.settle();
+    loop {
+        let next_step = steps.peek().map(|s| s.at);
+        let next_check = checks.peek().map(|e| match e {
+            Expectation::Pod { at, .. } => *at,
+            _ => 0,
+        });
+        let next = match (next_step, next_check) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => break,
+        };
+        sim.advance_to(next);
+        while let Some(step) = steps.next_if(|s| s.at <= sim.now) {
+            sim.apply_step(step);
+        }
+        while let Some(e) =
+            checks.next_if(|e| matches!(e, Expectation::Pod { at, .. } if *at <= sim.now))
+        {
+            if let Expectation::Pod {
+                index,
+                at,
+                pod,
+                phase,
+                node,
+            } = e
+            {
+                let (actual, passed) = sim.check_pod(pod, *phase, node.as_deref());
+                let mut expected = format!("at {}: pod {pod}", human(*at));
+                if let Some(p) = phase {
+                    expected.push_str(&format!(" {}", p.as_str()));
+                }
+                if let Some(n) = node {
+                    expected.push_str(&format!(" on {n}"));
+                }
+                results.push(ExpectationResult {
+                    index: *index,
+                    expected,
+                    actual,
+                    passed,
+                });
+            }
+        }
+    }
+    sim.advance_to(until);
+    for e in &scenario.expect {
+        if let Expectation::Event {
+            index,
+            reason,
+            object,
+            at,
+            by,
+            count,
+        } = e
+        {
+            let matching: Vec<&Event> = sim
+                .events
+                .iter()
+                .filter(|ev| {
+                    ev.reason == *reason
+                        && object.as_ref().is_none_or(|o| {
+                            ev.object == *o || ev.object.ends_with(&format!("/{o}"))
+                        })
+                })
+                .filter(|ev| at.is_none_or(|t| ev.at_ms == t) && by.is_none_or(|t| ev.at_ms <= t))
+                .collect();
+            let passed = match count {
+                Some(n) => matching.len() == *n,
+                None => !matching.is_empty(),
+            };
+            let mut expected = format!("event {reason}");
+            if let Some(o) = object {
+                expected.push_str(&format!(" on {o}"));
+            }
+            if let Some(t) = at {
+                expected.push_str(&format!(" at {}", human(*t)));
+            }
+            if let Some(t) = by {
+                expected.push_str(&format!(" by {}", human(*t)));
+            }
+            if let Some(n) = count {
+                expected.push_str(&format!(", {n} time(s)"));
+            }
+            let actual = if matching.is_empty() {
+                "no such event".to_string()
+            } else {
+                let times: Vec<String> = matching.iter().map(|e| human(e.at_ms)).collect();
+                format!("{} such event(s), at {}", matching.len(), times.join(", "))
+            };
+            results.push(ExpectationResult {
+                index: *index,
+                expected,
+                actual,
+                passed,
+            });
+        }
+    }
+    results.sort_by_key(|r| r.index);
+    RunReport {
+        final_state: FinalState {
+            pods: sim.final_pods(),
+        },
+        events: sim.events,
+        steps: sim.steps,
+        expectations: results,
+        warnings: sim.warnings,
+    }
+}
