@@ -1346,3 +1346,95 @@ fn a_pdb_without_status_is_computed_for_preemption() {
         "maxUnavailable 1 allows one disruption on n1, whose victims have the lowest priority: {v}"
     );
 }
+
+// ---------------------------------------------------------------- simulate and test
+
+fn examples_dir() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .display()
+        .to_string()
+}
+
+/// Every scenario under examples/ runs in the test suite, through `repel test`.
+#[test]
+fn every_example_scenario_passes() {
+    let (code, out, err) = run(&["test", &examples_dir()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    let passed: usize = out.lines().filter(|l| l.starts_with("PASS")).count();
+    assert!(passed >= 9, "{out}");
+}
+
+#[test]
+fn simulate_is_deterministic_and_keeps_the_contract() {
+    let f = Path::new(&examples_dir())
+        .join("node-outage.yaml")
+        .display()
+        .to_string();
+    let (code, a) = json_out(&["simulate", &f, "-o", "json"]);
+    let (_, b) = json_out(&["simulate", &f, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(a, b, "the same scenario twice gives the same JSON");
+    let eviction = a["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["reason"] == "TaintManagerEviction")
+        .unwrap();
+    assert_eq!(
+        eviction["at"],
+        json!(410.0),
+        "heartbeats stop at 60 s; unreachable at 60 + 50 s; evicted 300 s later"
+    );
+    assert_eq!(eviction["object"], json!("Pod/default/web-0"));
+    assert_eq!(eviction["type"], json!("Normal"));
+    assert_eq!(
+        eviction["message"],
+        json!("Marking for deletion Pod default/web-0")
+    );
+    assert_eq!(eviction["node"], json!("node-a"));
+    let web = a["final"]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pod"] == "default/web-0")
+        .unwrap();
+    assert_eq!(
+        (web["node"].as_str(), web["phase"].as_str()),
+        (Some("node-b"), Some("Running"))
+    );
+}
+
+#[test]
+fn a_failing_expectation_fails_the_run_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, "kind: Scenario\nobjects:\n- {apiVersion: v1, kind: Node, metadata: {name: node1}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {nodeName: node1, containers: [{name: c}]}}\nsteps:\n- {at: 10s, kubectl: taint nodes node1 k=v:NoExecute}\nexpect:\n- {at: 20s, pod: p, phase: Running}\n").unwrap();
+    let (code, out, _) = run(&["test", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("FAIL"), "{out}");
+    assert!(
+        out.contains("expect[0]: at 20s: pod default/p Running"),
+        "{out}"
+    );
+    assert!(out.contains("but: Gone"), "{out}");
+    assert!(
+        out.contains("TaintManagerEviction  Marking for deletion Pod default/p"),
+        "{out}"
+    );
+}
+
+#[test]
+fn scenario_errors_name_the_step_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.yaml");
+    std::fs::write(&p, "kind: Scenario\nsteps:\n- {at: 10x, kubectl: cordon n}\nexpect:\n- {pod: p, phase: Runing}\n").unwrap();
+    let (code, _, err) = run(&["simulate", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("steps[0].at: time: invalid duration \"10x\""),
+        "{err}"
+    );
+    assert!(err.contains("expect[0].phase"), "{err}");
+}

@@ -34,6 +34,10 @@ pub struct Event {
     pub node: Option<String>,
     /// Upstream's message.
     pub message: String,
+    /// Why, in repel's words (beyond upstream), e.g. "node1 has key1=value1:NoExecute,
+    /// tolerated for 3600s".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 impl Event {
@@ -53,6 +57,7 @@ impl Event {
             object,
             node,
             message,
+            why: None,
         }
     }
 

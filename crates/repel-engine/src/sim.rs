@@ -150,7 +150,9 @@ impl Simulation {
     /// A simulation of the cluster `input` describes, at time 0 (not yet settled).
     pub fn new(input: ClusterInput, cfg: SimConfig) -> Self {
         let mut cfg = cfg;
-        cfg.admission.priority_classes.extend(input.priority_classes.iter().cloned());
+        cfg.admission
+            .priority_classes
+            .extend(input.priority_classes.iter().cloned());
         let workloads_in = input.workloads.clone();
         let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
         let mut warnings = built.warnings;
@@ -267,8 +269,20 @@ impl Simulation {
             let now = self.now;
             self.node_lifecycle
                 .reconcile(now, &mut self.cluster, &mut self.events);
+            let (events_before, evictions_before) =
+                (self.events.len(), self.taint_eviction.evictions().len());
             self.taint_eviction
                 .reconcile(now, &mut self.cluster, &mut self.events);
+            for ev in &self.taint_eviction.evictions()[evictions_before..] {
+                let p = &self.cluster.pods[ev.pod];
+                let object = pod_object(&p.namespace, &p.name);
+                if let Some(e) = self.events[events_before..]
+                    .iter_mut()
+                    .find(|e| e.object == object && e.why.is_none())
+                {
+                    e.why = Some(ev.work.cause.to_string());
+                }
+            }
             self.workloads
                 .reconcile(now, &mut self.cluster, &mut self.events);
             self.schedule_pending();

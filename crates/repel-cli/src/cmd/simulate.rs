@@ -115,10 +115,18 @@ pub fn timeline(r: &RunReport) -> String {
         } else {
             "Normal "
         };
+        let why = e
+            .why
+            .as_ref()
+            .map(|w| format!("\n         why: {w}"))
+            .unwrap_or_default();
         entries.push((
             e.at,
             1,
-            format!("{kind}  {:<22} {:<40} {}", e.reason, e.object, e.message),
+            format!(
+                "{kind}  {:<22} {:<40} {}{why}",
+                e.reason, e.object, e.message
+            ),
         ));
     }
     entries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
