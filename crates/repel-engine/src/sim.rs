@@ -420,6 +420,10 @@ impl Simulation {
     /// Runs one step at the current time (the caller advanced to it) and settles.
     pub fn apply_step(&mut self, step: &Step) {
         let (desc, result): (String, Result<Vec<String>, String>) = match &step.action {
+            StepAction::Kubectl(line) if deletes_nodes(line) => (
+                format!("kubectl {line}"),
+                Err("repel: deleting nodes is not simulated yet (the controllers keep per-node state); cordon and drain the node instead".to_string()),
+            ),
             StepAction::Kubectl(line) => {
                 let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
                 let mut lines = r.stdout.clone();
@@ -533,6 +537,20 @@ impl Simulation {
         };
         (actual, phase_ok && node_ok)
     }
+}
+
+/// Whether a kubectl line deletes nodes (`delete node …`, `delete nodes/x`, `delete no …`).
+fn deletes_nodes(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.first() == Some(&"delete")
+        && words
+            .iter()
+            .skip(1)
+            .find(|w| !w.starts_with('-'))
+            .is_some_and(|w| {
+                let kind = w.split('/').next().unwrap_or_default().to_ascii_lowercase();
+                matches!(kind.as_str(), "node" | "nodes" | "no")
+            })
 }
 
 /// A whole run: events, steps, the final pods and the expectations' results.

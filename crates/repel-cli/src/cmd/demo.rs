@@ -18,6 +18,10 @@ use crate::output::{render, table, tolerations_yaml};
 
 /// The demo cluster, compiled in.
 pub const DEMO_CLUSTER: &str = include_str!("../../../../examples/demo/cluster.yaml");
+/// The documentation's story over time, compiled in.
+pub const DEMO_STORY: &str = include_str!("../../../../examples/demo/story.yaml");
+/// Where the story lives in the repository.
+pub const STORY_PATH: &str = "examples/demo/story.yaml";
 /// Where the same file lives in the repository.
 pub const DEMO_PATH: &str = "examples/demo/cluster.yaml";
 
@@ -243,8 +247,40 @@ pub fn demo_text() -> Result<String, CliError> {
     Ok(out)
 }
 
+/// The second half: the story over time on the simulated clock.
+pub fn story_text() -> Result<String, CliError> {
+    let (scenario, input) = super::simulate::load_scenario_text(
+        STORY_PATH,
+        DEMO_STORY,
+        std::path::Path::new("examples/demo"),
+    )?;
+    let report = repel_engine::sim::run_scenario(&scenario, input);
+    let mut out = format!(
+        "\n\nOver time, on the simulated clock (the same story is {STORY_PATH}):\n\
+         - node1 gets key1=value1:NoExecute: the pod without a toleration goes at once, the one with\n  \
+         tolerationSeconds: 3600 an hour later, the one without tolerationSeconds never;\n\
+         - node2 gets the same taint, removed after 30 minutes: its pod's deletion is cancelled;\n\
+         - node3's kubelet stops: after node-monitor-grace-period (50 s) the node is unreachable, and\n  \
+         300 s later (the default toleration) its pod leaves and comes back on another node, while\n  \
+         the DaemonSet's agent stays;\n\
+         - node4 is cordoned (its pod keeps running), then drained (its pod moves).\n\n"
+    );
+    out.push_str(&super::simulate::timeline(&report));
+    let failed = report.expectations.iter().filter(|e| !e.passed).count();
+    out.push_str(&format!(
+        "\nThe story's {} expectations: {}.\n",
+        report.expectations.len(),
+        if failed == 0 {
+            "all hold".to_string()
+        } else {
+            format!("{failed} failed")
+        }
+    ));
+    Ok(out)
+}
+
 /// Runs `repel demo`.
 pub fn run(_args: DemoArgs) -> Result<u8, CliError> {
-    out!("{}", demo_text()?);
+    out!("{}{}", demo_text()?, story_text()?);
     Ok(0)
 }

@@ -37,7 +37,18 @@ pub fn load_scenario(
 ) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
     let file = path.display().to_string();
     let text = read_text(path)?;
-    let docs = parse_documents(&file, &text)?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_scenario_text(&file, &text, &dir)
+}
+
+/// A scenario from its text; `file` names it in errors, `dir` is where its paths are relative to.
+pub fn load_scenario_text(
+    file: &str,
+    text: &str,
+    dir: &Path,
+) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
+    let file = file.to_string();
+    let docs = parse_documents(&file, text)?;
     let Some(doc) = docs.into_iter().next() else {
         return Err(CliError::Usage(format!("{file}: no scenario in the file")));
     };
@@ -50,7 +61,6 @@ pub fn load_scenario(
                 .join("\n"),
         )
     })?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     // `kubectl apply -f FILE` steps read their files here (relative to the scenario), so the
     // engine applies objects.
     for step in &mut scenario.steps {
