@@ -252,6 +252,10 @@ pub struct Cluster {
     pub pdbs: Vec<PodDisruptionBudget>,
     /// Distinct taint sets; nodes with the same taints share a class.
     pub taint_classes: Vec<Vec<Taint>>,
+    /// The label selector of each pod-owning controller, keyed by (kind, namespace, name): a
+    /// Deployment's ReplicaSet selects its selector plus `pod-template-hash`. PodTopologySpread's
+    /// default constraints spread a pod over the pods its controller selects.
+    pub owner_selectors: HashMap<(String, String, String), repel_core::labels::LabelSelector>,
     node_index: HashMap<String, NodeId>,
     label_index: BTreeMap<(String, String), Vec<NodeId>>,
 }
@@ -417,6 +421,49 @@ impl Cluster {
                     && p.phase == PodPhase::Pending
             })
             .collect()
+    }
+
+    /// Records the selector of the controller that owns `w`'s pods (see [`Cluster::owner_selectors`]).
+    pub fn register_workload(&mut self, w: &repel_core::workload::Workload) {
+        use repel_core::labels::{Operator, Requirement, label_selector_from_api};
+        use repel_core::workload::{Workload, pod_template_hash};
+        let (kind, name, selector, hash) = match w {
+            Workload::Deployment(d) => {
+                let hash = w
+                    .template()
+                    .map(|(t, _)| pod_template_hash(t))
+                    .unwrap_or_default();
+                (
+                    "ReplicaSet",
+                    format!("{}-{hash}", w.name()),
+                    Some(&d.spec.selector),
+                    Some(hash),
+                )
+            }
+            Workload::ReplicaSet(r) => (
+                "ReplicaSet",
+                w.name().to_string(),
+                Some(&r.spec.selector),
+                None,
+            ),
+            Workload::StatefulSet(s) => (
+                "StatefulSet",
+                w.name().to_string(),
+                Some(&s.spec.selector),
+                None,
+            ),
+            _ => return,
+        };
+        let Some(Ok(mut sel)) = selector.map(label_selector_from_api) else {
+            return;
+        };
+        if let Some(hash) = hash
+            && let Ok(req) = Requirement::new("pod-template-hash", Operator::Equals, &[hash])
+        {
+            sel = sel.add([req]);
+        }
+        self.owner_selectors
+            .insert((kind.to_string(), w.namespace().to_string(), name), sel);
     }
 
     /// Live pods whose `spec.nodeName` names a node the cluster does not have (they wait for

@@ -101,6 +101,9 @@ pub fn build_cluster(
     for n in nodes {
         built.cluster.add_node(n);
     }
+    for w in &input.workloads {
+        built.cluster.register_workload(w);
+    }
     for mut pod in pods {
         let ns = namespace_of(&pod.metadata).to_string();
         let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());

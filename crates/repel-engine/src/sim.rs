@@ -382,6 +382,7 @@ impl Simulation {
                         "Job" => Workload::Job(serde_json::from_value(v.clone()).map_err(bad)?),
                         _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
                     };
+                    self.cluster.register_workload(&w);
                     self.workloads.add(w);
                     out.push(format!("{}/{name} created", kind.to_ascii_lowercase()));
                 }

@@ -247,3 +247,46 @@ fn num_feasible_nodes_to_find_is_upstreams() {
         "--percentage-of-nodes-to-score 100 scores every node"
     );
 }
+
+/// Upstream's system default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway)
+/// spread a ReplicaSet's pods, found through their ownerReference.
+#[test]
+fn default_topology_spreading_for_workload_pods() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use repel_core::workload::Workload;
+    let dep: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "w"}]}}}
+    })).unwrap();
+    for seed in 0..5 {
+        let input = repel_engine::load::ClusterInput {
+            nodes: vec![
+                node(
+                    "a",
+                    json!({"kubernetes.io/hostname": "a", "topology.kubernetes.io/zone": "z1"}),
+                    json!([]),
+                ),
+                node(
+                    "b",
+                    json!({"kubernetes.io/hostname": "b", "topology.kubernetes.io/zone": "z2"}),
+                    json!([]),
+                ),
+            ],
+            workloads: vec![Workload::Deployment(dep.clone())],
+            ..Default::default()
+        };
+        let mut built = repel_engine::load::build_cluster(
+            input,
+            &Default::default(),
+            &Default::default(),
+            seed,
+        );
+        let got = placements(&mut built.cluster, seed);
+        let on_a = got
+            .iter()
+            .filter(|(_, n)| n.as_deref() == Some("a"))
+            .count();
+        assert_eq!(on_a, 3, "seed {seed}: {got:?}");
+    }
+}

@@ -194,13 +194,19 @@ pub fn system_default_constraints(
 /// Upstream `helper.DefaultSelector`: the selectors of the Services, ReplicationController,
 /// ReplicaSet or StatefulSet that select the pod, merged.
 ///
-/// repel's [`Cluster`] keeps none of those objects (workloads are expanded into pods and not
-/// stored, and there are no Services), so the selector cannot be rebuilt exactly: a Deployment's
-/// ReplicaSet selects `spec.selector` plus `pod-template-hash`, which the pod's labels alone do
-/// not determine. This returns the empty selector, so system defaulting adds no constraints, as
-/// upstream does for a pod nothing selects.
-pub fn default_selector(_pod: &PodInfo, _cluster: &Cluster) -> LabelSelector {
-    LabelSelector::everything()
+/// repel keeps no Services; it finds the pod's owning ReplicaSet or StatefulSet through the pod's
+/// controller ownerReference in [`Cluster::owner_selectors`] (a Deployment's ReplicaSet selects
+/// `spec.selector` plus `pod-template-hash`). A pod nothing owns gets the empty selector, so
+/// system defaulting adds no constraints, as upstream does for a pod nothing selects.
+pub fn default_selector(pod: &PodInfo, cluster: &Cluster) -> LabelSelector {
+    repel_core::workload::controller_of(&pod.pod)
+        .and_then(|(kind, name)| {
+            cluster
+                .owner_selectors
+                .get(&(kind, pod.namespace.clone(), name))
+                .cloned()
+        })
+        .unwrap_or_else(LabelSelector::everything)
 }
 
 /// Upstream `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
