@@ -8,7 +8,7 @@
 //! never complete (their pods run until deleted) and stop being replaced after `backoffLimit`
 //! (default 6) failed pods.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::Node;
 use repel_core::FeatureGates;
@@ -303,17 +303,24 @@ impl WorkloadControllers {
         };
         let spec = template_pod.spec.clone().unwrap_or_default();
         let nodes: Vec<Node> = cluster.nodes.iter().map(|n| n.node.clone()).collect();
-        for (nid, node) in nodes.iter().enumerate() {
+        // The DaemonSet's pods, once, by the node they are bound or pinned to.
+        let mut by_node: HashMap<String, Vec<PodId>> = HashMap::new();
+        for p in owned(cluster, w, "DaemonSet", oname) {
+            let info = &cluster.pods[p];
+            let target = info
+                .node
+                .and_then(|n| cluster.nodes.get(n))
+                .map(|n| n.name.clone())
+                .or_else(|| pinned_node(&info.pod));
+            if let Some(t) = target {
+                by_node.entry(t).or_default().push(p);
+            }
+        }
+        for node in &nodes {
             let node_name = node.metadata.name.clone().unwrap_or_default();
             let (should_run, should_continue) =
                 node_should_run_daemon_pod(&spec, node, &self.gates);
-            let on_node: Vec<PodId> = owned(cluster, w, "DaemonSet", oname)
-                .into_iter()
-                .filter(|p| {
-                    cluster.pods[*p].node == Some(nid)
-                        || pinned_to(&cluster.pods[*p].pod, &node_name)
-                })
-                .collect();
+            let on_node: Vec<PodId> = by_node.remove(&node_name).unwrap_or_default();
             for p in &on_node {
                 let failed = cluster.pods[*p].phase == PodPhase::Failed;
                 if failed || !should_continue {
@@ -346,23 +353,21 @@ impl WorkloadControllers {
     }
 }
 
-/// Whether a pod is pinned to `node` by `matchFields metadata.name In [node]`.
-fn pinned_to(pod: &k8s_openapi::api::core::v1::Pod, node: &str) -> bool {
+/// The node a pod is pinned to by `matchFields metadata.name In [node]` (a DaemonSet pod).
+fn pinned_node(pod: &k8s_openapi::api::core::v1::Pod) -> Option<String> {
     pod.spec
-        .as_ref()
-        .and_then(|s| s.affinity.as_ref())
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| {
-            n.required_during_scheduling_ignored_during_execution
-                .as_ref()
-        })
-        .is_some_and(|r| {
-            r.node_selector_terms.iter().any(|t| {
-                t.match_fields.iter().flatten().any(|f| {
-                    f.key == "metadata.name" && f.values.iter().flatten().any(|v| v == node)
-                })
-            })
-        })
+        .as_ref()?
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?
+        .node_selector_terms
+        .iter()
+        .flat_map(|t| t.match_fields.iter().flatten())
+        .find(|f| f.key == "metadata.name")
+        .and_then(|f| f.values.as_ref()?.first().cloned())
 }
 
 impl Controller for WorkloadControllers {
