@@ -94,6 +94,9 @@ pub struct PodInfo {
     pub phase: PodPhase,
     /// Deleted (no longer in the API): bound pods are unbound when deleted.
     pub deleted: bool,
+    /// Being deleted gracefully on a node whose kubelet is not running (NotReady or Unknown):
+    /// the pod stays bound and listed (kubectl shows Terminating) until the kubelet comes back.
+    pub terminating: bool,
 }
 
 /// A pod's phase, plus deletion (upstream `PodPhase`; `Gone` is repel's word for a deleted pod).
@@ -138,6 +141,7 @@ impl PodInfo {
             nominated: None,
             phase: PodPhase::Pending,
             deleted: false,
+            terminating: false,
             pod,
         }
     }
@@ -329,13 +333,44 @@ impl Cluster {
         n.add_pod(pod, info);
     }
 
-    /// Deletes a pod: unbound from its node and marked deleted (it stays in [`Cluster::pods`] so
-    /// ids remain valid).
+    /// Deletes a pod, gracefully as the API does: a pod bound to a node whose kubelet runs (Ready)
+    /// is gone at once; on a node that is NotReady or Unknown nobody finishes the deletion, so the
+    /// pod stays bound and `terminating` until the kubelet is back (upstream: a StatefulSet's pod
+    /// on an unreachable node is not replaced; kubernetes#54368). Unbound pods go at once. It
+    /// stays in [`Cluster::pods`] so ids remain valid.
     pub fn delete_pod(&mut self, pod: PodId) {
+        if let Some(node) = self.pods.get(pod).and_then(|p| p.node)
+            && !self.node_ready(node)
+        {
+            if let Some(p) = self.pods.get_mut(pod) {
+                p.terminating = true;
+            }
+            return;
+        }
+        self.force_delete_pod(pod);
+    }
+
+    /// Deletes a pod at once, wherever it is (`--force --grace-period=0`).
+    pub fn force_delete_pod(&mut self, pod: PodId) {
         self.unbind(pod);
         if let Some(p) = self.pods.get_mut(pod) {
             p.deleted = true;
+            p.terminating = false;
         }
+    }
+
+    /// Whether a node's kubelet runs: its Ready condition is True, or it reports none (a
+    /// hand-written node).
+    pub fn node_ready(&self, node: NodeId) -> bool {
+        let Some(n) = self.nodes.get(node) else {
+            return false;
+        };
+        n.node
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .is_none_or(|c| c.status == "True")
     }
 
     /// Replaces a node's taints (`spec.taints`), keeping the taint-class index current.
@@ -354,6 +389,26 @@ impl Cluster {
         n.node.spec.get_or_insert_with(Default::default).taints =
             (!taints.is_empty()).then(|| taints.clone());
         n.taints = taints;
+    }
+
+    /// Replaces a node's labels, keeping the label index current.
+    pub fn set_node_labels(&mut self, node: NodeId, labels: BTreeMap<String, String>) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        for (k, v) in &n.labels {
+            if let Some(ids) = self.label_index.get_mut(&(k.clone(), v.clone())) {
+                ids.retain(|i| *i != node);
+            }
+        }
+        for (k, v) in &labels {
+            self.label_index
+                .entry((k.clone(), v.clone()))
+                .or_default()
+                .push(node);
+        }
+        n.node.metadata.labels = (!labels.is_empty()).then(|| labels.clone());
+        n.labels = labels;
     }
 
     /// Sets a node's `spec.unschedulable` (cordon/uncordon).

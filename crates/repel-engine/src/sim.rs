@@ -110,6 +110,9 @@ pub struct FinalPod {
     pub node: Option<String>,
     /// `Pending`, `Running`, `Failed`, `Succeeded`.
     pub phase: &'static str,
+    /// Deleted, waiting for its node's kubelet to finish (kubectl shows `Terminating`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub terminating: bool,
 }
 
 /// One expectation's result.
@@ -269,6 +272,11 @@ impl Simulation {
             let now = self.now;
             self.node_lifecycle
                 .reconcile(now, &mut self.cluster, &mut self.events);
+            // The kubelet admits (or rejects) pods bound since the last pass before the
+            // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
+            // untolerated NoExecute taint is first rejected (Failed, TaintToleration), then deleted.
+            self.kubelet
+                .reconcile(now, &mut self.cluster, &mut self.events);
             let (events_before, evictions_before) =
                 (self.events.len(), self.taint_eviction.evictions().len());
             self.taint_eviction
@@ -330,6 +338,30 @@ impl Simulation {
                 .to_string();
             let bad = |e: serde_json::Error| format!("{kind} {name}: {e}");
             match kind {
+                "Node" if self.cluster.node_id(&name).is_some() => {
+                    // kubectl apply of an existing node: labels, taints and cordon are updated.
+                    let node: Node = serde_json::from_value(v.clone()).map_err(bad)?;
+                    let id = self.cluster.node_id(&name).unwrap_or_default();
+                    let spec = node.spec.clone().unwrap_or_default();
+                    self.cluster
+                        .set_node_labels(id, node.metadata.labels.clone().unwrap_or_default());
+                    self.cluster
+                        .set_node_taints(id, spec.taints.unwrap_or_default());
+                    self.cluster
+                        .set_unschedulable(id, spec.unschedulable.unwrap_or(false));
+                    out.push(format!("node/{name} configured"));
+                }
+                "Pod"
+                    if {
+                        let ns = v
+                            .pointer("/metadata/namespace")
+                            .and_then(Value::as_str)
+                            .unwrap_or("default");
+                        self.cluster.pod_id(ns, &name).is_some()
+                    } =>
+                {
+                    out.push(self.update_pod(v, &name)?);
+                }
                 "Node" => {
                     let mut node: Node = serde_json::from_value(v.clone()).map_err(bad)?;
                     taint_nodes_by_condition(&mut node);
@@ -383,13 +415,57 @@ impl Simulation {
                         _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
                     };
                     self.cluster.register_workload(&w);
-                    self.workloads.add(w);
-                    out.push(format!("{}/{name} created", kind.to_ascii_lowercase()));
+                    if self.workloads.replace(w.clone()) {
+                        out.push(format!("{}/{name} configured", kind.to_ascii_lowercase()));
+                    } else {
+                        self.workloads.add(w);
+                        out.push(format!("{}/{name} created", kind.to_ascii_lowercase()));
+                    }
                 }
                 other => return Err(format!("kind {other:?} is not supported in a scenario")),
             }
         }
         Ok(out)
+    }
+
+    /// `kubectl apply` of an existing pod: only its tolerations may change, as upstream's pod
+    /// update validation allows (entries added, `tolerationSeconds` changed); the update goes
+    /// through admission (DefaultTolerationSeconds, PodTolerationRestriction) first.
+    fn update_pod(&mut self, v: &Value, name: &str) -> Result<String, String> {
+        let mut pod: Pod =
+            serde_json::from_value(v.clone()).map_err(|e| format!("Pod {name}: {e}"))?;
+        let ns = repel_core::workload::namespace_of(&pod.metadata).to_string();
+        let Some(id) = self.cluster.pod_id(&ns, name) else {
+            return Err(format!("pods \"{name}\" not found"));
+        };
+        repel_core::admission::admit_pod(
+            &mut pod,
+            self.cluster.namespace(&ns),
+            &self.cfg.admission,
+        )
+        .map_err(|e| e.to_string())?;
+        let new = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.tolerations.clone())
+            .unwrap_or_default();
+        let old = self.cluster.pods[id].tolerations().to_vec();
+        if new == old {
+            return Ok(format!("pod/{name} unchanged"));
+        }
+        let errors =
+            repel_core::validation::validate_pod_toleration_update(&old, &new, "spec.tolerations");
+        if !errors.is_empty() {
+            return Err(
+                repel_core::validation::invalid_message("Pod", name, &errors)
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+        if let Some(spec) = self.cluster.pods[id].pod.spec.as_mut() {
+            spec.tolerations = Some(new);
+        }
+        Ok(format!("pod/{name} configured"))
     }
 
     fn delete_objects(&mut self, refs: &[ObjectRef]) -> Result<Vec<String>, String> {
@@ -500,6 +576,7 @@ impl Simulation {
             .iter()
             .filter(|p| !p.deleted)
             .map(|p| FinalPod {
+                terminating: p.terminating,
                 pod: p.key(),
                 node: p
                     .node
@@ -602,7 +679,19 @@ pub fn run_scenario(scenario: &Scenario, input: ClusterInput) -> RunReport {
         }))
         .max()
         .unwrap_or(0);
-    let until = scenario.until.unwrap_or(last).max(last);
+    let last_event_check = scenario
+        .expect
+        .iter()
+        .filter_map(|e| match e {
+            Expectation::Event { at, by, .. } => at.or(*by),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let until = scenario
+        .until
+        .unwrap_or(last.max(last_event_check))
+        .max(last);
     let mut results: Vec<ExpectationResult> = Vec::new();
     let mut steps = scenario.steps.iter().peekable();
     let mut checks = pod_checks.into_iter().peekable();

@@ -261,8 +261,8 @@ pub fn story_text() -> Result<String, CliError> {
          tolerationSeconds: 3600 an hour later, the one without tolerationSeconds never;\n\
          - node2 gets the same taint, removed after 30 minutes: its pod's deletion is cancelled;\n\
          - node3's kubelet stops: after node-monitor-grace-period (50 s) the node is unreachable, and\n  \
-         300 s later (the default toleration) its pod leaves and comes back on another node, while\n  \
-         the DaemonSet's agent stays;\n\
+         300 s later (the default toleration) its pod is deleted and replaced on another node (the\n  \
+         old one stays Terminating: node3's kubelet cannot finish), while the DaemonSet's agent stays;\n\
          - node4 is cordoned (its pod keeps running), then drained (its pod moves).\n\n"
     );
     out.push_str(&super::simulate::timeline(&report));

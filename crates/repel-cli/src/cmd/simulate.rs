@@ -156,7 +156,11 @@ pub fn timeline(r: &RunReport) -> String {
         t.add_row(vec![
             p.pod.clone(),
             p.node.clone().unwrap_or_else(|| "<none>".into()),
-            p.phase.to_string(),
+            if p.terminating {
+                format!("{} (Terminating)", p.phase)
+            } else {
+                p.phase.to_string()
+            },
         ]);
     }
     out.push_str(&render(&t));

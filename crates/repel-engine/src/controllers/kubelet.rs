@@ -20,6 +20,8 @@ pub const REASON: &str = "TaintToleration";
 /// The rejection message, as the kubelet words it.
 pub const MESSAGE: &str =
     "Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate";
+/// The prefix of the rejected pod's `status.message` (upstream `rejectPod`).
+pub const STATUS_PREFIX: &str = "Pod was rejected: ";
 
 /// Every node's kubelet, admitting the pods bound to it.
 #[derive(Debug, Default)]
@@ -34,10 +36,20 @@ impl Controller for Kubelet {
     }
 
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        // A kubelet that is running again finishes the graceful deletions it missed.
+        for id in 0..cluster.pods.len() {
+            let p = &cluster.pods[id];
+            if p.terminating && !p.deleted && p.node.is_none_or(|n| cluster.node_ready(n)) {
+                cluster.delete_pod(id);
+            }
+        }
         for id in 0..cluster.pods.len() {
             let (node, pending) = {
                 let p = &cluster.pods[id];
-                (p.node, !p.deleted && p.phase == PodPhase::Pending)
+                (
+                    p.node,
+                    !p.deleted && !p.terminating && p.phase == PodPhase::Pending,
+                )
             };
             let (Some(node), true) = (node, pending) else {
                 continue;
@@ -59,7 +71,7 @@ impl Controller for Kubelet {
                 p.phase = PodPhase::Failed;
                 status.phase = Some("Failed".into());
                 status.reason = Some(REASON.into());
-                status.message = Some(MESSAGE.into());
+                status.message = Some(format!("{STATUS_PREFIX}{MESSAGE}"));
                 events.push(Event::warning(
                     now,
                     REASON,

@@ -405,6 +405,11 @@ impl TaintEvictionController {
     /// 3. Unbound pods are ignored; unchanged pods are not looked at again.
     fn observe_pods(&mut self, now: Millis, cluster: &Cluster, events: &mut Vec<Event>) {
         for (id, info) in cluster.pods.iter().enumerate() {
+            // Already being deleted (on a node whose kubelet is down): nothing left to do, and
+            // upstream's pod handler sees no toleration or node change in it.
+            if info.terminating {
+                continue;
+            }
             let node = (!info.deleted)
                 .then_some(info.node)
                 .flatten()

@@ -34,6 +34,8 @@ pub const DEFAULT_BACKOFF_LIMIT: i32 = 6;
 struct Tracked {
     workload: Workload,
     rng: NameRng,
+    /// A Job past its backoffLimit: no more pods.
+    exhausted: bool,
 }
 
 /// The workload controllers.
@@ -67,7 +69,23 @@ impl WorkloadControllers {
         self.tracked.push(Tracked {
             rng: NameRng::new(self.seed, &stream),
             workload,
+            exhausted: false,
         });
+    }
+
+    /// Replaces a managed workload's object (`kubectl apply` of a changed manifest); returns
+    /// whether it was managed. Existing pods are kept (repel does no rollouts); new pods use the
+    /// new template.
+    pub fn replace(&mut self, workload: Workload) -> bool {
+        let Some(t) = self.tracked.iter_mut().find(|t| {
+            t.workload.kind() == workload.kind()
+                && t.workload.namespace() == workload.namespace()
+                && t.workload.name() == workload.name()
+        }) else {
+            return false;
+        };
+        t.workload = workload;
+        true
     }
 
     /// Stops managing (and, as upstream's garbage collector would, deletes the pods of) the
@@ -112,29 +130,52 @@ fn owner(w: &Workload) -> (String, String) {
 
 /// Live (not deleted) pods owned by the workload.
 fn owned(cluster: &Cluster, w: &Workload, kind: &str, name: &str) -> Vec<PodId> {
-    let cronjob_prefix = format!("{}-", w.name());
+    owned_including(cluster, w, kind, name, false)
+}
+
+/// The workload's pods, deleted ones too when `deleted`. Compares the controller
+/// ownerReference in place (this runs on every settling pass).
+fn owned_including(
+    cluster: &Cluster,
+    w: &Workload,
+    kind: &str,
+    name: &str,
+    deleted: bool,
+) -> Vec<PodId> {
+    let cronjob = matches!(w, Workload::CronJob(_));
+    let prefix = w.name();
+    let ns = w.namespace();
     (0..cluster.pods.len())
         .filter(|i| {
             let p = &cluster.pods[*i];
-            if p.deleted || p.namespace != w.namespace() {
+            if (p.deleted && !deleted) || p.namespace != ns {
                 return false;
             }
-            match controller_of(&p.pod) {
-                Some((k, n)) if matches!(w, Workload::CronJob(_)) => {
-                    k == "Job" && n.starts_with(&cronjob_prefix)
-                }
-                Some((k, n)) => k == kind && n == name,
-                None => false,
+            let Some(owner) = p
+                .pod
+                .metadata
+                .owner_references
+                .as_ref()
+                .and_then(|o| o.iter().find(|o| o.controller == Some(true)))
+            else {
+                return false;
+            };
+            if cronjob {
+                owner.kind == "Job"
+                    && owner
+                        .name
+                        .strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with('-'))
+            } else {
+                owner.kind == kind && owner.name == name
             }
         })
         .collect()
 }
 
 fn is_active(cluster: &Cluster, id: PodId) -> bool {
-    !matches!(
-        cluster.pods[id].phase,
-        PodPhase::Failed | PodPhase::Succeeded
-    )
+    let p = &cluster.pods[id];
+    !p.terminating && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded)
 }
 
 impl WorkloadControllers {
@@ -205,10 +246,14 @@ impl WorkloadControllers {
                 }
             }
             Workload::StatefulSet(_) => {
+                // Failed pods are deleted and recreated; a terminating one keeps its name taken.
                 let finished: Vec<PodId> = pods
                     .iter()
                     .copied()
-                    .filter(|p| !is_active(cluster, *p))
+                    .filter(|p| {
+                        let p = &cluster.pods[*p];
+                        !p.terminating && matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded)
+                    })
                     .collect();
                 for p in finished.iter() {
                     let name = cluster.pods[*p].name.clone();
@@ -245,9 +290,14 @@ impl WorkloadControllers {
                 self.reconcile_daemonset(i, &w, &oname, &object, now, cluster, events)
             }
             Workload::Job(_) | Workload::CronJob(_) => {
-                let failed = pods
-                    .iter()
-                    .filter(|p| cluster.pods[**p].phase == PodPhase::Failed)
+                // Upstream `isPodFailed`: a Failed pod, or one deleted before it succeeded, counts
+                // against backoffLimit; past it the Job stops (BackoffLimitExceeded).
+                let failed = owned_including(cluster, &w, &okind, &oname, true)
+                    .into_iter()
+                    .filter(|p| {
+                        let p = &cluster.pods[*p];
+                        p.phase == PodPhase::Failed || (p.deleted && p.phase != PodPhase::Succeeded)
+                    })
                     .count();
                 let limit = match &w {
                     Workload::Job(j) => j.spec.as_ref().and_then(|s| s.backoff_limit),
@@ -261,6 +311,16 @@ impl WorkloadControllers {
                 }
                 .unwrap_or(DEFAULT_BACKOFF_LIMIT);
                 if failed as i64 > i64::from(limit) {
+                    if !self.tracked[i].exhausted {
+                        self.tracked[i].exhausted = true;
+                        events.push(Event::warning(
+                            now,
+                            "BackoffLimitExceeded",
+                            format!("Job/{}/{oname}", w.namespace()),
+                            None,
+                            "Job has reached the specified backoff limit".to_string(),
+                        ));
+                    }
                     return;
                 }
                 let job_name = pods
