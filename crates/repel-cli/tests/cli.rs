@@ -1401,7 +1401,11 @@ fn simulate_is_deterministic_and_keeps_the_contract() {
         .find(|p| p["pod"] == "default/web-0")
         .unwrap();
     assert_eq!(
-        (web["node"].as_str(), web["phase"].as_str(), web["terminating"].as_bool()),
+        (
+            web["node"].as_str(),
+            web["phase"].as_str(),
+            web["terminating"].as_bool()
+        ),
         (Some("node-a"), Some("Running"), Some(true)),
         "the StatefulSet's pod stays Terminating on the unreachable node"
     );

@@ -86,6 +86,8 @@ pub struct KubectlResult {
     pub deleted: Vec<PodId>,
     /// Nodes deleted (`delete node`). Node ids after a deleted node's shift down by one.
     pub deleted_nodes: Vec<String>,
+    /// Pods whose eviction a PodDisruptionBudget refused (429): kubectl retries them every 5 s.
+    pub blocked: Vec<PodId>,
 }
 
 impl KubectlResult {

@@ -147,6 +147,8 @@ pub struct Simulation {
     node_lifecycle: NodeLifecycleController,
     workloads: WorkloadControllers,
     last_failure: HashMap<usize, String>,
+    /// The scenario's end: blocking steps (a drain waiting on a budget) give up there.
+    pub until_hint: Millis,
 }
 
 impl Simulation {
@@ -181,6 +183,7 @@ impl Simulation {
             node_lifecycle: NodeLifecycleController::new(cfg.node_lifecycle.clone()),
             workloads,
             last_failure: HashMap::new(),
+            until_hint: Millis::MAX,
             cfg,
         }
     }
@@ -428,6 +431,46 @@ impl Simulation {
         Ok(out)
     }
 
+    /// `kubectl drain` as kubectl runs it: evictions a PodDisruptionBudget refuses are retried
+    /// every 5 s (the cluster goes on meanwhile — controllers replace evicted pods, budgets
+    /// recover) until they succeed or `--timeout` runs out; with no timeout, until the scenario's
+    /// end. The step blocks, as kubectl does in a script: later steps wait for it.
+    fn drain_with_retries(&mut self, line: &str) -> (Vec<String>, bool) {
+        let timeout = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("--timeout="))
+            .and_then(|d| crate::clock::parse_duration(d).ok())
+            .filter(|d| *d > 0);
+        let started = self.now;
+        let mut lines: Vec<String> = Vec::new();
+        loop {
+            let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
+            let out_of_time = timeout.is_some_and(|t| self.now + 5_000 > started + t)
+                || self.now >= self.until_hint;
+            if r.blocked.is_empty() || out_of_time {
+                lines.extend(r.stdout.iter().cloned());
+                lines.extend(r.stderr.iter().cloned());
+                return (lines, r.ok);
+            }
+            // An attempt that will be retried: what kubectl shows of it is the evictions and the
+            // "will retry after 5s" lines.
+            lines.extend(
+                r.stdout
+                    .iter()
+                    .filter(|l| !l.ends_with(" drained"))
+                    .cloned(),
+            );
+            lines.extend(
+                r.stderr
+                    .iter()
+                    .filter(|l| l.contains("(will retry after 5s)"))
+                    .cloned(),
+            );
+            let next = self.now + 5_000;
+            self.advance_to(next);
+        }
+    }
+
     /// `kubectl apply` of an existing pod: only its tolerations may change, as upstream's pod
     /// update validation allows (entries added, `tolerationSeconds` changed); the update goes
     /// through admission (DefaultTolerationSeconds, PodTolerationRestriction) first.
@@ -496,11 +539,16 @@ impl Simulation {
 
     /// Runs one step at the current time (the caller advanced to it) and settles.
     pub fn apply_step(&mut self, step: &Step) {
+        let started = self.now;
         let (desc, result): (String, Result<Vec<String>, String>) = match &step.action {
             StepAction::Kubectl(line) if deletes_nodes(line) => (
                 format!("kubectl {line}"),
                 Err("repel: deleting nodes is not simulated yet (the controllers keep per-node state); cordon and drain the node instead".to_string()),
             ),
+            StepAction::Kubectl(line) if line.split_whitespace().next() == Some("drain") => {
+                let (lines, ok) = self.drain_with_retries(line);
+                (format!("kubectl {line}"), if ok { Ok(lines) } else { Err(lines.join("\n")) })
+            }
             StepAction::Kubectl(line) => {
                 let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
                 let mut lines = r.stdout.clone();
@@ -561,7 +609,7 @@ impl Simulation {
             Err(e) => (e.lines().map(str::to_string).collect(), false),
         };
         self.steps.push(StepRecord {
-            at: seconds(self.now),
+            at: seconds(started),
             step: desc,
             output,
             ok,

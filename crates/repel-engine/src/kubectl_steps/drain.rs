@@ -100,6 +100,7 @@ fn delete_or_evict(
         match evict_pod(cluster, *id) {
             Ok(()) => done.push(*id),
             Err(EvictionError::TooManyRequests(msg)) => {
+                res.blocked.push(*id);
                 res.err(format!(
                     "error when evicting pods/{name:?} -n {ns:?} (will retry after 5s): {msg}"
                 ));
