@@ -96,13 +96,14 @@ pub fn fits_request(pod_request: &Resources, node: &NodeInfo) -> Vec<Insufficien
     if pod_request.is_empty_request() {
         return out;
     }
-    let mut check = |name: &str, want: i64, reason: String| {
+    // The reason is only formatted for a resource that is short (this runs for every node).
+    let mut check = |name: &str, want: i64| {
         let alloc = node.allocatable.get(name);
         let used = node.requested.get(name);
         if want > 0 && i128::from(want) > i128::from(alloc) - i128::from(used) {
             out.push(InsufficientResource {
                 resource_name: name.to_string(),
-                reason,
+                reason: insufficient_reason(name),
                 requested: want,
                 used,
                 capacity: alloc,
@@ -110,15 +111,11 @@ pub fn fits_request(pod_request: &Resources, node: &NodeInfo) -> Vec<Insufficien
             });
         }
     };
-    check(CPU, pod_request.milli_cpu, insufficient_reason(CPU));
-    check(MEMORY, pod_request.memory, insufficient_reason(MEMORY));
-    check(
-        EPHEMERAL_STORAGE,
-        pod_request.ephemeral_storage,
-        insufficient_reason(EPHEMERAL_STORAGE),
-    );
+    check(CPU, pod_request.milli_cpu);
+    check(MEMORY, pod_request.memory);
+    check(EPHEMERAL_STORAGE, pod_request.ephemeral_storage);
     for (name, want) in &pod_request.scalar {
-        check(name, *want, insufficient_reason(name));
+        check(name, *want);
     }
     out
 }
