@@ -1364,6 +1364,10 @@ fn every_example_scenario_passes() {
     assert!(out.contains(" 0 failed"), "{out}");
     let passed: usize = out.lines().filter(|l| l.starts_with("PASS")).count();
     assert!(passed >= 9, "{out}");
+    let (code, v) = json_out(&["test", &examples_dir(), "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["failed"], json!(0));
+    assert_eq!(v["passed"].as_u64(), Some(passed as u64));
 }
 
 #[test]

@@ -340,6 +340,11 @@ impl Simulation {
                 .unwrap_or_default()
                 .to_string();
             let bad = |e: serde_json::Error| format!("{kind} {name}: {e}");
+            if name.is_empty() {
+                return Err(format!(
+                    "{kind}: metadata.name: Required value: name is required"
+                ));
+            }
             match kind {
                 "Node" if self.cluster.node_id(&name).is_some() => {
                     // kubectl apply of an existing node: labels, taints and cordon are updated.

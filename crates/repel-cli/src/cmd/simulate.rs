@@ -29,6 +29,10 @@ pub struct TestArgs {
     /// Scenario files, or directories of them (every `.yaml`/`.yml`/`.json` file whose `kind` is `Scenario`).
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
+    /// Output format (default: a runner's report): `{"scenarios": [{"file", "passed",
+    /// "expectations", "refusedSteps"}], "passed", "failed"}`.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<Format>,
 }
 
 /// Reads a scenario file and the manifests it names (relative to its folder) and holds inline.
@@ -200,6 +204,33 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
         .collect();
     if files.is_empty() {
         return Err(CliError::Usage("no scenarios found".into()));
+    }
+    if let Some(format) = args.output {
+        let mut rows = Vec::new();
+        let (mut passed, mut failed) = (0, 0);
+        for f in &files {
+            let (scenario, input) = load_scenario(f)?;
+            let report = run_scenario(&scenario, input);
+            let refused: Vec<&repel_engine::sim::StepRecord> =
+                report.steps.iter().filter(|s| !s.ok).collect();
+            let ok = refused.is_empty() && report.expectations.iter().all(|e| e.passed);
+            if ok {
+                passed += 1
+            } else {
+                failed += 1
+            }
+            rows.push(serde_json::json!({
+                "file": f.display().to_string(),
+                "passed": ok,
+                "expectations": report.expectations,
+                "refusedSteps": refused,
+            }));
+        }
+        print_machine(
+            &serde_json::json!({"scenarios": rows, "passed": passed, "failed": failed}),
+            format,
+        )?;
+        return Ok(if failed > 0 { 1 } else { 0 });
     }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
