@@ -97,6 +97,10 @@ enum Command {
     Test(cmd::simulate::TestArgs),
     /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
     Admit(cmd::admit::AdmitArgs),
+    /// Write a realistic generated cluster as manifests (pools, taints, workloads; seeded).
+    Generate(cmd::generate::GenerateArgs),
+    /// Measure repel on a generated cluster: load, scheduling, an eviction plan, explain, memory.
+    Bench(cmd::bench::BenchArgs),
     /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
     Demo(cmd::demo::DemoArgs),
 }
@@ -144,6 +148,8 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Generate(a) => cmd::generate::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

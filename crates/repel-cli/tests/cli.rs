@@ -1447,3 +1447,60 @@ fn scenario_errors_name_the_step_and_field() {
     );
     assert!(err.contains("expect[0].phase"), "{err}");
 }
+
+// ---------------------------------------------------------------- generate and bench
+
+#[test]
+fn generate_is_deterministic_and_schedulable() {
+    let (code, a, _) = run(&["generate", "--nodes", "30", "--pods", "300", "--seed", "4"]);
+    assert_eq!(code, 0);
+    let (_, b, _) = run(&["generate", "--nodes", "30", "--pods", "300", "--seed", "4"]);
+    assert_eq!(a, b, "the same seed gives the same manifests");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gen");
+    let (code, _, err) = run(&[
+        "generate",
+        "--nodes",
+        "30",
+        "--pods",
+        "300",
+        "--seed",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, v) = json_out(&["schedule", "-f", out.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0);
+    let placed = v["placements"].as_array().unwrap().len();
+    let pending = v["unschedulable"].as_array().unwrap().len();
+    assert_eq!(
+        placed + pending,
+        300,
+        "every generated pod is scheduled or explained"
+    );
+    assert!(placed >= 270, "{placed} placed");
+}
+
+#[test]
+fn bench_reports_the_contracts_fields() {
+    let (code, v) = json_out(&[
+        "bench", "--nodes", "20", "--pods", "100", "-q", "-o", "json",
+    ]);
+    assert_eq!(code, 0);
+    for field in [
+        "nodes",
+        "pods",
+        "scheduled",
+        "unschedulable",
+        "schedule_seconds",
+        "pods_per_second",
+        "eviction_plan_seconds",
+        "explain_seconds",
+        "peak_rss_bytes",
+    ] {
+        assert!(v.get(field).is_some(), "{field} missing: {v}");
+    }
+    assert_eq!(v["nodes"], json!(20));
+    assert_eq!(v["pods"], json!(100));
+}

@@ -14,7 +14,9 @@
 //! - [`load`]: a cluster from manifests' objects, admitted as the API server would.
 //! - [`scheduler`]: the framework, the default profile's plugins, preemption, the cycle.
 //! - [`sim`]: the simulation loop and the scenario runner.
+//! - [`plan`]: what-if plans (the eviction plan of a NoExecute taint).
 //! - [`rng`]: the seeded generator.
+//! - [`generate`]: seeded realistic clusters (node pools, workloads) for `generate` and `bench`.
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
 //! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete).
 
@@ -23,8 +25,10 @@ pub mod cluster;
 pub mod controllers;
 pub mod disruption;
 pub mod events;
+pub mod generate;
 pub mod kubectl_steps;
 pub mod load;
+pub mod plan;
 pub mod resources;
 pub mod rng;
 pub mod scenario;

@@ -1,9 +1,11 @@
 //! One module per command.
 
 pub mod admit;
+pub mod bench;
 pub mod check;
 pub mod demo;
 pub mod explain;
+pub mod generate;
 pub mod schedule;
 pub mod simulate;
 pub mod taint;
