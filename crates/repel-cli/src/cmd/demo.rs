@@ -49,7 +49,9 @@ fn placement(out: &mut String, e: &Explanation) {
     let feasible: Vec<&NodeVerdict> = e.nodes.iter().filter(|v| v.feasible()).collect();
     if feasible.is_empty() {
         out.push_str("  may go to:  nowhere\n");
-        out.push_str(&format!("  scheduler:  {}\n", e.message));
+        if !e.message.is_empty() {
+            out.push_str(&format!("  scheduler:  {}\n", e.message));
+        }
     } else {
         let best = feasible.iter().filter_map(|v| v.score()).max().unwrap_or(0);
         let list: Vec<String> = feasible
@@ -113,6 +115,15 @@ fn section(
         tols.join("; ")
     };
     out.push_str(&format!("{title}  [{tols}]\n"));
+    // A DaemonSet's controller, not the scheduler, decides where its pods go: no FitError.
+    let e = if target.daemonset {
+        Explanation {
+            message: String::new(),
+            ..e
+        }
+    } else {
+        e
+    };
     placement(out, &e);
     let mut spec = target.pod.spec.clone().unwrap_or_default();
     spec.tolerations = Some(admitted);
