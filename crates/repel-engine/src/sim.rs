@@ -453,8 +453,7 @@ impl Simulation {
             let out_of_time = timeout.is_some_and(|t| self.now + 5_000 > started + t)
                 || self.now >= self.until_hint;
             if r.blocked.is_empty() || out_of_time {
-                lines.extend(r.stdout.iter().cloned());
-                lines.extend(r.stderr.iter().cloned());
+                lines.extend(drain_output(&r.stdout, &r.stderr));
                 return (lines, r.ok);
             }
             // An attempt that will be retried: what kubectl shows of it is the evictions and the
@@ -668,6 +667,24 @@ impl Simulation {
         };
         (actual, phase_ok && node_ok)
     }
+}
+
+/// A drain's output in the order a terminal shows it: kubectl prints the cordon lines, then its
+/// `Warning:` about the pods it leaves (stderr), then the evictions, then the errors.
+fn drain_output(stdout: &[String], stderr: &[String]) -> Vec<String> {
+    let cordons = stdout
+        .iter()
+        .take_while(|l| l.ends_with("cordoned"))
+        .count();
+    let (warnings, errors): (Vec<&String>, Vec<&String>) =
+        stderr.iter().partition(|l| l.starts_with("Warning: "));
+    stdout[..cordons]
+        .iter()
+        .chain(warnings)
+        .chain(&stdout[cordons..])
+        .chain(errors)
+        .cloned()
+        .collect()
 }
 
 /// Whether a kubectl line deletes nodes (`delete node …`, `delete nodes/x`, `delete no …`).
