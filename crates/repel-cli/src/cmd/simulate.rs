@@ -138,7 +138,7 @@ pub fn timeline(r: &RunReport) -> String {
             e.at,
             1,
             format!(
-                "{kind}  {:<22} {:<40} {}{why}",
+                "{kind}  {:<26} {:<40} {}{why}",
                 e.reason, e.object, e.message
             ),
         ));

@@ -99,7 +99,11 @@ pub(super) fn report(
     if c.status == status && c.last_transition_time.is_some() {
         return None;
     }
-    let changed = !c.status.is_empty();
+    // A condition the node did not report yet counts as a change when it is not the healthy
+    // one (a node without conditions is taken as healthy), so MemoryPressure=True set on a
+    // hand-written node records NodeHasInsufficientMemory.
+    let healthy = if type_ == "Ready" { "True" } else { "False" };
+    let changed = !c.status.is_empty() || status != healthy;
     c.status = status.to_string();
     c.reason = strings.map(|s| s.0.to_string());
     c.message = strings.map(|s| s.1.to_string());
