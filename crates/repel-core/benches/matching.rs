@@ -10,14 +10,7 @@ use repel_core::taint::{find_matching_untolerated_taint, is_do_not_schedule, new
 use repel_core::{FeatureGates, tolerates};
 
 fn tol(key: &str, op: &str, value: &str, effect: &str) -> Toleration {
-    let o = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    Toleration {
-        key: o(key),
-        operator: o(op),
-        value: o(value),
-        effect: o(effect),
-        toleration_seconds: None,
-    }
+    repel_core::toleration::new_toleration(key, op, value, effect)
 }
 
 fn operators(c: &mut Criterion) {

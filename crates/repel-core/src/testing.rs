@@ -3,10 +3,6 @@
 use k8s_openapi::api::core::v1::{Container, Node, NodeSpec, Pod, PodSpec, Taint, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-fn opt(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
-}
-
 /// A taint; an empty value is left unset.
 pub fn taint(key: &str, value: &str, effect: &str) -> Taint {
     crate::taint::new_taint(key, value, effect)
@@ -14,13 +10,7 @@ pub fn taint(key: &str, value: &str, effect: &str) -> Taint {
 
 /// A toleration; empty strings are left unset, as a manifest that omits the field.
 pub fn tol(key: &str, operator: &str, value: &str, effect: &str) -> Toleration {
-    Toleration {
-        key: opt(key),
-        operator: opt(operator),
-        value: opt(value),
-        effect: opt(effect),
-        toleration_seconds: None,
-    }
+    crate::toleration::new_toleration(key, operator, value, effect)
 }
 
 /// A toleration with `tolerationSeconds`.

@@ -89,6 +89,18 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint, gates: &FeatureGates) -
     }
 }
 
+/// A toleration; empty strings are left unset, as in a manifest that omits the field.
+pub fn new_toleration(key: &str, operator: &str, value: &str, effect: &str) -> Toleration {
+    let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    Toleration {
+        key: opt(key),
+        operator: opt(operator),
+        value: opt(value),
+        effect: opt(effect),
+        toleration_seconds: None,
+    }
+}
+
 /// Upstream `Toleration.MatchToleration`: the same key, operator, value and effect
 /// (`tolerationSeconds` ignored); an unset field equals `""`, as Go's plain strings do. The
 /// identity used to de-duplicate tolerations.

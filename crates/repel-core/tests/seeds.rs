@@ -13,13 +13,9 @@ use repel_core::validation::{ValidationOptions, validate_tolerations};
 use repel_core::{FeatureGates, tolerates};
 
 fn tol(key: &str, op: &str, value: &str, effect: &str, secs: Option<i64>) -> Toleration {
-    let o = |s: &str| (!s.is_empty()).then(|| s.to_string());
     Toleration {
-        key: o(key),
-        operator: o(op),
-        value: o(value),
-        effect: o(effect),
         toleration_seconds: secs,
+        ..repel_core::toleration::new_toleration(key, op, value, effect)
     }
 }
 

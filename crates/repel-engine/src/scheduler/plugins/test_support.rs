@@ -14,14 +14,7 @@ pub fn taint(key: &str, value: &str, effect: &str) -> Taint {
 
 /// A toleration; empty strings stay unset.
 pub fn tol(key: &str, op: &str, value: &str, effect: &str) -> Toleration {
-    let o = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    Toleration {
-        key: o(key),
-        operator: o(op),
-        value: o(value),
-        effect: o(effect),
-        toleration_seconds: None,
-    }
+    repel_core::toleration::new_toleration(key, op, value, effect)
 }
 
 /// A node with taints and nothing on it.
