@@ -35,7 +35,7 @@ pub struct BenchArgs {
     /// Output format (default: a table).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
-    /// No progress lines on stderr.
+    /// No progress lines on stderr (there are none either when stderr is not a terminal).
     #[arg(short = 'q', long)]
     pub quiet: bool,
 }
@@ -85,8 +85,11 @@ fn peak_rss_bytes() -> u64 {
 
 /// Runs `repel bench`.
 pub fn run(args: BenchArgs) -> Result<u8, CliError> {
+    // Progress on stderr, one line per phase, only for a person watching (a terminal) and
+    // not with -q.
+    let chatty = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let say = |msg: &str| {
-        if !args.quiet {
+        if chatty {
             eprintln!("bench: {msg}");
         }
     };
