@@ -11,7 +11,8 @@ use repel_core::admission::AdmissionConfig;
 use repel_engine::generate::{GenerateOptions, generate};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
-use repel_engine::scheduler::{Outcome, Scheduler, schedule_all};
+use repel_engine::scheduler::fast::FastScheduler;
+use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
 use crate::output::{print_machine, render, table};
@@ -38,6 +39,10 @@ pub struct BenchArgs {
     /// No progress lines on stderr (there are none either when stderr is not a terminal).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Schedule with the reference engine (every plugin on every node, as upstream's framework
+    /// runs them) instead of the compiled one. Same placements, far slower: for comparison.
+    #[arg(long)]
+    pub reference: bool,
 }
 
 /// `repel bench -o json`.
@@ -65,6 +70,11 @@ pub struct BenchReport {
     pub eviction_plan_seconds: f64,
     /// Pods that plan covers.
     pub eviction_plan_pods: usize,
+    /// Which engine scheduled: `compiled` or `reference`.
+    pub engine: &'static str,
+    /// Pods of the every-node run the compiled engine placed itself (the rest, and every pod
+    /// no node fits, went through the reference path).
+    pub compiled_pods: usize,
     /// `explain` of one pod against every node, seconds.
     pub explain_seconds: f64,
     /// Peak resident memory of the process, bytes (`VmHWM`).
@@ -81,6 +91,24 @@ fn peak_rss_bytes() -> u64 {
                 .and_then(|kb| kb.parse::<u64>().ok())
         })
         .map_or(0, |kb| kb * 1024)
+}
+
+/// Schedules every pending pod with the engine `args` asks for; returns the placements and how
+/// many the compiled path placed itself.
+fn run_schedule(
+    cluster: &mut repel_engine::cluster::Cluster,
+    gates: FeatureGates,
+    percentage: Option<i64>,
+    args: &BenchArgs,
+) -> (Vec<Placement>, usize) {
+    if args.reference {
+        let mut s = Scheduler::new(gates, percentage, args.seed);
+        (schedule_all(&mut s, cluster), 0)
+    } else {
+        let mut s = FastScheduler::new(gates, percentage, args.seed);
+        let placements = s.schedule_all(cluster);
+        (placements, s.stats.compiled)
+    }
 }
 
 /// Runs `repel bench`.
@@ -120,8 +148,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     say("scheduling every pending pod, every node scored");
     let mut every = built.cluster.clone();
     let t = Instant::now();
-    let mut sched = Scheduler::new(gates, Some(100), args.seed);
-    let placements = schedule_all(&mut sched, &mut every);
+    let (placements, compiled_pods) = run_schedule(&mut every, gates, Some(100), &args);
     let schedule_seconds = t.elapsed().as_secs_f64();
     let scheduled = placements
         .iter()
@@ -132,8 +159,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     say("scheduling again with the adaptive percentageOfNodesToScore");
     let mut adaptive = built.cluster.clone();
     let t = Instant::now();
-    let mut sched_a = Scheduler::new(gates, None, args.seed);
-    schedule_all(&mut sched_a, &mut adaptive);
+    run_schedule(&mut adaptive, gates, None, &args);
     let adaptive_schedule_seconds = t.elapsed().as_secs_f64();
     drop(adaptive);
 
@@ -175,6 +201,12 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
         adaptive_schedule_seconds,
         eviction_plan_seconds,
         eviction_plan_pods: plan.len(),
+        engine: if args.reference {
+            "reference"
+        } else {
+            "compiled"
+        },
+        compiled_pods,
         explain_seconds,
         peak_rss_bytes: peak_rss_bytes(),
     };
@@ -189,6 +221,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
                     "scheduled / unschedulable",
                     format!("{} / {}", report.scheduled, report.unschedulable),
                 ),
+                ("engine", report.engine.to_string()),
                 ("generate", format!("{:.3} s", report.generate_seconds)),
                 ("load", format!("{:.3} s", report.load_seconds)),
                 (

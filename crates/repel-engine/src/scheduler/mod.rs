@@ -7,6 +7,7 @@
 //! checks nodes one by one in the same round-robin order, so which nodes are found first is
 //! deterministic where upstream's is not.
 
+pub mod fast;
 pub mod framework;
 pub mod plugins;
 pub mod preemption;

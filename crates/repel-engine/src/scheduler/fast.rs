@@ -1,0 +1,1317 @@
+//! The compiled scheduler: the decisions of [`Scheduler`], pod by pod, computed from classes.
+//!
+//! [`Scheduler`] runs every plugin of the profile on every node for every pod, as upstream's
+//! framework does. [`FastScheduler`] reaches the same placements with far less work:
+//!
+//! 1. **Node classes.** Nodes with the same labels (the hostname label aside), taints and
+//!    `unschedulable` get the same answer from every static plugin (NodeUnschedulable,
+//!    TaintToleration, NodeAffinity) and the same node-inclusion policies, so each is asked once
+//!    per class, on a representative node.
+//! 2. **Pod classes.** Pods with the same namespace, labels, owner and spec share their compiled
+//!    form: the static filter and score per node class, the list of nodes the static filters
+//!    let through, requests, topology-spread constraints.
+//! 3. **Counts kept up to date.** Matching pods per node for every spread selector in use are
+//!    counted once (through an index of label classes) and then moved by each bind.
+//! 4. **Flat per-node numbers.** Each node's allocatable and requested resources are kept in a
+//!    flat array; the resource scores (LeastAllocated + BalancedAllocation) of a request are
+//!    kept per node and recomputed only for the nodes a bind changed.
+//! 5. Only the nodes the static filters let through are visited, in the reference's
+//!    round-robin order, so `nextStartNodeIndex` advances exactly as it does there.
+//!
+//! The plugins' arithmetic is repeated inline, in the same order and with the same integer and
+//! floating-point operations. The seeded tie-break is the reference scheduler's own generator,
+//! called the same way. A pod the compiled path does not cover — host ports, inter-pod
+//! (anti-)affinity anywhere in the cluster, a plugin error, a node-naming pod with spread
+//! constraints — and every pod no node fits (its FitError text, preemption) goes to
+//! [`Scheduler::schedule_one`] itself. Tests compare both on generated clusters, pod by pod.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use repel_core::FeatureGates;
+use repel_core::labels::LabelSelector;
+
+use super::framework::{Code, CycleState, MAX_NODE_SCORE, Plugin};
+use super::plugins::pod_topology_spread::common::{
+    DO_NOT_SCHEDULE, LABEL_HOSTNAME, SCHEDULE_ANYWAY, TopologySpreadConstraint, default_selector,
+    filter_topology_spread_constraints, system_default_constraints,
+};
+use super::plugins::pod_topology_spread::scoring::{score_for_count, topology_normalizing_weight};
+use super::plugins::{
+    balanced_allocation, node_affinity, node_resources_fit, pod_topology_spread, taint_toleration,
+};
+use super::{Outcome, Placement, Scheduler};
+use crate::cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
+use crate::resources::{CPU, MEMORY, Resources, pod_score_requests};
+
+/// The plugins whose answers depend only on the pod's spec and the node's labels, taints and
+/// `unschedulable` (plus NodeName and NodePorts, which pass every node for a pod without
+/// `spec.nodeName` and host ports).
+const STATIC_FILTERS: [&str; 5] = [
+    "NodeUnschedulable",
+    "NodeName",
+    taint_toleration::NAME,
+    node_affinity::NAME,
+    "NodePorts",
+];
+
+/// Spread constraints of each kind a compiled pod may have (more go to the reference path).
+const MAX_SPREADS: usize = 8;
+
+/// Resource-score caches kept at once (one per distinct request recently scheduled).
+const SCORE_CACHES: usize = 8;
+
+/// How many pods took which path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FastStats {
+    /// Placed by the compiled path.
+    pub compiled: usize,
+    /// Handed to the reference scheduler (unsupported shape, or no node fits).
+    pub reference: usize,
+    /// Distinct node classes.
+    pub node_classes: usize,
+    /// Distinct pod classes compiled.
+    pub pod_classes: usize,
+}
+
+/// The compiled scheduler. See the module documentation.
+pub struct FastScheduler {
+    /// The reference scheduler: profile, round-robin index, tie-break generator, and the path
+    /// for every pod the compiled one does not take.
+    pub reference: Scheduler,
+    gates: FeatureGates,
+    /// Counters of the last runs.
+    pub stats: FastStats,
+}
+
+/// A node's resources as NodeResourcesFit and the scorers read them.
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeRes {
+    alloc_cpu: i64,
+    alloc_mem: i64,
+    alloc_eph: i64,
+    alloc_pods: i64,
+    req_cpu: i64,
+    req_mem: i64,
+    req_eph: i64,
+    nz_cpu: i64,
+    nz_mem: i64,
+    pods: i64,
+}
+
+impl NodeRes {
+    fn of(n: &NodeInfo) -> Self {
+        NodeRes {
+            alloc_cpu: n.allocatable.milli_cpu,
+            alloc_mem: n.allocatable.memory,
+            alloc_eph: n.allocatable.ephemeral_storage,
+            alloc_pods: n.allocatable.allowed_pod_number,
+            req_cpu: n.requested.milli_cpu,
+            req_mem: n.requested.memory,
+            req_eph: n.requested.ephemeral_storage,
+            nz_cpu: n.non_zero_requested.0,
+            nz_mem: n.non_zero_requested.1,
+            pods: n.pods.len() as i64,
+        }
+    }
+}
+
+/// Values of one topology key, node by node.
+struct Domains {
+    /// Per node: the value's id (the empty string when the label is missing, as upstream's
+    /// `node.Labels[key]` reads it).
+    of_node: Vec<u32>,
+    /// Per node: whether it has the label.
+    has: Vec<bool>,
+    /// How many distinct values.
+    count: usize,
+}
+
+/// One spread selector's matching pods per node (upstream `countPodsMatchSelector`).
+struct Sel {
+    /// Per node.
+    counts: Vec<u32>,
+    /// Nodes whose count has ever been non-zero.
+    nonzero: Vec<NodeId>,
+    listed: Vec<bool>,
+}
+
+/// Pods with the same namespace and labels.
+struct LabelClass {
+    namespace: String,
+    labels: std::collections::BTreeMap<String, String>,
+    /// Selectors that count these pods.
+    sels: Vec<u32>,
+    /// Bound pods of the class per node.
+    nodes: Vec<(NodeId, u32)>,
+}
+
+/// Spread selectors and label classes, indexed both ways by exact `key=value` requirements.
+#[derive(Default)]
+struct Selectors {
+    sels: Vec<Sel>,
+    index: HashMap<String, u32>,
+    /// Selectors by their first exact requirement, and those without one.
+    sel_by_kv: HashMap<(String, String), Vec<u32>>,
+    sel_defs: Vec<(String, LabelSelector)>,
+    unindexed: Vec<u32>,
+    lcs: Vec<LabelClass>,
+    lc_index: HashMap<String, u32>,
+    lc_by_kv: HashMap<(String, String), Vec<u32>>,
+    pod_lc: Vec<u32>,
+}
+
+fn exact_requirement(sel: &LabelSelector) -> Option<(String, String)> {
+    sel.requirements().iter().find_map(|r| {
+        sel.requires_exact_match(r.key())
+            .map(|v| (r.key().to_string(), v.to_string()))
+    })
+}
+
+impl Selectors {
+    fn label_class(&mut self, cluster: &Cluster, pod: PodId) -> u32 {
+        if pod >= self.pod_lc.len() {
+            self.pod_lc
+                .resize(cluster.pods.len().max(pod + 1), u32::MAX);
+        }
+        if self.pod_lc[pod] != u32::MAX {
+            return self.pod_lc[pod];
+        }
+        let p = &cluster.pods[pod];
+        let key = format!(
+            "{}\u{1}{}",
+            p.namespace,
+            serde_json::to_string(&p.labels).unwrap_or_default()
+        );
+        let lc = match self.lc_index.get(&key) {
+            Some(lc) => *lc,
+            None => {
+                let lc = self.lcs.len() as u32;
+                let mut sels: BTreeSet<u32> = BTreeSet::new();
+                let candidates = p
+                    .labels
+                    .iter()
+                    .filter_map(|(k, v)| self.sel_by_kv.get(&(k.clone(), v.clone())))
+                    .flatten()
+                    .chain(self.unindexed.iter());
+                for &s in candidates {
+                    let (ns, sel) = &self.sel_defs[s as usize];
+                    if *ns == p.namespace && sel.matches(&p.labels) {
+                        sels.insert(s);
+                    }
+                }
+                for (k, v) in &p.labels {
+                    self.lc_by_kv
+                        .entry((k.clone(), v.clone()))
+                        .or_default()
+                        .push(lc);
+                }
+                self.lcs.push(LabelClass {
+                    namespace: p.namespace.clone(),
+                    labels: p.labels.clone(),
+                    sels: sels.into_iter().collect(),
+                    nodes: Vec::new(),
+                });
+                self.lc_index.insert(key, lc);
+                lc
+            }
+        };
+        self.pod_lc[pod] = lc;
+        lc
+    }
+
+    /// The id of the counts of `selector` in `namespace`, counted now if new.
+    fn selector(&mut self, nodes: usize, namespace: &str, selector: &LabelSelector) -> u32 {
+        let key = format!("{namespace}\u{1}{selector:?}");
+        if let Some(i) = self.index.get(&key) {
+            return *i;
+        }
+        let s = self.sels.len() as u32;
+        self.sels.push(Sel {
+            counts: vec![0; nodes],
+            nonzero: Vec::new(),
+            listed: vec![false; nodes],
+        });
+        self.index.insert(key, s);
+        self.sel_defs
+            .push((namespace.to_string(), selector.clone()));
+        // An empty selector (matches everything) counts 0, as upstream's countPodsMatchSelector;
+        // it is never attached to a label class.
+        if selector.is_empty() || selector.is_nothing() {
+            return s;
+        }
+        let candidates: Vec<u32> = match exact_requirement(selector) {
+            Some(kv) => {
+                self.sel_by_kv.entry(kv.clone()).or_default().push(s);
+                self.lc_by_kv.get(&kv).cloned().unwrap_or_default()
+            }
+            None => {
+                self.unindexed.push(s);
+                (0..self.lcs.len() as u32).collect()
+            }
+        };
+        for lc in candidates {
+            let c = &mut self.lcs[lc as usize];
+            if c.namespace == namespace && selector.matches(&c.labels) {
+                c.sels.push(s);
+                let sel = &mut self.sels[s as usize];
+                for &(n, k) in &c.nodes {
+                    sel.counts[n] += k;
+                    if k > 0 && !sel.listed[n] {
+                        sel.listed[n] = true;
+                        sel.nonzero.push(n);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// A pod was bound to (`delta` 1) or removed from (-1) a node.
+    fn moved(&mut self, cluster: &Cluster, pod: PodId, node: NodeId, delta: i32) {
+        if cluster.pods[pod].pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let lc = self.label_class(cluster, pod) as usize;
+        let c = &mut self.lcs[lc];
+        match c.nodes.iter_mut().find(|(n, _)| *n == node) {
+            Some((_, k)) => *k = k.saturating_add_signed(delta),
+            None if delta > 0 => c.nodes.push((node, delta as u32)),
+            None => {}
+        }
+        for &s in &c.sels {
+            let sel = &mut self.sels[s as usize];
+            let v = &mut sel.counts[node];
+            *v = v.saturating_add_signed(delta);
+            if *v > 0 && !sel.listed[node] {
+                sel.listed[node] = true;
+                sel.nonzero.push(node);
+            }
+        }
+    }
+}
+
+/// A compiled spread constraint.
+struct Spread {
+    c: TopologySpreadConstraint,
+    sel: u32,
+    dom: usize,
+    hostname: bool,
+    /// Per node class: the node-inclusion policies admit it.
+    include: Vec<bool>,
+    /// Whether the pod matches its own selector.
+    self_match: bool,
+}
+
+/// How the static plugins are answered for a pod class.
+enum Statics {
+    /// Per node class, with the nodes they let through.
+    ByClass {
+        tt_raw: Vec<i64>,
+        na_raw: Vec<i64>,
+        allowed: Vec<NodeId>,
+    },
+    /// Per node, for pods whose spec names nodes (node name, `metadata.name` fields, the
+    /// hostname label): the candidates from PreFilter (`None`: all).
+    PerNode { candidates: Option<Vec<NodeId>> },
+}
+
+/// A compiled pod class.
+struct PodClass {
+    statics: Statics,
+    skip_filters: BTreeSet<&'static str>,
+    requests: Resources,
+    empty_request: bool,
+    score_key: ScoreKey,
+    tt_scores: bool,
+    na_scores: bool,
+    hard: Vec<Spread>,
+    soft: Vec<Spread>,
+    /// Soft constraints: nodes must carry every key (else ignored).
+    soft_require_all: bool,
+    /// Per node class: has every hard key / every soft key.
+    hard_keys: Vec<bool>,
+    soft_keys: Vec<bool>,
+    /// Per hard constraint: the eligible domains (static) and how many.
+    hard_present: Vec<Vec<bool>>,
+    hard_domains: Vec<usize>,
+}
+
+/// What the resource scores depend on: LeastAllocated's request and BalancedAllocation's
+/// (`None` for a BestEffort pod, which it skips).
+type ScoreKey = ((i64, i64), Option<(i64, i64)>);
+
+/// LeastAllocated + BalancedAllocation per node for one request, synced to the change log.
+struct ScoreCache {
+    key: ScoreKey,
+    scores: Vec<i64>,
+    synced: usize,
+    epoch: u64,
+    used: u64,
+}
+
+/// Per-run compiled state.
+struct Run {
+    node_class: Vec<u32>,
+    reps: Vec<NodeId>,
+    res: Vec<NodeRes>,
+    domains: Vec<Domains>,
+    domain_index: HashMap<String, usize>,
+    classes: HashMap<String, Option<Rc<PodClass>>>,
+    sel: Selectors,
+    /// Nodes whose resources changed, in order; caches catch up from it.
+    log: Vec<NodeId>,
+    epoch: u64,
+    caches: Vec<ScoreCache>,
+    tick: u64,
+    /// Scratch.
+    feasible: Vec<NodeId>,
+    stat: Vec<i64>,
+    raw: Vec<i64>,
+    dom_cnt: Vec<Vec<i64>>,
+    soft_present: Vec<Vec<bool>>,
+    class_seen: Vec<u64>,
+    stamp: u64,
+}
+
+/// Upstream `leastRequestedScore`.
+fn least_requested(requested: i64, capacity: i64) -> i64 {
+    node_resources_fit::least_requested_score(requested, capacity)
+}
+
+/// NodeResourcesFit's LeastAllocated score over cpu and memory (weight 1 each), as
+/// `resource_allocation_score` + `least_resource_score` compute it.
+fn least_allocated(r: &NodeRes, cpu: i64, mem: i64) -> i64 {
+    let mut score = 0;
+    let mut weights = 0;
+    if r.alloc_cpu != 0 {
+        score += least_requested(r.nz_cpu.saturating_add(cpu), r.alloc_cpu);
+        weights += 1;
+    }
+    if r.alloc_mem != 0 {
+        score += least_requested(r.nz_mem.saturating_add(mem), r.alloc_mem);
+        weights += 1;
+    }
+    if weights == 0 { 0 } else { score / weights }
+}
+
+/// NodeResourcesBalancedAllocation's score over cpu and memory, as `balanced_resource_score`
+/// computes it for at most two fractions.
+fn balanced(r: &NodeRes, cpu: i64, mem: i64) -> i64 {
+    let mut f = [0.0_f64; 2];
+    let mut k = 0;
+    if r.alloc_cpu != 0 {
+        f[k] = (r.req_cpu.saturating_add(cpu) as f64 / r.alloc_cpu as f64).min(1.0);
+        k += 1;
+    }
+    if r.alloc_mem != 0 {
+        f[k] = (r.req_mem.saturating_add(mem) as f64 / r.alloc_mem as f64).min(1.0);
+        k += 1;
+    }
+    let std = if k == 2 {
+        ((f[0] - f[1]) / 2.0).abs()
+    } else {
+        0.0
+    };
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+/// The two resource scores of a node for `key`, weighted and clamped as the profile adds them.
+fn resource_scores(r: &NodeRes, key: &ScoreKey) -> i64 {
+    let ((cpu, mem), ba) = *key;
+    let mut s = least_allocated(r, cpu, mem).clamp(0, MAX_NODE_SCORE) * node_resources_fit::WEIGHT;
+    if let Some((cpu, mem)) = ba {
+        s += balanced(r, cpu, mem).clamp(0, MAX_NODE_SCORE) * balanced_allocation::WEIGHT;
+    }
+    s
+}
+
+fn fits_amount(want: i64, alloc: i64, used: i64) -> bool {
+    !(want > 0 && i128::from(want) > i128::from(alloc) - i128::from(used))
+}
+
+/// NodeResourcesFit's filter as a yes/no (`fits_request(..).is_empty()`).
+fn fits(class: &PodClass, r: &NodeRes, node: &NodeInfo) -> bool {
+    if r.pods + 1 > r.alloc_pods {
+        return false;
+    }
+    if class.empty_request {
+        return true;
+    }
+    let req = &class.requests;
+    fits_amount(req.milli_cpu, r.alloc_cpu, r.req_cpu)
+        && fits_amount(req.memory, r.alloc_mem, r.req_mem)
+        && fits_amount(req.ephemeral_storage, r.alloc_eph, r.req_eph)
+        && req.scalar.iter().all(|(name, want)| {
+            fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
+        })
+}
+
+/// Whether a pod's node selection names particular nodes: `spec.nodeName`, `matchFields`, or
+/// the hostname label in a nodeSelector or a node-affinity term.
+fn names_nodes(pod: &PodInfo) -> bool {
+    let spec = pod.spec();
+    if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+        return true;
+    }
+    if spec
+        .node_selector
+        .as_ref()
+        .is_some_and(|s| s.contains_key(LABEL_HOSTNAME))
+    {
+        return true;
+    }
+    let Some(na) = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+    else {
+        return false;
+    };
+    let term_names = |t: &k8s_openapi::api::core::v1::NodeSelectorTerm| {
+        t.match_fields.as_ref().is_some_and(|f| !f.is_empty())
+            || t.match_expressions
+                .iter()
+                .flatten()
+                .any(|e| e.key == LABEL_HOSTNAME)
+    };
+    na.required_during_scheduling_ignored_during_execution
+        .as_ref()
+        .is_some_and(|r| r.node_selector_terms.iter().any(term_names))
+        || na
+            .preferred_during_scheduling_ignored_during_execution
+            .iter()
+            .flatten()
+            .any(|p| term_names(&p.preference))
+}
+
+fn has_pod_affinity(pod: &PodInfo) -> bool {
+    pod.spec()
+        .affinity
+        .as_ref()
+        .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+}
+
+/// `DefaultNormalizeScore` of one raw score given the maximum, as the profile adds it
+/// (clamped, weighted).
+fn normalized(raw: i64, max: i64, reverse: bool, weight: i64) -> i64 {
+    let s = if max == 0 {
+        if reverse { MAX_NODE_SCORE } else { raw }
+    } else {
+        let scaled = MAX_NODE_SCORE * raw / max;
+        if reverse {
+            MAX_NODE_SCORE - scaled
+        } else {
+            scaled
+        }
+    };
+    s.clamp(0, MAX_NODE_SCORE) * weight
+}
+
+impl Run {
+    fn new(cluster: &Cluster) -> Self {
+        let mut index: HashMap<String, u32> = HashMap::new();
+        let mut node_class = Vec::with_capacity(cluster.nodes.len());
+        let mut reps = Vec::new();
+        for (id, n) in cluster.nodes.iter().enumerate() {
+            let mut labels = n.labels.clone();
+            let has_hostname = labels.remove(LABEL_HOSTNAME).is_some();
+            let key = format!(
+                "{}|{}|{}|{}",
+                serde_json::to_string(&labels).unwrap_or_default(),
+                has_hostname,
+                serde_json::to_string(&n.taints).unwrap_or_default(),
+                n.unschedulable
+            );
+            let next = index.len() as u32;
+            let c = *index.entry(key).or_insert_with(|| {
+                reps.push(id);
+                next
+            });
+            node_class.push(c);
+        }
+        let mut run = Run {
+            class_seen: vec![0; reps.len()],
+            node_class,
+            reps,
+            res: cluster.nodes.iter().map(NodeRes::of).collect(),
+            domains: Vec::new(),
+            domain_index: HashMap::new(),
+            classes: HashMap::new(),
+            sel: Selectors::default(),
+            log: Vec::new(),
+            epoch: 0,
+            caches: Vec::new(),
+            tick: 0,
+            feasible: Vec::new(),
+            stat: Vec::new(),
+            raw: Vec::new(),
+            dom_cnt: Vec::new(),
+            soft_present: Vec::new(),
+            stamp: 0,
+        };
+        for (n, node) in cluster.nodes.iter().enumerate() {
+            for &pod in &node.pods {
+                if pod < cluster.pods.len() {
+                    run.sel.moved(cluster, pod, n, 1);
+                }
+            }
+        }
+        run
+    }
+
+    fn domains(&mut self, cluster: &Cluster, key: &str) -> usize {
+        if let Some(i) = self.domain_index.get(key) {
+            return *i;
+        }
+        let mut values: HashMap<&str, u32> = HashMap::new();
+        let mut of_node = Vec::with_capacity(cluster.nodes.len());
+        let mut has = Vec::with_capacity(cluster.nodes.len());
+        for n in &cluster.nodes {
+            let v = n.labels.get(key);
+            has.push(v.is_some());
+            let v = v.map_or("", String::as_str);
+            let next = values.len() as u32;
+            of_node.push(*values.entry(v).or_insert(next));
+        }
+        let count = values.len();
+        let i = self.domains.len();
+        self.domains.push(Domains {
+            of_node,
+            has,
+            count,
+        });
+        self.domain_index.insert(key.to_string(), i);
+        i
+    }
+
+    /// A node's resources changed: refresh its numbers and log it.
+    fn touched(&mut self, cluster: &Cluster, node: NodeId) {
+        if let Some(n) = cluster.nodes.get(node) {
+            self.res[node] = NodeRes::of(n);
+            self.log.push(node);
+        }
+    }
+
+    /// Pods were removed somewhere (preemption): refresh everything.
+    fn reset(&mut self, cluster: &Cluster) {
+        self.res = cluster.nodes.iter().map(NodeRes::of).collect();
+        self.epoch += 1;
+        self.sel = Selectors::default();
+        self.classes.clear();
+        for (n, node) in cluster.nodes.iter().enumerate() {
+            for &pod in &node.pods {
+                if pod < cluster.pods.len() {
+                    self.sel.moved(cluster, pod, n, 1);
+                }
+            }
+        }
+    }
+
+    /// The resource scores of every node for `key`, brought up to date. Returns the cache's
+    /// index.
+    fn scores(&mut self, key: &ScoreKey) -> usize {
+        self.tick += 1;
+        let n = self.res.len();
+        let i = match self.caches.iter().position(|c| c.key == *key) {
+            Some(i) => i,
+            None => {
+                let fresh = ScoreCache {
+                    key: *key,
+                    scores: vec![0; n],
+                    synced: 0,
+                    epoch: u64::MAX,
+                    used: 0,
+                };
+                if self.caches.len() < SCORE_CACHES {
+                    self.caches.push(fresh);
+                    self.caches.len() - 1
+                } else {
+                    let lru = self
+                        .caches
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, c)| c.used)
+                        .map_or(0, |(i, _)| i);
+                    self.caches[lru] = fresh;
+                    lru
+                }
+            }
+        };
+        let c = &mut self.caches[i];
+        c.used = self.tick;
+        if c.epoch != self.epoch || self.log.len() - c.synced > n {
+            for (s, r) in c.scores.iter_mut().zip(&self.res) {
+                *s = resource_scores(r, key);
+            }
+            c.epoch = self.epoch;
+        } else {
+            for &node in &self.log[c.synced..] {
+                c.scores[node] = resource_scores(&self.res[node], key);
+            }
+        }
+        c.synced = self.log.len();
+        i
+    }
+}
+
+impl FastScheduler {
+    /// A compiled scheduler around a reference one with the same arguments.
+    pub fn new(gates: FeatureGates, percentage_of_nodes_to_score: Option<i64>, seed: u64) -> Self {
+        FastScheduler {
+            reference: Scheduler::new(gates, percentage_of_nodes_to_score, seed),
+            gates,
+            stats: FastStats::default(),
+        }
+    }
+
+    /// Schedules every pending pod in queue order, as [`super::schedule_all`] does.
+    pub fn schedule_all(&mut self, cluster: &mut Cluster) -> Vec<Placement> {
+        let mut queue = cluster.pending();
+        Scheduler::queue_order(cluster, &mut queue);
+        self.schedule_pods(cluster, &queue)
+    }
+
+    /// Schedules `queue` in the order given, as [`super::schedule_pods`] does.
+    pub fn schedule_pods(&mut self, cluster: &mut Cluster, queue: &[PodId]) -> Vec<Placement> {
+        let mut run = Run::new(cluster);
+        self.stats.node_classes = run.reps.len();
+        let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
+        let mut out = Vec::with_capacity(queue.len());
+        for &pod in queue {
+            let mut outcome = self.schedule_one(&mut run, cluster, pod, affinity_anywhere);
+            if let Outcome::Unschedulable {
+                nominated: Some(_), ..
+            } = &outcome
+            {
+                let retry = self.schedule_one(&mut run, cluster, pod, affinity_anywhere);
+                if let Outcome::Scheduled { .. } = retry {
+                    out.push(Placement {
+                        pod,
+                        outcome: outcome.clone(),
+                    });
+                    outcome = retry;
+                }
+            }
+            out.push(Placement { pod, outcome });
+        }
+        self.stats.pod_classes = run.classes.values().filter(|c| c.is_some()).count();
+        out
+    }
+
+    fn schedule_one(
+        &mut self,
+        run: &mut Run,
+        cluster: &mut Cluster,
+        pod: PodId,
+        affinity_anywhere: bool,
+    ) -> Outcome {
+        let class = if affinity_anywhere {
+            None
+        } else {
+            self.class_of(run, cluster, pod)
+        };
+        if let Some(class) = class
+            && let Some(outcome) = self.compiled(run, cluster, pod, &class)
+        {
+            self.stats.compiled += 1;
+            return outcome;
+        }
+        self.stats.reference += 1;
+        let outcome = self.reference.schedule_one(cluster, pod);
+        match &outcome {
+            Outcome::Scheduled { node, .. } => {
+                run.sel.moved(cluster, pod, *node, 1);
+                run.touched(cluster, *node);
+            }
+            Outcome::Unschedulable {
+                nominated: Some(_), ..
+            } => run.reset(cluster),
+            Outcome::Unschedulable { .. } => {}
+        }
+        outcome
+    }
+
+    /// The pod's compiled class, compiling it on first sight; `None` when the compiled path does
+    /// not cover the pod.
+    fn class_of(&self, run: &mut Run, cluster: &Cluster, pod: PodId) -> Option<Rc<PodClass>> {
+        let info = cluster.pods.get(pod)?;
+        let owner = repel_core::workload::controller_of(&info.pod)
+            .map(|(k, n)| format!("{k}/{n}"))
+            .unwrap_or_default();
+        let key = format!(
+            "{}\u{1}{}\u{1}{}\u{1}{}",
+            info.namespace,
+            serde_json::to_string(&info.labels).unwrap_or_default(),
+            owner,
+            serde_json::to_string(info.spec()).unwrap_or_default(),
+        );
+        if let Some(c) = run.classes.get(&key) {
+            return c.clone();
+        }
+        let compiled = self.compile(run, cluster, pod).map(Rc::new);
+        run.classes.insert(key, compiled.clone());
+        compiled
+    }
+
+    fn plugin(&self, name: &str) -> Option<&dyn Plugin> {
+        self.reference
+            .profile
+            .entries
+            .iter()
+            .find(|e| e.plugin.name() == name)
+            .map(|e| e.plugin.as_ref())
+    }
+
+    fn compile(&self, run: &mut Run, cluster: &Cluster, pod: PodId) -> Option<PodClass> {
+        let info = &cluster.pods[pod];
+        if !info.ports.is_empty() || has_pod_affinity(info) {
+            return None;
+        }
+        // PreFilter of the static plugins.
+        let mut state = CycleState::default();
+        let mut skip_filters = BTreeSet::new();
+        let mut names: Option<BTreeSet<String>> = None;
+        for name in STATIC_FILTERS {
+            let pl = self.plugin(name)?;
+            let (st, res) = pl.pre_filter(&mut state, info, cluster);
+            match st.code {
+                Code::Skip => {
+                    skip_filters.insert(pl.name());
+                }
+                Code::Success => {
+                    if let Some(r) = res {
+                        names = Some(match names {
+                            None => r,
+                            Some(n) => n.intersection(&r).cloned().collect(),
+                        });
+                    }
+                }
+                _ => return None,
+            }
+        }
+        // Spread constraints.
+        let spec_constraints = info
+            .spec()
+            .topology_spread_constraints
+            .as_deref()
+            .unwrap_or_default();
+        let hard_c = if spec_constraints.is_empty() {
+            Vec::new()
+        } else {
+            filter_topology_spread_constraints(spec_constraints, &info.labels, DO_NOT_SCHEDULE)
+                .ok()?
+        };
+        let soft_c = if spec_constraints.is_empty() {
+            system_default_constraints(&default_selector(info, cluster), SCHEDULE_ANYWAY)
+        } else {
+            filter_topology_spread_constraints(spec_constraints, &info.labels, SCHEDULE_ANYWAY)
+                .ok()?
+        };
+        let per_node = names.is_some() || names_nodes(info);
+        if per_node && (!hard_c.is_empty() || !soft_c.is_empty())
+            || hard_c.len() > MAX_SPREADS
+            || soft_c.len() > MAX_SPREADS
+        {
+            return None;
+        }
+        let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
+        let n_nodes = cluster.nodes.len();
+        let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
+            cs.into_iter()
+                .map(|c| {
+                    let dom = run.domains(cluster, &c.topology_key);
+                    let sel = run.sel.selector(n_nodes, &info.namespace, &c.selector);
+                    let include = run
+                        .reps
+                        .iter()
+                        .map(|&r| {
+                            c.match_node_inclusion_policies(
+                                info,
+                                &cluster.nodes[r],
+                                &required,
+                                &self.gates,
+                            )
+                        })
+                        .collect();
+                    Spread {
+                        hostname: c.topology_key == LABEL_HOSTNAME,
+                        self_match: c.selector.matches(&info.labels),
+                        sel,
+                        dom,
+                        include,
+                        c,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let hard = compile_spreads(hard_c, run);
+        let soft = compile_spreads(soft_c, run);
+        let keys_of = |spreads: &[Spread]| -> Vec<bool> {
+            run.reps
+                .iter()
+                .map(|&r| {
+                    spreads
+                        .iter()
+                        .all(|s| cluster.nodes[r].labels.contains_key(&s.c.topology_key))
+                })
+                .collect()
+        };
+        let hard_keys = keys_of(&hard);
+        let soft_keys = keys_of(&soft);
+        // The eligible domains of each hard constraint: nodes with every key that the
+        // node-inclusion policies admit, with or without matching pods.
+        let mut hard_present = Vec::with_capacity(hard.len());
+        let mut hard_domains = Vec::with_capacity(hard.len());
+        for s in &hard {
+            let d = &run.domains[s.dom];
+            let mut present = vec![false; d.count];
+            for (n, &c) in run.node_class.iter().enumerate() {
+                let c = c as usize;
+                if hard_keys[c] && s.include[c] {
+                    present[d.of_node[n] as usize] = true;
+                }
+            }
+            hard_domains.push(present.iter().filter(|p| **p).count());
+            hard_present.push(present);
+        }
+
+        // Scoring: which plugins score, and the pod's requests.
+        let tt = self.plugin(taint_toleration::NAME)?;
+        let na = self.plugin(node_affinity::NAME)?;
+        let mut score_state = CycleState::default();
+        let tt_scores = tt.pre_score(&mut score_state, info, &[], cluster).code != Code::Skip;
+        let na_st = na.pre_score(&mut score_state, info, &[], cluster);
+        if na_st.code == Code::Error {
+            return None;
+        }
+        let na_scores = na_st.code != Code::Skip;
+        let la = pod_score_requests(info.spec(), &[CPU, MEMORY], false);
+        let ba = pod_score_requests(info.spec(), &[CPU, MEMORY], true);
+        let la_req = (la.first().copied()?, la.get(1).copied()?);
+        let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
+        let ba_req = (ba_req != (0, 0)).then_some(ba_req);
+
+        let statics = if per_node {
+            Statics::PerNode {
+                candidates: names.map(|names| {
+                    (0..cluster.nodes.len())
+                        .filter(|i| names.contains(&cluster.nodes[*i].name))
+                        .collect()
+                }),
+            }
+        } else {
+            let nc = run.reps.len();
+            let mut ok = Vec::with_capacity(nc);
+            let mut tt_raw = Vec::with_capacity(nc);
+            let mut na_raw = Vec::with_capacity(nc);
+            for &r in &run.reps {
+                let node = &cluster.nodes[r];
+                ok.push(self.static_ok(&state, &skip_filters, info, node, cluster));
+                tt_raw.push(if tt_scores {
+                    tt.score(&score_state, info, node, cluster).ok()?
+                } else {
+                    0
+                });
+                na_raw.push(if na_scores {
+                    na.score(&score_state, info, node, cluster).ok()?
+                } else {
+                    0
+                });
+            }
+            let allowed = (0..cluster.nodes.len())
+                .filter(|n| ok[run.node_class[*n] as usize])
+                .collect();
+            Statics::ByClass {
+                tt_raw,
+                na_raw,
+                allowed,
+            }
+        };
+        Some(PodClass {
+            statics,
+            skip_filters,
+            empty_request: info.requests.is_empty_request(),
+            requests: info.requests.clone(),
+            score_key: (la_req, ba_req),
+            tt_scores,
+            na_scores,
+            soft_require_all: !spec_constraints.is_empty(),
+            hard,
+            soft,
+            hard_keys,
+            soft_keys,
+            hard_present,
+            hard_domains,
+        })
+    }
+
+    fn static_ok(
+        &self,
+        state: &CycleState,
+        skip: &BTreeSet<&'static str>,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        cluster: &Cluster,
+    ) -> bool {
+        STATIC_FILTERS.iter().all(|name| {
+            skip.contains(name)
+                || self
+                    .plugin(name)
+                    .is_some_and(|pl| pl.filter(state, pod, node, cluster).is_success())
+        })
+    }
+
+    /// The compiled scheduling cycle; `None` hands the pod to the reference scheduler (nothing
+    /// has changed then).
+    fn compiled(
+        &mut self,
+        run: &mut Run,
+        cluster: &mut Cluster,
+        pod: PodId,
+        class: &PodClass,
+    ) -> Option<Outcome> {
+        let n_all = cluster.nodes.len();
+        if n_all == 0 {
+            return None;
+        }
+        // The candidates (all nodes, or PreFilter's) and, for a per-node class, the static
+        // plugins' PreFilter state for this pod.
+        let mut per_node: Option<(CycleState, Vec<NodeId>)> = None;
+        if let Statics::PerNode { candidates } = &class.statics {
+            let mut state = CycleState::default();
+            for name in STATIC_FILTERS {
+                if !class.skip_filters.contains(name) {
+                    self.plugin(name)?
+                        .pre_filter(&mut state, &cluster.pods[pod], cluster);
+                }
+            }
+            let cands = candidates.clone().unwrap_or_else(|| (0..n_all).collect());
+            per_node = Some((state, cands));
+        }
+        let m = per_node.as_ref().map_or(n_all, |(_, c)| c.len());
+        if m == 0 {
+            return None;
+        }
+
+        // PodTopologySpread PreFilter: matching pods per eligible domain, and the minimum.
+        let mut hard_min = [0i64; MAX_SPREADS];
+        run.dom_cnt
+            .resize(class.hard.len().max(class.soft.len()), Vec::new());
+        for (i, s) in class.hard.iter().enumerate() {
+            let d = &run.domains[s.dom];
+            let cnt = &mut run.dom_cnt[i];
+            cnt.clear();
+            cnt.resize(d.count, 0);
+            let sel = &run.sel.sels[s.sel as usize];
+            for &n in &sel.nonzero {
+                let c = run.node_class[n] as usize;
+                if class.hard_keys[c] && s.include[c] {
+                    cnt[d.of_node[n] as usize] += i64::from(sel.counts[n]);
+                }
+            }
+            let present = &class.hard_present[i];
+            hard_min[i] = if (class.hard_domains[i] as i64) < i64::from(s.c.min_domains) {
+                0
+            } else {
+                cnt.iter()
+                    .zip(present)
+                    .filter(|(_, p)| **p)
+                    .map(|(c, _)| *c)
+                    .min()
+                    .unwrap_or(i64::from(i32::MAX))
+            };
+        }
+
+        // Filter, from the round-robin start, until enough feasible nodes are found. Nodes
+        // the static filters reject are skipped without a visit; `processed` counts them as
+        // the reference does.
+        let to_find = self.reference.num_feasible_nodes_to_find(m);
+        let start = self.reference.next_start_node_index % m;
+        let mut feasible = std::mem::take(&mut run.feasible);
+        feasible.clear();
+        let mut stopped_at: Option<usize> = None;
+        {
+            let info = &cluster.pods[pod];
+            let hard_ok = |n: NodeId| {
+                class.hard.iter().enumerate().all(|(i, s)| {
+                    let d = &run.domains[s.dom];
+                    if !d.has[n] {
+                        return false;
+                    }
+                    let dom = d.of_node[n] as usize;
+                    let cnt = if class.hard_present[i][dom] {
+                        run.dom_cnt[i][dom]
+                    } else {
+                        0
+                    };
+                    cnt + i64::from(s.self_match) - hard_min[i] <= i64::from(s.c.max_skew)
+                })
+            };
+            let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
+                let static_ok = match &per_node {
+                    Some((state, _)) => {
+                        self.static_ok(state, &class.skip_filters, info, &cluster.nodes[n], cluster)
+                    }
+                    None => true,
+                };
+                if static_ok
+                    && fits(class, &run.res[n], &cluster.nodes[n])
+                    && (class.hard.is_empty() || hard_ok(n))
+                {
+                    feasible.push(n);
+                    if feasible.len() >= to_find {
+                        stopped_at = Some(pos);
+                        return true;
+                    }
+                }
+                false
+            };
+            match (&class.statics, &per_node) {
+                (Statics::ByClass { allowed, .. }, _) => {
+                    // Positions are node indexes (the candidates are all nodes).
+                    let split = allowed.partition_point(|n| *n < start);
+                    for &n in allowed[split..].iter().chain(&allowed[..split]) {
+                        if visit(n, n, &mut feasible) {
+                            break;
+                        }
+                    }
+                }
+                (_, Some((_, cands))) => {
+                    for i in 0..m {
+                        let pos = (start + i) % m;
+                        if visit(pos, cands[pos], &mut feasible) {
+                            break;
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        if feasible.is_empty() {
+            run.feasible = feasible;
+            return None;
+        }
+        let processed = match stopped_at {
+            Some(pos) => (pos + m - start) % m + 1,
+            None => m,
+        };
+        self.reference.next_start_node_index =
+            (self.reference.next_start_node_index + processed) % n_all;
+        let chosen = if feasible.len() == 1 {
+            Some((feasible[0], None))
+        } else {
+            self.score_and_select(run, cluster, pod, class, &feasible)
+                .map(|(n, s)| (n, Some(s)))
+        };
+        run.feasible = feasible;
+        let (node, score) = chosen?;
+        cluster.bind(pod, node);
+        run.sel.moved(cluster, pod, node, 1);
+        run.touched(cluster, node);
+        Some(Outcome::Scheduled { node, score })
+    }
+
+    /// PreScore, Score, NormalizeScore and selectHost over `feasible` (in filter order).
+    fn score_and_select(
+        &mut self,
+        run: &mut Run,
+        cluster: &Cluster,
+        pod: PodId,
+        class: &PodClass,
+        feasible: &[NodeId],
+    ) -> Option<(NodeId, i64)> {
+        let info = &cluster.pods[pod];
+        let mut stat = std::mem::take(&mut run.stat);
+        stat.clear();
+        // TaintToleration (3) and NodeAffinity (2): static raw scores normalised by their
+        // maximum over the feasible nodes.
+        match &class.statics {
+            Statics::ByClass { tt_raw, na_raw, .. } => {
+                run.stamp += 1;
+                let (mut tt_max, mut na_max) = (0i64, 0i64);
+                for &n in feasible {
+                    let c = run.node_class[n] as usize;
+                    if run.class_seen[c] != run.stamp {
+                        run.class_seen[c] = run.stamp;
+                        tt_max = tt_max.max(tt_raw[c]);
+                        na_max = na_max.max(na_raw[c]);
+                    }
+                }
+                let per_class: Vec<i64> = (0..run.reps.len())
+                    .map(|c| {
+                        let mut s = 0;
+                        if class.tt_scores {
+                            s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
+                        }
+                        if class.na_scores {
+                            s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
+                        }
+                        s
+                    })
+                    .collect();
+                stat.extend(
+                    feasible
+                        .iter()
+                        .map(|n| per_class[run.node_class[*n] as usize]),
+                );
+            }
+            Statics::PerNode { .. } => {
+                stat.resize(feasible.len(), 0);
+                for (name, on, reverse, weight) in [
+                    (
+                        taint_toleration::NAME,
+                        class.tt_scores,
+                        true,
+                        taint_toleration::WEIGHT,
+                    ),
+                    (
+                        node_affinity::NAME,
+                        class.na_scores,
+                        false,
+                        node_affinity::WEIGHT,
+                    ),
+                ] {
+                    if !on {
+                        continue;
+                    }
+                    let pl = self.plugin(name)?;
+                    let mut st = CycleState::default();
+                    pl.pre_score(&mut st, info, &[], cluster);
+                    let raw: Vec<i64> = feasible
+                        .iter()
+                        .map(|n| pl.score(&st, info, &cluster.nodes[*n], cluster).ok())
+                        .collect::<Option<_>>()?;
+                    let max = raw.iter().copied().max().unwrap_or(0);
+                    for (s, r) in stat.iter_mut().zip(&raw) {
+                        *s += normalized(*r, max, reverse, weight);
+                    }
+                }
+            }
+        }
+        // PodTopologySpread (2).
+        let mut raw = std::mem::take(&mut run.raw);
+        if !class.soft.is_empty() {
+            self.spread_scores(run, class, feasible, &mut raw);
+            for (s, r) in stat.iter_mut().zip(&raw) {
+                *s += (*r).clamp(0, MAX_NODE_SCORE) * pod_topology_spread::WEIGHT;
+            }
+        }
+        run.raw = raw;
+        // InterPodAffinity: no pod in the cluster has affinity terms, so PreScore skips.
+        // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
+        // BestEffort pods): kept per node for the request.
+        let cache = run.scores(&class.score_key);
+        let resource = &run.caches[cache].scores;
+        let mut best = i64::MIN;
+        for (s, n) in stat.iter_mut().zip(feasible) {
+            *s += resource[*n];
+            best = best.max(*s);
+        }
+        // selectHost: reservoir sampling among the best, in filter order.
+        let mut chosen = None;
+        let mut count = 0u64;
+        for (i, t) in stat.iter().enumerate() {
+            if *t == best {
+                count += 1;
+                if self.reference.rng.below(count) == 0 {
+                    chosen = Some(feasible[i]);
+                }
+            }
+        }
+        run.stat = stat;
+        chosen.map(|n| (n, best))
+    }
+
+    /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out`.
+    fn spread_scores(
+        &self,
+        run: &mut Run,
+        class: &PodClass,
+        feasible: &[NodeId],
+        out: &mut Vec<i64>,
+    ) {
+        let node_class = &run.node_class;
+        let ignored =
+            |n: NodeId| class.soft_require_all && !class.soft_keys[node_class[n] as usize];
+        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
+        let mut weights = [0.0_f64; MAX_SPREADS];
+        run.soft_present.resize(class.soft.len(), Vec::new());
+        run.dom_cnt
+            .resize(class.soft.len().max(run.dom_cnt.len()), Vec::new());
+        for (i, s) in class.soft.iter().enumerate() {
+            if s.hostname {
+                weights[i] = topology_normalizing_weight(not_ignored);
+                continue;
+            }
+            let d = &run.domains[s.dom];
+            // Domains of the feasible, not ignored nodes.
+            let present = &mut run.soft_present[i];
+            present.clear();
+            present.resize(d.count, false);
+            for &n in feasible {
+                if !ignored(n) {
+                    present[d.of_node[n] as usize] = true;
+                }
+            }
+            let size = present.iter().filter(|p| **p).count();
+            weights[i] = topology_normalizing_weight(size);
+            let sel = &run.sel.sels[s.sel as usize];
+            let c = &mut run.dom_cnt[i];
+            c.clear();
+            c.resize(d.count, 0);
+            for &n in &sel.nonzero {
+                let nc = node_class[n] as usize;
+                if class.soft_require_all && !class.soft_keys[nc] {
+                    continue;
+                }
+                if !s.include[nc] {
+                    continue;
+                }
+                let dom = d.of_node[n] as usize;
+                if present[dom] {
+                    c[dom] += i64::from(sel.counts[n]);
+                }
+            }
+        }
+        out.clear();
+        let mut min_score = i64::MAX;
+        let mut max_score = 0;
+        for &n in feasible {
+            if ignored(n) {
+                out.push(-1);
+                continue;
+            }
+            let mut total = 0.0_f64;
+            for (i, s) in class.soft.iter().enumerate() {
+                let d = &run.domains[s.dom];
+                if !d.has[n] {
+                    continue;
+                }
+                let c = if s.hostname {
+                    i64::from(run.sel.sels[s.sel as usize].counts[n])
+                } else {
+                    run.dom_cnt[i][d.of_node[n] as usize]
+                };
+                total += score_for_count(c, s.c.max_skew, weights[i]);
+            }
+            let s = total.round() as i64;
+            min_score = min_score.min(s);
+            max_score = max_score.max(s);
+            out.push(s);
+        }
+        // NormalizeScore.
+        for (s, n) in out.iter_mut().zip(feasible) {
+            if ignored(*n) {
+                *s = 0;
+            } else if max_score == 0 {
+                *s = MAX_NODE_SCORE;
+            } else {
+                *s = MAX_NODE_SCORE * (max_score + min_score - *s) / max_score;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

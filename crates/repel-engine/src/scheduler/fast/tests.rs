@@ -1,0 +1,127 @@
+//! The compiled scheduler against the reference, pod by pod.
+
+use super::*;
+use crate::generate::{GenerateOptions, generate};
+use crate::load::build_cluster;
+use crate::scheduler::schedule_all;
+use repel_core::admission::AdmissionConfig;
+
+fn cluster(nodes: usize, pods: usize, seed: u64, taints_per_node: usize) -> Cluster {
+    let g = generate(&GenerateOptions {
+        nodes,
+        pods,
+        seed,
+        taints_per_node,
+    });
+    build_cluster(
+        g.input(),
+        &FeatureGates::default(),
+        &AdmissionConfig::default(),
+        seed,
+    )
+    .cluster
+}
+
+fn describe(o: &Outcome) -> String {
+    match o {
+        Outcome::Scheduled { node, score } => format!("scheduled {node} {score:?}"),
+        Outcome::Unschedulable { message, nominated } => {
+            format!("unschedulable {message} {nominated:?}")
+        }
+    }
+}
+
+/// Schedules the same cluster with both and compares every placement; returns the stats.
+fn compare(c: &Cluster, pct: Option<i64>, seed: u64) -> FastStats {
+    let gates = FeatureGates::default();
+    let mut a = c.clone();
+    let mut reference = Scheduler::new(gates, pct, seed);
+    let want = schedule_all(&mut reference, &mut a);
+    let mut b = c.clone();
+    let mut fast = FastScheduler::new(gates, pct, seed);
+    let got = fast.schedule_all(&mut b);
+    assert_eq!(want.len(), got.len());
+    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+        assert_eq!(w.pod, g.pod, "placement {i}: pod order");
+        assert_eq!(
+            describe(&w.outcome),
+            describe(&g.outcome),
+            "placement {i}: pod {}",
+            c.pods[w.pod].key()
+        );
+    }
+    assert_eq!(
+        reference.next_start_node_index,
+        fast.reference.next_start_node_index
+    );
+    fast.stats
+}
+
+#[test]
+fn same_placements_every_node_scored() {
+    for seed in [1, 2, 3] {
+        let c = cluster(120, 2_500, seed, 0);
+        let stats = compare(&c, Some(100), seed);
+        eprintln!("seed {seed}: {stats:?}");
+        // The compiled path must carry the load, not the fallback.
+        assert!(
+            stats.compiled > stats.reference * 5,
+            "seed {seed}: {stats:?}"
+        );
+    }
+}
+
+#[test]
+fn same_placements_adaptive_percentage() {
+    // 300 nodes: upstream's adaptive percentage scores 100 of them, from a moving start.
+    let c = cluster(300, 3_000, 7, 0);
+    let stats = compare(&c, None, 7);
+    assert!(stats.compiled > stats.reference * 5, "{stats:?}");
+}
+
+#[test]
+fn same_placements_with_extra_taints_and_a_full_cluster() {
+    // More pods than fit: FitErrors and preemption go through the reference path.
+    let c = cluster(60, 3_000, 11, 3);
+    let stats = compare(&c, Some(100), 11);
+    eprintln!("{stats:?}");
+    assert!(stats.reference > 0, "{stats:?}");
+    assert!(stats.compiled > 0, "{stats:?}");
+}
+
+#[test]
+fn inline_resource_scores_match_the_plugins() {
+    use crate::scheduler::plugins::balanced_allocation::balanced_resource_score;
+    use crate::scheduler::plugins::node_resources_fit::{
+        default_resources, least_resource_score, resource_allocation_score,
+    };
+    let c = cluster(40, 600, 5, 0);
+    let mut c2 = c.clone();
+    let mut s = Scheduler::new(FeatureGates::default(), Some(100), 5);
+    schedule_all(&mut s, &mut c2);
+    let res = default_resources();
+    for node in &c2.nodes {
+        for (cpu, mem) in [
+            (0, 0),
+            (100, 200 << 20),
+            (2_500, 8 << 30),
+            (64_000, 1 << 40),
+        ] {
+            let want = resource_allocation_score("x", node, &res, &[cpu, mem], false, |r, a| {
+                least_resource_score(&res, r, a)
+            })
+            .ok();
+            assert_eq!(want, Some(least_allocated(&NodeRes::of(node), cpu, mem)));
+            let want = resource_allocation_score(
+                "x",
+                node,
+                &res,
+                &[cpu, mem],
+                true,
+                balanced_resource_score,
+            )
+            .ok();
+            assert_eq!(want, Some(balanced(&NodeRes::of(node), cpu, mem)));
+        }
+    }
+}
