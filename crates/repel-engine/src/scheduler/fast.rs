@@ -55,6 +55,9 @@ const STATIC_FILTERS: [&str; 5] = [
     "NodePorts",
 ];
 
+/// A resource score not computed yet.
+const UNKNOWN: i64 = i64::MIN;
+
 /// Spread constraints of each kind a compiled pod may have (more go to the reference path).
 const MAX_SPREADS: usize = 8;
 
@@ -156,9 +159,66 @@ struct Selectors {
     sel_defs: Vec<(String, LabelSelector)>,
     unindexed: Vec<u32>,
     lcs: Vec<LabelClass>,
-    lc_index: HashMap<String, u32>,
+    lc_index: HashMap<u128, u32>,
     lc_by_kv: HashMap<(String, String), Vec<u32>>,
     pod_lc: Vec<u32>,
+}
+
+/// A 128-bit key of strings and serialised values, from two hashers fed different prefixes,
+/// so that classes are found without building or comparing long strings.
+struct KeyHasher {
+    a: std::hash::DefaultHasher,
+    b: std::hash::DefaultHasher,
+    failed: bool,
+}
+
+impl KeyHasher {
+    fn new() -> Self {
+        use std::hash::Hasher;
+        let mut b = std::hash::DefaultHasher::new();
+        b.write_u64(0x9E37_79B9_7F4A_7C15);
+        KeyHasher {
+            a: std::hash::DefaultHasher::new(),
+            b,
+            failed: false,
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        use std::hash::Hasher;
+        self.a.write(bytes);
+        self.b.write(bytes);
+    }
+
+    fn str(&mut self, s: &str) {
+        self.feed(s.as_bytes());
+        self.feed(&[0xff]);
+    }
+
+    fn json<T: serde::Serialize + ?Sized>(&mut self, v: &T) {
+        // Serialising these types into memory does not fail; if it did, the key is marked.
+        if serde_json::to_writer(&mut *self, v).is_err() {
+            self.failed = true;
+        }
+        self.feed(&[0xff]);
+    }
+
+    fn finish(&self) -> u128 {
+        use std::hash::Hasher;
+        ((u128::from(self.a.finish()) << 64) | u128::from(self.b.finish()))
+            ^ u128::from(self.failed)
+    }
+}
+
+impl std::io::Write for KeyHasher {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.feed(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn exact_requirement(sel: &LabelSelector) -> Option<(String, String)> {
@@ -178,11 +238,12 @@ impl Selectors {
             return self.pod_lc[pod];
         }
         let p = &cluster.pods[pod];
-        let key = format!(
-            "{}\u{1}{}",
-            p.namespace,
-            serde_json::to_string(&p.labels).unwrap_or_default()
-        );
+        let key = {
+            let mut h = KeyHasher::new();
+            h.str(&p.namespace);
+            h.json(&p.labels);
+            h.finish()
+        };
         let lc = match self.lc_index.get(&key) {
             Some(lc) => *lc,
             None => {
@@ -318,7 +379,7 @@ enum Statics {
 
 /// A compiled pod class.
 struct PodClass {
-    statics: Statics,
+    statics: Rc<Statics>,
     skip_filters: BTreeSet<&'static str>,
     requests: Resources,
     empty_request: bool,
@@ -357,7 +418,8 @@ struct Run {
     res: Vec<NodeRes>,
     domains: Vec<Domains>,
     domain_index: HashMap<String, usize>,
-    classes: HashMap<String, Option<Rc<PodClass>>>,
+    classes: HashMap<u128, Option<Rc<PodClass>>>,
+    statics: HashMap<u128, Rc<Statics>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -374,9 +436,16 @@ struct Run {
     stamp: u64,
 }
 
-/// Upstream `leastRequestedScore`.
+/// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
+/// plugin's 128-bit division otherwise).
 fn least_requested(requested: i64, capacity: i64) -> i64 {
-    node_resources_fit::least_requested_score(requested, capacity)
+    if capacity == 0 || requested > capacity {
+        return 0;
+    }
+    match (capacity - requested).checked_mul(MAX_NODE_SCORE) {
+        Some(x) => x / capacity,
+        None => node_resources_fit::least_requested_score(requested, capacity),
+    }
 }
 
 /// NodeResourcesFit's LeastAllocated score over cpu and memory (weight 1 each), as
@@ -538,6 +607,7 @@ impl Run {
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: HashMap::new(),
+            statics: HashMap::new(),
             sel: Selectors::default(),
             log: Vec::new(),
             epoch: 0,
@@ -641,13 +711,11 @@ impl Run {
         let c = &mut self.caches[i];
         c.used = self.tick;
         if c.epoch != self.epoch || self.log.len() - c.synced > n {
-            for (s, r) in c.scores.iter_mut().zip(&self.res) {
-                *s = resource_scores(r, key);
-            }
+            c.scores.iter_mut().for_each(|s| *s = UNKNOWN);
             c.epoch = self.epoch;
         } else {
             for &node in &self.log[c.synced..] {
-                c.scores[node] = resource_scores(&self.res[node], key);
+                c.scores[node] = UNKNOWN;
             }
         }
         c.synced = self.log.len();
@@ -739,13 +807,32 @@ impl FastScheduler {
         let owner = repel_core::workload::controller_of(&info.pod)
             .map(|(k, n)| format!("{k}/{n}"))
             .unwrap_or_default();
-        let key = format!(
-            "{}\u{1}{}\u{1}{}\u{1}{}",
-            info.namespace,
-            serde_json::to_string(&info.labels).unwrap_or_default(),
-            owner,
-            serde_json::to_string(info.spec()).unwrap_or_default(),
-        );
+        let spec = info.spec();
+        let key = {
+            let mut h = KeyHasher::new();
+            h.str(&info.namespace);
+            h.json(&info.labels);
+            h.str(&owner);
+            // What the compiled path reads of the spec: the static plugins' fields (see
+            // `static_key`), spread constraints, and what the requests are computed from.
+            h.json(&(
+                &spec.tolerations,
+                &spec.node_selector,
+                &spec.affinity,
+                &spec.node_name,
+                &spec.topology_spread_constraints,
+                &spec.resources,
+                &spec.overhead,
+            ));
+            for c in &spec.containers {
+                h.json(&(&c.resources, &c.ports));
+            }
+            h.str("init");
+            for c in spec.init_containers.iter().flatten() {
+                h.json(&(&c.resources, &c.ports, &c.restart_policy));
+            }
+            h.finish()
+        };
         if let Some(c) = run.classes.get(&key) {
             return c.clone();
         }
@@ -892,6 +979,37 @@ impl FastScheduler {
         let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
         let ba_req = (ba_req != (0, 0)).then_some(ba_req);
 
+        // The static plugins read tolerations, nodeSelector, affinity and nodeName (host ports
+        // are excluded above): pod classes that share them share these tables.
+        let static_key = {
+            let mut h = KeyHasher::new();
+            h.json(&(
+                &info.spec().tolerations,
+                &info.spec().node_selector,
+                &info.spec().affinity,
+                &info.spec().node_name,
+            ));
+            h.finish()
+        };
+        if let Some(st) = run.statics.get(&static_key) {
+            let statics = st.clone();
+            return Some(PodClass {
+                statics,
+                skip_filters,
+                empty_request: info.requests.is_empty_request(),
+                requests: info.requests.clone(),
+                score_key: (la_req, ba_req),
+                tt_scores,
+                na_scores,
+                soft_require_all: !spec_constraints.is_empty(),
+                hard,
+                soft,
+                hard_keys,
+                soft_keys,
+                hard_present,
+                hard_domains,
+            });
+        }
         let statics = if per_node {
             Statics::PerNode {
                 candidates: names.map(|names| {
@@ -928,6 +1046,8 @@ impl FastScheduler {
                 allowed,
             }
         };
+        let statics = Rc::new(statics);
+        run.statics.insert(static_key, statics.clone());
         Some(PodClass {
             statics,
             skip_filters,
@@ -978,7 +1098,7 @@ impl FastScheduler {
         // The candidates (all nodes, or PreFilter's) and, for a per-node class, the static
         // plugins' PreFilter state for this pod.
         let mut per_node: Option<(CycleState, Vec<NodeId>)> = None;
-        if let Statics::PerNode { candidates } = &class.statics {
+        if let Statics::PerNode { candidates } = &*class.statics {
             let mut state = CycleState::default();
             for name in STATIC_FILTERS {
                 if !class.skip_filters.contains(name) {
@@ -1067,7 +1187,7 @@ impl FastScheduler {
                 }
                 false
             };
-            match (&class.statics, &per_node) {
+            match (&*class.statics, &per_node) {
                 (Statics::ByClass { allowed, .. }, _) => {
                     // Positions are node indexes (the candidates are all nodes).
                     let split = allowed.partition_point(|n| *n < start);
@@ -1126,7 +1246,7 @@ impl FastScheduler {
         stat.clear();
         // TaintToleration (3) and NodeAffinity (2): static raw scores normalised by their
         // maximum over the feasible nodes.
-        match &class.statics {
+        match &*class.statics {
             Statics::ByClass { tt_raw, na_raw, .. } => {
                 run.stamp += 1;
                 let (mut tt_max, mut na_max) = (0i64, 0i64);
@@ -1202,10 +1322,14 @@ impl FastScheduler {
         // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
         // BestEffort pods): kept per node for the request.
         let cache = run.scores(&class.score_key);
-        let resource = &run.caches[cache].scores;
+        let resource = &mut run.caches[cache].scores;
         let mut best = i64::MIN;
         for (s, n) in stat.iter_mut().zip(feasible) {
-            *s += resource[*n];
+            let r = &mut resource[*n];
+            if *r == UNKNOWN {
+                *r = resource_scores(&run.res[*n], &class.score_key);
+            }
+            *s += *r;
             best = best.max(*s);
         }
         // selectHost: reservoir sampling among the best, in filter order.
@@ -1223,6 +1347,110 @@ impl FastScheduler {
         chosen.map(|n| (n, best))
     }
 
+    /// [`Self::spread_scores`] for the usual shape — at most one hostname constraint and at
+    /// most one other (the system defaults are hostname + zone): a node without matching pods
+    /// scores what its domain scores, looked up; only nodes holding matching pods are computed.
+    fn spread_scores_tabled(
+        run: &mut Run,
+        class: &PodClass,
+        feasible: &[NodeId],
+        out: &mut Vec<i64>,
+    ) {
+        let node_class = &run.node_class;
+        let ignored =
+            |n: NodeId| class.soft_require_all && !class.soft_keys[node_class[n] as usize];
+        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
+        let host = class.soft.iter().find(|s| s.hostname);
+        let zone = class.soft.iter().position(|s| !s.hostname);
+        let w_h = topology_normalizing_weight(not_ignored);
+        // The other constraint's domains among the feasible nodes, their weight and counts.
+        run.soft_present.resize(1, Vec::new());
+        run.dom_cnt.resize(run.dom_cnt.len().max(1), Vec::new());
+        let mut w_z = 0.0;
+        let zone_domains = zone.map(|i| &run.domains[class.soft[i].dom]);
+        if let (Some(i), Some(d)) = (zone, zone_domains) {
+            let s = &class.soft[i];
+            let present = &mut run.soft_present[0];
+            present.clear();
+            present.resize(d.count, false);
+            for &n in feasible {
+                if !ignored(n) {
+                    present[d.of_node[n] as usize] = true;
+                }
+            }
+            w_z = topology_normalizing_weight(present.iter().filter(|p| **p).count());
+            let sel = &run.sel.sels[s.sel as usize];
+            let c = &mut run.dom_cnt[0];
+            c.clear();
+            c.resize(d.count, 0);
+            for &n in &sel.nonzero {
+                let nc = node_class[n] as usize;
+                if (class.soft_require_all && !class.soft_keys[nc]) || !s.include[nc] {
+                    continue;
+                }
+                let dom = d.of_node[n] as usize;
+                if present[dom] {
+                    c[dom] += i64::from(sel.counts[n]);
+                }
+            }
+        }
+        let zone_counts = &run.dom_cnt[0];
+        let slots = zone_domains.map_or(0, |d| d.count);
+        // Raw score of a node by (domain slot — `slots` when it lacks the key —, whether it has
+        // the hostname key, its matching pods), adding the terms in constraint order.
+        let raw_of = |slot: usize, has_host: bool, hc: i64| -> i64 {
+            let mut total = 0.0_f64;
+            for s in &class.soft {
+                if s.hostname {
+                    if has_host {
+                        total += score_for_count(hc, s.c.max_skew, w_h);
+                    }
+                } else if slot < slots {
+                    total += score_for_count(zone_counts[slot], s.c.max_skew, w_z);
+                }
+            }
+            total.round() as i64
+        };
+        let table: Vec<i64> = (0..=slots)
+            .flat_map(|slot| [raw_of(slot, false, 0), raw_of(slot, true, 0)])
+            .collect();
+        let host_domains = host.map(|h| &run.domains[h.dom]);
+        let host_counts = host.map(|h| &run.sel.sels[h.sel as usize].counts);
+        out.clear();
+        let mut min_score = i64::MAX;
+        let mut max_score = 0;
+        for &n in feasible {
+            if ignored(n) {
+                out.push(0);
+                continue;
+            }
+            let slot = match zone_domains {
+                Some(d) if d.has[n] => d.of_node[n] as usize,
+                _ => slots,
+            };
+            let has_host = host_domains.is_some_and(|d| d.has[n]);
+            let hc = host_counts.map_or(0, |c| i64::from(c[n]));
+            let s = if hc == 0 {
+                table[slot * 2 + usize::from(has_host)]
+            } else {
+                raw_of(slot, has_host, hc)
+            };
+            min_score = min_score.min(s);
+            max_score = max_score.max(s);
+            out.push(s);
+        }
+        // NormalizeScore.
+        for (s, n) in out.iter_mut().zip(feasible) {
+            if ignored(*n) {
+                *s = 0;
+            } else if max_score == 0 {
+                *s = MAX_NODE_SCORE;
+            } else {
+                *s = MAX_NODE_SCORE * (max_score + min_score - *s) / max_score;
+            }
+        }
+    }
+
     /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out`.
     fn spread_scores(
         &self,
@@ -1231,6 +1459,10 @@ impl FastScheduler {
         feasible: &[NodeId],
         out: &mut Vec<i64>,
     ) {
+        let hostname = class.soft.iter().filter(|s| s.hostname).count();
+        if hostname <= 1 && class.soft.len() - hostname <= 1 {
+            return Self::spread_scores_tabled(run, class, feasible, out);
+        }
         let node_class = &run.node_class;
         let ignored =
             |n: NodeId| class.soft_require_all && !class.soft_keys[node_class[n] as usize];
