@@ -1,0 +1,1 @@
+//! Field and label selectors.

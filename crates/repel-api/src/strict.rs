@@ -1,0 +1,1 @@
+//! Unknown-field detection for `fieldValidation=Strict`.
