@@ -7,6 +7,8 @@
 
 mod schema;
 mod smp;
+#[cfg(test)]
+mod tests;
 
 use serde_json::Value;
 

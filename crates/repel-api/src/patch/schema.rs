@@ -43,6 +43,12 @@ pub enum Ty {
     PdbSpec,
     /// A plain object with `metadata` (Event, Lease and unknown kinds).
     Object,
+    /// Upstream's test struct `MergeItem` (`strategicpatch/patch_test.go`).
+    #[cfg(test)]
+    MergeItem,
+    /// Upstream's test struct `RetainKeysMergeItem`.
+    #[cfg(test)]
+    RetainKeysMergeItem,
 }
 
 /// What strategic merge patch does with one field.
@@ -145,6 +151,25 @@ pub fn lookup(ty: Ty, field: &str) -> FieldMeta {
             strategy: Strategy::Replace,
             merge_key: "",
         },
+
+        #[cfg(test)]
+        (MergeItem, "mergingList" | "retainKeysMergingList" | "mergeItemPtr") => {
+            merge(MergeItem, "name")
+        }
+        #[cfg(test)]
+        (MergeItem | RetainKeysMergeItem, "nonMergingList") => plain(MergeItem),
+        #[cfg(test)]
+        (MergeItem | RetainKeysMergeItem, "mergingIntList") => merge(Other, ""),
+        #[cfg(test)]
+        (MergeItem, "replacingItem") => FieldMeta {
+            ty: Other,
+            strategy: Strategy::Replace,
+            merge_key: "",
+        },
+        #[cfg(test)]
+        (MergeItem, "retainKeysMap") => plain(RetainKeysMergeItem),
+        #[cfg(test)]
+        (RetainKeysMergeItem, "mergingList") => merge(MergeItem, "name"),
         _ => OTHER,
     }
 }
