@@ -197,8 +197,15 @@ impl Admission {
                     .as_deref()
                     .and_then(|ns| store.get("namespaces", "", ns))
                     .and_then(|v| serde_json::from_value(v).ok());
-                create_pod(&mut pod, ns_obj.as_ref(), &self.config, &self.gates).map_err(|e| {
-                    match e {
+                let mut config = self.config.clone();
+                let (classes, _) = store.list("priorityclasses", None);
+                config.priority_classes.extend(
+                    classes
+                        .into_iter()
+                        .filter_map(|c| serde_json::from_value(c).ok()),
+                );
+                create_pod(&mut pod, ns_obj.as_ref(), &config, &self.gates).map_err(
+                    |e| match e {
                         CreatePodError::Invalid { name, errors } => invalid(r, &name, &errors),
                         CreatePodError::Priority { name, message } => {
                             ApiError::from(status::forbidden("pods", &name, &message))
@@ -206,8 +213,8 @@ impl Admission {
                         CreatePodError::Admission(a) => {
                             ApiError::from(status::internal_error(&a.to_string()))
                         }
-                    }
-                })?;
+                    },
+                )?;
                 obj = to_value(&pod)?;
                 if obj["status"]["phase"].is_null() {
                     obj["status"]["phase"] = json!("Pending");

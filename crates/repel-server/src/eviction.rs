@@ -87,6 +87,10 @@ pub fn allowance(
 /// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
 /// otherwise the pod is deleted.
 pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiError> {
+    let _guard = match app.evictions.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
     let pods = resources::find("", "pods")
         .ok_or_else(|| ApiError::from(status::internal_error("no pods")))?;
     let pod = app

@@ -15,12 +15,15 @@
 //! - [`eviction`]: the eviction subresource with PodDisruptionBudgets.
 //! - [`admission`]: strict fields, decoding, admission plugins and validation on writes.
 //! - [`watch`]: chunked watch streams.
+//! - [`engine`]: the control plane live: kubelets, node lifecycle, workloads, scheduler,
+//!   taint eviction, on a scaled wall clock.
 //! - [`kubelet`]: what a simulated node reports (status, Ready).
 //! - [`time`]: timestamps as the API server writes them.
 
 pub mod admission;
 pub mod api;
 pub mod discovery;
+pub mod engine;
 pub mod eviction;
 pub mod kubelet;
 pub mod request;
@@ -108,6 +111,8 @@ pub struct App {
     pub address: String,
     /// Woken after every API write so the engine reacts at once.
     pub wake: Notify,
+    /// Serialises evictions: a budget's check and the deletion happen as one step.
+    pub evictions: std::sync::Mutex<()>,
 }
 
 impl App {
@@ -154,12 +159,14 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         token: cfg.token.clone(),
         address: addr.to_string(),
         wake: Notify::new(),
+        evictions: std::sync::Mutex::new(()),
     });
     let warnings = if app.store.is_empty() {
         kubelet::seed(&app, &cfg.seed)?
     } else {
         Vec::new()
     };
+    tokio::spawn(engine::Engine::new(app.clone(), cfg.time_scale).run());
     let router = router(app.clone());
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;

@@ -373,7 +373,9 @@ impl Store {
     }
 
     /// Several writes in one transaction (the engine's decisions of one tick). Objects are put
-    /// as given except for a new resourceVersion (and uid/creationTimestamp when new).
+    /// as given except for a new resourceVersion (and uid/creationTimestamp when new). A put
+    /// whose `metadata.resourceVersion` is no longer the stored one is skipped: it was decided
+    /// on an older state.
     pub fn write_batch(&self, ops: Vec<(String, Op)>) -> Result<(), StoreError> {
         if ops.is_empty() {
             return Ok(());
@@ -392,6 +394,13 @@ impl Store {
                         EventType::Added
                     };
                     if let Some(old) = existing {
+                        // Written from an older read: skip (the engine retries next tick).
+                        let given = obj["metadata"]["resourceVersion"].as_str();
+                        if given.is_some_and(|rv| {
+                            Some(rv) != old["metadata"]["resourceVersion"].as_str()
+                        }) {
+                            continue;
+                        }
                         if strip_rv(old) == strip_rv(&obj) {
                             continue;
                         }
