@@ -392,7 +392,11 @@ fn merge_set_element_order(
             (Some(o), Some(p)) => merge_slice_handler(o.clone(), p.clone(), meta, false)?,
             (None, None) => continue,
         };
-        let original_items = original_list.clone().unwrap_or_default();
+        // The live order the result is sorted by, as upstream sees it after merging.
+        let original_items = match (&original_list, &patch_list) {
+            (Some(o), Some(p)) if !merge_key.is_empty() => aliased_original(o, p, merge_key),
+            _ => original_list.clone().unwrap_or_default(),
+        };
         let (patch_items, server_only) = if merge_key.is_empty() {
             partition_primitives(merged, &order)
         } else {
@@ -417,6 +421,55 @@ fn merge_set_element_order(
         patch.shift_remove(&list_key);
     }
     Ok(())
+}
+
+/// What upstream's `originalFieldValue` holds once `mergeSlice` has run on it: Go's
+/// `append(original[:k], original[k+1:]...)` (a `$patch: delete`) shifts the shared backing
+/// array left in place, and `append(original, item)` (a new item) then writes into the freed
+/// slots, while `originalFieldValue` keeps its old length. `$setElementOrder` sorts live-only
+/// items by this view, so new items interleave with them as upstream's do (upstream's test
+/// "add map and delete map from merging list": live `[1, 2, 4]`, patch order `[2, 3]`, delete
+/// `1`, add `3` → `[2, 4, 3]`). Only merge-key values matter here.
+fn aliased_original(original: &[Value], patch: &[Value], merge_key: &str) -> Vec<Value> {
+    let key_of = |v: &Value| v.get(merge_key).cloned();
+    let mut backing = original.to_vec();
+    let limit = backing.len();
+    let mut len = limit;
+    let mut replace = false;
+    for v in patch {
+        match v.get(DIRECTIVE_MARKER).and_then(Value::as_str) {
+            Some(DELETE) => {
+                let Some(want) = key_of(v) else { continue };
+                while let Some(k) = backing[..len]
+                    .iter()
+                    .position(|o| key_of(o).as_ref() == Some(&want))
+                {
+                    for j in k..len - 1 {
+                        backing[j] = backing[j + 1].clone();
+                    }
+                    len -= 1;
+                }
+            }
+            Some(REPLACE) => replace = true,
+            _ => {}
+        }
+    }
+    if replace {
+        return backing;
+    }
+    for v in patch.iter().filter(|v| v.get(DIRECTIVE_MARKER).is_none()) {
+        let want = key_of(v);
+        if len >= limit {
+            // Every later write lands past what the view shows.
+            break;
+        }
+        if backing[..len].iter().any(|o| key_of(o) == want) {
+            continue;
+        }
+        backing[len] = v.clone();
+        len += 1;
+    }
+    backing
 }
 
 /// `validatePatchWithSetOrderList`: the patch items (deletions aside) appear in the
