@@ -168,8 +168,20 @@ pub fn merge_patch(original: &Value, patch: &Value) -> Value {
     out
 }
 
-/// RFC 6902 JSON patch: the body must be an array of operations.
+/// RFC 6902 JSON patch: the body must be an array of operations (`null` is no operation, as
+/// upstream's `jsonpatch.DecodePatch` reads it); anything else is upstream's decode error
+/// `json: cannot unmarshal object into Go value of type jsonpatch.Patch`.
 pub fn json_patch(original: &Value, patch: &Value) -> Result<Value, PatchError> {
+    match patch {
+        Value::Null => return Ok(original.clone()),
+        Value::Array(_) => {}
+        other => {
+            return Err(PatchError::JsonPatchDecode(format!(
+                "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
+                go_json_type(other)
+            )));
+        }
+    }
     let ops: json_patch::Patch = serde_json::from_value(patch.clone())
         .map_err(|e| PatchError::JsonPatchDecode(e.to_string()))?;
     let mut out = original.clone();
@@ -177,7 +189,27 @@ pub fn json_patch(original: &Value, patch: &Value) -> Result<Value, PatchError> 
     Ok(out)
 }
 
-/// Parse a raw `PATCH` body and apply it with `patch_type` to `original` (an object of `kind`).
+/// The JSON type name Go's `encoding/json` uses in an `UnmarshalTypeError`.
+fn go_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Parse a raw `PATCH` body and apply it with `patch_type` to `original` (an object of `kind`),
+/// reading the body as the API server does:
+/// 1. a body that is not JSON: [`PatchError::Decode`] (400) with the parser's message;
+/// 2. strategic merge: `null` is an empty patch; another non-object is
+///    `json: cannot unmarshal array into Go value of type map[string]interface {}` (400);
+/// 3. merge patch: `null` is `Invalid JSON Patch` (400, `jsonpatch.MergePatch`'s error); a
+///    non-object replaces the document (RFC 7386);
+/// 4. JSON patch: see [`json_patch`];
+/// 5. server-side apply: [`PatchError::Unsupported`] (415).
 pub fn apply(
     kind: &str,
     patch_type: PatchType,
@@ -190,8 +222,18 @@ pub fn apply(
     let patch: Value =
         serde_json::from_slice(body).map_err(|e| PatchError::Decode(e.to_string()))?;
     match patch_type {
-        PatchType::Strategic => strategic_merge(kind, original, &patch),
-        PatchType::Merge => Ok(merge_patch(original, &patch)),
+        PatchType::Strategic => match &patch {
+            Value::Null => strategic_merge(kind, original, &Value::Object(Default::default())),
+            Value::Object(_) => strategic_merge(kind, original, &patch),
+            other => Err(PatchError::Decode(format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                go_json_type(other)
+            ))),
+        },
+        PatchType::Merge => match &patch {
+            Value::Null => Err(PatchError::Decode("Invalid JSON Patch".to_string())),
+            _ => Ok(merge_patch(original, &patch)),
+        },
         PatchType::Json => json_patch(original, &patch),
         PatchType::Apply => Err(PatchError::Unsupported),
     }
