@@ -18,11 +18,15 @@
 //! 5. Merged lists keep patch items in patch order and live-only items in live order
 //!    (`normalizeElementOrder`).
 //!
-//! One deliberate difference, because this result is stored as JSON and not decoded into a Go
-//! struct (which silently drops unknown `$` keys and nulls): a value taken from the patch for a
-//! key the original lacks is merged into an empty value, so its nested directives are applied
-//! and its nulls dropped, and a `$deleteFromPrimitiveList` for a list the original lacks is a
-//! no-op. No directive ever reaches the stored object.
+//! Deliberate differences, because this result is stored as JSON and not decoded into a Go
+//! struct (which silently drops unknown `$` keys and nulls):
+//! - a value taken from the patch for a key the original lacks is merged into an empty value,
+//!   so its nested directives are applied and its nulls dropped (as RFC 7386 does too);
+//! - the elements of an atomic list are kept as sent, minus directive keys;
+//! - a `$deleteFromPrimitiveList` for a list the original lacks is a no-op.
+//!
+//! No directive ever reaches the stored object. A property test checks that on a type without
+//! patch metadata a patch without directives gives exactly the RFC 7386 merge patch result.
 
 use serde_json::{Map, Value};
 
@@ -164,16 +168,27 @@ fn merge_slice_handler(
     if meta.strategy == Strategy::Merge {
         merge_slice(original, patch, meta, is_delete_list)
     } else {
-        // An atomic list: the patch list replaces it. Its map elements are cleaned of
-        // directives the way a typed decode would drop them.
-        patch
+        // An atomic list: the patch list replaces it as it is (as upstream's `mergeMap`
+        // takes it), except that directive keys, which a typed decode would drop, go.
+        Ok(patch
             .into_iter()
             .map(|item| match item {
-                Value::Object(m) => Ok(Value::Object(merge_map(Map::new(), m, meta.ty)?)),
-                other => Ok(other),
+                Value::Object(mut m) => {
+                    m.retain(|k, _| !is_directive(k));
+                    Value::Object(m)
+                }
+                other => other,
             })
-            .collect()
+            .collect())
     }
+}
+
+/// Whether a key is a strategic merge patch directive.
+fn is_directive(key: &str) -> bool {
+    key == DIRECTIVE_MARKER
+        || key == RETAIN_KEYS
+        || key.starts_with(SET_ELEMENT_ORDER_PREFIX)
+        || key.starts_with(DELETE_FROM_PRIMITIVE_LIST_PREFIX)
 }
 
 /// `mergeSlice`: merge two lists tagged `merge`.

@@ -785,3 +785,50 @@ fn merge_and_json_patch() {
     );
     assert_eq!(PatchError::Unsupported.status().0, 415);
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use super::super::{merge_patch, strategic_merge};
+
+    /// JSON values with keys from a small alphabet (no `$` directives, no `metadata`).
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..3).prop_map(Value::from),
+            "[a-c]{0,2}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map("[a-d]", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect::<Map<String, Value>>())),
+            ]
+        })
+    }
+
+    fn json_object() -> impl Strategy<Value = Value> {
+        prop::collection::btree_map("[a-d]", json_value(), 0..4)
+            .prop_map(|m| Value::Object(m.into_iter().collect::<Map<String, Value>>()))
+    }
+
+    proptest! {
+        /// On a type without patch metadata, a patch without directives merges exactly as an
+        /// RFC 7386 merge patch: maps merge, null deletes, lists and scalars replace.
+        #[test]
+        fn strategic_merge_without_metadata_is_merge_patch(original in json_object(), patch in json_object()) {
+            let smp = strategic_merge("Widget", &original, &patch);
+            prop_assert_eq!(smp, Ok(merge_patch(&original, &patch)));
+        }
+
+        /// Applying the same patch twice changes nothing the second time.
+        #[test]
+        fn strategic_merge_is_idempotent(original in json_object(), patch in json_object()) {
+            let once = strategic_merge("Widget", &original, &patch).expect("patch");
+            let twice = strategic_merge("Widget", &once, &patch).expect("patch");
+            prop_assert_eq!(once, twice);
+        }
+    }
+}
