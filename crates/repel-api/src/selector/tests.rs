@@ -265,3 +265,30 @@ fn label_selectors_match_metadata_labels() {
     let err = LabelSelector::parse("app=web,").expect_err("trailing comma");
     assert_eq!(err.to_string(), "found '', expected: identifier after ','");
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::{FieldSelector, escape_value, unescape_value};
+
+    proptest! {
+        /// `EscapeValue` then `UnescapeValue` gives the value back, whatever it holds.
+        #[test]
+        fn escape_round_trips(v in r"[a-z\\,=!]{0,8}") {
+            prop_assert_eq!(unescape_value(&escape_value(&v)), Ok(v));
+        }
+
+        /// A selector printed by `Display` parses back to the same terms.
+        #[test]
+        fn display_round_trips(terms in prop::collection::vec(("[a-z.]{1,6}", any::<bool>(), r"[a-z\\,=!]{0,6}"), 0..4)) {
+            let text: Vec<String> = terms
+                .iter()
+                .map(|(f, neg, v)| format!("{f}{}{}", if *neg { "!=" } else { "=" }, escape_value(v)))
+                .collect();
+            let parsed = FieldSelector::parse(&text.join(",")).expect("parse");
+            let again = FieldSelector::parse(&parsed.to_string()).expect("reparse");
+            prop_assert_eq!(again, parsed.clone());
+            prop_assert_eq!(parsed.terms().len(), terms.len());
+        }
+    }
+}
