@@ -83,7 +83,7 @@ fn check_strict(
     query: &HashMap<String, String>,
 ) -> Result<(), ApiError> {
     if strict(query) {
-        let unknown = crate::shim::unknown_fields(r.kind, obj);
+        let unknown = repel_api::strict::unknown_fields(r.kind, obj);
         if !unknown.is_empty() {
             return Err(status::strict_unknown_fields(r.kind, &unknown).into());
         }

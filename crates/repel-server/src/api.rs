@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::shim::{FieldSelector, LabelSelector};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 use repel_api::patch::PatchType;
+use repel_api::selector::{FieldSelector, LabelSelector};
 use repel_api::status;
 use serde_json::{Value, json};
 
@@ -70,7 +70,7 @@ impl Selectors {
         let field = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(
-                crate::shim::parse_field_selector(r.kind, s)
+                repel_api::selector::parse_field_selector(r.kind, s)
                     .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
             ),
         };
@@ -93,7 +93,7 @@ impl Selectors {
 
 /// A Table of `objs` for `r`, as the list's or watch event's body.
 pub fn table(r: &Resource, objs: &[&Value], rv: &str) -> Value {
-    crate::shim::table_for(r.kind, objs, time::now(), rv)
+    repel_api::table::table_for(r.kind, objs, time::now(), rv)
 }
 
 fn accept(headers: &HeaderMap) -> &str {
@@ -197,7 +197,24 @@ pub async fn handle(
                 .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
                     let patched = repel_api::patch::apply(r.kind, pt, cur, &body)
                         .map_err(|e| ApiError::from(e.status()))?;
-                    let admitted = app.admission.update(r, cur, patched, sub, &query)?;
+                    if crate::admission::strict(&query) {
+                        let unknown = repel_api::strict::unknown_fields(r.kind, &patched);
+                        if !unknown.is_empty() {
+                            let bad = match pt {
+                                PatchType::Strategic => serde_json::from_slice::<Value>(&body)
+                                    .map(|p| repel_api::gofmt::go_value(&p))
+                                    .unwrap_or_default(),
+                                _ => patched.to_string(),
+                            };
+                            return Err(ApiError::from(status::strict_patch_invalid(
+                                &bad, &unknown,
+                            ))
+                            .into());
+                        }
+                    }
+                    let mut lenient = query.clone();
+                    lenient.remove("fieldValidation");
+                    let admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
                     Ok::<_, WriteError>(Some(admitted))
                 })
                 .map_err(|e| write_error(r, name, e))?;

@@ -28,8 +28,6 @@ pub mod eviction;
 pub mod kubelet;
 pub mod request;
 pub mod resources;
-#[doc(hidden)]
-pub mod shim;
 pub mod store;
 pub mod time;
 pub mod watch;

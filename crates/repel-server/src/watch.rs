@@ -70,7 +70,7 @@ pub fn watch(
                 )))
             })?;
             let (past, rx) = app.store.watch_from(since).map_err(|oldest| {
-                ApiError::from(status::too_old_resource_version(since, oldest + 1))
+                ApiError::from(status::too_old_resource_version(since, oldest))
             })?;
             let evs = past
                 .into_iter()

@@ -195,3 +195,74 @@ fn apply_creates_configures_and_leaves_unchanged_then_delete() {
         "Error from server (NotFound): pods \"nginx\" not found\n"
     );
 }
+
+#[test]
+fn strict_field_validation_refuses_unknown_fields_and_selectors_filter() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        node("node1", json!(null)),
+        node("node2", json!(null)),
+        support::pod("default", "a", Some("node1")),
+        support::pod("default", "b", Some("node2")),
+    ]);
+    let f = s.write("foo.yaml", &POD.replace("spec:\n", "spec:\n  foo: 1\n"));
+    let o = s.kubectl(&["create", "-f", &f]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "Error from server (BadRequest): error when creating \"{f}\": Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.foo\"\n"
+        )
+    );
+    let o = s.kubectl(&["create", "--validate=false", "-f", &f]);
+    assert_eq!(o.stdout, "pod/nginx created\n", "{}", o.stderr);
+    assert!(
+        s.get("pods", "default", "nginx").unwrap()["spec"]
+            .get("foo")
+            .is_none(),
+        "unknown fields are dropped"
+    );
+
+    let o = s.kubectl(&[
+        "get",
+        "pods",
+        "--field-selector",
+        "spec.nodeName=node1",
+        "-o",
+        "name",
+    ]);
+    let mut on1: Vec<String> = s
+        .app
+        .store
+        .list("pods", None)
+        .0
+        .iter()
+        .filter(|p| p["spec"]["nodeName"] == "node1")
+        .map(|p| format!("pod/{}\n", p["metadata"]["name"].as_str().unwrap()))
+        .collect();
+    on1.sort();
+    assert!(on1.contains(&"pod/a\n".to_string()) && !on1.contains(&"pod/b\n".to_string()));
+    assert_eq!((o.code, o.stdout), (0, on1.concat()), "{}", o.stderr);
+    let o = s.kubectl(&["get", "pods", "-l", "app=nginx", "-o", "name"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "pod/nginx\n"),
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "pods", "-l", "app notin (nginx)", "-o", "name"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "pod/a\npod/b\n"),
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "pods", "--field-selector", "spec.foo=x"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "Error from server (BadRequest): Unable to find \"/v1, Resource=pods\" that match label selector \"\", field selector \"spec.foo=x\": field label not supported: spec.foo\n"
+    );
+}
