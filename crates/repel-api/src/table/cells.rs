@@ -6,6 +6,12 @@ use std::collections::BTreeSet;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
+mod pod;
+mod workloads;
+
+pub(super) use pod::pod;
+pub(super) use workloads::{daemon_set, deployment, job, pdb, replica_set, stateful_set};
+
 /// Upstream `duration.HumanDuration` of a duration in whole seconds.
 pub fn human_duration(seconds: i64) -> String {
     human_duration_millis(seconds.saturating_mul(1000))
@@ -74,39 +80,39 @@ pub fn translate_timestamp_since(ts: Option<&str>, now: Timestamp) -> String {
     }
 }
 
-fn parse_time(s: &str) -> Option<Timestamp> {
+pub(super) fn parse_time(s: &str) -> Option<Timestamp> {
     s.parse::<Timestamp>().ok()
 }
 
-fn millis_between(from: Timestamp, to: Timestamp) -> i64 {
+pub(super) fn millis_between(from: Timestamp, to: Timestamp) -> i64 {
     to.as_millisecond() - from.as_millisecond()
 }
 
 /// The string at a JSON pointer, `""` when absent.
-fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
+pub(super) fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
     obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The integer at a JSON pointer, `0` when absent.
-fn i(obj: &Value, ptr: &str) -> i64 {
+pub(super) fn i(obj: &Value, ptr: &str) -> i64 {
     obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
 }
 
-fn arr<'a>(obj: &'a Value, ptr: &str) -> &'a [Value] {
+pub(super) fn arr<'a>(obj: &'a Value, ptr: &str) -> &'a [Value] {
     obj.pointer(ptr)
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[])
 }
 
-fn age(obj: &Value, now: Timestamp) -> Value {
+pub(super) fn age(obj: &Value, now: Timestamp) -> Value {
     let ts = obj
         .pointer("/metadata/creationTimestamp")
         .and_then(Value::as_str);
     json!(translate_timestamp_since(ts, now))
 }
 
-fn or_none(v: &str) -> String {
+pub(super) fn or_none(v: &str) -> String {
     if v.is_empty() {
         "<none>".to_string()
     } else {
@@ -177,185 +183,6 @@ pub(super) fn node(obj: &Value, now: Timestamp) -> Vec<Value> {
     ]
 }
 
-fn terminated_finished_at(status: &Value) -> Option<Timestamp> {
-    status
-        .pointer("/lastState/terminated/finishedAt")
-        .and_then(Value::as_str)
-        .and_then(parse_time)
-}
-
-fn later(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(if y > x { y } else { x }),
-        (x, None) => x,
-        (None, y) => y,
-    }
-}
-
-/// `printPod`.
-pub(super) fn pod(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let init_specs = arr(obj, "/spec/initContainers");
-    let restartable = |name: &str| {
-        init_specs
-            .iter()
-            .any(|c| s(c, "/name") == name && s(c, "/restartPolicy") == "Always")
-    };
-    let mut restarts: i64 = 0;
-    let mut restartable_init_restarts: i64 = 0;
-    let total = arr(obj, "/spec/containers").len()
-        + init_specs
-            .iter()
-            .filter(|c| s(c, "/restartPolicy") == "Always")
-            .count();
-    let mut ready = 0usize;
-    let mut last_restart: Option<Timestamp> = None;
-    let mut last_restartable_init_restart: Option<Timestamp> = None;
-
-    let phase = s(obj, "/status/phase");
-    let mut reason = phase.to_string();
-    if !s(obj, "/status/reason").is_empty() {
-        reason = s(obj, "/status/reason").to_string();
-    }
-    let conditions = arr(obj, "/status/conditions");
-    if conditions
-        .iter()
-        .any(|c| s(c, "/type") == "PodScheduled" && s(c, "/reason") == "SchedulingGated")
-    {
-        reason = "SchedulingGated".to_string();
-    }
-
-    let mut initializing = false;
-    let init_statuses = arr(obj, "/status/initContainerStatuses");
-    for (idx, c) in init_statuses.iter().enumerate() {
-        restarts += i(c, "/restartCount");
-        last_restart = later(last_restart, terminated_finished_at(c));
-        let is_restartable = restartable(s(c, "/name"));
-        if is_restartable {
-            restartable_init_restarts += i(c, "/restartCount");
-            last_restartable_init_restart =
-                later(last_restartable_init_restart, terminated_finished_at(c));
-        }
-        let terminated = c.pointer("/state/terminated");
-        let waiting_reason = s(c, "/state/waiting/reason");
-        if terminated.is_some() && i(c, "/state/terminated/exitCode") == 0 {
-            continue;
-        }
-        if is_restartable && c.get("started").and_then(Value::as_bool) == Some(true) {
-            if c.get("ready").and_then(Value::as_bool) == Some(true) {
-                ready += 1;
-            }
-            continue;
-        }
-        if terminated.is_some() {
-            let r = s(c, "/state/terminated/reason");
-            reason = if r.is_empty() {
-                let signal = i(c, "/state/terminated/signal");
-                if signal != 0 {
-                    format!("Init:Signal:{signal}")
-                } else {
-                    format!("Init:ExitCode:{}", i(c, "/state/terminated/exitCode"))
-                }
-            } else {
-                format!("Init:{r}")
-            };
-        } else if !waiting_reason.is_empty() && waiting_reason != "PodInitializing" {
-            reason = format!("Init:{waiting_reason}");
-        } else {
-            reason = format!("Init:{idx}/{}", init_specs.len());
-        }
-        initializing = true;
-        break;
-    }
-
-    let initialized = conditions
-        .iter()
-        .any(|c| s(c, "/type") == "Initialized" && s(c, "/status") == "True");
-    if !initializing || initialized {
-        restarts = restartable_init_restarts;
-        last_restart = last_restartable_init_restart;
-        let mut has_running = false;
-        for c in arr(obj, "/status/containerStatuses").iter().rev() {
-            restarts += i(c, "/restartCount");
-            last_restart = later(last_restart, terminated_finished_at(c));
-            let waiting_reason = s(c, "/state/waiting/reason");
-            let terminated = c.pointer("/state/terminated");
-            let terminated_reason = s(c, "/state/terminated/reason");
-            if !waiting_reason.is_empty() {
-                reason = waiting_reason.to_string();
-            } else if terminated.is_some() && !terminated_reason.is_empty() {
-                reason = terminated_reason.to_string();
-            } else if terminated.is_some() {
-                let signal = i(c, "/state/terminated/signal");
-                reason = if signal != 0 {
-                    format!("Signal:{signal}")
-                } else {
-                    format!("ExitCode:{}", i(c, "/state/terminated/exitCode"))
-                };
-            } else if c.get("ready").and_then(Value::as_bool) == Some(true)
-                && c.pointer("/state/running").is_some()
-            {
-                has_running = true;
-                ready += 1;
-            }
-        }
-        if reason == "Completed" && has_running {
-            let pod_ready = conditions
-                .iter()
-                .any(|c| s(c, "/type") == "Ready" && s(c, "/status") == "True");
-            reason = if pod_ready { "Running" } else { "NotReady" }.to_string();
-        }
-    }
-
-    let deleting = obj
-        .pointer("/metadata/deletionTimestamp")
-        .is_some_and(|v| !v.is_null());
-    if deleting && s(obj, "/status/reason") == "NodeLost" {
-        reason = "Unknown".to_string();
-    } else if deleting && phase != "Succeeded" && phase != "Failed" {
-        reason = "Terminating".to_string();
-    }
-
-    let restarts_str = match last_restart {
-        Some(t) if restarts != 0 => format!(
-            "{restarts} ({} ago)",
-            human_duration_millis(millis_between(t, now))
-        ),
-        _ => restarts.to_string(),
-    };
-
-    let pod_ip = arr(obj, "/status/podIPs")
-        .first()
-        .map(|p| s(p, "/ip"))
-        .unwrap_or("");
-    let gates = arr(obj, "/spec/readinessGates");
-    let readiness_gates = if gates.is_empty() {
-        "<none>".to_string()
-    } else {
-        let true_conditions = gates
-            .iter()
-            .filter(|g| {
-                let ty = s(g, "/conditionType");
-                conditions
-                    .iter()
-                    .find(|c| s(c, "/type") == ty)
-                    .is_some_and(|c| s(c, "/status") == "True")
-            })
-            .count();
-        format!("{true_conditions}/{}", gates.len())
-    };
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(format!("{ready}/{total}")),
-        json!(reason),
-        json!(restarts_str),
-        age(obj, now),
-        json!(or_none(pod_ip)),
-        json!(or_none(s(obj, "/spec/nodeName"))),
-        json!(or_none(s(obj, "/status/nominatedNodeName"))),
-        json!(readiness_gates),
-    ]
-}
-
 /// `printNamespace`.
 pub(super) fn namespace(obj: &Value, now: Timestamp) -> Vec<Value> {
     vec![
@@ -422,216 +249,6 @@ pub(super) fn event(obj: &Value, now: Timestamp) -> Vec<Value> {
         json!(first),
         json!(count),
         json!(s(obj, "/metadata/name")),
-    ]
-}
-
-/// `layoutContainerCells`: container names and images, comma-joined.
-fn containers(obj: &Value) -> (String, String) {
-    let cs = arr(obj, "/spec/template/spec/containers");
-    let names: Vec<&str> = cs.iter().map(|c| s(c, "/name")).collect();
-    let images: Vec<&str> = cs.iter().map(|c| s(c, "/image")).collect();
-    (names.join(","), images.join(","))
-}
-
-/// `metav1.FormatLabelSelector` of `spec.selector`: `<none>` when it selects everything,
-/// `<error>` when it cannot be converted.
-fn selector_string(obj: &Value) -> String {
-    let Some(sel) = obj.pointer("/spec/selector") else {
-        return "<none>".to_string();
-    };
-    let parsed: Result<
-        k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        serde_json::Error,
-    > = serde_json::from_value(sel.clone());
-    match parsed
-        .ok()
-        .map(|s| repel_core::labels::label_selector_from_api(&s))
-    {
-        Some(Ok(s)) => or_none(&s.to_string()),
-        _ => "<error>".to_string(),
-    }
-}
-
-/// `LabelSelectorAsSelector(spec.selector).String()` as `printDeployment` prints it:
-/// `<invalid>` when it cannot be converted, and empty (not `<none>`) when it selects everything.
-fn deployment_selector(obj: &Value) -> String {
-    match selector_string(obj).as_str() {
-        "<error>" => "<invalid>".to_string(),
-        "<none>" => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// The `spec.replicas` of a workload, defaulted to 1 as the API server defaults it.
-fn desired_replicas(obj: &Value) -> i64 {
-    obj.pointer("/spec/replicas")
-        .and_then(Value::as_i64)
-        .unwrap_or(1)
-}
-
-/// `printDeployment`.
-pub(super) fn deployment(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(format!(
-            "{}/{}",
-            i(obj, "/status/readyReplicas"),
-            desired_replicas(obj)
-        )),
-        json!(i(obj, "/status/updatedReplicas")),
-        json!(i(obj, "/status/availableReplicas")),
-        age(obj, now),
-        json!(names),
-        json!(images),
-        json!(deployment_selector(obj)),
-    ]
-}
-
-/// `printReplicaSet`.
-pub(super) fn replica_set(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(desired_replicas(obj)),
-        json!(i(obj, "/status/replicas")),
-        json!(i(obj, "/status/readyReplicas")),
-        age(obj, now),
-        json!(names),
-        json!(images),
-        json!(selector_string(obj)),
-    ]
-}
-
-/// `labels.FormatLabels`: sorted `k=v` pairs, or `<none>`.
-fn format_labels(m: Option<&Value>) -> String {
-    let mut pairs: Vec<String> = m
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-                .collect()
-        })
-        .unwrap_or_default();
-    pairs.sort();
-    or_none(&pairs.join(","))
-}
-
-/// `printDaemonSet`.
-pub(super) fn daemon_set(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(i(obj, "/status/desiredNumberScheduled")),
-        json!(i(obj, "/status/currentNumberScheduled")),
-        json!(i(obj, "/status/numberReady")),
-        json!(i(obj, "/status/updatedNumberScheduled")),
-        json!(i(obj, "/status/numberAvailable")),
-        json!(format_labels(
-            obj.pointer("/spec/template/spec/nodeSelector")
-        )),
-        age(obj, now),
-        json!(names),
-        json!(images),
-        json!(selector_string(obj)),
-    ]
-}
-
-/// `printStatefulSet`.
-pub(super) fn stateful_set(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(format!(
-            "{}/{}",
-            i(obj, "/status/readyReplicas"),
-            desired_replicas(obj)
-        )),
-        age(obj, now),
-        json!(names),
-        json!(images),
-    ]
-}
-
-/// `printJob`.
-pub(super) fn job(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let succeeded = i(obj, "/status/succeeded");
-    let completions = match obj.pointer("/spec/completions").and_then(Value::as_i64) {
-        Some(c) => format!("{succeeded}/{c}"),
-        None => {
-            let parallelism = i(obj, "/spec/parallelism");
-            if parallelism > 1 {
-                format!("{succeeded}/1 of {parallelism}")
-            } else {
-                format!("{succeeded}/1")
-            }
-        }
-    };
-    let start = obj
-        .pointer("/status/startTime")
-        .and_then(Value::as_str)
-        .and_then(parse_time);
-    let completion = obj
-        .pointer("/status/completionTime")
-        .and_then(Value::as_str)
-        .and_then(parse_time);
-    let duration = match (start, completion) {
-        (None, _) => String::new(),
-        (Some(st), None) => human_duration_millis(millis_between(st, now)),
-        (Some(st), Some(c)) => human_duration_millis(millis_between(st, c)),
-    };
-    let has = |ty: &str| {
-        arr(obj, "/status/conditions")
-            .iter()
-            .find(|c| s(c, "/type") == ty)
-            .is_some_and(|c| s(c, "/status") == "True")
-    };
-    let deleting = obj
-        .pointer("/metadata/deletionTimestamp")
-        .is_some_and(|v| !v.is_null());
-    let status = if has("Complete") {
-        "Complete"
-    } else if has("Failed") {
-        "Failed"
-    } else if deleting {
-        "Terminating"
-    } else if has("Suspended") {
-        "Suspended"
-    } else if has("FailureTarget") {
-        "FailureTarget"
-    } else {
-        "Running"
-    };
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(status),
-        json!(completions),
-        json!(duration),
-        age(obj, now),
-        json!(names),
-        json!(images),
-        json!(selector_string(obj)),
-    ]
-}
-
-/// An `IntOrString` as Go's `String()` prints it, or `N/A` when unset.
-fn int_or_string(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::String(s)) => s.clone(),
-        _ => "N/A".to_string(),
-    }
-}
-
-/// `printPodDisruptionBudget`.
-pub(super) fn pdb(obj: &Value, now: Timestamp) -> Vec<Value> {
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(int_or_string(obj.pointer("/spec/minAvailable"))),
-        json!(int_or_string(obj.pointer("/spec/maxUnavailable"))),
-        json!(i(obj, "/status/disruptionsAllowed")),
-        age(obj, now),
     ]
 }
 
