@@ -16,6 +16,29 @@
 //! - [`selector`]: field selectors and label selectors over JSON objects.
 //! - [`strict`]: unknown-field detection by round-tripping through the k8s-openapi types.
 //! - [`gofmt`]: how Go's `fmt` prints JSON-decoded values (`%v`), used in upstream's messages.
+//!
+//! # Example: `kubectl taint` then `kubectl get nodes`
+//!
+//! ```
+//! use repel_api::{patch, status, table};
+//! use serde_json::json;
+//!
+//! let node = json!({"metadata": {"name": "node1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+//!                   "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+//! // kubectl sends the whole taint list; `taints` has no merge key, so it is replaced.
+//! let body = br#"{"spec":{"taints":[{"effect":"NoSchedule","key":"key1","value":"value1"}]}}"#;
+//! let pt = patch::PatchType::from_content_type("application/strategic-merge-patch+json").unwrap();
+//! let node = patch::apply("Node", pt, &node, body).unwrap();
+//! assert_eq!(node["spec"]["taints"][0]["key"], "key1");
+//!
+//! let now = "2026-01-01T00:05:00Z".parse().unwrap();
+//! let t = table::node_table(&[&node], now, "42");
+//! let cells = t["rows"][0]["cells"].as_array().unwrap();
+//! assert_eq!(cells[..4], [json!("node1"), json!("Ready"), json!("<none>"), json!("5m")]);
+//!
+//! let (code, body) = status::not_found("nodes", "nope");
+//! assert_eq!((code, body["message"].as_str()), (404, Some(r#"nodes "nope" not found"#)));
+//! ```
 
 pub mod gofmt;
 pub mod patch;
