@@ -860,3 +860,89 @@ fn upstream_print_pod_cases() {
         assert_eq!(&cells[..5], &want.map(|w| json!(w))[..], "{name}");
     }
 }
+
+#[test]
+fn node_wide_columns_as_upstream() {
+    let with = |addresses: Value, info: Value| json!({"metadata": {"name": "n"}, "status": {"addresses": addresses, "nodeInfo": info}});
+    let cases = [
+        (
+            "internal IP: none when only external",
+            with(
+                json!([{"type": "ExternalIP", "address": "1.1.1.1"}]),
+                json!({}),
+            ),
+            5,
+            "<none>",
+        ),
+        (
+            "internal IP: the first one",
+            with(
+                json!([{"type": "InternalIP", "address": "1.1.1.1"}, {"type": "ExternalIP", "address": "2.2.2.2"}, {"type": "InternalIP", "address": "3.3.3.3"}]),
+                json!({}),
+            ),
+            5,
+            "1.1.1.1",
+        ),
+        (
+            "external IP",
+            with(
+                json!([{"type": "ExternalIP", "address": "1.1.1.1"}]),
+                json!({}),
+            ),
+            6,
+            "1.1.1.1",
+        ),
+        (
+            "external IP: none when only internal",
+            with(
+                json!([{"type": "InternalIP", "address": "1.1.1.1"}]),
+                json!({}),
+            ),
+            6,
+            "<none>",
+        ),
+        (
+            "external IP: the first one",
+            with(
+                json!([{"type": "ExternalIP", "address": "2.2.2.2"}, {"type": "InternalIP", "address": "3.3.3.3"}, {"type": "ExternalIP", "address": "4.4.4.4"}]),
+                json!({}),
+            ),
+            6,
+            "2.2.2.2",
+        ),
+        (
+            "OS image",
+            with(json!([]), json!({"osImage": "fake-os-image"})),
+            7,
+            "fake-os-image",
+        ),
+        ("no OS image", with(json!([]), json!({})), 7, "<unknown>"),
+        (
+            "kernel version",
+            with(json!([]), json!({"kernelVersion": "fake-kernel-version"})),
+            8,
+            "fake-kernel-version",
+        ),
+        (
+            "container runtime",
+            with(json!([]), json!({"containerRuntimeVersion": "foo://1.2.3"})),
+            9,
+            "foo://1.2.3",
+        ),
+        (
+            "no container runtime",
+            with(json!([]), json!({})),
+            9,
+            "<unknown>",
+        ),
+        (
+            "kubelet version, empty when unset",
+            with(json!([]), json!({})),
+            4,
+            "",
+        ),
+    ];
+    for (name, node, col, want) in cases {
+        assert_eq!(row_cells("Node", &node, now())[col], json!(want), "{name}");
+    }
+}
