@@ -12,6 +12,8 @@
 //! A `kind` argument of [`invalid`] is `GroupKind.String()` (`Pod`, `Deployment.apps`).
 
 use repel_core::validation::FieldError;
+
+use crate::strict::StrictError;
 use serde_json::{Map, Value, json};
 
 /// The text of a storage conflict (`storage.OptimisticLockErrorMsg`), the `err` of [`conflict`].
@@ -299,10 +301,14 @@ pub fn too_old_resource_version(requested: u64, oldest_available_minus_one: u64)
 /// `runtime.NewStrictDecodingError(errs).Error()` for unknown fields:
 /// `strict decoding error: unknown field "spec.foo", unknown field "bar"`.
 pub fn strict_decoding_message(paths: &[String]) -> String {
-    let errs: Vec<String> = paths
-        .iter()
-        .map(|p| format!("unknown field {}", q(p)))
-        .collect();
+    let errs: Vec<StrictError> = paths.iter().cloned().map(StrictError::Unknown).collect();
+    strict_errors_message(&errs)
+}
+
+/// `runtime.NewStrictDecodingError(errs).Error()`: `strict decoding error: ` and the errors
+/// joined by `, ` (`duplicate field "metadata.name", unknown field "spec.foo"`).
+pub fn strict_errors_message(errors: &[StrictError]) -> String {
+    let errs: Vec<String> = errors.iter().map(ToString::to_string).collect();
     format!("strict decoding error: {}", errs.join(", "))
 }
 
@@ -310,9 +316,16 @@ pub fn strict_decoding_message(paths: &[String]) -> String {
 /// (`transformDecodeError`): 400 `Pod in version "v1" cannot be handled as a Pod: strict
 /// decoding error: unknown field "spec.foo"`. Every served kind is version `v1`.
 pub fn strict_unknown_fields(kind: &str, paths: &[String]) -> (u16, Value) {
+    let errs: Vec<StrictError> = paths.iter().cloned().map(StrictError::Unknown).collect();
+    strict_body_errors(kind, &errs)
+}
+
+/// [`strict_unknown_fields`] for the errors [`crate::strict::check_body`] finds (unknown and
+/// duplicate fields, in document order).
+pub fn strict_body_errors(kind: &str, errors: &[StrictError]) -> (u16, Value) {
     bad_request(&format!(
         "{kind} in version \"v1\" cannot be handled as a {kind}: {}",
-        strict_decoding_message(paths)
+        strict_errors_message(errors)
     ))
 }
 

@@ -11,8 +11,8 @@
 //! [`crate::status::strict_unknown_fields`] (create, update) or
 //! [`crate::status::strict_patch_invalid`] (patch).
 //!
-//! Not detected: duplicate keys (`duplicate field "x"`), which a `serde_json::Value` has
-//! already merged.
+//! Duplicate keys (`duplicate field "x"`) are gone once the body is a `serde_json::Value`;
+//! [`check_body`] reads the raw body and reports both kinds in upstream's order.
 
 use serde::de::DeserializeOwned;
 use serde_ignored::Path;
@@ -23,6 +23,10 @@ use k8s_openapi::api::batch::v1 as batch;
 use k8s_openapi::api::coordination::v1 as coordination;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
+
+mod body;
+
+pub use body::{StrictError, check_body};
 
 /// The unknown fields of `obj`, an object of `kind`, as upstream names them; empty when there
 /// are none, when `kind` is not one this crate knows, or when the object does not decode at

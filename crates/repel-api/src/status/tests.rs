@@ -176,3 +176,18 @@ fn invalid_message_aggregates_like_upstream() {
             .starts_with("Deployment.apps \"web\" is invalid")
     );
 }
+
+#[test]
+fn strict_body_errors_mix_duplicates_and_unknowns() {
+    let errs = vec![
+        StrictError::Duplicate("metadata.name".into()),
+        StrictError::Unknown("spec.foo".into()),
+    ];
+    let (code, v) = strict_body_errors("Deployment", &errs);
+    assert_eq!(code, 400);
+    assert_eq!(
+        v["message"],
+        r#"Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: duplicate field "metadata.name", unknown field "spec.foo""#
+    );
+    assert_eq!(v["reason"], "BadRequest");
+}
