@@ -110,6 +110,17 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or("")
 }
 
+/// A create/update body must be JSON: protobuf (what kubectl's typed clients send for
+/// `kubectl create deployment` and the like) is not decoded here, so it gets upstream's 415.
+fn check_body_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let ct = content_type(headers);
+    let media = ct.split(';').next().unwrap_or("").trim();
+    if media.is_empty() || media == "application/json" || media == "*/*" {
+        return Ok(());
+    }
+    Err(status::unsupported_media_type(&["application/json"]).into())
+}
+
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
@@ -152,6 +163,7 @@ pub async fn handle(
             Ok(json_reply(200, &obj))
         }
         (&Method::POST, None, None) => {
+            check_body_type(&headers)?;
             let obj = parse_body(&body)?;
             let obj = app
                 .admission
@@ -168,6 +180,7 @@ pub async fn handle(
             Ok(json_reply(201, &stored))
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
+            check_body_type(&headers)?;
             let new = parse_body(&body)?;
             let sub = t.sub.as_deref();
             let stored = app
@@ -221,9 +234,66 @@ pub async fn handle(
             app.poke();
             Ok(json_reply(200, &stored))
         }
+        (&Method::GET, Some(name), Some("scale")) => {
+            let obj = app
+                .store
+                .get(r.name, ns.as_deref().unwrap_or(""), name)
+                .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
+            Ok(json_reply(200, &scale_of(&obj)))
+        }
+        (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
+            let put = method == Method::PUT;
+            let stored = app
+                .store
+                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                    let scale = scale_of(cur);
+                    let new_scale = if put {
+                        parse_body(&body)?
+                    } else {
+                        let pt = PatchType::from_content_type(content_type(&headers))
+                            .filter(|p| *p != PatchType::Apply)
+                            .ok_or_else(|| {
+                                ApiError::from(status::unsupported_media_type(
+                                    &repel_api::patch::PATCH_MEDIA_TYPES,
+                                ))
+                            })?;
+                        // A Scale has no lists: a strategic merge patch is a merge patch.
+                        let pt = if pt == PatchType::Strategic {
+                            PatchType::Merge
+                        } else {
+                            pt
+                        };
+                        repel_api::patch::apply("Scale", pt, &scale, &body)
+                            .map_err(|e| ApiError::from(e.status()))?
+                    };
+                    let Some(replicas) = new_scale["spec"]["replicas"].as_i64() else {
+                        return Err(WriteError::Api(
+                            status::bad_request("spec.replicas is required").into(),
+                        ));
+                    };
+                    let mut new = cur.clone();
+                    new["spec"]["replicas"] = json!(replicas);
+                    if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
+                        new["metadata"]["resourceVersion"] = json!(rv);
+                    }
+                    Ok(Some(new))
+                })
+                .map_err(|e| write_error(r, name, e))?;
+            app.poke();
+            Ok(json_reply(200, &scale_of(&stored)))
+        }
         (&Method::DELETE, Some(name), None) => {
             let ns = ns.as_deref().unwrap_or("");
+            let orphan = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .is_some_and(|b| b["propagationPolicy"] == "Orphan")
+                || query
+                    .get("propagationPolicy")
+                    .is_some_and(|p| p == "Orphan");
             let gone = delete(&app, r, ns, name)?;
+            if !orphan {
+                collect_garbage(&app, &gone);
+            }
             app.poke();
             Ok(json_reply(200, &gone))
         }
@@ -329,4 +399,55 @@ pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiErr
             Ok(Some(p))
         })
         .map_err(|e| write_error(pods, name, e))
+}
+
+/// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet.
+pub fn scale_of(obj: &Value) -> Value {
+    let m = &obj["metadata"];
+    let selector: Vec<String> = obj["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .map(|ls| {
+            ls.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": m["name"], "namespace": m["namespace"], "uid": m["uid"],
+            "resourceVersion": m["resourceVersion"], "creationTimestamp": m["creationTimestamp"]
+        },
+        "spec": {"replicas": obj["spec"]["replicas"].as_i64().unwrap_or(1)},
+        "status": {"replicas": obj["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector.join(",")}
+    })
+}
+
+/// The garbage collector's background deletion: every object whose `ownerReferences` name
+/// `owner`'s uid goes too, and so on down (a Deployment's ReplicaSets and their pods).
+pub fn collect_garbage(app: &App, owner: &Value) {
+    let mut uids: Vec<String> = owner["metadata"]["uid"]
+        .as_str()
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    while let Some(uid) = uids.pop() {
+        for res in crate::resources::RESOURCES {
+            let (items, _) = app.store.list(res.name, None);
+            for o in items {
+                let owned = o["metadata"]["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
+                if owned {
+                    let (ons, oname) = ns_name(&o);
+                    if let Ok(gone) = app.store.delete(res.name, &ons, &oname)
+                        && let Some(u) = gone["metadata"]["uid"].as_str()
+                    {
+                        uids.push(u.to_string());
+                    }
+                }
+            }
+        }
+    }
 }

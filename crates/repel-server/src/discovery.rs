@@ -48,6 +48,13 @@ fn subresources(
         .map(|&s| match s {
             "eviction" => (s, "policy", "v1", "Eviction", vec!["create"]),
             "binding" => (s, "", "v1", "Binding", vec!["create"]),
+            "scale" => (
+                s,
+                "autoscaling",
+                "v1",
+                "Scale",
+                vec!["get", "patch", "update"],
+            ),
             _ => (
                 s,
                 r.group,

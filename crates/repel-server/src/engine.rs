@@ -55,8 +55,8 @@ pub const TICK: Duration = Duration::from_millis(200);
 pub const LEASE_PERIOD: Duration = Duration::from_secs(10);
 
 /// The node-lifecycle controller's grace before a silent node is `Unknown` (upstream
-/// `--node-monitor-grace-period`, 40 s).
-pub const NODE_MONITOR_GRACE_SECONDS: f64 = 40.0;
+/// `--node-monitor-grace-period`, 50 s since v1.32).
+pub const NODE_MONITOR_GRACE_SECONDS: f64 = 50.0;
 
 /// The annotation that stops (value `stopped`) a simulated node's kubelet.
 pub const HEARTBEAT_ANNOTATION: &str = "repel.dev/heartbeat";
@@ -259,6 +259,86 @@ impl Engine {
         self.schedule();
         self.kubelets();
         self.taint_eviction(now);
+        self.workload_status();
+    }
+
+    /// The status fields `kubectl get deploy,rs,sts,ds` print: replicas, ready, available.
+    fn workload_status(&self) {
+        let (pods, _) = self.app.store.list("pods", None);
+        // (ns, kind, name) -> (pods, running pods)
+        let mut counts: HashMap<(String, String, String), (i64, i64)> = HashMap::new();
+        for p in pods.iter().filter(|p| !is_terminal(p)) {
+            if let Some((k, n)) = controller(p) {
+                let e = counts.entry((ns_name(p).0, k, n)).or_default();
+                e.0 += 1;
+                if p["status"]["phase"] == "Running" {
+                    e.1 += 1;
+                }
+            }
+        }
+        let mut ops = Vec::new();
+        let mut by_deployment: HashMap<(String, String), (i64, i64)> = HashMap::new();
+        for (res, kind) in [
+            ("replicasets", "ReplicaSet"),
+            ("statefulsets", "StatefulSet"),
+            ("daemonsets", "DaemonSet"),
+        ] {
+            let (objs, _) = self.app.store.list(res, None);
+            for o in objs {
+                let (ns, name) = ns_name(&o);
+                let (total, ready) = counts
+                    .get(&(ns.clone(), kind.to_string(), name))
+                    .copied()
+                    .unwrap_or((0, 0));
+                let mut n = o.clone();
+                let generation = o["metadata"]["generation"].as_i64().unwrap_or(1);
+                n["status"] = match kind {
+                    "DaemonSet" => json!({
+                        "currentNumberScheduled": total, "desiredNumberScheduled": total,
+                        "numberMisscheduled": 0, "numberReady": ready, "numberAvailable": ready,
+                        "updatedNumberScheduled": total, "observedGeneration": generation
+                    }),
+                    "StatefulSet" => json!({
+                        "replicas": total, "readyReplicas": ready, "currentReplicas": total,
+                        "updatedReplicas": total, "availableReplicas": ready, "observedGeneration": generation
+                    }),
+                    _ => json!({
+                        "replicas": total, "fullyLabeledReplicas": total, "readyReplicas": ready,
+                        "availableReplicas": ready, "observedGeneration": generation
+                    }),
+                };
+                if kind == "ReplicaSet"
+                    && let Some((k, dn)) = controller(&o)
+                    && k == "Deployment"
+                {
+                    let e = by_deployment.entry((ns, dn)).or_default();
+                    e.0 += total;
+                    e.1 += ready;
+                }
+                if n != o {
+                    ops.push(put(res, n));
+                }
+            }
+        }
+        let (deps, _) = self.app.store.list("deployments", None);
+        for d in deps {
+            let (ns, name) = ns_name(&d);
+            let (total, ready) = by_deployment.get(&(ns, name)).copied().unwrap_or((0, 0));
+            let want = d["spec"]["replicas"].as_i64().unwrap_or(1);
+            let mut n = d.clone();
+            n["status"] = json!({
+                "replicas": total, "updatedReplicas": total, "readyReplicas": ready,
+                "availableReplicas": ready, "unavailableReplicas": (want - ready).max(0),
+                "observedGeneration": d["metadata"]["generation"].as_i64().unwrap_or(1)
+            });
+            if let Some(m) = n["status"].as_object_mut() {
+                m.retain(|_, v| v != &json!(0));
+            }
+            if n != d {
+                ops.push(put("deployments", n));
+            }
+        }
+        self.write(ops);
     }
 
     fn nodes(&mut self, now: Instant) {

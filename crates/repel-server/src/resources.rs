@@ -121,7 +121,7 @@ pub const RESOURCES: &[Resource] = &[
         "Deployment",
         true,
         &["deploy"],
-        &["status"],
+        &["scale", "status"],
         true,
     ),
     r(
@@ -131,7 +131,7 @@ pub const RESOURCES: &[Resource] = &[
         "ReplicaSet",
         true,
         &["rs"],
-        &["status"],
+        &["scale", "status"],
         true,
     ),
     r(
@@ -141,7 +141,7 @@ pub const RESOURCES: &[Resource] = &[
         "StatefulSet",
         true,
         &["sts"],
-        &["status"],
+        &["scale", "status"],
         true,
     ),
     r(

@@ -292,3 +292,60 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
                 .any(|c| c["type"] == "Ready" && c["status"] == "True")
     });
 }
+
+#[test]
+fn a_deployment_keeps_its_replicas_scales_and_goes_with_its_pods() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null)), node("node2", json!(null))]);
+    let f = s.write(
+        "web.yaml",
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - {name: web, image: nginx}
+",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "deployment.apps/web created\n", "{}", o.stderr);
+    let web_pods = |s: &Server| {
+        pods(s)
+            .iter()
+            .filter(|p| {
+                p["metadata"]["labels"]["app"] == "web" && p["status"]["phase"] == "Running"
+            })
+            .count()
+    };
+    wait_for("2 web pods running", || web_pods(&s) == 2);
+    let o = s.kubectl(&["scale", "deployment", "web", "--replicas=3"]);
+    assert_eq!(o.stdout, "deployment.apps/web scaled\n", "{}", o.stderr);
+    wait_for("3 web pods running", || web_pods(&s) == 3);
+    wait_for("the deployment's status", || {
+        s.get("deployments", "default", "web").unwrap()["status"]["readyReplicas"] == 3
+    });
+    let o = s.kubectl(&["get", "deployment", "web"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec!["NAME READY UP-TO-DATE AVAILABLE AGE", "web 3/3 3 3 AGE"]
+    );
+    let o = s.kubectl(&["delete", "deployment", "web"]);
+    assert_eq!(
+        o.stdout, "deployment.apps \"web\" deleted\n",
+        "{}",
+        o.stderr
+    );
+    wait_for("its ReplicaSet and pods gone", || {
+        pods(&s).is_empty() && s.app.store.list("replicasets", None).0.is_empty()
+    });
+}
