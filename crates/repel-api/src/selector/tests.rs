@@ -200,6 +200,21 @@ fn field_selector_matches_objects() {
         let s = parse_field_selector("Pod", sel).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(s.matches(obj), want, "{name}");
     }
+    let mut with_ips = pod("web-3", Some("node1"), "Running");
+    with_ips["status"]["podIPs"] = json!([{"ip": "10.0.0.7"}]);
+    assert!(
+        parse_field_selector("Pod", "status.podIP=10.0.0.7")
+            .expect("parse")
+            .matches(&with_ips),
+        "status.podIP reads podIPs[0]"
+    );
+    with_ips["status"] = json!({"podIP": "10.0.0.8"});
+    assert!(
+        parse_field_selector("Pod", "status.podIP=10.0.0.8")
+            .expect("parse")
+            .matches(&with_ips),
+        "or podIP"
+    );
     let s = parse_field_selector("Pod", "spec.nodeName=node1,status.phase!=Failed").expect("parse");
     assert_eq!(
         s.exact("spec.nodeName"),

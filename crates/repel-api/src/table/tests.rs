@@ -360,6 +360,13 @@ fn pod_rows() {
             ]),
         ),
         (
+            "only podIP set: the v1 conversion fills podIPs from it",
+            pod(json!({"phase": "Running", "podIP": "10.1.0.7"})),
+            json!([
+                "test1", "0/2", "Running", "0", "3h", "10.1.0.7", "node1", "<none>", "<none>"
+            ]),
+        ),
+        (
             "completed with a running container and Ready: Running",
             pod(
                 json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}], "containerStatuses": [

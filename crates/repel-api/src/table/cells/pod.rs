@@ -151,10 +151,12 @@ pub(crate) fn pod(obj: &Value, now: Timestamp) -> Vec<Value> {
         _ => restarts.to_string(),
     };
 
+    // The internal type the printer reads has `podIPs` filled from `podIP` by the v1
+    // conversion when only `podIP` is set.
     let pod_ip = arr(obj, "/status/podIPs")
         .first()
         .map(|p| s(p, "/ip"))
-        .unwrap_or("");
+        .unwrap_or_else(|| s(obj, "/status/podIP"));
     let gates = arr(obj, "/spec/readinessGates");
     let readiness_gates = if gates.is_empty() {
         "<none>".to_string()
