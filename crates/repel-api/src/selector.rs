@@ -201,10 +201,10 @@ pub fn parse_field_selector(kind: &str, selector: &str) -> Result<FieldSelector,
 /// set: strings as they are, booleans and integers printed (`true`, `3`), a missing field `""`.
 /// `source` (Events) reads `source.component`; `status.podIP` is the pod's first IP.
 pub fn field_value(obj: &Value, field: &str) -> String {
-    if field == "status.podIP" {
-        if let Some(ip) = obj.pointer("/status/podIPs/0/ip").and_then(Value::as_str) {
-            return ip.to_string();
-        }
+    if field == "status.podIP"
+        && let Some(ip) = obj.pointer("/status/podIPs/0/ip").and_then(Value::as_str)
+    {
+        return ip.to_string();
     }
     let path = match field {
         "source" => "source.component",
