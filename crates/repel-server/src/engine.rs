@@ -72,6 +72,8 @@ pub struct Engine {
     /// Pod uid → when a NoExecute taint it tolerates for a while was first seen on its node.
     no_execute: HashMap<String, Instant>,
     last_lease: Option<Instant>,
+    /// The store's resourceVersion after the last full tick.
+    seen_rv: Option<u64>,
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
@@ -228,6 +230,7 @@ impl Engine {
             stopped: HashMap::new(),
             no_execute: HashMap::new(),
             last_lease: None,
+            seen_rv: None,
         }
     }
 
@@ -252,14 +255,27 @@ impl Engine {
         }
     }
 
-    /// One pass of every loop.
+    /// One pass of every loop. Skipped when nothing changed since the last pass and no timer
+    /// (a stopped kubelet, a NoExecute toleration running out, a Lease renewal) is due.
     pub fn tick(&mut self, now: Instant) {
+        let rv = self.app.store.resource_version();
+        let lease_due = self
+            .last_lease
+            .is_none_or(|t| now.saturating_duration_since(t) >= LEASE_PERIOD);
+        if self.seen_rv == Some(rv)
+            && !lease_due
+            && self.stopped.is_empty()
+            && self.no_execute.is_empty()
+        {
+            return;
+        }
         self.nodes(now);
         self.workloads();
         self.schedule();
         self.kubelets();
         self.taint_eviction(now);
         self.workload_status();
+        self.seen_rv = Some(self.app.store.resource_version());
     }
 
     /// The status fields `kubectl get deploy,rs,sts,ds` print: replicas, ready, available.
