@@ -4,17 +4,19 @@
 //! Start with [`patch`] (strategic merge patch, JSON merge patch, JSON patch) and [`status`]
 //! (upstream's `Status` error objects, messages byte for byte). [`table`] renders the
 //! `meta.k8s.io/v1` `Table` kubectl asks for, [`selector`] parses field and label selectors and
-//! matches them against objects, and [`strict`] finds the unknown fields that
+//! matches them against objects, and [`strict`] finds the unknown (and duplicate) fields that
 //! `fieldValidation=Strict` rejects. Nothing here does I/O, reads a clock or holds state: the
 //! server (`repel-server`) calls these functions with the time and objects it has.
 //!
 //! # Layout
 //! - [`patch`]: `PatchType`, `strategic_merge` (with the merge-key schema of the served kinds),
-//!   `merge_patch` (RFC 7386), `json_patch` (RFC 6902).
+//!   `merge_patch` (RFC 7386), `json_patch` (RFC 6902), `apply` (raw body), `PatchError::status`.
 //! - [`status`]: `Status` builders (`not_found`, `conflict`, `invalid`, …) returning `(code, body)`.
-//! - [`table`]: node, pod and generic tables; `human_duration`.
-//! - [`selector`]: field selectors and label selectors over JSON objects.
-//! - [`strict`]: unknown-field detection by round-tripping through the k8s-openapi types.
+//! - [`table`]: tables of the served kinds as upstream's printers fill them; `human_duration`.
+//! - [`selector`]: field selectors (with each kind's supported fields) and label selectors over
+//!   JSON objects.
+//! - [`strict`]: unknown fields, found by decoding into the k8s-openapi types through
+//!   `serde_ignored`; duplicate fields, found in the raw body.
 //! - [`gofmt`]: how Go's `fmt` prints JSON-decoded values (`%v`), used in upstream's messages.
 //!
 //! # Example: `kubectl taint` then `kubectl get nodes`

@@ -2,7 +2,7 @@
 //!
 //! [`PatchType::from_content_type`] picks the format from the `Content-Type` header;
 //! [`strategic_merge`] (kubectl's taint, cordon, apply), [`merge_patch`] (RFC 7386) and
-//! [`json_patch`] (RFC 6902) apply one; [`apply`] does both steps from the raw body. A failure
+//! [`json_patch()`] (RFC 6902) apply one; [`apply`] does both steps from the raw body. A failure
 //! is a [`PatchError`] whose [`PatchError::status`] is the `Status` the API server answers.
 
 mod schema;
@@ -208,7 +208,7 @@ fn go_json_type(v: &Value) -> &'static str {
 ///    `json: cannot unmarshal array into Go value of type map[string]interface {}` (400);
 /// 3. merge patch: `null` is `Invalid JSON Patch` (400, `jsonpatch.MergePatch`'s error); a
 ///    non-object replaces the document (RFC 7386);
-/// 4. JSON patch: see [`json_patch`];
+/// 4. JSON patch: see [`json_patch()`];
 /// 5. server-side apply: [`PatchError::Unsupported`] (415).
 pub fn apply(
     kind: &str,
