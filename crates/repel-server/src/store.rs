@@ -57,6 +57,9 @@ pub struct Event {
     pub rv: u64,
     /// The object after the change (before it, for a deletion, with the deletion's rv).
     pub object: Value,
+    /// The object before a modification (watches with selectors turn a change that moves an
+    /// object out of or into their selection into DELETED or ADDED, as upstream's cacher).
+    pub prev: Option<Value>,
 }
 
 /// Why a write was refused.
@@ -468,9 +471,10 @@ impl Store {
         for (resource, k, obj, kind) in changes {
             rv += 1;
             let m = g.objects.entry(resource.clone()).or_default();
+            let mut prev = None;
             let object = match obj {
                 Some(o) => {
-                    m.insert(k, o.clone());
+                    prev = m.insert(k, o.clone());
                     o
                 }
                 None => {
@@ -486,6 +490,7 @@ impl Store {
                 resource,
                 rv,
                 object,
+                prev,
             });
             g.history.push_back(ev.clone());
             while g.history.len() > HISTORY {

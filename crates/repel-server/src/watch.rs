@@ -21,7 +21,7 @@ use crate::App;
 use crate::api::{Selectors, table};
 use crate::request::ApiError;
 use crate::resources::Resource;
-use crate::store::EventType;
+use crate::store::{Event, EventType};
 
 /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
 /// watch checks that its client is still there.
@@ -52,15 +52,21 @@ pub fn watch(
     let bookmarks = query
         .get("allowWatchBookmarks")
         .is_some_and(|b| b == "true");
-    let in_scope = move |obj: &Value| match &ns {
-        None => true,
-        Some(n) => obj["metadata"]["namespace"].as_str() == Some(n.as_str()),
+    let matches = move |obj: &Value| {
+        let in_scope = match &ns {
+            None => true,
+            Some(n) => obj["metadata"]["namespace"].as_str() == Some(n.as_str()),
+        };
+        in_scope && sel.matches(obj)
     };
     let (initial, mut rx) = match query.get("resourceVersion").map(String::as_str) {
         None | Some("") | Some("0") => {
             let (items, _, rx) = app.store.watch_snapshot(r.name);
-            let evs: Vec<(EventType, Value)> =
-                items.into_iter().map(|o| (EventType::Added, o)).collect();
+            let evs: Vec<(EventType, Value)> = items
+                .into_iter()
+                .filter(|o| matches(o))
+                .map(|o| (EventType::Added, o))
+                .collect();
             (evs, rx)
         }
         Some(rv) => {
@@ -75,7 +81,7 @@ pub fn watch(
             let evs = past
                 .into_iter()
                 .filter(|e| e.resource == r.name)
-                .map(|e| (e.kind, e.object.clone()))
+                .filter_map(|e| selected(&e, &matches))
                 .collect();
             (evs, rx)
         }
@@ -95,10 +101,7 @@ pub fn watch(
     let store = app.store.clone();
     tokio::spawn(async move {
         for (kind, obj) in initial {
-            if in_scope(&obj)
-                && sel.matches(&obj)
-                && tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err()
-            {
+            if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
                 return;
             }
         }
@@ -110,10 +113,13 @@ pub fn watch(
             tokio::select! {
                 ev = rx.recv() => match ev {
                     Ok(ev) => {
-                        if ev.resource != r.name || !in_scope(&ev.object) || !sel.matches(&ev.object) {
+                        if ev.resource != r.name {
                             continue;
                         }
-                        if tx.send(Ok(line(ev.kind.as_str(), render(ev.object.clone())))).await.is_err() {
+                        let Some((kind, obj)) = selected(&ev, &matches) else {
+                            continue;
+                        };
+                        if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
                             return;
                         }
                     }
@@ -142,4 +148,76 @@ pub fn watch(
         HeaderValue::from_static("application/json"),
     );
     Ok(resp)
+}
+
+/// What a watch with a selection sees of a change (upstream's cacher): a modification that
+/// moves the object into the selection is ADDED, out of it DELETED; changes outside it are
+/// not seen.
+fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Value)> {
+    let now = matches(&ev.object);
+    match ev.kind {
+        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, ev.object.clone())),
+        EventType::Modified => {
+            let before = ev.prev.as_ref().is_some_and(matches);
+            match (before, now) {
+                (true, true) => Some((EventType::Modified, ev.object.clone())),
+                (false, true) => Some((EventType::Added, ev.object.clone())),
+                (true, false) => Some((EventType::Deleted, ev.object.clone())),
+                (false, false) => None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: EventType, prev: Option<Value>, object: Value) -> Event {
+        Event {
+            kind,
+            resource: "pods".into(),
+            rv: 1,
+            object,
+            prev,
+        }
+    }
+
+    #[test]
+    fn changes_across_the_selection_are_added_or_deleted() {
+        let on1 = |v: &Value| v["spec"]["nodeName"] == "node1";
+        let unbound = json!({"spec": {}});
+        let bound = json!({"spec": {"nodeName": "node1"}});
+        let elsewhere = json!({"spec": {"nodeName": "node2"}});
+        let kind = |e: Event| selected(&e, &on1).map(|(k, _)| k);
+        assert_eq!(
+            kind(ev(
+                EventType::Modified,
+                Some(unbound.clone()),
+                bound.clone()
+            )),
+            Some(EventType::Added)
+        );
+        assert_eq!(
+            kind(ev(EventType::Modified, Some(bound.clone()), bound.clone())),
+            Some(EventType::Modified)
+        );
+        assert_eq!(
+            kind(ev(
+                EventType::Modified,
+                Some(bound.clone()),
+                elsewhere.clone()
+            )),
+            Some(EventType::Deleted)
+        );
+        assert_eq!(
+            kind(ev(EventType::Modified, Some(unbound.clone()), elsewhere)),
+            None
+        );
+        assert_eq!(kind(ev(EventType::Added, None, unbound)), None);
+        assert_eq!(
+            kind(ev(EventType::Deleted, None, bound)),
+            Some(EventType::Deleted)
+        );
+    }
 }

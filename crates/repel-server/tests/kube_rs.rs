@@ -77,5 +77,22 @@ fn kube_rs_lists_patches_and_watches() {
             Some(WatchEvent::Deleted(p)) => assert_eq!(p.metadata.name.as_deref(), Some("web")),
             other => panic!("expected DELETED, got {other:?}"),
         }
+
+        // A watch with a field selector sees a pod enter its selection when the scheduler
+        // binds it (ADDED, as upstream's cacher), never the unbound pod.
+        let rv = pods.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap();
+        let wp = WatchParams::default().fields("spec.nodeName=node2");
+        let mut on_node2 = pods.watch(&wp, &rv).await.unwrap().boxed();
+        let mut new: Pod = serde_json::from_value(pod("default", "late", None)).unwrap();
+        new.spec.as_mut().unwrap().node_selector =
+            Some([("kubernetes.io/hostname".to_string(), "node2".to_string())].into());
+        pods.create(&Default::default(), &new).await.unwrap();
+        match on_node2.try_next().await.unwrap() {
+            Some(WatchEvent::Added(p)) => {
+                assert_eq!(p.metadata.name.as_deref(), Some("late"));
+                assert_eq!(p.spec.unwrap().node_name.as_deref(), Some("node2"));
+            }
+            other => panic!("expected ADDED on binding, got {other:?}"),
+        }
     });
 }
