@@ -22,7 +22,9 @@
 //! 3. **scheduler** — pending pods go through repel-engine's `Scheduler` (the default profile)
 //!    on a `Cluster` built from the store; a placement is written as the binding, a failure as
 //!    the `PodScheduled=False` condition with upstream's FitError message.
-//! 4. **kubelets** — a bound pod on a Ready node starts Running.
+//! 4. **kubelets** — a bound pod on a Ready node starts Running, unless the node has a
+//!    NoExecute taint the pod does not tolerate (kubelet admission: phase Failed, reason
+//!    `TaintToleration`).
 //! 5. **taint eviction** — a pod on a node with NoExecute taints is deleted at once when it
 //!    does not tolerate one, after the smallest `tolerationSeconds` of cluster time otherwise
 //!    (repel-core `no_execute_outcome`), with the `TaintManagerEviction` event.
@@ -39,6 +41,7 @@ use repel_core::NoExecuteOutcome;
 use repel_core::taint::{TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 use repel_core::workload::{NameRng, Workload, controller_pod, daemon_nodes, pod_template_hash};
 use repel_engine::cluster::Cluster;
+use repel_engine::controllers::kubelet;
 use repel_engine::load::assume_allocatable;
 use repel_engine::{Outcome, Scheduler};
 use serde_json::{Value, json};
@@ -720,7 +723,36 @@ impl Engine {
                 continue;
             }
             let mut new = p.clone();
-            run_pod(&mut new, &node);
+            let taints: Vec<Taint> = typed(&node["spec"]["taints"]).unwrap_or_default();
+            let tolerations: Vec<Toleration> = typed(&p["spec"]["tolerations"]).unwrap_or_default();
+            let rejected = repel_core::find_matching_untolerated_taint(
+                &taints,
+                &tolerations,
+                |t| t.effect == "NoExecute",
+                &self.app.admission.gates,
+            )
+            .is_some();
+            if rejected {
+                // Kubelet admission (upstream predicate.go): a pod bound, by spec.nodeName, to a
+                // node with a NoExecute taint it does not tolerate fails.
+                new["status"]["phase"] = json!("Failed");
+                new["status"]["reason"] = json!(kubelet::REASON);
+                new["status"]["message"] =
+                    json!(format!("{}{}", kubelet::STATUS_PREFIX, kubelet::MESSAGE));
+                ops.push(put(
+                    "events",
+                    event(
+                        &p,
+                        "Pod",
+                        "Warning",
+                        kubelet::REASON,
+                        kubelet::MESSAGE,
+                        "kubelet",
+                    ),
+                ));
+            } else {
+                run_pod(&mut new, &node);
+            }
             ops.push(put("pods", new));
         }
         self.write(ops);

@@ -349,3 +349,36 @@ spec:
         pods(&s).is_empty() && s.app.store.list("replicasets", None).0.is_empty()
     });
 }
+
+#[test]
+fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node(
+        "node1",
+        json!([{"key": "key1", "value": "value1", "effect": "NoExecute"}]),
+    )]);
+    let f = s.write(
+        "pinned.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pinned\nspec:\n  nodeName: node1\n  containers:\n  - {name: app, image: nginx}\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "pod/pinned created\n", "{}", o.stderr);
+    wait_for("the pod to fail", || {
+        s.get("pods", "default", "pinned").unwrap()["status"]["phase"] == "Failed"
+    });
+    let o = s.kubectl(&["get", "pod", "pinned"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec![
+            "NAME READY STATUS RESTARTS AGE",
+            "pinned 0/1 TaintToleration 0 AGE"
+        ]
+    );
+    let p = s.get("pods", "default", "pinned").unwrap();
+    assert_eq!(
+        p["status"]["message"],
+        "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
+    );
+}
