@@ -72,8 +72,10 @@ pub struct Engine {
     names: NameRng,
     /// Node name → when its kubelet was first seen stopped.
     stopped: HashMap<String, Instant>,
-    /// Pod uid → when a NoExecute taint it tolerates for a while was first seen on its node.
-    no_execute: HashMap<String, Instant>,
+    /// Pod uid → when a NoExecute taint it tolerates for a while was first seen on its node,
+    /// and the `tolerationSeconds` then in force: the deadline, which later taint changes do
+    /// not move (upstream `processPodOnNode` keeps a scheduled eviction).
+    no_execute: HashMap<String, (Instant, i64)>,
     last_lease: Option<Instant>,
     /// The store's resourceVersion after the last full tick.
     seen_rv: Option<u64>,
@@ -790,7 +792,7 @@ impl Engine {
                 NoExecuteOutcome::Never => {}
                 NoExecuteOutcome::Immediately => evict.push(p),
                 NoExecuteOutcome::After(secs) => {
-                    let since = *self.no_execute.entry(uid.clone()).or_insert(now);
+                    let (since, secs) = *self.no_execute.entry(uid.clone()).or_insert((now, secs));
                     keep.insert(uid);
                     if self.cluster_seconds_since(since, now) >= secs as f64 {
                         evict.push(p);

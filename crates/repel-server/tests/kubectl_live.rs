@@ -382,3 +382,42 @@ fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
         "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
     );
 }
+
+#[test]
+fn a_toleration_with_seconds_keeps_the_pod_that_long_in_scaled_time() {
+    if !have_kubectl() {
+        return;
+    }
+    // 6,000 cluster seconds per wall second: the hour of tolerationSeconds is 0.6 s.
+    let mut p = pod("default", "key1-for-an-hour", Some("node1"));
+    p["spec"]["tolerations"] = json!([{"key": "key1", "operator": "Equal", "value": "value1",
+                                       "effect": "NoExecute", "tolerationSeconds": 3600}]);
+    let s = support::start_with(
+        vec![
+            node("node1", json!(null)),
+            p,
+            pod("default", "plain", Some("node1")),
+        ],
+        6000.0,
+    );
+    let tainted = Instant::now();
+    let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
+    assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
+    wait_for("the untolerating pod gone at once", || {
+        s.get("pods", "default", "plain").is_none()
+    });
+    if tainted.elapsed() < Duration::from_millis(500) {
+        assert!(
+            s.get("pods", "default", "key1-for-an-hour").is_some(),
+            "evicted before its hour"
+        );
+    }
+    wait_for("the tolerating pod gone after its hour", || {
+        s.get("pods", "default", "key1-for-an-hour").is_none()
+    });
+    assert!(
+        tainted.elapsed() >= Duration::from_millis(600),
+        "evicted after {:?}",
+        tainted.elapsed()
+    );
+}
