@@ -99,6 +99,8 @@ enum Command {
     Admit(cmd::admit::AdmitArgs),
     /// Write a realistic generated cluster as manifests (pools, taints, workloads; seeded).
     Generate(cmd::generate::GenerateArgs),
+    /// A kubectl-compatible API server: simulated nodes, durable storage, the engine live.
+    Serve(cmd::serve::ServeArgs),
     /// Measure repel on a generated cluster: load, scheduling, an eviction plan, explain, memory.
     Bench(cmd::bench::BenchArgs),
     /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
@@ -150,6 +152,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -7,5 +7,6 @@ pub mod demo;
 pub mod explain;
 pub mod generate;
 pub mod schedule;
+pub mod serve;
 pub mod simulate;
 pub mod taint;

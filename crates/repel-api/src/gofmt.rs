@@ -1,0 +1,134 @@
+//! How Go's `fmt` prints values decoded from JSON into `interface{}` (`%v`), which upstream's
+//! messages embed: `map[a:1 b:[x y]]` with sorted keys, strings bare, `<nil>` for null.
+//!
+//! Integers print as integers (the API server decodes with ints preserved); other numbers as
+//! Go's `%v` of a `float64`: `strconv.FormatFloat(f, 'g', -1, 64)`, shortest digits, exponent
+//! form when the exponent is below -4 or at least 6 (`1e+06`, `1e-05`).
+
+use serde_json::Value;
+
+/// Go's `fmt.Sprintf("%v", v)` of a JSON-decoded value.
+pub fn go_value(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, v);
+    out
+}
+
+fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else if let Some(f) = n.as_f64() {
+                out.push_str(&go_float(f));
+            }
+        }
+        Value::String(s) => out.push_str(s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push_str("map[");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                if let Some(v) = map.get(k.as_str()) {
+                    write_value(out, v);
+                }
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// Go's `%v` of a `float64`: `strconv.FormatFloat(f, 'g', -1, 64)`, e.g. `0.5`, `1e+06`, `1e-05`.
+pub fn go_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".to_string();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    // Shortest round-trip digits via Rust's `{:e}` (also shortest).
+    let e = format!("{f:e}");
+    let (mantissa, exp) = match e.split_once('e') {
+        Some((m, x)) => (m.to_string(), x.parse::<i32>().unwrap_or(0)),
+        None => (e.clone(), 0),
+    };
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        let abs = exp.unsigned_abs();
+        if abs < 10 {
+            format!("{mantissa}e{sign}0{abs}")
+        } else {
+            format!("{mantissa}e{sign}{abs}")
+        }
+    } else {
+        // Plain decimal, shortest digits.
+        format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn go_value_cases() {
+        let cases = [
+            (
+                "maps print sorted, space separated",
+                json!({"b": 1, "a": "x"}),
+                "map[a:x b:1]",
+            ),
+            (
+                "nested list",
+                json!({"spec": {"foo": [1, "a"]}}),
+                "map[spec:map[foo:[1 a]]]",
+            ),
+            ("null is <nil>", json!({"a": null}), "map[a:<nil>]"),
+            ("bools", json!([true, false]), "[true false]"),
+            ("float", json!(0.5), "0.5"),
+            ("large float uses exponent", json!(1e21), "1e+21"),
+            (
+                "a million as a float is 1e+06",
+                json!(1000000.5e0 - 0.5),
+                "1e+06",
+            ),
+            (
+                "many digits keep all of them",
+                json!(123456789.5),
+                "1.234567895e+08",
+            ),
+            ("small float uses exponent", json!(0.00001), "1e-05"),
+            (
+                "float below exponent threshold",
+                json!(123456.5),
+                "123456.5",
+            ),
+        ];
+        for (name, v, want) in cases {
+            assert_eq!(go_value(&v), want, "{name}");
+        }
+    }
+}

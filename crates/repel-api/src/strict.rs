@@ -1,0 +1,183 @@
+//! Unknown-field detection for `fieldValidation=Strict` (what kubectl sends on create, apply
+//! and taint).
+//!
+//! The object is decoded into its k8s-openapi type through `serde_ignored`, which reports the
+//! path of every key the type's `Deserialize` skips. k8s-openapi's generated code skips exactly
+//! the keys the Go struct does not declare, so those are upstream's unknown fields
+//! (`sigs.k8s.io/json` `UnmarshalStrict`), including keys whose value is `null`.
+//!
+//! Paths are printed as upstream prints them: fields joined by `.`, list indices as `[i]`
+//! (`spec.containers[0].foo`), in document order. Answer them with
+//! [`crate::status::strict_unknown_fields`] (create, update) or
+//! [`crate::status::strict_patch_invalid`] (patch).
+//!
+//! Duplicate keys (`duplicate field "x"`) are gone once the body is a `serde_json::Value`;
+//! [`check_body`] reads the raw body and reports both kinds in upstream's order.
+
+use serde::de::DeserializeOwned;
+use serde_ignored::Path;
+use serde_json::Value;
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::batch::v1 as batch;
+use k8s_openapi::api::coordination::v1 as coordination;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+
+mod body;
+
+pub use body::{StrictError, check_body};
+
+/// The unknown fields of `obj`, an object of `kind`, as upstream names them; empty when there
+/// are none, when `kind` is not one this crate knows, or when the object does not decode at
+/// all (see [`check`] for the decode error).
+pub fn unknown_fields(kind: &str, obj: &Value) -> Vec<String> {
+    check(kind, obj)
+        .map(|(unknown, _)| unknown)
+        .unwrap_or_default()
+}
+
+/// Decode `obj` as its kind's k8s-openapi type. `None` for a kind this crate does not know;
+/// otherwise the unknown field paths and, when the object does not fit the type at all (a
+/// string where a number belongs, …), serde's error text.
+pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>)> {
+    let (api_version, probe): (&str, Probe) = match kind {
+        "Pod" => ("v1", probe::<core::Pod>),
+        "Node" => ("v1", probe::<core::Node>),
+        "Namespace" => ("v1", probe::<core::Namespace>),
+        "Event" => ("v1", probe::<core::Event>),
+        "Binding" => ("v1", probe::<core::Binding>),
+        "ConfigMap" => ("v1", probe::<core::ConfigMap>),
+        "PodTemplate" => ("v1", probe::<core::PodTemplate>),
+        "Deployment" => ("apps/v1", probe::<apps::Deployment>),
+        "ReplicaSet" => ("apps/v1", probe::<apps::ReplicaSet>),
+        "StatefulSet" => ("apps/v1", probe::<apps::StatefulSet>),
+        "DaemonSet" => ("apps/v1", probe::<apps::DaemonSet>),
+        "Job" => ("batch/v1", probe::<batch::Job>),
+        "PodDisruptionBudget" => ("policy/v1", probe::<policy::PodDisruptionBudget>),
+        "Eviction" => ("policy/v1", probe::<policy::Eviction>),
+        "Lease" => ("coordination.k8s.io/v1", probe::<coordination::Lease>),
+        _ => return None,
+    };
+    let mut obj = obj.clone();
+    // k8s-openapi's types insist on their apiVersion and kind; the API server takes them from
+    // the URL when the body leaves them out.
+    if let Value::Object(m) = &mut obj {
+        m.entry("apiVersion")
+            .or_insert_with(|| Value::String(api_version.to_string()));
+        m.entry("kind")
+            .or_insert_with(|| Value::String(kind.to_string()));
+    }
+    Some(probe(obj))
+}
+
+/// Decode into one k8s-openapi type: the unknown paths and the decode result.
+type Probe = fn(Value) -> (Vec<String>, Result<(), String>);
+
+fn probe<T: DeserializeOwned>(obj: Value) -> (Vec<String>, Result<(), String>) {
+    let mut unknown = Vec::new();
+    let result: Result<T, serde_json::Error> =
+        serde_ignored::deserialize(obj, |path| unknown.push(render(&path)));
+    (unknown, result.map(|_| ()).map_err(|e| e.to_string()))
+}
+
+/// A `serde_ignored` path as upstream's strict decoder prints it.
+fn render(path: &Path) -> String {
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", render(parent)),
+        Path::Map { parent, key } => {
+            let p = render(parent);
+            if p.is_empty() {
+                key.clone()
+            } else {
+                format!("{p}.{key}")
+            }
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => render(parent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_fields_cases() {
+        let cases = [
+            (
+                "a valid pod has none",
+                "Pod",
+                json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+                       "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"limits": {"cpu": 1}}}],
+                                "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}]},
+                       "status": {}}),
+                vec![],
+            ),
+            (
+                "a top-level and a nested unknown field, in document order",
+                "Pod",
+                json!({"metadata": {"name": "p"}, "foo": 1,
+                       "spec": {"containers": [{"name": "c", "image": "nginx"}, {"name": "d", "imagePullPolicyy": "Always"}], "bar": true}}),
+                vec!["foo", "spec.containers[1].imagePullPolicyy", "spec.bar"],
+            ),
+            (
+                "an unknown field with a null value is still unknown",
+                "Node",
+                json!({"metadata": {"name": "n"}, "spec": {"taints": null, "taintz": null}}),
+                vec!["spec.taintz"],
+            ),
+            (
+                "an unknown field inside a toleration",
+                "Pod",
+                json!({"metadata": {"name": "p"}, "spec": {"containers": [], "tolerations": [{"key": "k", "effect": "NoSchedule", "tolerationSecond": 5}]}}),
+                vec!["spec.tolerations[0].tolerationSecond"],
+            ),
+            (
+                "a node's taint with a typo",
+                "Node",
+                json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule", "valeu": "x"}]}}),
+                vec!["spec.taints[0].valeu"],
+            ),
+            (
+                "a deployment's pod template",
+                "Deployment",
+                json!({"metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}},
+                       "template": {"metadata": {"labels": {"a": "b"}, "x": 1}, "spec": {"containers": [{"name": "c"}]}}}}),
+                vec!["spec.template.metadata.x"],
+            ),
+            (
+                "labels are a map: any key is known",
+                "Lease",
+                json!({"metadata": {"name": "l", "labels": {"anything.example.com/x": "y"}}, "spec": {"holderIdentity": "n"}}),
+                vec![],
+            ),
+            (
+                "an unknown kind is not checked",
+                "Widget",
+                json!({"foo": 1}),
+                vec![],
+            ),
+        ];
+        for (name, kind, obj, want) in cases {
+            assert_eq!(unknown_fields(kind, &obj), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn decode_errors_are_reported_apart() {
+        let bad = json!({"metadata": {"name": "p"}, "spec": {"containers": "nope", "foo": 1}});
+        let (unknown, result) = check("Pod", &bad).expect("Pod is known");
+        assert!(result.is_err(), "containers must be a list");
+        assert!(unknown.is_empty() || unknown == ["spec.foo"], "{unknown:?}");
+        assert!(check("Widget", &bad).is_none());
+        let wrong_kind = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "p"}});
+        assert!(
+            check("Pod", &wrong_kind).expect("known").1.is_err(),
+            "a Node body is not a Pod"
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! `repel serve --data-dir`: every acknowledged write survives kill -9, and the
+//! resourceVersion sequence continues after the restart.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Starts `repel serve` on a free port with `dir` as its data dir; returns it and its address.
+fn serve(dir: &Path) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--nodes",
+            "3",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .parse()
+        .unwrap();
+    (child, addr)
+}
+
+/// One HTTP/1.1 request; `(status, body)`.
+fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Value)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut reply = String::new();
+    s.read_to_string(&mut reply)?;
+    let code = reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no status line"))?;
+    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    Ok((code, serde_json::from_str(body).unwrap_or(Value::Null)))
+}
+
+fn pod(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}]}})
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9_and_the_resource_version_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr) = serve(dir.path());
+    let acked: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (acked, stop) = (acked.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for i in 0.. {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let name = format!("p{i}");
+                match request(
+                    addr,
+                    "POST",
+                    "/api/v1/namespaces/default/pods",
+                    Some(&pod(&name)),
+                ) {
+                    Ok((201, obj)) => {
+                        let rv = obj["metadata"]["resourceVersion"]
+                            .as_str()
+                            .unwrap()
+                            .parse()
+                            .unwrap();
+                        acked.lock().unwrap().push((name, rv));
+                    }
+                    _ => break,
+                }
+            }
+        })
+    };
+    while acked.lock().unwrap().len() < 40 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // kill -9 while the writer is still writing.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 40);
+
+    let (mut child, addr) = serve(dir.path());
+    for (name, _) in &acked {
+        let (code, obj) = request(
+            addr,
+            "GET",
+            &format!("/api/v1/namespaces/default/pods/{name}"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(code, 200, "acknowledged pod {name} lost: {obj}");
+    }
+    let max_rv = acked.iter().map(|(_, rv)| *rv).max().unwrap();
+    let (code, obj) = request(
+        addr,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        Some(&pod("after")),
+    )
+    .unwrap();
+    assert_eq!(code, 201, "{obj}");
+    let rv: u64 = obj["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        rv > max_rv,
+        "the resourceVersion continues: {rv} after {max_rv}"
+    );
+    let (code, nodes) = request(addr, "GET", "/api/v1/nodes", None).unwrap();
+    assert_eq!(code, 200);
+    assert_eq!(
+        nodes["items"].as_array().unwrap().len(),
+        3,
+        "the store is not seeded twice"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

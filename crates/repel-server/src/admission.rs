@@ -1,0 +1,353 @@
+//! What kube-apiserver does to an object between decoding and storage, for the kinds served:
+//! strict field checks, decoding into the typed object (unknown fields dropped, as with
+//! `fieldValidation=Ignore`), defaulting and admission (repel-core: DefaultTolerationSeconds,
+//! PodTolerationRestriction with namespace annotations, Priority, TaintNodesByCondition) and
+//! validation (422 with repel-core's field errors).
+
+use std::collections::HashMap;
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Taint};
+use k8s_openapi::serde::Serialize;
+use k8s_openapi::serde::de::DeserializeOwned;
+use repel_api::status;
+use repel_core::FeatureGates;
+use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
+use repel_core::defaults::taint_nodes_by_condition;
+use repel_core::validation::{
+    FieldError, ValidationOptions, validate_node, validate_only_added_tolerations,
+};
+use serde_json::{Value, json};
+
+use crate::request::ApiError;
+use crate::resources::Resource;
+use crate::store::Store;
+use crate::time;
+
+/// The admission chain's configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Admission {
+    /// The pod admission plugins.
+    pub config: AdmissionConfig,
+    /// Feature gates validation evaluates with.
+    pub gates: FeatureGates,
+}
+
+/// Whether the request asked for strict field validation (kubectl's default).
+pub fn strict(query: &HashMap<String, String>) -> bool {
+    query
+        .get("fieldValidation")
+        .is_some_and(|v| v.eq_ignore_ascii_case("Strict"))
+}
+
+fn roundtrip_as<T: DeserializeOwned + Serialize>(
+    r: &Resource,
+    v: &Value,
+) -> Result<Value, ApiError> {
+    let typed: T = serde_json::from_value(v.clone()).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "{} in version \"{}\" cannot be handled as a {}: {e}",
+            r.kind, r.version, r.kind
+        )))
+    })?;
+    serde_json::to_value(typed).map_err(|e| ApiError::from(status::internal_error(&e.to_string())))
+}
+
+/// Decodes `v` as the typed object of `r`'s kind and encodes it again: type errors become a
+/// 400, unknown fields are dropped.
+pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
+    use k8s_openapi::api::{apps, batch, coordination, core, policy, scheduling};
+    match r.kind {
+        "Node" => roundtrip_as::<core::v1::Node>(r, v),
+        "Pod" => roundtrip_as::<core::v1::Pod>(r, v),
+        "Namespace" => roundtrip_as::<core::v1::Namespace>(r, v),
+        "Event" => roundtrip_as::<core::v1::Event>(r, v),
+        "Deployment" => roundtrip_as::<apps::v1::Deployment>(r, v),
+        "ReplicaSet" => roundtrip_as::<apps::v1::ReplicaSet>(r, v),
+        "StatefulSet" => roundtrip_as::<apps::v1::StatefulSet>(r, v),
+        "DaemonSet" => roundtrip_as::<apps::v1::DaemonSet>(r, v),
+        "Job" => roundtrip_as::<batch::v1::Job>(r, v),
+        "PodDisruptionBudget" => roundtrip_as::<policy::v1::PodDisruptionBudget>(r, v),
+        "Lease" => roundtrip_as::<coordination::v1::Lease>(r, v),
+        "PriorityClass" => roundtrip_as::<scheduling::v1::PriorityClass>(r, v),
+        _ => Ok(v.clone()),
+    }
+}
+
+fn invalid(r: &Resource, name: &str, errors: &[FieldError]) -> ApiError {
+    status::invalid(&r.qualified_kind(), name, errors).into()
+}
+
+fn check_strict(
+    r: &Resource,
+    obj: &Value,
+    query: &HashMap<String, String>,
+) -> Result<(), ApiError> {
+    if strict(query) {
+        let unknown = repel_api::strict::unknown_fields(r.kind, obj);
+        if !unknown.is_empty() {
+            return Err(status::strict_unknown_fields(r.kind, &unknown).into());
+        }
+    }
+    Ok(())
+}
+
+fn generate_suffix() -> String {
+    // Upstream's alphabet for generateName suffixes (no vowels, no confusable digits).
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let uid = crate::store::new_uid();
+    uid.bytes()
+        .filter(|b| b.is_ascii_hexdigit())
+        .take(5)
+        .map(|b| ALPHABET[(b as usize * 7) % ALPHABET.len()] as char)
+        .collect()
+}
+
+/// Sets `timeAdded` on NoExecute taints that have none (a taint kept from `old` keeps its time).
+fn stamp_no_execute(node: &mut Value, old: Option<&Value>) {
+    let old_taints: Vec<Value> = old
+        .and_then(|o| o["spec"]["taints"].as_array().cloned())
+        .unwrap_or_default();
+    if let Some(taints) = node
+        .pointer_mut("/spec/taints")
+        .and_then(Value::as_array_mut)
+    {
+        for t in taints {
+            if t["effect"] != "NoExecute" || !t["timeAdded"].is_null() {
+                continue;
+            }
+            let kept = old_taints.iter().find(|o| {
+                o["key"] == t["key"] && o["value"] == t["value"] && o["effect"] == t["effect"]
+            });
+            t["timeAdded"] = match kept.map(|o| &o["timeAdded"]) {
+                Some(v) if !v.is_null() => v.clone(),
+                _ => json!(time::now_rfc3339()),
+            };
+        }
+    }
+}
+
+impl Admission {
+    /// Admits a new object for `POST` to `r` (in `namespace`, for namespaced resources).
+    pub fn create(
+        &self,
+        store: &Store,
+        r: &Resource,
+        namespace: Option<&str>,
+        mut obj: Value,
+        query: &HashMap<String, String>,
+    ) -> Result<Value, ApiError> {
+        if !obj.is_object() {
+            return Err(
+                status::bad_request("the body of the request was not a JSON object").into(),
+            );
+        }
+        check_kind(r, &mut obj)?;
+        if !obj["metadata"].is_object() {
+            obj["metadata"] = json!({});
+        }
+        if r.namespaced {
+            let ns = namespace.unwrap_or("default");
+            match obj["metadata"]["namespace"].as_str() {
+                Some(given) if !given.is_empty() && given != ns => {
+                    return Err(status::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    )
+                    .into());
+                }
+                _ => obj["metadata"]["namespace"] = json!(ns),
+            }
+            if store.get("namespaces", "", ns).is_none() {
+                return Err(status::not_found("namespaces", ns).into());
+            }
+        } else if let Some(m) = obj["metadata"].as_object_mut() {
+            m.remove("namespace");
+        }
+        let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if name.is_empty() {
+            match obj["metadata"]["generateName"].as_str() {
+                Some(g) if !g.is_empty() => {
+                    obj["metadata"]["name"] = json!(format!("{g}{}", generate_suffix()));
+                }
+                _ => {
+                    return Err(invalid(
+                        r,
+                        "",
+                        &[FieldError::required(
+                            "metadata.name",
+                            "name or generateName is required",
+                        )],
+                    ));
+                }
+            }
+        }
+        check_strict(r, &obj, query)?;
+        for f in ["uid", "resourceVersion", "deletionTimestamp", "selfLink"] {
+            if let Some(m) = obj["metadata"].as_object_mut() {
+                m.remove(f);
+            }
+        }
+        let mut obj = roundtrip(r, &obj)?;
+        let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+        match r.kind {
+            "Pod" => {
+                let mut pod: Pod = typed(r, &obj)?;
+                let ns_obj: Option<Namespace> = pod
+                    .metadata
+                    .namespace
+                    .as_deref()
+                    .and_then(|ns| store.get("namespaces", "", ns))
+                    .and_then(|v| serde_json::from_value(v).ok());
+                let mut config = self.config.clone();
+                let (classes, _) = store.list("priorityclasses", None);
+                config.priority_classes.extend(
+                    classes
+                        .into_iter()
+                        .filter_map(|c| serde_json::from_value(c).ok()),
+                );
+                create_pod(&mut pod, ns_obj.as_ref(), &config, &self.gates).map_err(
+                    |e| match e {
+                        CreatePodError::Invalid { name, errors } => invalid(r, &name, &errors),
+                        CreatePodError::Priority { name, message } => {
+                            ApiError::from(status::forbidden("pods", &name, &message))
+                        }
+                        CreatePodError::Admission(a) => {
+                            ApiError::from(status::internal_error(&a.to_string()))
+                        }
+                    },
+                )?;
+                obj = to_value(&pod)?;
+                if obj["status"]["phase"].is_null() {
+                    obj["status"]["phase"] = json!("Pending");
+                }
+            }
+            "Node" => {
+                let mut node: Node = typed(r, &obj)?;
+                taint_nodes_by_condition(&mut node);
+                let errors = validate_node(&node);
+                if !errors.is_empty() {
+                    return Err(invalid(r, &name, &errors));
+                }
+                obj = to_value(&node)?;
+                stamp_no_execute(&mut obj, None);
+            }
+            "Namespace" => {
+                obj["status"] = json!({"phase": "Active"});
+            }
+            _ => {}
+        }
+        Ok(obj)
+    }
+
+    /// Admits the new state of an object for `PUT`/`PATCH` (`sub` = `Some("status")` for the
+    /// status subresource: only `status` changes; otherwise `status` is kept from `old`).
+    pub fn update(
+        &self,
+        r: &Resource,
+        old: &Value,
+        mut new: Value,
+        sub: Option<&str>,
+        query: &HashMap<String, String>,
+    ) -> Result<Value, ApiError> {
+        if !new.is_object() {
+            return Err(
+                status::bad_request("the body of the request was not a JSON object").into(),
+            );
+        }
+        check_kind(r, &mut new)?;
+        check_strict(r, &new, query)?;
+        let mut new = roundtrip(r, &new)?;
+        let has_status = r.subresources.contains(&"status");
+        if sub == Some("status") {
+            let mut merged = old.clone();
+            merged["status"] = new["status"].clone();
+            merged["metadata"]["resourceVersion"] = new["metadata"]["resourceVersion"].clone();
+            new = merged;
+        } else if has_status {
+            match old.get("status") {
+                Some(s) => new["status"] = s.clone(),
+                None => {
+                    if let Some(m) = new.as_object_mut() {
+                        m.remove("status");
+                    }
+                }
+            }
+        }
+        let name = new["metadata"]["name"].as_str().unwrap_or("").to_string();
+        match r.kind {
+            "Node" => {
+                let node: Node = typed(r, &new)?;
+                let errors = validate_node(&node);
+                if !errors.is_empty() {
+                    return Err(invalid(r, &name, &errors));
+                }
+                stamp_no_execute(&mut new, Some(old));
+            }
+            "Pod" => {
+                let old_pod: Pod = typed(r, old)?;
+                let new_pod: Pod = typed(r, &new)?;
+                let olds = old_pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.tolerations.clone())
+                    .unwrap_or_default();
+                let news = new_pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.tolerations.clone())
+                    .unwrap_or_default();
+                let opts = ValidationOptions::for_update(&self.gates, &olds);
+                let errors =
+                    validate_only_added_tolerations(&olds, &news, "spec.tolerations", &opts);
+                if !errors.is_empty() {
+                    return Err(invalid(r, &name, &errors));
+                }
+            }
+            _ => {}
+        }
+        Ok(new)
+    }
+}
+
+fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
+    let want_av = r.api_version();
+    match obj["kind"].as_str() {
+        None | Some("") => obj["kind"] = json!(r.kind),
+        Some(k) if k == r.kind => {}
+        Some(k) => {
+            return Err(status::bad_request(&format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                r.kind
+            ))
+            .into());
+        }
+    }
+    match obj["apiVersion"].as_str() {
+        None | Some("") => obj["apiVersion"] = json!(want_av),
+        Some(av) if av == want_av => {}
+        Some(av) => {
+            return Err(status::bad_request(&format!(
+                "the API version in the data ({av}) does not match the expected API version ({want_av})"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn typed<T: DeserializeOwned>(r: &Resource, v: &Value) -> Result<T, ApiError> {
+    serde_json::from_value(v.clone()).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "{} in version \"{}\" cannot be handled as a {}: {e}",
+            r.kind, r.version, r.kind
+        )))
+    })
+}
+
+fn to_value<T: Serialize>(t: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(t).map_err(|e| ApiError::from(status::internal_error(&e.to_string())))
+}
+
+/// Whether two taints are the same taint (key, value, effect).
+pub fn same_taint(a: &Taint, b: &Taint) -> bool {
+    a.key == b.key && a.value == b.value && a.effect == b.effect
+}

@@ -1,0 +1,453 @@
+//! The REST verbs over the served resources: get, list, create, update, patch, delete, and
+//! the pod subresources (binding, eviction, status). Each handler reads the request, runs the
+//! write through admission under the store's lock, and answers with the stored object or an
+//! upstream `Status`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, header};
+use axum::response::Response;
+use repel_api::patch::PatchType;
+use repel_api::selector::{FieldSelector, LabelSelector};
+use repel_api::status;
+use serde_json::{Value, json};
+
+use crate::App;
+use crate::request::{ApiError, Target, json_reply, status_error, wants_table};
+use crate::resources::Resource;
+use crate::store::{StoreError, ns_name};
+use crate::time;
+
+/// The error a write closure returns: the store's, or an API error already built.
+#[derive(Debug)]
+pub enum WriteError {
+    /// From the store (needs the resource and name to become a Status).
+    Store(StoreError),
+    /// A Status already.
+    Api(ApiError),
+}
+
+impl From<StoreError> for WriteError {
+    fn from(e: StoreError) -> Self {
+        WriteError::Store(e)
+    }
+}
+
+impl From<ApiError> for WriteError {
+    fn from(e: ApiError) -> Self {
+        WriteError::Api(e)
+    }
+}
+
+/// The Status of a store error on `r`'s object `name`.
+pub fn store_error(r: &Resource, name: &str, e: StoreError) -> ApiError {
+    match e {
+        StoreError::NotFound => status::not_found(&r.qualified(), name).into(),
+        StoreError::AlreadyExists => status::already_exists(&r.qualified(), name).into(),
+        StoreError::Conflict => status::conflict(&r.qualified(), name).into(),
+        StoreError::Storage(m) => status::internal_error(&m).into(),
+    }
+}
+
+fn write_error(r: &Resource, name: &str, e: WriteError) -> ApiError {
+    match e {
+        WriteError::Store(s) => store_error(r, name, s),
+        WriteError::Api(a) => a,
+    }
+}
+
+/// The selectors of a list or watch request.
+pub struct Selectors {
+    field: Option<FieldSelector>,
+    label: Option<LabelSelector>,
+}
+
+impl Selectors {
+    /// Parses `fieldSelector` and `labelSelector` (400 with upstream's text when malformed).
+    pub fn parse(r: &Resource, query: &HashMap<String, String>) -> Result<Selectors, ApiError> {
+        let field = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
+            None => None,
+            Some(s) => Some(
+                repel_api::selector::parse_field_selector(r.kind, s)
+                    .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
+            ),
+        };
+        let label = match query.get("labelSelector").filter(|s| !s.is_empty()) {
+            None => None,
+            Some(s) => Some(
+                LabelSelector::parse(s)
+                    .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
+            ),
+        };
+        Ok(Selectors { field, label })
+    }
+
+    /// Whether an object passes both selectors.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.field.as_ref().is_none_or(|f| f.matches(obj))
+            && self.label.as_ref().is_none_or(|l| l.matches(obj))
+    }
+}
+
+/// A Table of `objs` for `r`, as the list's or watch event's body.
+pub fn table(r: &Resource, objs: &[&Value], rv: &str) -> Value {
+    repel_api::table::table_for(r.kind, objs, time::now(), rv)
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+fn content_type(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+/// A create/update body must be JSON: protobuf (what kubectl's typed clients send for
+/// `kubectl create deployment` and the like) is not decoded here, so it gets upstream's 415.
+fn check_body_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let ct = content_type(headers);
+    let media = ct.split(';').next().unwrap_or("").trim();
+    if media.is_empty() || media == "application/json" || media == "*/*" {
+        return Ok(());
+    }
+    Err(status::unsupported_media_type(&["application/json"]).into())
+}
+
+fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "error decoding request body: {e}"
+        )))
+    })
+}
+
+/// Dispatches a request on a resource path.
+pub async fn handle(
+    app: Arc<App>,
+    method: Method,
+    t: Target,
+    query: HashMap<String, String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let r = t.resource;
+    let ns = t.namespace.clone();
+    match (&method, t.name.as_deref(), t.sub.as_deref()) {
+        (&Method::GET, None, None) => {
+            let watch = query.get("watch").is_some_and(|w| w == "true" || w == "1");
+            if watch {
+                return crate::watch::watch(app, r, ns, &query, wants_table(accept(&headers)));
+            }
+            list(&app, r, ns.as_deref(), &query, accept(&headers))
+        }
+        (&Method::GET, Some(name), None | Some("status")) => {
+            let obj = app
+                .store
+                .get(r.name, ns.as_deref().unwrap_or(""), name)
+                .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
+            if wants_table(accept(&headers)) {
+                let rv = obj["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                return Ok(json_reply(200, &table(r, &[&obj], &rv)));
+            }
+            Ok(json_reply(200, &obj))
+        }
+        (&Method::POST, None, None) => {
+            check_body_type(&headers)?;
+            let obj = parse_body(&body)?;
+            let obj = app
+                .admission
+                .create(&app.store, r, ns.as_deref(), obj, &query)?;
+            if dry_run(&query) {
+                return Ok(json_reply(201, &obj));
+            }
+            let (_, name) = ns_name(&obj);
+            let stored = app
+                .store
+                .create(r.name, obj)
+                .map_err(|e| store_error(r, &name, e))?;
+            app.poke();
+            Ok(json_reply(201, &stored))
+        }
+        (&Method::PUT, Some(name), None | Some("status")) => {
+            check_body_type(&headers)?;
+            let new = parse_body(&body)?;
+            let sub = t.sub.as_deref();
+            let stored = app
+                .store
+                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                    let admitted = app.admission.update(r, cur, new, sub, &query)?;
+                    Ok::<_, WriteError>(Some(admitted))
+                })
+                .map_err(|e| write_error(r, name, e))?;
+            app.poke();
+            Ok(json_reply(200, &stored))
+        }
+        (&Method::PATCH, Some(name), None | Some("status")) => {
+            let ct = content_type(&headers);
+            let pt = match PatchType::from_content_type(ct) {
+                Some(PatchType::Apply) | None => {
+                    return Err(status::unsupported_media_type(
+                        &repel_api::patch::PATCH_MEDIA_TYPES,
+                    )
+                    .into());
+                }
+                Some(pt) => pt,
+            };
+            let sub = t.sub.as_deref();
+            let stored = app
+                .store
+                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                    let patched = repel_api::patch::apply(r.kind, pt, cur, &body)
+                        .map_err(|e| ApiError::from(e.status()))?;
+                    if crate::admission::strict(&query) {
+                        let unknown = repel_api::strict::unknown_fields(r.kind, &patched);
+                        if !unknown.is_empty() {
+                            let bad = match pt {
+                                PatchType::Strategic => serde_json::from_slice::<Value>(&body)
+                                    .map(|p| repel_api::gofmt::go_value(&p))
+                                    .unwrap_or_default(),
+                                _ => patched.to_string(),
+                            };
+                            return Err(ApiError::from(status::strict_patch_invalid(
+                                &bad, &unknown,
+                            ))
+                            .into());
+                        }
+                    }
+                    let mut lenient = query.clone();
+                    lenient.remove("fieldValidation");
+                    let admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
+                    Ok::<_, WriteError>(Some(admitted))
+                })
+                .map_err(|e| write_error(r, name, e))?;
+            app.poke();
+            Ok(json_reply(200, &stored))
+        }
+        (&Method::GET, Some(name), Some("scale")) => {
+            let obj = app
+                .store
+                .get(r.name, ns.as_deref().unwrap_or(""), name)
+                .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
+            Ok(json_reply(200, &scale_of(&obj)))
+        }
+        (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
+            let put = method == Method::PUT;
+            let stored = app
+                .store
+                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                    let scale = scale_of(cur);
+                    let new_scale = if put {
+                        parse_body(&body)?
+                    } else {
+                        let pt = PatchType::from_content_type(content_type(&headers))
+                            .filter(|p| *p != PatchType::Apply)
+                            .ok_or_else(|| {
+                                ApiError::from(status::unsupported_media_type(
+                                    &repel_api::patch::PATCH_MEDIA_TYPES,
+                                ))
+                            })?;
+                        // A Scale has no lists: a strategic merge patch is a merge patch.
+                        let pt = if pt == PatchType::Strategic {
+                            PatchType::Merge
+                        } else {
+                            pt
+                        };
+                        repel_api::patch::apply("Scale", pt, &scale, &body)
+                            .map_err(|e| ApiError::from(e.status()))?
+                    };
+                    let Some(replicas) = new_scale["spec"]["replicas"].as_i64() else {
+                        return Err(WriteError::Api(
+                            status::bad_request("spec.replicas is required").into(),
+                        ));
+                    };
+                    let mut new = cur.clone();
+                    new["spec"]["replicas"] = json!(replicas);
+                    if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
+                        new["metadata"]["resourceVersion"] = json!(rv);
+                    }
+                    Ok(Some(new))
+                })
+                .map_err(|e| write_error(r, name, e))?;
+            app.poke();
+            Ok(json_reply(200, &scale_of(&stored)))
+        }
+        (&Method::DELETE, Some(name), None) => {
+            let ns = ns.as_deref().unwrap_or("");
+            let orphan = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .is_some_and(|b| b["propagationPolicy"] == "Orphan")
+                || query
+                    .get("propagationPolicy")
+                    .is_some_and(|p| p == "Orphan");
+            let gone = delete(&app, r, ns, name)?;
+            if !orphan {
+                collect_garbage(&app, &gone);
+            }
+            app.poke();
+            Ok(json_reply(200, &gone))
+        }
+        (&Method::DELETE, None, None) => {
+            let sel = Selectors::parse(r, &query)?;
+            let (items, _) = app.store.list(r.name, ns.as_deref());
+            let mut deleted = Vec::new();
+            for o in items.iter().filter(|o| sel.matches(o)) {
+                let (ons, oname) = ns_name(o);
+                if let Ok(g) = delete(&app, r, &ons, &oname) {
+                    deleted.push(g);
+                }
+            }
+            app.poke();
+            let rv = app.store.resource_version().to_string();
+            Ok(json_reply(
+                200,
+                &json!({"kind": r.list_kind(), "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv}, "items": deleted}),
+            ))
+        }
+        (&Method::POST, Some(name), Some("eviction")) => {
+            let ns = ns.as_deref().unwrap_or("");
+            crate::eviction::evict(&app, ns, name, &body)?;
+            app.poke();
+            Ok(json_reply(201, &status::success(201).1))
+        }
+        (&Method::POST, Some(name), Some("binding")) => {
+            let ns = ns.as_deref().unwrap_or("");
+            let b = parse_body(&body)?;
+            let node = b["target"]["name"].as_str().unwrap_or("").to_string();
+            bind(&app, ns, name, &node)?;
+            app.poke();
+            Ok(json_reply(201, &status::success(201).1))
+        }
+        _ => Err(status::method_not_allowed().into()),
+    }
+}
+
+fn dry_run(query: &HashMap<String, String>) -> bool {
+    query.get("dryRun").is_some_and(|d| d == "All")
+}
+
+/// Lists `r` (JSON list or Table) honouring the selectors.
+fn list(
+    app: &App,
+    r: &Resource,
+    ns: Option<&str>,
+    query: &HashMap<String, String>,
+    accept: &str,
+) -> Result<Response, ApiError> {
+    let sel = Selectors::parse(r, query)?;
+    let (items, rv) = app.store.list(r.name, ns);
+    let items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
+    let rv = rv.to_string();
+    if wants_table(accept) {
+        let refs: Vec<&Value> = items.iter().collect();
+        return Ok(json_reply(200, &table(r, &refs, &rv)));
+    }
+    Ok(json_reply(
+        200,
+        &json!({"kind": r.list_kind(), "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv}, "items": items}),
+    ))
+}
+
+/// Deletes one object (a namespace with everything in it).
+pub fn delete(app: &App, r: &Resource, ns: &str, name: &str) -> Result<Value, ApiError> {
+    if r.name == "namespaces" {
+        if ["default", "kube-system", "kube-public", "kube-node-lease"].contains(&name) {
+            return Err(status_error(
+                403,
+                "Forbidden",
+                &format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted"),
+            ));
+        }
+        for res in crate::resources::RESOURCES.iter().filter(|x| x.namespaced) {
+            let (items, _) = app.store.list(res.name, Some(name));
+            for o in items {
+                let (ons, oname) = ns_name(&o);
+                let _ = app.store.delete(res.name, &ons, &oname);
+            }
+        }
+    }
+    app.store
+        .delete(r.name, ns, name)
+        .map_err(|e| store_error(r, name, e))
+}
+
+/// The binding subresource: sets `spec.nodeName` of an unbound pod.
+pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiError> {
+    let pods = crate::resources::find("", "pods")
+        .ok_or_else(|| status_error(500, "InternalError", "no pods"))?;
+    app.store
+        .modify(pods.name, ns, name, |cur| {
+            if let Some(n) = cur["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+                return Err(WriteError::Api(status_error(
+                    409,
+                    "Conflict",
+                    &format!("Operation cannot be fulfilled on pods/binding \"{name}\": pod {name} is already assigned to node \"{n}\""),
+                )));
+            }
+            let mut p = cur.clone();
+            p["spec"]["nodeName"] = json!(node);
+            Ok(Some(p))
+        })
+        .map_err(|e| write_error(pods, name, e))
+}
+
+/// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet.
+pub fn scale_of(obj: &Value) -> Value {
+    let m = &obj["metadata"];
+    let selector: Vec<String> = obj["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .map(|ls| {
+            ls.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": m["name"], "namespace": m["namespace"], "uid": m["uid"],
+            "resourceVersion": m["resourceVersion"], "creationTimestamp": m["creationTimestamp"]
+        },
+        "spec": {"replicas": obj["spec"]["replicas"].as_i64().unwrap_or(1)},
+        "status": {"replicas": obj["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector.join(",")}
+    })
+}
+
+/// The garbage collector's background deletion: every object whose `ownerReferences` name
+/// `owner`'s uid goes too, and so on down (a Deployment's ReplicaSets and their pods).
+pub fn collect_garbage(app: &App, owner: &Value) {
+    let mut uids: Vec<String> = owner["metadata"]["uid"]
+        .as_str()
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    while let Some(uid) = uids.pop() {
+        for res in crate::resources::RESOURCES {
+            let (items, _) = app.store.list(res.name, None);
+            for o in items {
+                let owned = o["metadata"]["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
+                if owned {
+                    let (ons, oname) = ns_name(&o);
+                    if let Ok(gone) = app.store.delete(res.name, &ons, &oname)
+                        && let Some(u) = gone["metadata"]["uid"].as_str()
+                    {
+                        uids.push(u.to_string());
+                    }
+                }
+            }
+        }
+    }
+}

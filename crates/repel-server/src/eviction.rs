@@ -1,0 +1,120 @@
+//! The `pods/eviction` subresource (policy/v1 Eviction) with PodDisruptionBudgets.
+//!
+//! The server runs no separate disruption controller: a budget's allowance is computed live
+//! from the stored pods at each eviction, by the rules of upstream's disruption controller
+//! (`pkg/controller/disruption`): healthy = the budget's pods that are bound and Running,
+//! expected = all its live pods; `minAvailable` / `maxUnavailable` (count or percent, rounded
+//! up) give the desired healthy count; allowed = healthy − desired. When a budget allows no
+//! disruption the eviction is refused with upstream's 429.
+
+use std::collections::BTreeMap;
+
+use axum::body::Bytes;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use repel_api::status;
+use repel_core::labels::label_selector_from_api;
+use serde_json::Value;
+
+use crate::App;
+use crate::api::delete;
+use crate::request::ApiError;
+use crate::resources;
+
+fn labels(obj: &Value) -> BTreeMap<String, String> {
+    obj["metadata"]["labels"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
+    match v {
+        IntOrString::Int(i) => Some(i64::from(*i)),
+        IntOrString::String(s) => {
+            let pct: i64 = s.strip_suffix('%')?.parse().ok()?;
+            Some((pct * total + 99) / 100)
+        }
+    }
+}
+
+/// A budget's state for a pod: `None` when it does not cover the pod, else
+/// `(allowed, desired healthy, current healthy)`.
+pub fn allowance(
+    pdb: &PodDisruptionBudget,
+    pod: &Value,
+    pods: &[Value],
+) -> Option<(i64, i64, i64)> {
+    let selector = pdb
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| label_selector_from_api(s).ok())
+        .filter(|s| !s.is_empty())?;
+    if !selector.matches(&labels(pod)) {
+        return None;
+    }
+    let covered: Vec<&Value> = pods
+        .iter()
+        .filter(|p| selector.matches(&labels(p)))
+        .collect();
+    let expected = covered.len() as i64;
+    let healthy = covered
+        .iter()
+        .filter(|p| {
+            p["spec"]["nodeName"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty())
+                && p["status"]["phase"] == "Running"
+        })
+        .count() as i64;
+    let spec = pdb.spec.as_ref();
+    let desired = match (
+        spec.and_then(|s| s.min_available.as_ref()),
+        spec.and_then(|s| s.max_unavailable.as_ref()),
+    ) {
+        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
+        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
+        (None, None) => 0,
+    };
+    Some(((healthy - desired).max(0), desired, healthy))
+}
+
+/// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
+/// otherwise the pod is deleted.
+pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiError> {
+    let _guard = match app.evictions.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let pods = resources::find("", "pods")
+        .ok_or_else(|| ApiError::from(status::internal_error("no pods")))?;
+    let pod = app
+        .store
+        .get("pods", ns, name)
+        .ok_or_else(|| ApiError::from(status::not_found("pods", name)))?;
+    // A pod that is not running (pending, or finished) can always be evicted, as upstream.
+    let running = pod["status"]["phase"] == "Running";
+    if running {
+        let (pdbs, _) = app.store.list("poddisruptionbudgets", Some(ns));
+        let (ns_pods, _) = app.store.list("pods", Some(ns));
+        for v in pdbs {
+            let Ok(pdb) = serde_json::from_value::<PodDisruptionBudget>(v) else {
+                continue;
+            };
+            if let Some((allowed, desired, healthy)) = allowance(&pdb, &pod, &ns_pods)
+                && allowed <= 0
+            {
+                let pdb_name = pdb.metadata.name.as_deref().unwrap_or("");
+                let n = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+                return Err(status::too_many_requests_pdb(pdb_name, n(desired), n(healthy)).into());
+            }
+        }
+    }
+    delete(app, pods, ns, name)?;
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! Request parsing: the resource path (`/api/v1/namespaces/ns/pods/x/eviction`), query
+//! parameters, and the error type every handler returns (an upstream `Status`).
+
+use std::collections::HashMap;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::resources::{self, Resource};
+
+/// An error reply: an HTTP code and an upstream `Status` body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError(pub u16, pub Value);
+
+impl From<(u16, Value)> for ApiError {
+    fn from((code, body): (u16, Value)) -> Self {
+        ApiError(code, body)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        json_reply(self.0, &self.1)
+    }
+}
+
+/// A `Status` error with the given code, reason and message (for the few replies the status
+/// builders of repel-api do not cover).
+pub fn status_error(code: u16, reason: &str, message: &str) -> ApiError {
+    ApiError(
+        code,
+        serde_json::json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": reason,
+            "code": code
+        }),
+    )
+}
+
+/// A JSON reply with the given code.
+pub fn json_reply(code: u16, body: &Value) -> Response {
+    json_reply_as(code, body, "application/json")
+}
+
+/// A JSON reply with the given code and content type.
+pub fn json_reply_as(code: u16, body: &Value, content_type: &'static str) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
+/// What a resource path names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    /// The resource.
+    pub resource: &'static Resource,
+    /// The namespace in the path, if any.
+    pub namespace: Option<String>,
+    /// The object's name, for item paths.
+    pub name: Option<String>,
+    /// The subresource (`status`, `eviction`, `binding`).
+    pub sub: Option<String>,
+}
+
+/// Parses `/api/v1/...` or `/apis/<group>/v1/...`. `None` when the path names no served
+/// resource (a 404).
+pub fn parse_path(path: &str) -> Option<Target> {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, rest) = match segs.as_slice() {
+        ["api", "v1", rest @ ..] => ("", rest),
+        ["apis", g, "v1", rest @ ..] => (*g, rest),
+        _ => return None,
+    };
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
+        _ => (None, rest),
+    };
+    let (res, name, sub) = match rest {
+        [res] => (*res, None, None),
+        [res, name] => (*res, Some(name.to_string()), None),
+        [res, name, sub] => (*res, Some(name.to_string()), Some(sub.to_string())),
+        _ => return None,
+    };
+    let resource = resources::find(group, res)?;
+    if namespace.is_some() && !resource.namespaced {
+        return None;
+    }
+    if namespace.is_none() && resource.namespaced && name.is_some() {
+        return None;
+    }
+    if let Some(s) = &sub
+        && !resource.subresources.contains(&s.as_str())
+    {
+        return None;
+    }
+    if name.as_deref() == Some("") {
+        return None;
+    }
+    Some(Target {
+        resource,
+        namespace,
+        name,
+        sub,
+    })
+}
+
+/// Percent-decoding of a query component (`+` is a space).
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Query parameters, decoded (the last value of a repeated key wins).
+pub fn parse_query(q: Option<&str>) -> HashMap<String, String> {
+    q.unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(p), String::new()),
+        })
+        .collect()
+}
+
+/// Whether the `Accept` header asks for a `meta.k8s.io` Table.
+pub fn wants_table(accept: &str) -> bool {
+    accept
+        .split(',')
+        .next()
+        .is_some_and(|first| first.contains("as=Table"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_collections_items_and_subresources() {
+        let t = parse_path("/api/v1/nodes").unwrap();
+        assert_eq!(
+            (t.resource.name, t.namespace, t.name),
+            ("nodes", None, None)
+        );
+        let t = parse_path("/api/v1/namespaces/default/pods/web-1/eviction").unwrap();
+        assert_eq!(t.resource.name, "pods");
+        assert_eq!(t.namespace.as_deref(), Some("default"));
+        assert_eq!(t.name.as_deref(), Some("web-1"));
+        assert_eq!(t.sub.as_deref(), Some("eviction"));
+        let t = parse_path("/api/v1/namespaces/kube-system").unwrap();
+        assert_eq!(
+            (t.resource.name, t.name.as_deref()),
+            ("namespaces", Some("kube-system"))
+        );
+        let t = parse_path("/apis/apps/v1/namespaces/kube-system/daemonsets/proxy").unwrap();
+        assert_eq!(t.resource.kind, "DaemonSet");
+        assert!(parse_path("/api/v1/pods/x").is_none());
+        assert!(parse_path("/api/v1/namespaces/default/nodes").is_none());
+        assert!(parse_path("/apis/apps/v2/deployments").is_none());
+        assert!(parse_path("/api/v1/nodes/n/eviction").is_none());
+    }
+
+    #[test]
+    fn queries_are_percent_decoded() {
+        let q = parse_query(Some(
+            "fieldSelector=spec.nodeName%3Dnode1%2Cstatus.phase%21%3DFailed&limit=500",
+        ));
+        assert_eq!(
+            q["fieldSelector"],
+            "spec.nodeName=node1,status.phase!=Failed"
+        );
+        assert_eq!(q["limit"], "500");
+        assert_eq!(percent_decode("a%2"), "a%2");
+    }
+
+    #[test]
+    fn the_table_accept_header_is_recognised() {
+        assert!(wants_table(
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+        ));
+        assert!(!wants_table("application/json, */*"));
+    }
+}

@@ -1,0 +1,223 @@
+//! Watch: a chunked stream of newline-delimited events (`ADDED`, `MODIFIED`, `DELETED`,
+//! `BOOKMARK`), resumable from a resourceVersion, `410 Gone` when that version is older than
+//! the store's history. With `as=Table` each event's object is a one-row Table, as
+//! `kubectl get -w` asks.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::SinkExt;
+use futures::channel::mpsc;
+use repel_api::status;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::App;
+use crate::api::{Selectors, table};
+use crate::request::ApiError;
+use crate::resources::Resource;
+use crate::store::{Event, EventType};
+
+/// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
+/// watch checks that its client is still there.
+const TICK: Duration = Duration::from_secs(5);
+
+/// Default `timeoutSeconds` when the client sets none (upstream picks 30–60 min at random).
+const DEFAULT_TIMEOUT: u64 = 1800;
+
+fn line(kind: &str, object: Value) -> Bytes {
+    let mut s = json!({"type": kind, "object": object}).to_string();
+    s.push('\n');
+    Bytes::from(s)
+}
+
+/// Starts a watch on `r` (in `ns` when given).
+pub fn watch(
+    app: Arc<App>,
+    r: &'static Resource,
+    ns: Option<String>,
+    query: &HashMap<String, String>,
+    as_table: bool,
+) -> Result<Response, ApiError> {
+    let sel = Selectors::parse(r, query)?;
+    let timeout = query
+        .get("timeoutSeconds")
+        .and_then(|t| t.parse::<u64>().ok())
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let bookmarks = query
+        .get("allowWatchBookmarks")
+        .is_some_and(|b| b == "true");
+    let matches = move |obj: &Value| {
+        let in_scope = match &ns {
+            None => true,
+            Some(n) => obj["metadata"]["namespace"].as_str() == Some(n.as_str()),
+        };
+        in_scope && sel.matches(obj)
+    };
+    let (initial, mut rx) = match query.get("resourceVersion").map(String::as_str) {
+        None | Some("") | Some("0") => {
+            let (items, _, rx) = app.store.watch_snapshot(r.name);
+            let evs: Vec<(EventType, Value)> = items
+                .into_iter()
+                .filter(|o| matches(o))
+                .map(|o| (EventType::Added, o))
+                .collect();
+            (evs, rx)
+        }
+        Some(rv) => {
+            let since: u64 = rv.parse().map_err(|_| {
+                ApiError::from(status::bad_request(&format!(
+                    "invalid resource version: {rv}"
+                )))
+            })?;
+            let (past, rx) = app.store.watch_from(since).map_err(|oldest| {
+                ApiError::from(status::too_old_resource_version(since, oldest))
+            })?;
+            let evs = past
+                .into_iter()
+                .filter(|e| e.resource == r.name)
+                .filter_map(|e| selected(&e, &matches))
+                .collect();
+            (evs, rx)
+        }
+    };
+    let render = move |obj: Value| -> Value {
+        if as_table {
+            let rv = obj["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            table(r, &[&obj], &rv)
+        } else {
+            obj
+        }
+    };
+    let (mut tx, body_rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
+    let store = app.store.clone();
+    tokio::spawn(async move {
+        for (kind, obj) in initial {
+            if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
+                return;
+            }
+        }
+        let deadline = tokio::time::sleep(Duration::from_secs(timeout));
+        tokio::pin!(deadline);
+        let mut tick = tokio::time::interval(TICK);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                ev = rx.recv() => match ev {
+                    Ok(ev) => {
+                        if ev.resource != r.name {
+                            continue;
+                        }
+                        let Some((kind, obj)) = selected(&ev, &matches) else {
+                            continue;
+                        };
+                        if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
+                            return;
+                        }
+                    }
+                    // A watcher too slow to keep up ends; the client lists and watches again.
+                    Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,
+                },
+                _ = tick.tick() => {
+                    if tx.is_closed() {
+                        return;
+                    }
+                    if bookmarks {
+                        let rv = store.resource_version().to_string();
+                        let b = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv}});
+                        if tx.send(Ok(line("BOOKMARK", b))).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                _ = &mut deadline => return,
+            }
+        }
+    });
+    let mut resp = (StatusCode::OK, Body::from_stream(body_rx)).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(resp)
+}
+
+/// What a watch with a selection sees of a change (upstream's cacher): a modification that
+/// moves the object into the selection is ADDED, out of it DELETED; changes outside it are
+/// not seen.
+fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Value)> {
+    let now = matches(&ev.object);
+    match ev.kind {
+        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, ev.object.clone())),
+        EventType::Modified => {
+            let before = ev.prev.as_ref().is_some_and(matches);
+            match (before, now) {
+                (true, true) => Some((EventType::Modified, ev.object.clone())),
+                (false, true) => Some((EventType::Added, ev.object.clone())),
+                (true, false) => Some((EventType::Deleted, ev.object.clone())),
+                (false, false) => None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: EventType, prev: Option<Value>, object: Value) -> Event {
+        Event {
+            kind,
+            resource: "pods".into(),
+            rv: 1,
+            object,
+            prev,
+        }
+    }
+
+    #[test]
+    fn changes_across_the_selection_are_added_or_deleted() {
+        let on1 = |v: &Value| v["spec"]["nodeName"] == "node1";
+        let unbound = json!({"spec": {}});
+        let bound = json!({"spec": {"nodeName": "node1"}});
+        let elsewhere = json!({"spec": {"nodeName": "node2"}});
+        let kind = |e: Event| selected(&e, &on1).map(|(k, _)| k);
+        assert_eq!(
+            kind(ev(
+                EventType::Modified,
+                Some(unbound.clone()),
+                bound.clone()
+            )),
+            Some(EventType::Added)
+        );
+        assert_eq!(
+            kind(ev(EventType::Modified, Some(bound.clone()), bound.clone())),
+            Some(EventType::Modified)
+        );
+        assert_eq!(
+            kind(ev(
+                EventType::Modified,
+                Some(bound.clone()),
+                elsewhere.clone()
+            )),
+            Some(EventType::Deleted)
+        );
+        assert_eq!(
+            kind(ev(EventType::Modified, Some(unbound.clone()), elsewhere)),
+            None
+        );
+        assert_eq!(kind(ev(EventType::Added, None, unbound)), None);
+        assert_eq!(
+            kind(ev(EventType::Deleted, None, bound)),
+            Some(EventType::Deleted)
+        );
+    }
+}

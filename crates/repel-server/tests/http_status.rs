@@ -1,0 +1,159 @@
+//! Raw HTTP: the Status errors kubectl's common commands do not reach (401 without the token,
+//! 409 Conflict on a stale resourceVersion, 415 for an unknown patch type, 410 for a watch from
+//! a compacted resourceVersion) and the refusal to serve a non-loopback address without a token.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+
+use repel_server::{Admission, Config, ServerError};
+use serde_json::{Value, json};
+
+fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    let code = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (code, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+fn config(token: Option<&str>, listen: &str) -> Config {
+    Config {
+        listen: listen.parse().unwrap(),
+        data_dir: None,
+        token: token.map(str::to_string),
+        time_scale: 1.0,
+        seed: vec![json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"}})],
+        admission: Admission::default(),
+    }
+}
+
+#[test]
+fn status_errors_over_http() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let running = rt
+        .block_on(repel_server::start(config(Some("s3cret"), "127.0.0.1:0")))
+        .unwrap();
+    let addr = running.addr;
+    let auth = ("Authorization", "Bearer s3cret");
+
+    let (code, body) = request(addr, "GET", "/api/v1/nodes", &[], "");
+    assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
+    let (code, body) = request(
+        addr,
+        "GET",
+        "/api/v1/nodes",
+        &[("Authorization", "Bearer nope")],
+        "",
+    );
+    assert_eq!(
+        (code, body["message"].as_str()),
+        (401, Some("Unauthorized"))
+    );
+    let (code, _) = request(addr, "GET", "/version", &[auth], "");
+    assert_eq!(code, 200);
+
+    let (code, node) = request(addr, "GET", "/api/v1/nodes/node1", &[auth], "");
+    assert_eq!(code, 200);
+    let mut stale = node.clone();
+    stale["metadata"]["resourceVersion"] = json!("1");
+    stale["metadata"]["labels"]["x"] = json!("y");
+    let (code, body) = request(
+        addr,
+        "PUT",
+        "/api/v1/nodes/node1",
+        &[auth, ("Content-Type", "application/json")],
+        &stale.to_string(),
+    );
+    assert_eq!(code, 409, "{body}");
+    assert_eq!(body["reason"], "Conflict");
+    assert_eq!(
+        body["message"],
+        "Operation cannot be fulfilled on nodes \"node1\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+    let mut fresh = node.clone();
+    fresh["metadata"]["labels"]["x"] = json!("y");
+    let (code, body) = request(
+        addr,
+        "PUT",
+        "/api/v1/nodes/node1",
+        &[auth, ("Content-Type", "application/json")],
+        &fresh.to_string(),
+    );
+    assert_eq!(
+        (code, &body["metadata"]["labels"]["x"]),
+        (200, &json!("y")),
+        "{body}"
+    );
+
+    let (code, body) = request(
+        addr,
+        "PATCH",
+        "/api/v1/nodes/node1",
+        &[auth, ("Content-Type", "text/plain")],
+        "{}",
+    );
+    assert_eq!(code, 415, "{body}");
+    assert_eq!(body["reason"], "UnsupportedMediaType");
+
+    let (code, body) = request(addr, "GET", "/api/v1/widgets", &[auth], "");
+    assert_eq!((code, body["reason"].as_str()), (404, Some("NotFound")));
+
+    for i in 0..repel_server::store::HISTORY + 10 {
+        running
+            .app
+            .store
+            .create(
+                "events",
+                json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}}),
+            )
+            .unwrap();
+    }
+    let (code, body) = request(
+        addr,
+        "GET",
+        "/api/v1/nodes?watch=true&resourceVersion=2",
+        &[auth],
+        "",
+    );
+    assert_eq!(code, 410, "{body}");
+    assert_eq!(body["reason"], "Expired");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("too old resource version: 2 ("),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_non_loopback_address_needs_a_token() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    match rt.block_on(repel_server::start(config(None, "0.0.0.0:0"))) {
+        Err(e @ ServerError::NeedsToken(_)) => assert_eq!(
+            e.to_string(),
+            "refusing to listen on 0.0.0.0:0 without --token: only loopback addresses may be served without authentication"
+        ),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("served 0.0.0.0 without a token"),
+    }
+}

@@ -1,0 +1,423 @@
+//! The engine live under the real kubectl: `get pods -w` sees a NoExecute eviction, `drain`
+//! evicts (a PodDisruptionBudget holds one pod back until its replacement runs elsewhere,
+//! DaemonSet pods stay), a node whose kubelet stops goes `NotReady` and its pods move.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::{Server, have_kubectl, node, pod, start, table_rows};
+
+/// Waits (up to 20 s) until `f` holds.
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn pods(s: &Server) -> Vec<Value> {
+    s.app.store.list("pods", None).0
+}
+
+fn running_on(s: &Server, node: &str) -> Vec<String> {
+    pods(s)
+        .iter()
+        .filter(|p| p["spec"]["nodeName"] == node && p["status"]["phase"] == "Running")
+        .map(|p| p["metadata"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn replica_set(name: &str, replicas: i32, empty_dir: bool) -> Value {
+    let mut rs = json!({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]}
+            }
+        }
+    });
+    if empty_dir {
+        rs["spec"]["template"]["spec"]["volumes"] = json!([{"name": "scratch", "emptyDir": {}}]);
+    }
+    rs
+}
+
+#[test]
+fn get_pods_watch_shows_a_no_execute_eviction() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        node("node1", json!(null)),
+        pod("default", "web", Some("node1")),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut child = Command::new("kubectl")
+        .env("KUBECONFIG", &s.kubeconfig)
+        .arg(format!("--cache-dir={}", cache.path().display()))
+        .args(["get", "pods", "-w"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("a line from kubectl get -w")
+    };
+    lines.push(next());
+    lines.push(next());
+    let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
+    assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
+    lines.push(next());
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_eq!(
+        table_rows(&lines.join("\n"), 4),
+        vec![
+            "NAME READY STATUS RESTARTS AGE",
+            "web 1/1 Running 0 AGE",
+            "web 1/1 Running 0 AGE",
+        ],
+        "the watch prints the pod again when the taint manager deletes it"
+    );
+    assert!(s.get("pods", "default", "web").is_none());
+    let (events, _) = s.app.store.list("events", Some("default"));
+    assert!(
+        events.iter().any(|e| e["reason"] == "TaintManagerEviction"
+            && e["message"] == "Marking for deletion Pod default/web"),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn drain_evicts_respects_the_budget_and_ignores_daemonset_pods() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        node("node1", json!(null)),
+        replica_set("web", 2, true),
+        replica_set("guarded", 1, false),
+        json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "guarded", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}}
+        }),
+        json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "proxy", "namespace": "kube-system"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "proxy"}},
+                "template": {"metadata": {"labels": {"app": "proxy"}},
+                             "spec": {"containers": [{"name": "proxy", "image": "proxy"}]}}
+            }
+        }),
+    ]);
+    wait_for("4 pods running on node1", || {
+        running_on(&s, "node1").len() == 4
+    });
+    let node2 = s.write(
+        "node2.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: node2\n  labels:\n    kubernetes.io/hostname: node2\n",
+    );
+    let o = s.kubectl(&["create", "-f", &node2]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node2 created\n"),
+        "{}",
+        o.stderr
+    );
+    wait_for("the DaemonSet's pod on node2", || {
+        running_on(&s, "node2").len() == 1
+    });
+
+    // The budget blocks the guarded pod (1 healthy, 1 needed): kubectl retries every 5 s until
+    // the budget is deleted.
+    let cache = tempfile::tempdir().unwrap();
+    let mut drain = Command::new("kubectl")
+        .env("KUBECONFIG", &s.kubeconfig)
+        .arg(format!("--cache-dir={}", cache.path().display()))
+        .args([
+            "drain",
+            "node1",
+            "--ignore-daemonsets",
+            "--delete-emptydir-data",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = drain.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("the budget's refusal");
+        if line.contains("will retry after 5s") {
+            break;
+        }
+    }
+    let o = s.kubectl(&["delete", "pdb", "guarded"]);
+    assert_eq!(
+        o.stdout, "poddisruptionbudget.policy \"guarded\" deleted\n",
+        "{}",
+        o.stderr
+    );
+    let out = drain.wait_with_output().unwrap();
+    let stderr = reader.join().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.first(), Some(&"node/node1 cordoned"), "{stdout}");
+    assert_eq!(lines.last(), Some(&"node/node1 drained"), "{stdout}");
+    let evicted: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("pod/") && l.ends_with(" evicted"))
+        .collect();
+    assert_eq!(evicted.len(), 3, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("evicting pod default/guarded-")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("Warning: ignoring DaemonSet-managed Pods: kube-system/proxy-"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error when evicting pods/\"guarded-"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("\" -n \"default\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n"),
+        "{stderr}"
+    );
+    let on1 = running_on(&s, "node1");
+    assert_eq!(on1.len(), 1, "only the DaemonSet's pod stays: {on1:?}");
+    assert!(on1[0].starts_with("proxy-"));
+    wait_for("the three replacements running on node2", || {
+        running_on(&s, "node2").len() == 4
+    });
+    assert_eq!(
+        s.get("nodes", "", "node1").unwrap()["spec"]["unschedulable"],
+        true
+    );
+}
+
+#[test]
+fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        node("node1", json!(null)),
+        node(
+            "node2",
+            json!([{"key": "spare", "effect": "PreferNoSchedule"}]),
+        ),
+        replica_set("web", 1, false),
+    ]);
+    wait_for("web running on node1", || {
+        running_on(&s, "node1").len() == 1
+    });
+    let before = running_on(&s, "node1");
+    let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat=stopped"]);
+    assert_eq!(o.stdout, "node/node1 annotated\n", "{}", o.stderr);
+    wait_for("the replacement running on node2", || {
+        running_on(&s, "node2").len() == 1
+    });
+    let o = s.kubectl(&["get", "nodes"]);
+    assert_eq!(
+        table_rows(&o.stdout, 3),
+        vec![
+            "NAME STATUS ROLES AGE VERSION",
+            "node1 NotReady <none> AGE v1.32.0",
+            "node2 Ready <none> AGE v1.32.0",
+        ]
+    );
+    let o = s.kubectl(&["describe", "node", "node1"]);
+    assert!(
+        o.stdout.contains(
+            "Taints:             node.kubernetes.io/unreachable:NoExecute\n                    node.kubernetes.io/unreachable:NoSchedule\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        s.get("pods", "default", &before[0]).is_none(),
+        "evicted after its 300 s toleration"
+    );
+    let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat-"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    wait_for("node1 Ready and untainted again", || {
+        let n = s.get("nodes", "", "node1").unwrap();
+        n["spec"].get("taints").is_none()
+            && n["status"]["conditions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    });
+}
+
+#[test]
+fn a_deployment_keeps_its_replicas_scales_and_goes_with_its_pods() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null)), node("node2", json!(null))]);
+    let f = s.write(
+        "web.yaml",
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - {name: web, image: nginx}
+",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "deployment.apps/web created\n", "{}", o.stderr);
+    let web_pods = |s: &Server| {
+        pods(s)
+            .iter()
+            .filter(|p| {
+                p["metadata"]["labels"]["app"] == "web" && p["status"]["phase"] == "Running"
+            })
+            .count()
+    };
+    wait_for("2 web pods running", || web_pods(&s) == 2);
+    let o = s.kubectl(&["scale", "deployment", "web", "--replicas=3"]);
+    assert_eq!(o.stdout, "deployment.apps/web scaled\n", "{}", o.stderr);
+    wait_for("3 web pods running", || web_pods(&s) == 3);
+    wait_for("the deployment's status", || {
+        s.get("deployments", "default", "web").unwrap()["status"]["readyReplicas"] == 3
+    });
+    let o = s.kubectl(&["get", "deployment", "web"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec!["NAME READY UP-TO-DATE AVAILABLE AGE", "web 3/3 3 3 AGE"]
+    );
+    let o = s.kubectl(&["delete", "deployment", "web"]);
+    assert_eq!(
+        o.stdout, "deployment.apps \"web\" deleted\n",
+        "{}",
+        o.stderr
+    );
+    wait_for("its ReplicaSet and pods gone", || {
+        pods(&s).is_empty() && s.app.store.list("replicasets", None).0.is_empty()
+    });
+}
+
+#[test]
+fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node(
+        "node1",
+        json!([{"key": "key1", "value": "value1", "effect": "NoExecute"}]),
+    )]);
+    let f = s.write(
+        "pinned.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pinned\nspec:\n  nodeName: node1\n  containers:\n  - {name: app, image: nginx}\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "pod/pinned created\n", "{}", o.stderr);
+    wait_for("the pod to fail", || {
+        s.get("pods", "default", "pinned").unwrap()["status"]["phase"] == "Failed"
+    });
+    let o = s.kubectl(&["get", "pod", "pinned"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec![
+            "NAME READY STATUS RESTARTS AGE",
+            "pinned 0/1 TaintToleration 0 AGE"
+        ]
+    );
+    let p = s.get("pods", "default", "pinned").unwrap();
+    assert_eq!(
+        p["status"]["message"],
+        "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
+    );
+}
+
+#[test]
+fn a_toleration_with_seconds_keeps_the_pod_that_long_in_scaled_time() {
+    if !have_kubectl() {
+        return;
+    }
+    // 6,000 cluster seconds per wall second: the hour of tolerationSeconds is 0.6 s.
+    let mut p = pod("default", "key1-for-an-hour", Some("node1"));
+    p["spec"]["tolerations"] = json!([{"key": "key1", "operator": "Equal", "value": "value1",
+                                       "effect": "NoExecute", "tolerationSeconds": 3600}]);
+    let s = support::start_with(
+        vec![
+            node("node1", json!(null)),
+            p,
+            pod("default", "plain", Some("node1")),
+        ],
+        6000.0,
+    );
+    let tainted = Instant::now();
+    let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
+    assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
+    wait_for("the untolerating pod gone at once", || {
+        s.get("pods", "default", "plain").is_none()
+    });
+    if tainted.elapsed() < Duration::from_millis(500) {
+        assert!(
+            s.get("pods", "default", "key1-for-an-hour").is_some(),
+            "evicted before its hour"
+        );
+    }
+    wait_for("the tolerating pod gone after its hour", || {
+        s.get("pods", "default", "key1-for-an-hour").is_none()
+    });
+    assert!(
+        tainted.elapsed() >= Duration::from_millis(600),
+        "evicted after {:?}",
+        tainted.elapsed()
+    );
+}

@@ -1,0 +1,239 @@
+//! The real `kubectl` against `repel serve`: get, describe, taint, cordon (kubectl-wire.md §2).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::{have_kubectl, node, pod, start, table_rows, taints_of};
+
+fn cluster() -> Vec<serde_json::Value> {
+    vec![
+        node("node1", json!(null)),
+        node(
+            "node2",
+            json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+        ),
+        pod("default", "web-1", Some("node1")),
+        pod("kube-system", "proxy-abc", Some("node2")),
+    ]
+}
+
+#[test]
+fn get_nodes_prints_kubectls_table_and_yaml_shows_taints() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(cluster());
+    let o = s.kubectl(&["get", "nodes"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        table_rows(&o.stdout, 3),
+        vec![
+            "NAME STATUS ROLES AGE VERSION",
+            "node1 Ready <none> AGE v1.32.0",
+            "node2 Ready <none> AGE v1.32.0",
+        ]
+    );
+    let o = s.kubectl(&["get", "nodes", "-o", "yaml"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with("apiVersion: v1\nitems:\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("kind: List"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains(
+            "    taints:\n    - effect: NoSchedule\n      key: dedicated\n      value: gpu\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    let o = s.kubectl(&["get", "pods", "-A", "-o", "wide"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows = table_rows(&o.stdout, 5);
+    assert_eq!(
+        rows[0],
+        "NAMESPACE NAME READY STATUS RESTARTS AGE IP NODE NOMINATED NODE READINESS GATES"
+    );
+    assert!(
+        rows[1].starts_with("default web-1 1/1 Running 0 AGE 10.244."),
+        "{rows:?}"
+    );
+    assert!(rows[1].ends_with(" node1 <none> <none>"), "{rows:?}");
+    assert!(
+        rows[2].starts_with("kube-system proxy-abc 1/1 Running 0 AGE "),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn taint_add_remove_overwrite_and_refusal_as_kubectl_prints_them() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(cluster());
+    let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoSchedule"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 tainted\n"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        taints_of(&s.get("nodes", "", "node1").unwrap()),
+        vec!["key1=value1:NoSchedule"]
+    );
+
+    let o = s.kubectl(&["taint", "nodes", "node1", "key1=other:NoSchedule"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "error: node node1 already has key1 taint(s) with same effect(s) and --overwrite is false\n"
+    );
+
+    let o = s.kubectl(&["taint", "nodes", "node1", "key2=v2:NoExecute"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 tainted\n"),
+        "{}",
+        o.stderr
+    );
+    let n = s.get("nodes", "", "node1").unwrap();
+    assert_eq!(
+        taints_of(&n),
+        vec!["key2=v2:NoExecute", "key1=value1:NoSchedule"]
+    );
+    assert!(
+        n["spec"]["taints"][0]["timeAdded"].is_string(),
+        "NoExecute gets timeAdded: {n}"
+    );
+    assert!(n["spec"]["taints"][1]["timeAdded"].is_null());
+
+    let o = s.kubectl(&[
+        "taint",
+        "nodes",
+        "--all",
+        "dedicated=gpu:NoSchedule",
+        "--overwrite",
+    ]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 modified\nnode/node2 modified\n"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        taints_of(&s.get("nodes", "", "node1").unwrap()),
+        vec![
+            "dedicated=gpu:NoSchedule",
+            "key2=v2:NoExecute",
+            "key1=value1:NoSchedule"
+        ]
+    );
+    assert_eq!(
+        taints_of(&s.get("nodes", "", "node2").unwrap()),
+        vec!["dedicated=gpu:NoSchedule"]
+    );
+
+    let o = s.kubectl(&[
+        "taint",
+        "nodes",
+        "node1",
+        "key1=value1:NoSchedule-",
+        "key2-",
+        "dedicated-",
+    ]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 untainted\n"),
+        "{}",
+        o.stderr
+    );
+    let n = s.get("nodes", "", "node1").unwrap();
+    assert!(
+        n["spec"].get("taints").is_none(),
+        "the last taint removed deletes the field: {n}"
+    );
+
+    let o = s.kubectl(&["taint", "nodes", "nope", "a=b:NoSchedule"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+}
+
+#[test]
+fn describe_node_shows_taints_and_cordon_uncordon_work() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(cluster());
+    let o = s.kubectl(&["describe", "node", "node2"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with("Name:               node2\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("\nTaints:             dedicated=gpu:NoSchedule\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("\nUnschedulable:      false\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("  HolderIdentity:  node2\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("  kube-system                 proxy-abc"),
+        "{}",
+        o.stdout
+    );
+
+    let o = s.kubectl(&["cordon", "node1"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 cordoned\n"),
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["cordon", "node1"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 already cordoned\n")
+    );
+    let o = s.kubectl(&["get", "nodes", "node1"]);
+    assert_eq!(
+        table_rows(&o.stdout, 3),
+        vec![
+            "NAME STATUS ROLES AGE VERSION",
+            "node1 Ready,SchedulingDisabled <none> AGE v1.32.0"
+        ]
+    );
+    let o = s.kubectl(&["uncordon", "node1"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "node/node1 uncordoned\n"),
+        "{}",
+        o.stderr
+    );
+    let n = s.get("nodes", "", "node1").unwrap();
+    assert!(n["spec"].get("unschedulable").is_none(), "{n}");
+
+    let o = s.kubectl(&["describe", "node", "nope"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+}

@@ -1,0 +1,161 @@
+//! Test support: a server on 127.0.0.1:0 in a background runtime, a kubeconfig for it, and
+//! `kubectl` with a fresh cache dir.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+use repel_server::{Admission, App, Config};
+use serde_json::Value;
+
+pub struct Server {
+    pub addr: std::net::SocketAddr,
+    pub app: Arc<App>,
+    pub dir: tempfile::TempDir,
+    pub kubeconfig: PathBuf,
+    _rt: tokio::runtime::Runtime,
+}
+
+/// Whether a kubectl whose outputs these tests assert is installed: the machine image's
+/// dispatcher (which runs its bundled v1.32 for this server) or a kubectl 1.27 or newer. Tests
+/// that need it skip, loudly, otherwise (Debian's `kubernetes-client` is v1.20).
+pub fn have_kubectl() -> bool {
+    let out = Command::new("kubectl")
+        .args(["version", "--client", "-o", "json"])
+        .output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+        eprintln!("kubectl not installed: test skipped");
+        return false;
+    };
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let git = v["clientVersion"]["gitVersion"].as_str().unwrap_or("");
+    let minor: u32 = v["clientVersion"]["minor"]
+        .as_str()
+        .and_then(|m| m.trim_end_matches('+').parse().ok())
+        .unwrap_or(0);
+    if git.contains("dispatcher") || minor >= 27 {
+        return true;
+    }
+    eprintln!("kubectl {git} is older than the v1.32 these tests expect: test skipped");
+    false
+}
+
+pub fn start(seed: Vec<Value>) -> Server {
+    start_with(seed, 600.0)
+}
+
+pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let cfg = Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        data_dir: None,
+        token: None,
+        time_scale,
+        seed,
+        admission: Admission::default(),
+    };
+    let running = rt.block_on(repel_server::start(cfg)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, repel_server::kubeconfig(running.addr, None)).unwrap();
+    Server {
+        addr: running.addr,
+        app: running.app,
+        dir,
+        kubeconfig,
+        _rt: rt,
+    }
+}
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Server {
+    /// Runs kubectl against this server with a fresh `--cache-dir`.
+    pub fn kubectl(&self, args: &[&str]) -> Out {
+        let cache = tempfile::tempdir().unwrap();
+        let o = Command::new("kubectl")
+            .env("KUBECONFIG", &self.kubeconfig)
+            .arg(format!("--cache-dir={}", cache.path().display()))
+            .args(args)
+            .output()
+            .unwrap();
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+
+    /// A file in the test's temp dir.
+    pub fn write(&self, name: &str, text: &str) -> String {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+
+    pub fn get(&self, resource: &str, ns: &str, name: &str) -> Option<Value> {
+        self.app.store.get(resource, ns, name)
+    }
+}
+
+/// Lines of a kubectl table with runs of spaces collapsed and the AGE column (given by its
+/// index) replaced by `AGE`, so rows compare without timing.
+pub fn table_rows(out: &str, age_col: usize) -> Vec<String> {
+    out.lines()
+        .map(|l| {
+            let mut cells: Vec<&str> = l.split_whitespace().collect();
+            if cells.len() > age_col && !l.starts_with("NAME") && !l.starts_with("NAMESPACE") {
+                cells[age_col] = "AGE";
+            }
+            cells.join(" ")
+        })
+        .collect()
+}
+
+pub fn node(name: &str, taints: Value) -> Value {
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": {"taints": taints}
+    })
+}
+
+pub fn pod(ns: &str, name: &str, node: Option<&str>) -> Value {
+    let mut p = serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]}
+    });
+    if let Some(n) = node {
+        p["spec"]["nodeName"] = serde_json::json!(n);
+    }
+    p
+}
+
+pub fn taints_of(v: &Value) -> Vec<String> {
+    v["spec"]["taints"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    format!(
+                        "{}={}:{}",
+                        t["key"].as_str().unwrap_or(""),
+                        t["value"].as_str().unwrap_or(""),
+                        t["effect"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
