@@ -1504,3 +1504,55 @@ fn bench_reports_the_contracts_fields() {
     assert_eq!(v["nodes"], json!(20));
     assert_eq!(v["pods"], json!(100));
 }
+
+/// `repel schedule` places every pod where the reference engine does, on the docs' clusters
+/// and on generated ones (every node scored and the adaptive percentage, several seeds).
+#[test]
+fn schedule_compiled_engine_matches_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let generated = dir.path().join("gen");
+    let (code, _, err) = run(&[
+        "generate",
+        "--nodes",
+        "150",
+        "--pods",
+        "2500",
+        "--seed",
+        "4",
+        "--taints-per-node",
+        "2",
+        "-o",
+        generated.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let inputs = [
+        vec!["-f".to_string(), fixture("docs.yaml")],
+        vec!["-f".to_string(), fixture("gpu-pool.yaml")],
+        vec!["-f".to_string(), demo_cluster()],
+        vec![
+            "-R".to_string(),
+            "-f".to_string(),
+            generated.display().to_string(),
+        ],
+    ];
+    for input in &inputs {
+        for extra in [
+            vec!["--seed", "1", "--percentage-of-nodes-to-score", "100"],
+            vec!["--seed", "2"],
+        ] {
+            let mut args: Vec<&str> = vec!["schedule", "-o", "json"];
+            args.extend(input.iter().map(String::as_str));
+            args.extend(extra.iter().copied());
+            let (_, compiled) = json_out(&args);
+            args.push("--reference");
+            let (_, reference) = json_out(&args);
+            assert!(
+                compiled["placements"]
+                    .as_array()
+                    .is_some_and(|p| !p.is_empty()),
+                "{input:?}: {compiled}"
+            );
+            assert_eq!(compiled, reference, "{input:?} {extra:?}");
+        }
+    }
+}

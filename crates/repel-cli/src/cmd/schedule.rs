@@ -3,6 +3,7 @@
 use clap::Args;
 use repel_core::admission::AdmissionConfig;
 use repel_engine::load::{Built, build_cluster};
+use repel_engine::scheduler::fast::FastScheduler;
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
@@ -22,6 +23,10 @@ pub struct ScheduleArgs {
     /// Exit 1 when some pod cannot be scheduled.
     #[arg(long = "fail-unschedulable")]
     pub fail_unschedulable: bool,
+    /// Use the reference engine (every plugin on every node, as upstream's framework runs
+    /// them) instead of the compiled one. The placements are the same; for comparison.
+    #[arg(long)]
+    pub reference: bool,
 }
 
 /// One placement of the JSON contract.
@@ -126,12 +131,15 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
         args.scheduler.seed,
     );
     warn_all(&built.warnings);
-    let mut sched = Scheduler::new(
-        gates,
+    let (pct, seed) = (
         args.scheduler.percentage_of_nodes_to_score,
         args.scheduler.seed,
     );
-    let placements = schedule_all(&mut sched, &mut built.cluster);
+    let placements = if args.reference {
+        schedule_all(&mut Scheduler::new(gates, pct, seed), &mut built.cluster)
+    } else {
+        FastScheduler::new(gates, pct, seed).schedule_all(&mut built.cluster)
+    };
     let r = report(&built, &placements);
     match args.output {
         Some(f) => print_machine(&r, f)?,
