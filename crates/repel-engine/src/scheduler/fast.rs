@@ -164,6 +164,63 @@ struct Selectors {
     pod_lc: Vec<u32>,
 }
 
+/// The pod's class key: namespace, labels, controller, and what the compiled path reads of
+/// the spec (the static plugins' fields, spread constraints, and what the requests are
+/// computed from).
+fn class_key(info: &PodInfo) -> u128 {
+    let owner = repel_core::workload::controller_of(&info.pod)
+        .map(|(k, n)| format!("{k}/{n}"))
+        .unwrap_or_default();
+    let spec = info.spec();
+    let mut h = KeyHasher::new();
+    h.str(&info.namespace);
+    h.json(&info.labels);
+    h.str(&owner);
+    h.json(&(
+        &spec.tolerations,
+        &spec.node_selector,
+        &spec.affinity,
+        &spec.node_name,
+        &spec.topology_spread_constraints,
+        &spec.resources,
+        &spec.overhead,
+    ));
+    for c in &spec.containers {
+        h.json(&(&c.resources, &c.ports));
+    }
+    h.str("init");
+    for c in spec.init_containers.iter().flatten() {
+        h.json(&(&c.resources, &c.ports, &c.restart_policy));
+    }
+    h.finish()
+}
+
+/// The class keys of `queue`, computed on every core (they depend on nothing the batch
+/// changes: a queued pod is unbound until its own turn).
+fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<u128> {
+    let key = |pod: &PodId| cluster.pods.get(*pod).map_or(0, class_key);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || queue.len() < 1024 {
+        return queue.iter().map(key).collect();
+    }
+    let chunk = queue.len().div_ceil(threads);
+    let keys: Vec<u128> = std::thread::scope(|scope| {
+        let handles: Vec<_> = queue
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(key).collect::<Vec<u128>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    if keys.len() == queue.len() {
+        keys
+    } else {
+        queue.iter().map(key).collect()
+    }
+}
+
 /// A 128-bit key of strings and serialised values, from two hashers fed different prefixes,
 /// so that classes are found without building or comparing long strings.
 struct KeyHasher {
@@ -746,13 +803,14 @@ impl FastScheduler {
         self.stats.node_classes = run.reps.len();
         let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
         let mut out = Vec::with_capacity(queue.len());
-        for &pod in queue {
-            let mut outcome = self.schedule_one(&mut run, cluster, pod, affinity_anywhere);
+        let keys = class_keys(cluster, queue);
+        for (&pod, &key) in queue.iter().zip(&keys) {
+            let mut outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
             if let Outcome::Unschedulable {
                 nominated: Some(_), ..
             } = &outcome
             {
-                let retry = self.schedule_one(&mut run, cluster, pod, affinity_anywhere);
+                let retry = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
                 if let Outcome::Scheduled { .. } = retry {
                     out.push(Placement {
                         pod,
@@ -772,12 +830,13 @@ impl FastScheduler {
         run: &mut Run,
         cluster: &mut Cluster,
         pod: PodId,
+        key: u128,
         affinity_anywhere: bool,
     ) -> Outcome {
         let class = if affinity_anywhere {
             None
         } else {
-            self.class_of(run, cluster, pod)
+            self.class_of(run, cluster, pod, key)
         };
         if let Some(class) = class
             && let Some(outcome) = self.compiled(run, cluster, pod, &class)
@@ -802,37 +861,13 @@ impl FastScheduler {
 
     /// The pod's compiled class, compiling it on first sight; `None` when the compiled path does
     /// not cover the pod.
-    fn class_of(&self, run: &mut Run, cluster: &Cluster, pod: PodId) -> Option<Rc<PodClass>> {
-        let info = cluster.pods.get(pod)?;
-        let owner = repel_core::workload::controller_of(&info.pod)
-            .map(|(k, n)| format!("{k}/{n}"))
-            .unwrap_or_default();
-        let spec = info.spec();
-        let key = {
-            let mut h = KeyHasher::new();
-            h.str(&info.namespace);
-            h.json(&info.labels);
-            h.str(&owner);
-            // What the compiled path reads of the spec: the static plugins' fields (see
-            // `static_key`), spread constraints, and what the requests are computed from.
-            h.json(&(
-                &spec.tolerations,
-                &spec.node_selector,
-                &spec.affinity,
-                &spec.node_name,
-                &spec.topology_spread_constraints,
-                &spec.resources,
-                &spec.overhead,
-            ));
-            for c in &spec.containers {
-                h.json(&(&c.resources, &c.ports));
-            }
-            h.str("init");
-            for c in spec.init_containers.iter().flatten() {
-                h.json(&(&c.resources, &c.ports, &c.restart_policy));
-            }
-            h.finish()
-        };
+    fn class_of(
+        &self,
+        run: &mut Run,
+        cluster: &Cluster,
+        pod: PodId,
+        key: u128,
+    ) -> Option<Rc<PodClass>> {
         if let Some(c) = run.classes.get(&key) {
             return c.clone();
         }
