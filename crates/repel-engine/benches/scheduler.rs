@@ -47,5 +47,45 @@ fn one_pod_over_5000_nodes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, one_pod_over_5000_nodes);
+/// A whole batch: 10,000 generated pods onto 500 nodes, every node scored, with the compiled
+/// engine and with the reference one (the same placements).
+fn batch_of_10000_pods_over_500_nodes(c: &mut Criterion) {
+    let gates = repel_core::FeatureGates::default();
+    let g = generate(&GenerateOptions {
+        nodes: 500,
+        pods: 10_000,
+        seed: 1,
+        taints_per_node: 0,
+    });
+    let cluster = build_cluster(g.input(), &gates, &AdmissionConfig::default(), 1).cluster;
+    let mut group = c.benchmark_group("schedule_all_10000_pods_500_nodes");
+    group.sample_size(10);
+    group.bench_function("compiled", |b| {
+        b.iter_batched(
+            || cluster.clone(),
+            |mut cl| {
+                let mut s = repel_engine::scheduler::fast::FastScheduler::new(gates, Some(100), 1);
+                black_box(s.schedule_all(&mut cl).len())
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("reference", |b| {
+        b.iter_batched(
+            || cluster.clone(),
+            |mut cl| {
+                let mut s = Scheduler::new(gates, Some(100), 1);
+                black_box(repel_engine::scheduler::schedule_all(&mut s, &mut cl).len())
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    one_pod_over_5000_nodes,
+    batch_of_10000_pods_over_500_nodes
+);
 criterion_main!(benches);
