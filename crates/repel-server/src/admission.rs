@@ -187,6 +187,9 @@ impl Admission {
             }
         }
         let mut obj = roundtrip(r, &obj)?;
+        if tracks_generation(r) {
+            obj["metadata"]["generation"] = json!(1);
+        }
         let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
         match r.kind {
             "Pod" => {
@@ -272,6 +275,12 @@ impl Admission {
                 }
             }
         }
+        // metadata.generation counts spec changes (what `kubectl rollout status` compares).
+        if tracks_generation(r) {
+            let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
+            let changed = new.get("spec") != old.get("spec");
+            new["metadata"]["generation"] = json!(generation + i64::from(changed));
+        }
         let name = new["metadata"]["name"].as_str().unwrap_or("").to_string();
         match r.kind {
             "Node" => {
@@ -306,6 +315,14 @@ impl Admission {
         }
         Ok(new)
     }
+}
+
+/// Whether upstream's strategy for the kind counts spec changes in `metadata.generation`.
+pub fn tracks_generation(r: &Resource) -> bool {
+    matches!(
+        r.kind,
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "PodDisruptionBudget"
+    )
 }
 
 fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {

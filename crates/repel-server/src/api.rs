@@ -272,6 +272,10 @@ pub async fn handle(
                         ));
                     };
                     let mut new = cur.clone();
+                    if new["spec"]["replicas"] != json!(replicas) {
+                        let generation = cur["metadata"]["generation"].as_i64().unwrap_or(1);
+                        new["metadata"]["generation"] = json!(generation + 1);
+                    }
                     new["spec"]["replicas"] = json!(replicas);
                     if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
                         new["metadata"]["resourceVersion"] = json!(rv);

@@ -339,6 +339,31 @@ spec:
         table_rows(&o.stdout, 4),
         vec!["NAME READY UP-TO-DATE AVAILABLE AGE", "web 3/3 3 3 AGE"]
     );
+    // A new template: the new ReplicaSet takes over, the old one is scaled to 0. (apply also
+    // sets replicas back to the file's 2, as kubectl's three-way merge does.)
+    std::fs::write(
+        &f,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("image: nginx}", "image: nginx:1.27}"),
+    )
+    .unwrap();
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "deployment.apps/web configured\n", "{}", o.stderr);
+    let o = s.kubectl(&["rollout", "status", "deployment", "web", "--timeout=20s"]);
+    assert_eq!(
+        o.stdout, "deployment \"web\" successfully rolled out\n",
+        "{}",
+        o.stderr
+    );
+    wait_for("2 pods of the new template, none of the old", || {
+        let images: Vec<Value> = pods(&s)
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web")
+            .map(|p| p["spec"]["containers"][0]["image"].clone())
+            .collect();
+        images.len() == 2 && images.iter().all(|i| i == "nginx:1.27")
+    });
     let o = s.kubectl(&["delete", "deployment", "web"]);
     assert_eq!(
         o.stdout, "deployment.apps \"web\" deleted\n",

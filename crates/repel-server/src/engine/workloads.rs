@@ -1,5 +1,5 @@
-//! The workload controllers: Deployment → ReplicaSet → pods, StatefulSet, DaemonSet, Job, and
-//! the status fields kubectl prints.
+//! The workload controllers: Deployment → ReplicaSet → pods (a changed template replaces the
+//! old ReplicaSet at once), StatefulSet, DaemonSet, Job, and the status fields kubectl prints.
 
 use super::*;
 
@@ -71,6 +71,28 @@ impl Engine {
                 }
                 Some(_) => {}
             }
+            // A new template replaces the old ReplicaSets at once (no surge, no revision
+            // pruning): they are scaled to 0 and kept, as upstream keeps revision history.
+            let (rss, _) = self.app.store.list("replicasets", Some(&ns));
+            let stale: Vec<(String, Op)> = rss
+                .into_iter()
+                .filter(|rs| {
+                    ns_name(rs).1 != rs_name
+                        && rs["spec"]["replicas"] != json!(0)
+                        && rs["metadata"]["ownerReferences"]
+                            .as_array()
+                            .is_some_and(|os| {
+                                os.iter().any(|o| {
+                                    o["uid"] == d["metadata"]["uid"] && o["controller"] == true
+                                })
+                            })
+                })
+                .map(|mut rs| {
+                    rs["spec"]["replicas"] = json!(0);
+                    put("replicasets", rs)
+                })
+                .collect();
+            self.write(stale);
         }
         let mut to_create: Vec<Pod> = Vec::new();
         let mut to_delete: Vec<(String, String)> = Vec::new();
