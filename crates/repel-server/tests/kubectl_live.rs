@@ -277,6 +277,12 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
         o.stdout
     );
     assert!(
+        o.stdout
+            .contains("node-controller  Node node1 status is now: NodeNotReady\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
         s.get("pods", "default", &before[0]).is_none(),
         "evicted after its 300 s toleration"
     );

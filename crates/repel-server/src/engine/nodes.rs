@@ -86,6 +86,18 @@ impl Engine {
             let registering = n["status"]["nodeInfo"].is_null();
             if registering {
                 join_node(&mut n);
+                let msg = format!("Node {name} event: Registered Node {name} in Controller");
+                ops.push(put(
+                    "events",
+                    event(
+                        &n,
+                        "Node",
+                        "Normal",
+                        "RegisteredNode",
+                        &msg,
+                        "node-controller",
+                    ),
+                ));
             }
             let stopped = n["metadata"]["annotations"][HEARTBEAT_ANNOTATION] == "stopped";
             if stopped {
@@ -94,6 +106,18 @@ impl Engine {
                     && condition_status(&n, "Ready") != Some("Unknown")
                 {
                     set_all_unknown(&mut n);
+                    let msg = format!("Node {name} status is now: NodeNotReady");
+                    ops.push(put(
+                        "events",
+                        event(
+                            &n,
+                            "Node",
+                            "Normal",
+                            "NodeNotReady",
+                            &msg,
+                            "node-controller",
+                        ),
+                    ));
                 }
             } else {
                 self.stopped.remove(&name);
@@ -103,6 +127,11 @@ impl Engine {
                 });
                 if unknown_by_us {
                     n["status"]["conditions"] = healthy_conditions(&time::now_rfc3339());
+                    let msg = format!("Node {name} status is now: NodeReady");
+                    ops.push(put(
+                        "events",
+                        event(&n, "Node", "Normal", "NodeReady", &msg, "kubelet"),
+                    ));
                 }
             }
             sync_condition_taints(&mut n);
