@@ -397,6 +397,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)]
     fn creates_are_refused_as_kube_apiserver_refuses_them() {
         let s = store();
         let a = Admission::default();
