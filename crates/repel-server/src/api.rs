@@ -294,7 +294,11 @@ pub async fn handle(
                 || query
                     .get("propagationPolicy")
                     .is_some_and(|p| p == "Orphan");
-            let gone = delete(&app, r, ns, name)?;
+            let grace = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|b| b["gracePeriodSeconds"].as_i64())
+                .or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
+            let gone = delete(&app, r, ns, name, grace)?;
             if !orphan {
                 collect_garbage(&app, &gone);
             }
@@ -307,7 +311,7 @@ pub async fn handle(
             let mut deleted = Vec::new();
             for o in items.iter().filter(|o| sel.matches(o)) {
                 let (ons, oname) = ns_name(o);
-                if let Ok(g) = delete(&app, r, &ons, &oname) {
+                if let Ok(g) = delete(&app, r, &ons, &oname, None) {
                     deleted.push(g);
                 }
             }
@@ -362,8 +366,19 @@ fn list(
     ))
 }
 
-/// Deletes one object (a namespace with everything in it).
-pub fn delete(app: &App, r: &Resource, ns: &str, name: &str) -> Result<Value, ApiError> {
+/// Deletes one object (a namespace with everything in it; a pod gracefully, see
+/// [`crate::kubelet::delete_pod`]).
+pub fn delete(
+    app: &App,
+    r: &Resource,
+    ns: &str,
+    name: &str,
+    grace: Option<i64>,
+) -> Result<Value, ApiError> {
+    if r.name == "pods" {
+        return crate::kubelet::delete_pod(&app.store, ns, name, grace)
+            .map_err(|e| store_error(r, name, e));
+    }
     if r.name == "namespaces" {
         if ["default", "kube-system", "kube-public", "kube-node-lease"].contains(&name) {
             return Err(status_error(
@@ -445,7 +460,12 @@ pub fn collect_garbage(app: &App, owner: &Value) {
                     .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
                 if owned {
                     let (ons, oname) = ns_name(&o);
-                    if let Ok(gone) = app.store.delete(res.name, &ons, &oname)
+                    let gone = if res.name == "pods" {
+                        crate::kubelet::delete_pod(&app.store, &ons, &oname, None)
+                    } else {
+                        app.store.delete(res.name, &ons, &oname)
+                    };
+                    if let Ok(gone) = gone
                         && let Some(u) = gone["metadata"]["uid"].as_str()
                     {
                         uids.push(u.to_string());

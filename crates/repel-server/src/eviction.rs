@@ -86,7 +86,7 @@ pub fn allowance(
 
 /// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
 /// otherwise the pod is deleted.
-pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiError> {
+pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes) -> Result<(), ApiError> {
     let _guard = match app.evictions.lock() {
         Ok(g) => g,
         Err(poisoned) => poisoned.into_inner(),
@@ -115,6 +115,9 @@ pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiEr
             }
         }
     }
-    delete(app, pods, ns, name)?;
+    let grace = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|b| b["deleteOptions"]["gracePeriodSeconds"].as_i64());
+    delete(app, pods, ns, name, grace)?;
     Ok(())
 }

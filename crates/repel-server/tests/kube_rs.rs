@@ -73,6 +73,11 @@ fn kube_rs_lists_patches_and_watches() {
             other => panic!("expected MODIFIED, got {other:?}"),
         }
         pods.delete("web", &Default::default()).await.unwrap();
+        // Graceful: first marked (Terminating), then gone once its kubelet stopped it.
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Modified(p)) => assert!(p.metadata.deletion_timestamp.is_some()),
+            other => panic!("expected MODIFIED with a deletionTimestamp, got {other:?}"),
+        }
         match stream.try_next().await.unwrap() {
             Some(WatchEvent::Deleted(p)) => assert_eq!(p.metadata.name.as_deref(), Some("web")),
             other => panic!("expected DELETED, got {other:?}"),

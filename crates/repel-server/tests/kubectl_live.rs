@@ -91,6 +91,7 @@ fn get_pods_watch_shows_a_no_execute_eviction() {
     let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
     assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
     lines.push(next());
+    lines.push(next());
     child.kill().unwrap();
     let _ = child.wait();
     assert_eq!(
@@ -98,9 +99,10 @@ fn get_pods_watch_shows_a_no_execute_eviction() {
         vec![
             "NAME READY STATUS RESTARTS AGE",
             "web 1/1 Running 0 AGE",
-            "web 1/1 Running 0 AGE",
+            "web 1/1 Terminating 0 AGE",
+            "web 1/1 Terminating 0 AGE",
         ],
-        "the watch prints the pod again when the taint manager deletes it"
+        "the watch prints the pod Terminating when the taint manager deletes it, then gone"
     );
     assert!(s.get("pods", "default", "web").is_none());
     let (events, _) = s.app.store.list("events", Some("default"));
@@ -282,12 +284,21 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
         "{}",
         o.stdout
     );
+    let evicted = s.get("pods", "default", &before[0]).unwrap();
     assert!(
-        s.get("pods", "default", &before[0]).is_none(),
-        "evicted after its 300 s toleration"
+        evicted["metadata"]["deletionTimestamp"].is_string(),
+        "evicted after its 300 s toleration, Terminating while its kubelet is down: {evicted}"
+    );
+    let o = s.kubectl(&["get", "pod", &before[0]]);
+    assert_eq!(
+        table_rows(&o.stdout, 4)[1],
+        format!("{} 1/1 Terminating 0 AGE", before[0])
     );
     let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat-"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    wait_for("the Terminating pod gone once the kubelet is back", || {
+        s.get("pods", "default", &before[0]).is_none()
+    });
     wait_for("node1 Ready and untainted again", || {
         let n = s.get("nodes", "", "node1").unwrap();
         n["spec"].get("taints").is_none()

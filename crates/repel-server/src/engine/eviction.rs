@@ -26,7 +26,7 @@ impl Engine {
             let Some(taints) = node_name_of(p).and_then(|n| no_exec.get(n)) else {
                 continue;
             };
-            if is_terminal(p) {
+            if is_terminal(p) || terminating(p) {
                 continue;
             }
             let tolerations: Vec<Toleration> = typed(&p["spec"]["tolerations"]).unwrap_or_default();
@@ -47,7 +47,7 @@ impl Engine {
         let mut ops = Vec::new();
         for p in evict {
             let (ns, name) = ns_name(p);
-            if self.app.store.delete("pods", &ns, &name).is_ok() {
+            if delete_pod(&self.app.store, &ns, &name, None).is_ok() {
                 let msg = format!("Marking for deletion Pod {ns}/{name}");
                 ops.push(put(
                     "events",

@@ -52,7 +52,10 @@ mod eviction;
 mod nodes;
 mod scheduling;
 mod workloads;
-use crate::kubelet::{LEASE_NAMESPACE, healthy_conditions, is_ready, join_node, lease, run_pod};
+use crate::kubelet::{
+    LEASE_NAMESPACE, delete_pod, healthy_conditions, is_ready, join_node, lease, run_pod,
+    terminating,
+};
 use crate::store::{Op, new_uid, ns_name};
 use crate::time;
 
@@ -217,6 +220,8 @@ impl Engine {
         self.kubelets();
         self.taint_eviction(now);
         self.workload_status();
-        self.seen_rv = Some(self.app.store.resource_version());
+        // What this pass wrote may need another pass (a pod it marked Terminating, one it
+        // created): only a pass that changes nothing makes the engine idle.
+        self.seen_rv = Some(rv);
     }
 }

@@ -91,7 +91,7 @@ impl Engine {
         }
         self.write(ops);
         for (ns, name) in deletes {
-            let _ = self.app.store.delete("pods", &ns, &name);
+            let _ = delete_pod(&self.app.store, &ns, &name, None);
         }
     }
 
@@ -142,6 +142,22 @@ impl Engine {
             let Some(node_name) = node_name_of(&p) else {
                 continue;
             };
+            if terminating(&p) {
+                // The node's kubelet stops the pod and the deletion completes; a stopped
+                // kubelet leaves it Terminating until it is back.
+                let node = nodes
+                    .entry(node_name.to_string())
+                    .or_insert_with(|| self.app.store.get("nodes", "", node_name))
+                    .clone();
+                let kubelet_up = node.as_ref().is_none_or(|n| {
+                    n["metadata"]["annotations"][HEARTBEAT_ANNOTATION] != "stopped"
+                });
+                if kubelet_up {
+                    let (ns, name) = ns_name(&p);
+                    let _ = self.app.store.delete("pods", &ns, &name);
+                }
+                continue;
+            }
             if p["status"]["phase"] != "Pending" && !p["status"]["phase"].is_null() {
                 continue;
             }

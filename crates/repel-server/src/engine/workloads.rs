@@ -24,7 +24,7 @@ impl Engine {
     pub(super) fn workloads(&mut self) {
         let (pods, _) = self.app.store.list("pods", None);
         let mut owned: HashMap<(String, String, String), Vec<&Value>> = HashMap::new();
-        for p in pods.iter().filter(|p| !is_terminal(p)) {
+        for p in pods.iter().filter(|p| !is_terminal(p) && !terminating(p)) {
             if let Some((k, n)) = controller(p) {
                 let (ns, _) = ns_name(p);
                 owned.entry((ns, k, n)).or_default().push(p);
@@ -177,7 +177,7 @@ impl Engine {
             }
         }
         for (ns, name) in to_delete {
-            let _ = self.app.store.delete("pods", &ns, &name);
+            let _ = delete_pod(&self.app.store, &ns, &name, None);
         }
         for p in &to_create {
             self.create_pod(p);
@@ -189,7 +189,7 @@ impl Engine {
         let (pods, _) = self.app.store.list("pods", None);
         // (ns, kind, name) -> (pods, running pods)
         let mut counts: HashMap<(String, String, String), (i64, i64)> = HashMap::new();
-        for p in pods.iter().filter(|p| !is_terminal(p)) {
+        for p in pods.iter().filter(|p| !is_terminal(p) && !terminating(p)) {
             if let Some((k, n)) = controller(p) {
                 let e = counts.entry((ns_name(p).0, k, n)).or_default();
                 e.0 += 1;
