@@ -244,6 +244,11 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
     if !have_kubectl() {
         return;
     }
+    // A pod that tolerates an unreachable node for ever stays, NotReady, and is Ready again
+    // when its kubelet is back.
+    let mut sticky = pod("default", "sticky", Some("node1"));
+    sticky["spec"]["tolerations"] = json!([{"key": "node.kubernetes.io/unreachable",
+                                            "operator": "Exists", "effect": "NoExecute"}]);
     let s = start(vec![
         node("node1", json!(null)),
         node(
@@ -251,11 +256,15 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
             json!([{"key": "spare", "effect": "PreferNoSchedule"}]),
         ),
         replica_set("web", 1, false),
+        sticky,
     ]);
     wait_for("web running on node1", || {
-        running_on(&s, "node1").len() == 1
+        running_on(&s, "node1").len() == 2
     });
-    let before = running_on(&s, "node1");
+    let before: Vec<String> = running_on(&s, "node1")
+        .into_iter()
+        .filter(|p| p != "sticky")
+        .collect();
     let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat=stopped"]);
     assert_eq!(o.stdout, "node/node1 annotated\n", "{}", o.stderr);
     wait_for("the replacement running on node2", || {
@@ -289,6 +298,30 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
         evicted["metadata"]["deletionTimestamp"].is_string(),
         "evicted after its 300 s toleration, Terminating while its kubelet is down: {evicted}"
     );
+    let ready = evicted["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Ready")
+        .unwrap()["status"]
+        .clone();
+    assert_eq!(ready, "False", "MarkPodsNotReady");
+    let sticky = s.get("pods", "default", "sticky").unwrap();
+    assert!(
+        sticky["metadata"]["deletionTimestamp"].is_null(),
+        "tolerated for ever: {sticky}"
+    );
+    assert!(
+        sticky["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "False")
+    );
+    let (events, _) = s.app.store.list("events", Some("default"));
+    assert!(events.iter().any(|e| e["reason"] == "NodeNotReady"
+        && e["message"] == "Node is not ready"
+        && e["involvedObject"]["name"] == before[0].as_str()));
     let o = s.kubectl(&["get", "pod", &before[0]]);
     assert_eq!(
         table_rows(&o.stdout, 4)[1],
@@ -307,6 +340,14 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
                 .unwrap()
                 .iter()
                 .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    });
+    wait_for("sticky Ready again", || {
+        let p = s.get("pods", "default", "sticky").unwrap();
+        p["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
     });
 }
 

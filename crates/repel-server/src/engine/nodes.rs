@@ -71,6 +71,47 @@ fn set_all_unknown(node: &mut Value) {
     }
 }
 
+/// Upstream `MarkPodsNotReady`: the pods of a node that went Unknown get `Ready=False`, with
+/// the node controller's `NodeNotReady` warning each.
+fn mark_pods_not_ready(store: &crate::store::Store, node: &str) -> Vec<(String, Op)> {
+    let (pods, _) = store.list("pods", None);
+    let now = time::now_rfc3339();
+    let mut ops = Vec::new();
+    for p in pods
+        .iter()
+        .filter(|p| node_name_of(p) == Some(node) && !is_terminal(p))
+    {
+        let mut n = p.clone();
+        if let Some(cs) = n
+            .pointer_mut("/status/conditions")
+            .and_then(Value::as_array_mut)
+        {
+            for c in cs
+                .iter_mut()
+                .filter(|c| c["type"] == "Ready" && c["status"] != "False")
+            {
+                c["status"] = json!("False");
+                c["lastTransitionTime"] = json!(now);
+            }
+        }
+        if n != *p {
+            ops.push(put("pods", n));
+            ops.push(put(
+                "events",
+                event(
+                    p,
+                    "Pod",
+                    "Warning",
+                    "NodeNotReady",
+                    "Node is not ready",
+                    "node-controller",
+                ),
+            ));
+        }
+    }
+    ops
+}
+
 impl Engine {
     pub(super) fn nodes(&mut self, now: Instant) {
         let (nodes, _) = self.app.store.list("nodes", None);
@@ -118,6 +159,7 @@ impl Engine {
                             "node-controller",
                         ),
                     ));
+                    ops.extend(mark_pods_not_ready(&self.app.store, &name));
                 }
             } else {
                 self.stopped.remove(&name);

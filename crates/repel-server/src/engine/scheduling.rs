@@ -158,7 +158,12 @@ impl Engine {
                 }
                 continue;
             }
-            if p["status"]["phase"] != "Pending" && !p["status"]["phase"].is_null() {
+            let not_ready = p["status"]["phase"] == "Running"
+                && p["status"]["conditions"].as_array().is_some_and(|cs| {
+                    cs.iter()
+                        .any(|c| c["type"] == "Ready" && c["status"] == "False")
+                });
+            if p["status"]["phase"] != "Pending" && !p["status"]["phase"].is_null() && !not_ready {
                 continue;
             }
             let node = nodes
