@@ -99,5 +99,16 @@ fn kube_rs_lists_patches_and_watches() {
             }
             other => panic!("expected ADDED on binding, got {other:?}"),
         }
+        // kube-rs asks for bookmarks: one comes within the watch's tick, with the store's rv.
+        let bookmark = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            loop {
+                if let Some(WatchEvent::Bookmark(b)) = on_node2.try_next().await.unwrap() {
+                    return b;
+                }
+            }
+        })
+        .await
+        .expect("a BOOKMARK");
+        assert!(bookmark.metadata.resource_version.parse::<u64>().unwrap() > rv.parse::<u64>().unwrap());
     });
 }
