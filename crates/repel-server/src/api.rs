@@ -121,6 +121,27 @@ fn check_body_type(headers: &HeaderMap) -> Result<(), ApiError> {
     Err(status::unsupported_media_type(&["application/json"]).into())
 }
 
+/// A create/update body, decoded as upstream does: under `fieldValidation=Strict`, unknown and
+/// duplicate fields are a 400 listing them in document order (repel-api `check_body`).
+fn decode_body(
+    r: &Resource,
+    body: &Bytes,
+    query: &HashMap<String, String>,
+) -> Result<Value, ApiError> {
+    if !crate::admission::strict(query) {
+        return parse_body(body);
+    }
+    let (obj, errors) = repel_api::strict::check_body(r.kind, body).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "error decoding request body: {e}"
+        )))
+    })?;
+    if !errors.is_empty() {
+        return Err(status::strict_body_errors(r.kind, &errors).into());
+    }
+    Ok(obj)
+}
+
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
@@ -164,7 +185,7 @@ pub async fn handle(
         }
         (&Method::POST, None, None) => {
             check_body_type(&headers)?;
-            let obj = parse_body(&body)?;
+            let obj = decode_body(r, &body, &query)?;
             let obj = app
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
@@ -181,7 +202,7 @@ pub async fn handle(
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
             check_body_type(&headers)?;
-            let new = parse_body(&body)?;
+            let new = decode_body(r, &body, &query)?;
             let sub = t.sub.as_deref();
             let stored = app
                 .store

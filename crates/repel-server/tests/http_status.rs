@@ -104,6 +104,33 @@ fn status_errors_over_http() {
         "{body}"
     );
 
+    let dup =
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"a","name":"node2","bogus":1}}"#;
+    let json_ct = ("Content-Type", "application/json");
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/nodes?fieldValidation=Strict",
+        &[auth, json_ct],
+        dup,
+    );
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "Node in version \"v1\" cannot be handled as a Node: strict decoding error: duplicate field \"metadata.name\", unknown field \"metadata.bogus\""
+    );
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/nodes?fieldValidation=Ignore",
+        &[auth, json_ct],
+        dup,
+    );
+    assert_eq!(
+        (code, &body["metadata"]["name"]),
+        (201, &json!("node2")),
+        "the last name wins: {body}"
+    );
     let (code, body) = request(
         addr,
         "PATCH",
