@@ -87,6 +87,21 @@ pub fn allowance(
 /// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
 /// otherwise the pod is deleted.
 pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes) -> Result<(), ApiError> {
+    if !body.is_empty() {
+        let eviction: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::from(status::bad_request(&format!(
+                "error decoding request body: {e}"
+            )))
+        })?;
+        if eviction["metadata"]["name"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty() && n != name)
+        {
+            return Err(
+                status::bad_request("name in URL does not match name in Eviction object").into(),
+            );
+        }
+    }
     let _guard = match app.evictions.lock() {
         Ok(g) => g,
         Err(poisoned) => poisoned.into_inner(),

@@ -144,6 +144,44 @@ fn status_errors_over_http() {
     let (code, body) = request(addr, "GET", "/api/v1/widgets", &[auth], "");
     assert_eq!((code, body["reason"].as_str()), (404, Some("NotFound")));
 
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &[auth, json_ct],
+        pod,
+    );
+    assert_eq!(code, 201, "{body}");
+    let evict = "/api/v1/namespaces/default/pods/p/eviction";
+    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], "garbage");
+    assert_eq!(code, 400, "{body}");
+    let other = r#"{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"q","namespace":"default"}}"#;
+    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], other);
+    assert_eq!(
+        (code, body["message"].as_str()),
+        (
+            400,
+            Some("name in URL does not match name in Eviction object")
+        )
+    );
+    let (code, body) = request(
+        addr,
+        "POST",
+        evict,
+        &[auth, json_ct],
+        &other.replace("\"q\"", "\"p\""),
+    );
+    assert_eq!((code, &body["status"]), (201, &json!("Success")), "{body}");
+    let (code, _) = request(
+        addr,
+        "GET",
+        "/api/v1/namespaces/default/pods/p",
+        &[auth],
+        "",
+    );
+    assert_eq!(code, 404, "an unbound pod goes at once");
+
     for i in 0..repel_server::store::HISTORY + 10 {
         running
             .app
