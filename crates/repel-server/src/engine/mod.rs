@@ -180,9 +180,24 @@ impl Engine {
     }
 
     /// Runs forever: a tick every [`TICK`] or when an API write wakes it.
+    /// A pass runs on the blocking pool: scheduling a big batch takes seconds and must not
+    /// hold up an async worker that serves requests.
     pub async fn run(mut self) {
         loop {
-            self.tick(Instant::now());
+            let (app, scale) = (self.app.clone(), self.scale);
+            self = match tokio::task::spawn_blocking(move || {
+                self.tick(Instant::now());
+                self
+            })
+            .await
+            {
+                Ok(engine) => engine,
+                Err(e) => {
+                    // A pass that panicked (a bug) must not take the server down with it.
+                    eprintln!("repel serve: engine pass failed: {e}");
+                    Engine::new(app, scale)
+                }
+            };
             tokio::select! {
                 _ = self.app.wake.notified() => {}
                 _ = tokio::time::sleep(TICK) => {}
