@@ -155,6 +155,20 @@ fn drain_evicts_respects_the_budget_and_ignores_daemonset_pods() {
         running_on(&s, "node2").len() == 1
     });
 
+    wait_for("the budget's status", || {
+        s.get("poddisruptionbudgets", "default", "guarded").unwrap()["status"]["currentHealthy"]
+            == 1
+    });
+    let o = s.kubectl(&["get", "pdb", "guarded"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec![
+            "NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE",
+            "guarded 1 N/A 0 AGE"
+        ],
+        "{}",
+        o.stderr
+    );
     // The budget blocks the guarded pod (1 healthy, 1 needed): kubectl retries every 5 s until
     // the budget is deleted.
     let cache = tempfile::tempdir().unwrap();

@@ -184,7 +184,8 @@ impl Engine {
         }
     }
 
-    /// The status fields `kubectl get deploy,rs,sts,ds` print: replicas, ready, available.
+    /// The status fields `kubectl get deploy,rs,sts,ds,pdb` print: replicas, ready, available;
+    /// a budget's allowed disruptions (the disruption controller's numbers).
     pub(super) fn workload_status(&self) {
         let (pods, _) = self.app.store.list("pods", None);
         // (ns, kind, name) -> (pods, running pods)
@@ -240,6 +241,30 @@ impl Engine {
                 if n != o {
                     ops.push(put(res, n));
                 }
+            }
+        }
+        let (pdbs, _) = self.app.store.list("poddisruptionbudgets", None);
+        for v in pdbs {
+            let Some(pdb) = typed::<PodDisruptionBudget>(&v) else {
+                continue;
+            };
+            let (ns, _) = ns_name(&v);
+            let ns_pods: Vec<Value> = pods
+                .iter()
+                .filter(|p| ns_name(p).0 == ns)
+                .cloned()
+                .collect();
+            let Some(b) = crate::eviction::budget(&pdb, &ns_pods) else {
+                continue;
+            };
+            let mut n = v.clone();
+            n["status"] = json!({
+                "disruptionsAllowed": b.allowed, "currentHealthy": b.healthy,
+                "desiredHealthy": b.desired, "expectedPods": b.expected,
+                "observedGeneration": v["metadata"]["generation"].as_i64().unwrap_or(1)
+            });
+            if n != v {
+                ops.push(put("poddisruptionbudgets", n));
             }
         }
         let (deps, _) = self.app.store.list("deployments", None);
