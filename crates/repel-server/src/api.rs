@@ -121,6 +121,27 @@ fn check_body_type(headers: &HeaderMap) -> Result<(), ApiError> {
     Err(status::unsupported_media_type(&["application/json"]).into())
 }
 
+/// A create/update body, decoded as upstream does: under `fieldValidation=Strict`, unknown and
+/// duplicate fields are a 400 listing them in document order (repel-api `check_body`).
+fn decode_body(
+    r: &Resource,
+    body: &Bytes,
+    query: &HashMap<String, String>,
+) -> Result<Value, ApiError> {
+    if !crate::admission::strict(query) {
+        return parse_body(body);
+    }
+    let (obj, errors) = repel_api::strict::check_body(r.kind, body).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "error decoding request body: {e}"
+        )))
+    })?;
+    if !errors.is_empty() {
+        return Err(status::strict_body_errors(r.kind, &errors).into());
+    }
+    Ok(obj)
+}
+
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
@@ -164,7 +185,7 @@ pub async fn handle(
         }
         (&Method::POST, None, None) => {
             check_body_type(&headers)?;
-            let obj = parse_body(&body)?;
+            let obj = decode_body(r, &body, &query)?;
             let obj = app
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
@@ -181,7 +202,7 @@ pub async fn handle(
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
             check_body_type(&headers)?;
-            let new = parse_body(&body)?;
+            let new = decode_body(r, &body, &query)?;
             let sub = t.sub.as_deref();
             let stored = app
                 .store
@@ -272,6 +293,10 @@ pub async fn handle(
                         ));
                     };
                     let mut new = cur.clone();
+                    if new["spec"]["replicas"] != json!(replicas) {
+                        let generation = cur["metadata"]["generation"].as_i64().unwrap_or(1);
+                        new["metadata"]["generation"] = json!(generation + 1);
+                    }
                     new["spec"]["replicas"] = json!(replicas);
                     if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
                         new["metadata"]["resourceVersion"] = json!(rv);
@@ -290,7 +315,11 @@ pub async fn handle(
                 || query
                     .get("propagationPolicy")
                     .is_some_and(|p| p == "Orphan");
-            let gone = delete(&app, r, ns, name)?;
+            let grace = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|b| b["gracePeriodSeconds"].as_i64())
+                .or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
+            let gone = delete(&app, r, ns, name, grace)?;
             if !orphan {
                 collect_garbage(&app, &gone);
             }
@@ -303,7 +332,7 @@ pub async fn handle(
             let mut deleted = Vec::new();
             for o in items.iter().filter(|o| sel.matches(o)) {
                 let (ons, oname) = ns_name(o);
-                if let Ok(g) = delete(&app, r, &ons, &oname) {
+                if let Ok(g) = delete(&app, r, &ons, &oname, None) {
                     deleted.push(g);
                 }
             }
@@ -358,8 +387,19 @@ fn list(
     ))
 }
 
-/// Deletes one object (a namespace with everything in it).
-pub fn delete(app: &App, r: &Resource, ns: &str, name: &str) -> Result<Value, ApiError> {
+/// Deletes one object (a namespace with everything in it; a pod gracefully, see
+/// [`crate::kubelet::delete_pod`]).
+pub fn delete(
+    app: &App,
+    r: &Resource,
+    ns: &str,
+    name: &str,
+    grace: Option<i64>,
+) -> Result<Value, ApiError> {
+    if r.name == "pods" {
+        return crate::kubelet::delete_pod(&app.store, ns, name, grace)
+            .map_err(|e| store_error(r, name, e));
+    }
     if r.name == "namespaces" {
         if ["default", "kube-system", "kube-public", "kube-node-lease"].contains(&name) {
             return Err(status_error(
@@ -441,7 +481,12 @@ pub fn collect_garbage(app: &App, owner: &Value) {
                     .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
                 if owned {
                     let (ons, oname) = ns_name(&o);
-                    if let Ok(gone) = app.store.delete(res.name, &ons, &oname)
+                    let gone = if res.name == "pods" {
+                        crate::kubelet::delete_pod(&app.store, &ons, &oname, None)
+                    } else {
+                        app.store.delete(res.name, &ons, &oname)
+                    };
+                    if let Ok(gone) = gone
                         && let Some(u) = gone["metadata"]["uid"].as_str()
                     {
                         uids.push(u.to_string());

@@ -42,25 +42,34 @@ fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
     }
 }
 
-/// A budget's state for a pod: `None` when it does not cover the pod, else
-/// `(allowed, desired healthy, current healthy)`.
-pub fn allowance(
-    pdb: &PodDisruptionBudget,
-    pod: &Value,
-    pods: &[Value],
-) -> Option<(i64, i64, i64)> {
-    let selector = pdb
-        .spec
+/// The disruption controller's numbers for a budget (`status` of a PodDisruptionBudget).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// `disruptionsAllowed`.
+    pub allowed: i64,
+    /// `desiredHealthy`.
+    pub desired: i64,
+    /// `currentHealthy`: covered pods bound, Running and not being deleted.
+    pub healthy: i64,
+    /// `expectedPods`: covered pods not being deleted.
+    pub expected: i64,
+}
+
+fn selector_of(pdb: &PodDisruptionBudget) -> Option<repel_core::labels::LabelSelector> {
+    pdb.spec
         .as_ref()
         .and_then(|s| s.selector.as_ref())
         .and_then(|s| label_selector_from_api(s).ok())
-        .filter(|s| !s.is_empty())?;
-    if !selector.matches(&labels(pod)) {
-        return None;
-    }
+        .filter(|s| !s.is_empty())
+}
+
+/// A budget over its namespace's `pods`; `None` when it selects nothing (no or an empty
+/// selector).
+pub fn budget(pdb: &PodDisruptionBudget, pods: &[Value]) -> Option<Budget> {
+    let selector = selector_of(pdb)?;
     let covered: Vec<&Value> = pods
         .iter()
-        .filter(|p| selector.matches(&labels(p)))
+        .filter(|p| !crate::kubelet::terminating(p) && selector.matches(&labels(p)))
         .collect();
     let expected = covered.len() as i64;
     let healthy = covered
@@ -81,12 +90,41 @@ pub fn allowance(
         (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
         (None, None) => 0,
     };
-    Some(((healthy - desired).max(0), desired, healthy))
+    Some(Budget {
+        allowed: (healthy - desired).max(0),
+        desired,
+        healthy,
+        expected,
+    })
+}
+
+/// A budget's state for a pod: `None` when it does not cover the pod.
+pub fn allowance(pdb: &PodDisruptionBudget, pod: &Value, pods: &[Value]) -> Option<Budget> {
+    let selector = selector_of(pdb)?;
+    if !selector.matches(&labels(pod)) {
+        return None;
+    }
+    budget(pdb, pods)
 }
 
 /// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
 /// otherwise the pod is deleted.
-pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiError> {
+pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes) -> Result<(), ApiError> {
+    if !body.is_empty() {
+        let eviction: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::from(status::bad_request(&format!(
+                "error decoding request body: {e}"
+            )))
+        })?;
+        if eviction["metadata"]["name"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty() && n != name)
+        {
+            return Err(
+                status::bad_request("name in URL does not match name in Eviction object").into(),
+            );
+        }
+    }
     let _guard = match app.evictions.lock() {
         Ok(g) => g,
         Err(poisoned) => poisoned.into_inner(),
@@ -106,15 +144,20 @@ pub fn evict(app: &App, ns: &str, name: &str, _body: &Bytes) -> Result<(), ApiEr
             let Ok(pdb) = serde_json::from_value::<PodDisruptionBudget>(v) else {
                 continue;
             };
-            if let Some((allowed, desired, healthy)) = allowance(&pdb, &pod, &ns_pods)
-                && allowed <= 0
+            if let Some(b) = allowance(&pdb, &pod, &ns_pods)
+                && b.allowed <= 0
             {
                 let pdb_name = pdb.metadata.name.as_deref().unwrap_or("");
                 let n = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-                return Err(status::too_many_requests_pdb(pdb_name, n(desired), n(healthy)).into());
+                return Err(
+                    status::too_many_requests_pdb(pdb_name, n(b.desired), n(b.healthy)).into(),
+                );
             }
         }
     }
-    delete(app, pods, ns, name)?;
+    let grace = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|b| b["deleteOptions"]["gracePeriodSeconds"].as_i64());
+    delete(app, pods, ns, name, grace)?;
     Ok(())
 }

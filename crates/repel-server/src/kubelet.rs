@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Value, json};
 
-use crate::store::ns_name;
+use crate::store::{Store, StoreError, ns_name};
 use crate::{App, ServerError, resources, time};
 
 /// The namespaces every cluster has.
@@ -227,6 +227,48 @@ pub fn run_pod(pod: &mut Value, node: &Value) {
         st["startTime"] = json!(now);
     }
     st["containerStatuses"] = json!(statuses);
+}
+
+/// Deletes a pod as the API server does. A pod on a node whose kubelet would stop it is only
+/// marked (`deletionTimestamp`, `deletionGracePeriodSeconds`: `kubectl get` shows it
+/// Terminating) and the node's simulated kubelet removes it at its next pass, or, if that
+/// kubelet is stopped, once it is back. A pod that is unbound, finished, on a node that does
+/// not exist, or deleted with a grace period of 0 goes at once.
+pub fn delete_pod(
+    store: &Store,
+    ns: &str,
+    name: &str,
+    grace: Option<i64>,
+) -> Result<Value, StoreError> {
+    let pod = store.get("pods", ns, name).ok_or(StoreError::NotFound)?;
+    let terminal = matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    );
+    let on_node = pod["spec"]["nodeName"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .is_some_and(|n| store.get("nodes", "", n).is_some());
+    let grace = grace
+        .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
+        .unwrap_or(30);
+    if !on_node || terminal || grace <= 0 {
+        return store.delete("pods", ns, name);
+    }
+    if !pod["metadata"]["deletionTimestamp"].is_null() {
+        return Ok(pod);
+    }
+    store.modify::<StoreError>("pods", ns, name, |cur| {
+        let mut p = cur.clone();
+        p["metadata"]["deletionTimestamp"] = json!(time::now_rfc3339());
+        p["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+        Ok(Some(p))
+    })
+}
+
+/// Whether a pod is being deleted (has a `deletionTimestamp`).
+pub fn terminating(pod: &Value) -> bool {
+    !pod["metadata"]["deletionTimestamp"].is_null()
 }
 
 fn seed_order(obj: &Value) -> u8 {

@@ -407,6 +407,12 @@ impl Store {
                         if strip_rv(old) == strip_rv(&obj) {
                             continue;
                         }
+                    } else if obj["metadata"]["resourceVersion"]
+                        .as_str()
+                        .is_some_and(|rv| !rv.is_empty())
+                    {
+                        // Read from the store and deleted since: never bring it back.
+                        continue;
                     } else if let Some(m) = obj["metadata"].as_object_mut() {
                         if m.get("uid").is_none_or(|v| v.is_null()) {
                             m.insert("uid".into(), json!(new_uid()));
@@ -558,6 +564,36 @@ mod tests {
             .unwrap();
         assert_eq!(same["metadata"]["resourceVersion"], "1");
         assert_eq!(s.resource_version(), 1);
+    }
+
+    #[test]
+    fn a_batch_never_resurrects_a_deleted_object_nor_overwrites_a_newer_one() {
+        let s = Store::in_memory();
+        let a = s.create("nodes", node("a")).unwrap();
+        let b = s.create("nodes", node("b")).unwrap();
+        s.delete("nodes", "", "a").unwrap();
+        let mut stale_b = b.clone();
+        s.modify::<StoreError>("nodes", "", "b", |cur| {
+            let mut n = cur.clone();
+            n["spec"] = json!({"unschedulable": true});
+            Ok(Some(n))
+        })
+        .unwrap();
+        stale_b["spec"] = json!({"podCIDR": "x"});
+        let mut a2 = a.clone();
+        a2["spec"] = json!({"podCIDR": "y"});
+        s.write_batch(vec![
+            ("nodes".into(), Op::Put(String::new(), a2)),
+            ("nodes".into(), Op::Put(String::new(), stale_b)),
+            ("nodes".into(), Op::Put(String::new(), node("c"))),
+        ])
+        .unwrap();
+        assert!(s.get("nodes", "", "a").is_none(), "deleted stays deleted");
+        assert_eq!(
+            s.get("nodes", "", "b").unwrap()["spec"],
+            json!({"unschedulable": true})
+        );
+        assert!(s.get("nodes", "", "c").is_some(), "a new object is created");
     }
 
     #[test]

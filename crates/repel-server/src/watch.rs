@@ -25,7 +25,7 @@ use crate::store::{Event, EventType};
 
 /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
 /// watch checks that its client is still there.
-const TICK: Duration = Duration::from_secs(5);
+const TICK: Duration = Duration::from_secs(1);
 
 /// Default `timeoutSeconds` when the client sets none (upstream picks 30–60 min at random).
 const DEFAULT_TIMEOUT: u64 = 1800;

@@ -104,6 +104,33 @@ fn status_errors_over_http() {
         "{body}"
     );
 
+    let dup =
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"a","name":"node2","bogus":1}}"#;
+    let json_ct = ("Content-Type", "application/json");
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/nodes?fieldValidation=Strict",
+        &[auth, json_ct],
+        dup,
+    );
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "Node in version \"v1\" cannot be handled as a Node: strict decoding error: duplicate field \"metadata.name\", unknown field \"metadata.bogus\""
+    );
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/nodes?fieldValidation=Ignore",
+        &[auth, json_ct],
+        dup,
+    );
+    assert_eq!(
+        (code, &body["metadata"]["name"]),
+        (201, &json!("node2")),
+        "the last name wins: {body}"
+    );
     let (code, body) = request(
         addr,
         "PATCH",
@@ -116,6 +143,48 @@ fn status_errors_over_http() {
 
     let (code, body) = request(addr, "GET", "/api/v1/widgets", &[auth], "");
     assert_eq!((code, body["reason"].as_str()), (404, Some("NotFound")));
+
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+    let (code, body) = request(
+        addr,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &[auth, json_ct],
+        pod,
+    );
+    assert_eq!(code, 201, "{body}");
+    let evict = "/api/v1/namespaces/default/pods/p/eviction";
+    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], "garbage");
+    assert_eq!(code, 400, "{body}");
+    let other = r#"{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"q","namespace":"default"}}"#;
+    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], other);
+    assert_eq!(
+        (code, body["message"].as_str()),
+        (
+            400,
+            Some("name in URL does not match name in Eviction object")
+        )
+    );
+    let (code, body) = request(
+        addr,
+        "POST",
+        evict,
+        &[auth, json_ct],
+        &other.replace("\"q\"", "\"p\""),
+    );
+    assert_eq!((code, &body["status"]), (201, &json!("Success")), "{body}");
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        request(
+            addr,
+            "GET",
+            "/api/v1/namespaces/default/pods/p",
+            &[auth],
+            "",
+        )
+        .0 == 404
+    });
+    assert!(gone, "the evicted pod is deleted");
 
     for i in 0..repel_server::store::HISTORY + 10 {
         running

@@ -73,6 +73,11 @@ fn kube_rs_lists_patches_and_watches() {
             other => panic!("expected MODIFIED, got {other:?}"),
         }
         pods.delete("web", &Default::default()).await.unwrap();
+        // Graceful: first marked (Terminating), then gone once its kubelet stopped it.
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Modified(p)) => assert!(p.metadata.deletion_timestamp.is_some()),
+            other => panic!("expected MODIFIED with a deletionTimestamp, got {other:?}"),
+        }
         match stream.try_next().await.unwrap() {
             Some(WatchEvent::Deleted(p)) => assert_eq!(p.metadata.name.as_deref(), Some("web")),
             other => panic!("expected DELETED, got {other:?}"),
@@ -94,5 +99,16 @@ fn kube_rs_lists_patches_and_watches() {
             }
             other => panic!("expected ADDED on binding, got {other:?}"),
         }
+        // kube-rs asks for bookmarks: one comes within the watch's tick, with the store's rv.
+        let bookmark = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            loop {
+                if let Some(WatchEvent::Bookmark(b)) = on_node2.try_next().await.unwrap() {
+                    return b;
+                }
+            }
+        })
+        .await
+        .expect("a BOOKMARK");
+        assert!(bookmark.metadata.resource_version.parse::<u64>().unwrap() > rv.parse::<u64>().unwrap());
     });
 }

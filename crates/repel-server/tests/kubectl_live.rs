@@ -91,6 +91,7 @@ fn get_pods_watch_shows_a_no_execute_eviction() {
     let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
     assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
     lines.push(next());
+    lines.push(next());
     child.kill().unwrap();
     let _ = child.wait();
     assert_eq!(
@@ -98,9 +99,10 @@ fn get_pods_watch_shows_a_no_execute_eviction() {
         vec![
             "NAME READY STATUS RESTARTS AGE",
             "web 1/1 Running 0 AGE",
-            "web 1/1 Running 0 AGE",
+            "web 1/1 Terminating 0 AGE",
+            "web 1/1 Terminating 0 AGE",
         ],
-        "the watch prints the pod again when the taint manager deletes it"
+        "the watch prints the pod Terminating when the taint manager deletes it, then gone"
     );
     assert!(s.get("pods", "default", "web").is_none());
     let (events, _) = s.app.store.list("events", Some("default"));
@@ -153,6 +155,20 @@ fn drain_evicts_respects_the_budget_and_ignores_daemonset_pods() {
         running_on(&s, "node2").len() == 1
     });
 
+    wait_for("the budget's status", || {
+        s.get("poddisruptionbudgets", "default", "guarded").unwrap()["status"]["currentHealthy"]
+            == 1
+    });
+    let o = s.kubectl(&["get", "pdb", "guarded"]);
+    assert_eq!(
+        table_rows(&o.stdout, 4),
+        vec![
+            "NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE",
+            "guarded 1 N/A 0 AGE"
+        ],
+        "{}",
+        o.stderr
+    );
     // The budget blocks the guarded pod (1 healthy, 1 needed): kubectl retries every 5 s until
     // the budget is deleted.
     let cache = tempfile::tempdir().unwrap();
@@ -242,6 +258,11 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
     if !have_kubectl() {
         return;
     }
+    // A pod that tolerates an unreachable node for ever stays, NotReady, and is Ready again
+    // when its kubelet is back.
+    let mut sticky = pod("default", "sticky", Some("node1"));
+    sticky["spec"]["tolerations"] = json!([{"key": "node.kubernetes.io/unreachable",
+                                            "operator": "Exists", "effect": "NoExecute"}]);
     let s = start(vec![
         node("node1", json!(null)),
         node(
@@ -249,11 +270,15 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
             json!([{"key": "spare", "effect": "PreferNoSchedule"}]),
         ),
         replica_set("web", 1, false),
+        sticky,
     ]);
     wait_for("web running on node1", || {
-        running_on(&s, "node1").len() == 1
+        running_on(&s, "node1").len() == 2
     });
-    let before = running_on(&s, "node1");
+    let before: Vec<String> = running_on(&s, "node1")
+        .into_iter()
+        .filter(|p| p != "sticky")
+        .collect();
     let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat=stopped"]);
     assert_eq!(o.stdout, "node/node1 annotated\n", "{}", o.stderr);
     wait_for("the replacement running on node2", || {
@@ -277,11 +302,50 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
         o.stdout
     );
     assert!(
-        s.get("pods", "default", &before[0]).is_none(),
-        "evicted after its 300 s toleration"
+        o.stdout
+            .contains("node-controller  Node node1 status is now: NodeNotReady\n"),
+        "{}",
+        o.stdout
+    );
+    let evicted = s.get("pods", "default", &before[0]).unwrap();
+    assert!(
+        evicted["metadata"]["deletionTimestamp"].is_string(),
+        "evicted after its 300 s toleration, Terminating while its kubelet is down: {evicted}"
+    );
+    let ready = evicted["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Ready")
+        .unwrap()["status"]
+        .clone();
+    assert_eq!(ready, "False", "MarkPodsNotReady");
+    let sticky = s.get("pods", "default", "sticky").unwrap();
+    assert!(
+        sticky["metadata"]["deletionTimestamp"].is_null(),
+        "tolerated for ever: {sticky}"
+    );
+    assert!(
+        sticky["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "False")
+    );
+    let (events, _) = s.app.store.list("events", Some("default"));
+    assert!(events.iter().any(|e| e["reason"] == "NodeNotReady"
+        && e["message"] == "Node is not ready"
+        && e["involvedObject"]["name"] == before[0].as_str()));
+    let o = s.kubectl(&["get", "pod", &before[0]]);
+    assert_eq!(
+        table_rows(&o.stdout, 4)[1],
+        format!("{} 1/1 Terminating 0 AGE", before[0])
     );
     let o = s.kubectl(&["annotate", "node", "node1", "repel.dev/heartbeat-"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    wait_for("the Terminating pod gone once the kubelet is back", || {
+        s.get("pods", "default", &before[0]).is_none()
+    });
     wait_for("node1 Ready and untainted again", || {
         let n = s.get("nodes", "", "node1").unwrap();
         n["spec"].get("taints").is_none()
@@ -290,6 +354,14 @@ fn a_node_whose_kubelet_stops_goes_not_ready_and_its_pods_move() {
                 .unwrap()
                 .iter()
                 .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    });
+    wait_for("sticky Ready again", || {
+        let p = s.get("pods", "default", "sticky").unwrap();
+        p["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
     });
 }
 
@@ -339,6 +411,31 @@ spec:
         table_rows(&o.stdout, 4),
         vec!["NAME READY UP-TO-DATE AVAILABLE AGE", "web 3/3 3 3 AGE"]
     );
+    // A new template: the new ReplicaSet takes over, the old one is scaled to 0. (apply also
+    // sets replicas back to the file's 2, as kubectl's three-way merge does.)
+    std::fs::write(
+        &f,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("image: nginx}", "image: nginx:1.27}"),
+    )
+    .unwrap();
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "deployment.apps/web configured\n", "{}", o.stderr);
+    let o = s.kubectl(&["rollout", "status", "deployment", "web", "--timeout=20s"]);
+    assert_eq!(
+        o.stdout, "deployment \"web\" successfully rolled out\n",
+        "{}",
+        o.stderr
+    );
+    wait_for("2 pods of the new template, none of the old", || {
+        let images: Vec<Value> = pods(&s)
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web")
+            .map(|p| p["spec"]["containers"][0]["image"].clone())
+            .collect();
+        images.len() == 2 && images.iter().all(|i| i == "nginx:1.27")
+    });
     let o = s.kubectl(&["delete", "deployment", "web"]);
     assert_eq!(
         o.stdout, "deployment.apps \"web\" deleted\n",

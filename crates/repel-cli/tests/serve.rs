@@ -1,5 +1,5 @@
-//! `repel serve --data-dir`: every acknowledged write survives kill -9, and the
-//! resourceVersion sequence continues after the restart.
+//! The built `repel serve`: every acknowledged write to `--data-dir` survives kill -9, and the
+//! resourceVersion sequence continues after the restart; the flags, what it prints, the token.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -154,6 +154,68 @@ fn acknowledged_writes_survive_kill_9_and_the_resource_version_continues() {
         3,
         "the store is not seeded twice"
     );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_non_loopback_address_without_a_token_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--nodes", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: refusing to listen on 0.0.0.0:0 without --token: only loopback addresses may be served without authentication\n"
+    );
+}
+
+#[test]
+fn serve_prints_how_to_reach_it_and_writes_a_kubeconfig_with_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kubeconfig");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--nodes",
+            "2",
+            "--token",
+            "t0k3n",
+            "--kubeconfig-out",
+        ])
+        .arg(&kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(
+        first.starts_with("repel serve: listening on http://127.0.0.1:"),
+        "{first}"
+    );
+    assert!(first.ends_with(" (2 nodes, 0 pods)"), "{first}");
+    assert_eq!(
+        lines.next().unwrap().unwrap(),
+        format!("  export KUBECONFIG={}", kc.display())
+    );
+    assert_eq!(lines.next().unwrap().unwrap(), "  kubectl get nodes");
+    let text = std::fs::read_to_string(&kc).unwrap();
+    assert!(text.contains("  user: {token: \"t0k3n\"}\n"), "{text}");
+    let addr: SocketAddr = first
+        .split("http://")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (code, _) = request(addr, "GET", "/api/v1/nodes", None).unwrap();
+    assert_eq!(code, 401, "the token is required");
     child.kill().unwrap();
     child.wait().unwrap();
 }
