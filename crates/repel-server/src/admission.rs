@@ -102,30 +102,6 @@ fn generate_suffix() -> String {
         .collect()
 }
 
-/// Sets `timeAdded` on NoExecute taints that have none (a taint kept from `old` keeps its time).
-fn stamp_no_execute(node: &mut Value, old: Option<&Value>) {
-    let old_taints: Vec<Value> = old
-        .and_then(|o| o["spec"]["taints"].as_array().cloned())
-        .unwrap_or_default();
-    if let Some(taints) = node
-        .pointer_mut("/spec/taints")
-        .and_then(Value::as_array_mut)
-    {
-        for t in taints {
-            if t["effect"] != "NoExecute" || !t["timeAdded"].is_null() {
-                continue;
-            }
-            let kept = old_taints.iter().find(|o| {
-                o["key"] == t["key"] && o["value"] == t["value"] && o["effect"] == t["effect"]
-            });
-            t["timeAdded"] = match kept.map(|o| &o["timeAdded"]) {
-                Some(v) if !v.is_null() => v.clone(),
-                _ => json!(time::now_rfc3339()),
-            };
-        }
-    }
-}
-
 impl Admission {
     /// Admits a new object for `POST` to `r` (in `namespace`, for namespaced resources).
     pub fn create(
@@ -230,8 +206,10 @@ impl Admission {
                 if !errors.is_empty() {
                     return Err(invalid(r, &name, &errors));
                 }
+                // No `timeAdded` is set here: kube-apiserver stores taints as sent (a taint
+                // `kubectl taint` adds has none, kubernetes#98482); only the node-lifecycle
+                // controller stamps the taints it adds.
                 obj = to_value(&node)?;
-                stamp_no_execute(&mut obj, None);
             }
             "Namespace" => {
                 obj["status"] = json!({"phase": "Active"});
@@ -289,7 +267,6 @@ impl Admission {
                 if !errors.is_empty() {
                     return Err(invalid(r, &name, &errors));
                 }
-                stamp_no_execute(&mut new, Some(old));
             }
             "Pod" => {
                 let old_pod: Pod = typed(r, old)?;
@@ -498,8 +475,8 @@ mod tests {
             .unwrap();
         let taints = n["spec"]["taints"].as_array().unwrap();
         assert!(
-            taints[0]["timeAdded"].is_string(),
-            "NoExecute gets timeAdded"
+            taints[0]["timeAdded"].is_null(),
+            "taints are stored as sent: no timeAdded (kubernetes#98482)"
         );
         assert_eq!(
             taints[1],
@@ -525,10 +502,10 @@ mod tests {
             out["status"]["phase"], "Running",
             "the main resource keeps status"
         );
-        assert!(out["spec"]["taints"][0]["timeAdded"].is_string());
-        assert_eq!(
-            out["spec"]["taints"][1]["timeAdded"], "2026-01-01T00:00:00Z",
-            "a kept taint keeps its time"
+        assert!(
+            out["spec"]["taints"][0]["timeAdded"].is_null()
+                && out["spec"]["taints"][1]["timeAdded"].is_null(),
+            "taints are stored as sent, a dropped timeAdded included"
         );
         let out = a.update(nodes, &old, new, Some("status"), &none).unwrap();
         assert_eq!(

@@ -797,8 +797,20 @@ impl FastScheduler {
         self.schedule_pods(cluster, &queue)
     }
 
-    /// Schedules `queue` in the order given, as [`super::schedule_pods`] does.
+    /// Schedules `queue` in the order given, as [`super::schedule_pods`] does (a pod that
+    /// preemption nominates a node for is tried again at once).
     pub fn schedule_pods(&mut self, cluster: &mut Cluster, queue: &[PodId]) -> Vec<Placement> {
+        self.run(cluster, queue, true)
+    }
+
+    /// One scheduling cycle per pod of `queue`, in order, one placement each: a pod that
+    /// preemption nominates a node for is not retried (a live scheduler waits for its victims
+    /// to go), as [`Scheduler::schedule_one`] in a loop.
+    pub fn schedule_each(&mut self, cluster: &mut Cluster, queue: &[PodId]) -> Vec<Placement> {
+        self.run(cluster, queue, false)
+    }
+
+    fn run(&mut self, cluster: &mut Cluster, queue: &[PodId], retry: bool) -> Vec<Placement> {
         let mut run = Run::new(cluster);
         self.stats.node_classes = run.reps.len();
         let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
@@ -809,6 +821,7 @@ impl FastScheduler {
             if let Outcome::Unschedulable {
                 nominated: Some(_), ..
             } = &outcome
+                && retry
             {
                 let retry = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
                 if let Outcome::Scheduled { .. } = retry {

@@ -19,7 +19,7 @@
 //! 2. **workload controllers** — a Deployment keeps a ReplicaSet `<name>-<pod-template-hash>`;
 //!    ReplicaSets, StatefulSets, DaemonSets and Jobs create their missing pods (repel-core's
 //!    `controller_pod`, then admission as any API create).
-//! 3. **scheduler** — pending pods go through repel-engine's `Scheduler` (the default profile)
+//! 3. **scheduler** — pending pods go through repel-engine's compiled scheduler (the default profile)
 //!    on a `Cluster` built from the store; a placement is written as the binding, a failure as
 //!    the `PodScheduled=False` condition with upstream's FitError message.
 //! 4. **kubelets** — a bound pod on a Ready node starts Running, unless the node has a
@@ -40,10 +40,11 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use repel_core::NoExecuteOutcome;
 use repel_core::taint::{TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 use repel_core::workload::{NameRng, Workload, controller_pod, daemon_nodes, pod_template_hash};
+use repel_engine::Outcome;
 use repel_engine::cluster::Cluster;
 use repel_engine::controllers::kubelet;
 use repel_engine::load::assume_allocatable;
-use repel_engine::{Outcome, Scheduler};
+use repel_engine::scheduler::fast::FastScheduler;
 use serde_json::{Value, json};
 
 use crate::App;
@@ -76,7 +77,7 @@ pub const HEARTBEAT_ANNOTATION: &str = "repel.dev/heartbeat";
 pub struct Engine {
     app: Arc<App>,
     scale: f64,
-    scheduler: Scheduler,
+    scheduler: FastScheduler,
     names: NameRng,
     /// Node name → when its kubelet was first seen stopped.
     stopped: HashMap<String, Instant>,
@@ -170,7 +171,7 @@ impl Engine {
         Engine {
             app,
             scale: if scale > 0.0 { scale } else { 1.0 },
-            scheduler: Scheduler::new(gates, None, 0),
+            scheduler: FastScheduler::new(gates, None, 0),
             names: NameRng::new(time::now_nanos() as u64, "repel-serve"),
             stopped: HashMap::new(),
             no_execute: HashMap::new(),

@@ -36,16 +36,29 @@ impl Engine {
             ka.cmp(&kb)
         });
         let mut cluster = self.build_cluster(&pods);
+        // kube-scheduler's queue (PrioritySort): higher priority first, then creation order.
+        let mut queue: Vec<(usize, &Value)> = pending
+            .into_iter()
+            .filter_map(|p| {
+                let (ns, name) = ns_name(p);
+                cluster.pod_id(&ns, &name).map(|id| (id, p))
+            })
+            .collect();
+        queue.sort_by_key(|(id, _)| std::cmp::Reverse(cluster.pods[*id].priority));
+        let ids: Vec<usize> = queue.iter().map(|(id, _)| *id).collect();
+        // The compiled engine: the reference scheduler's placements, computed from classes.
+        let placements = self.scheduler.schedule_each(&mut cluster, &ids);
+        let by_pod: HashMap<usize, &Value> = queue.into_iter().collect();
         let mut ops = Vec::new();
         let mut deletes = Vec::new();
-        for p in pending {
-            let (ns, name) = ns_name(p);
-            let Some(id) = cluster.pod_id(&ns, &name) else {
+        for placement in placements {
+            let Some(p) = by_pod.get(&placement.pod).copied() else {
                 continue;
             };
+            let (ns, name) = ns_name(p);
             let mut new = p.clone();
             let now = time::now_rfc3339();
-            match self.scheduler.schedule_one(&mut cluster, id) {
+            match placement.outcome {
                 Outcome::Scheduled { node, .. } => {
                     let node_name = cluster.nodes[node].name.clone();
                     new["spec"]["nodeName"] = json!(node_name);

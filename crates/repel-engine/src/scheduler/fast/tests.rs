@@ -125,3 +125,26 @@ fn inline_resource_scores_match_the_plugins() {
         }
     }
 }
+
+#[test]
+fn schedule_each_matches_schedule_one_in_a_loop() {
+    // A full cluster: preemption nominates nodes, and nobody is retried at once.
+    let c = cluster(60, 3_000, 11, 3);
+    let gates = FeatureGates::default();
+    let mut a = c.clone();
+    let mut queue = a.pending();
+    Scheduler::queue_order(&a, &mut queue);
+    let mut reference = Scheduler::new(gates, Some(100), 3);
+    let want: Vec<String> = queue
+        .iter()
+        .map(|p| describe(&reference.schedule_one(&mut a, *p)))
+        .collect();
+    let mut b = c.clone();
+    let mut fast = FastScheduler::new(gates, Some(100), 3);
+    let got: Vec<String> = fast
+        .schedule_each(&mut b, &queue)
+        .iter()
+        .map(|p| describe(&p.outcome))
+        .collect();
+    assert_eq!(want, got);
+}
