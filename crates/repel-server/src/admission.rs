@@ -21,7 +21,6 @@ use serde_json::{Value, json};
 use crate::request::ApiError;
 use crate::resources::Resource;
 use crate::store::Store;
-use crate::time;
 
 /// The admission chain's configuration.
 #[derive(Debug, Clone, Default)]
