@@ -112,7 +112,7 @@ pub fn evict_pod(cluster: &mut Cluster, pod: PodId) -> Result<(), EvictionError>
         }
     }
     if let Some(p) = cluster.pods.get_mut(pod) {
-        let status = p.pod.status.get_or_insert_with(Default::default);
+        let status = p.status_mut();
         let conditions = status.conditions.get_or_insert_with(Vec::new);
         conditions.retain(|c| c.type_ != "DisruptionTarget");
         conditions.push(PodCondition {

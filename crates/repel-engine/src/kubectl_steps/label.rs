@@ -284,7 +284,7 @@ fn label_objects(
                     if let Some(id) = cluster.pod_id(ns, name)
                         && let Some(p) = cluster.pods.get_mut(id)
                     {
-                        p.pod.metadata.labels = (!new.is_empty()).then(|| new.clone());
+                        p.meta.labels = (!new.is_empty()).then(|| new.clone());
                         p.labels = new;
                     }
                 }

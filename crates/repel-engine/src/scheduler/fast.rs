@@ -168,7 +168,7 @@ struct Selectors {
 /// the spec (the static plugins' fields, spread constraints, and what the requests are
 /// computed from).
 fn class_key(info: &PodInfo) -> u128 {
-    let owner = repel_core::workload::controller_of(&info.pod)
+    let owner = repel_core::workload::controller_of(&info.meta)
         .map(|(k, n)| format!("{k}/{n}"))
         .unwrap_or_default();
     let spec = info.spec();
@@ -180,7 +180,7 @@ fn class_key(info: &PodInfo) -> u128 {
         &spec.tolerations,
         &spec.node_selector,
         &spec.affinity,
-        &spec.node_name,
+        info.spec_node_name(),
         &spec.topology_spread_constraints,
         &spec.resources,
         &spec.overhead,
@@ -387,7 +387,7 @@ impl Selectors {
 
     /// A pod was bound to (`delta` 1) or removed from (-1) a node.
     fn moved(&mut self, cluster: &Cluster, pod: PodId, node: NodeId, delta: i32) {
-        if cluster.pods[pod].pod.metadata.deletion_timestamp.is_some() {
+        if cluster.pods[pod].meta.deletion_timestamp.is_some() {
             return;
         }
         let lc = self.label_class(cluster, pod) as usize;
@@ -577,7 +577,7 @@ fn fits(class: &PodClass, r: &NodeRes, node: &NodeInfo) -> bool {
 /// the hostname label in a nodeSelector or a node-affinity term.
 fn names_nodes(pod: &PodInfo) -> bool {
     let spec = pod.spec();
-    if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+    if pod.spec_node_name().is_some() {
         return true;
     }
     if spec
@@ -1022,7 +1022,7 @@ impl FastScheduler {
                 &info.spec().tolerations,
                 &info.spec().node_selector,
                 &info.spec().affinity,
-                &info.spec().node_name,
+                info.spec_node_name(),
             ));
             h.finish()
         };

@@ -121,7 +121,6 @@ fn a_drain_that_succeeds_prints_what_kubectl_prints() {
     assert_eq!(r.evicted, vec![2, 1]);
     assert!(live(&c, "ds-pod") && live(&c, "elsewhere"));
     let cond = c.pods[1]
-        .pod
         .status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
