@@ -130,13 +130,56 @@ struct Domains {
     count: usize,
 }
 
-/// One spread selector's matching pods per node (upstream `countPodsMatchSelector`).
+/// One spread selector's matching pods per node (upstream `countPodsMatchSelector`), kept
+/// sparse: a selector (one per workload) matches pods on a few of thousands of nodes.
+#[derive(Default)]
 struct Sel {
-    /// Per node.
-    counts: Vec<u32>,
-    /// Nodes whose count has ever been non-zero.
-    nonzero: Vec<NodeId>,
-    listed: Vec<bool>,
+    /// The nodes whose count has ever been non-zero, with their count.
+    nonzero: Vec<(NodeId, u32)>,
+    /// Each of those nodes' index in `nonzero`.
+    slot: HashMap<NodeId, usize>,
+}
+
+impl Sel {
+    /// Adds `k` matching pods on `node`.
+    fn add(&mut self, node: NodeId, k: u32) {
+        match self.slot.get(&node) {
+            Some(&i) => self.nonzero[i].1 += k,
+            None if k > 0 => {
+                self.slot.insert(node, self.nonzero.len());
+                self.nonzero.push((node, k));
+            }
+            None => {}
+        }
+    }
+
+    /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`.
+    fn moved(&mut self, node: NodeId, delta: i32) {
+        match self.slot.get(&node) {
+            Some(&i) => {
+                let v = &mut self.nonzero[i].1;
+                *v = v.saturating_add_signed(delta);
+            }
+            None if delta > 0 => self.add(node, delta.unsigned_abs()),
+            None => {}
+        }
+    }
+
+    /// Writes the counts into `dense` (one slot per node, all zero); [`Sel::clear`] zeroes
+    /// them again.
+    fn scatter(&self, dense: &mut Vec<u32>, nodes: usize) {
+        dense.resize(nodes, 0);
+        for &(n, k) in &self.nonzero {
+            dense[n] = k;
+        }
+    }
+
+    /// Undoes [`Sel::scatter`].
+    fn clear(&self, dense: &mut [u32]) {
+        for &(n, _) in &self.nonzero {
+            dense[n] = 0;
+        }
+    }
 }
 
 /// Pods with the same namespace and labels.
@@ -339,17 +382,13 @@ impl Selectors {
     }
 
     /// The id of the counts of `selector` in `namespace`, counted now if new.
-    fn selector(&mut self, nodes: usize, namespace: &str, selector: &LabelSelector) -> u32 {
+    fn selector(&mut self, namespace: &str, selector: &LabelSelector) -> u32 {
         let key = format!("{namespace}\u{1}{selector:?}");
         if let Some(i) = self.index.get(&key) {
             return *i;
         }
         let s = self.sels.len() as u32;
-        self.sels.push(Sel {
-            counts: vec![0; nodes],
-            nonzero: Vec::new(),
-            listed: vec![false; nodes],
-        });
+        self.sels.push(Sel::default());
         self.index.insert(key, s);
         self.sel_defs
             .push((namespace.to_string(), selector.clone()));
@@ -374,11 +413,7 @@ impl Selectors {
                 c.sels.push(s);
                 let sel = &mut self.sels[s as usize];
                 for &(n, k) in &c.nodes {
-                    sel.counts[n] += k;
-                    if k > 0 && !sel.listed[n] {
-                        sel.listed[n] = true;
-                        sel.nonzero.push(n);
-                    }
+                    sel.add(n, k);
                 }
             }
         }
@@ -398,13 +433,7 @@ impl Selectors {
             None => {}
         }
         for &s in &c.sels {
-            let sel = &mut self.sels[s as usize];
-            let v = &mut sel.counts[node];
-            *v = v.saturating_add_signed(delta);
-            if *v > 0 && !sel.listed[node] {
-                sel.listed[node] = true;
-                sel.nonzero.push(node);
-            }
+            self.sels[s as usize].moved(node, delta);
         }
     }
 }
@@ -488,6 +517,8 @@ struct Run {
     stat: Vec<i64>,
     raw: Vec<i64>,
     dom_cnt: Vec<Vec<i64>>,
+    /// A hostname constraint's matching pods per node (zero between uses).
+    host_cnt: Vec<u32>,
     soft_present: Vec<Vec<bool>>,
     class_seen: Vec<u64>,
     stamp: u64,
@@ -674,6 +705,7 @@ impl Run {
             stat: Vec::new(),
             raw: Vec::new(),
             dom_cnt: Vec::new(),
+            host_cnt: Vec::new(),
             soft_present: Vec::new(),
             stamp: 0,
         };
@@ -938,12 +970,11 @@ impl FastScheduler {
             return None;
         }
         let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
-        let n_nodes = cluster.nodes.len();
         let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
             cs.into_iter()
                 .map(|c| {
                     let dom = run.domains(cluster, &c.topology_key);
-                    let sel = run.sel.selector(n_nodes, &info.namespace, &c.selector);
+                    let sel = run.sel.selector(&info.namespace, &c.selector);
                     let include = run
                         .reps
                         .iter()
@@ -1159,10 +1190,10 @@ impl FastScheduler {
             cnt.clear();
             cnt.resize(d.count, 0);
             let sel = &run.sel.sels[s.sel as usize];
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let c = run.node_class[n] as usize;
                 if class.hard_keys[c] && s.include[c] {
-                    cnt[d.of_node[n] as usize] += i64::from(sel.counts[n]);
+                    cnt[d.of_node[n] as usize] += i64::from(k);
                 }
             }
             let present = &class.hard_present[i];
@@ -1418,14 +1449,14 @@ impl FastScheduler {
             let c = &mut run.dom_cnt[0];
             c.clear();
             c.resize(d.count, 0);
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let nc = node_class[n] as usize;
                 if (class.soft_require_all && !class.soft_keys[nc]) || !s.include[nc] {
                     continue;
                 }
                 let dom = d.of_node[n] as usize;
                 if present[dom] {
-                    c[dom] += i64::from(sel.counts[n]);
+                    c[dom] += i64::from(k);
                 }
             }
         }
@@ -1450,7 +1481,11 @@ impl FastScheduler {
             .flat_map(|slot| [raw_of(slot, false, 0), raw_of(slot, true, 0)])
             .collect();
         let host_domains = host.map(|h| &run.domains[h.dom]);
-        let host_counts = host.map(|h| &run.sel.sels[h.sel as usize].counts);
+        let host_sel = host.map(|h| &run.sel.sels[h.sel as usize]);
+        if let Some(sel) = host_sel {
+            sel.scatter(&mut run.host_cnt, node_class.len());
+        }
+        let host_counts = host_sel.map(|_| &run.host_cnt);
         out.clear();
         let mut min_score = i64::MAX;
         let mut max_score = 0;
@@ -1473,6 +1508,9 @@ impl FastScheduler {
             min_score = min_score.min(s);
             max_score = max_score.max(s);
             out.push(s);
+        }
+        if let Some(sel) = host_sel {
+            sel.clear(&mut run.host_cnt);
         }
         // NormalizeScore.
         for (s, n) in out.iter_mut().zip(feasible) {
@@ -1509,6 +1547,13 @@ impl FastScheduler {
         for (i, s) in class.soft.iter().enumerate() {
             if s.hostname {
                 weights[i] = topology_normalizing_weight(not_ignored);
+                // Matching pods per node.
+                let c = &mut run.dom_cnt[i];
+                c.clear();
+                c.resize(node_class.len(), 0);
+                for &(n, k) in &run.sel.sels[s.sel as usize].nonzero {
+                    c[n] = i64::from(k);
+                }
                 continue;
             }
             let d = &run.domains[s.dom];
@@ -1527,7 +1572,7 @@ impl FastScheduler {
             let c = &mut run.dom_cnt[i];
             c.clear();
             c.resize(d.count, 0);
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let nc = node_class[n] as usize;
                 if class.soft_require_all && !class.soft_keys[nc] {
                     continue;
@@ -1537,7 +1582,7 @@ impl FastScheduler {
                 }
                 let dom = d.of_node[n] as usize;
                 if present[dom] {
-                    c[dom] += i64::from(sel.counts[n]);
+                    c[dom] += i64::from(k);
                 }
             }
         }
@@ -1556,7 +1601,7 @@ impl FastScheduler {
                     continue;
                 }
                 let c = if s.hostname {
-                    i64::from(run.sel.sels[s.sel as usize].counts[n])
+                    run.dom_cnt[i][n]
                 } else {
                     run.dom_cnt[i][d.of_node[n] as usize]
                 };
