@@ -89,8 +89,6 @@ pub struct PodInfo {
     pub namespace: String,
     /// Name.
     pub name: String,
-    /// Labels.
-    pub labels: BTreeMap<String, String>,
     /// `spec.priority` (0 when unset, as without a PriorityClass).
     pub priority: i32,
     /// Requests for NodeResourcesFit's filter.
@@ -169,7 +167,6 @@ impl PodInfo {
         PodInfo {
             namespace: namespace_of(&meta).to_string(),
             name: meta.name.clone().unwrap_or_default(),
-            labels: meta.labels.clone().unwrap_or_default(),
             priority,
             requests,
             non_zero,
@@ -185,6 +182,12 @@ impl PodInfo {
             spec,
             status: status.map(Box::new),
         }
+    }
+
+    /// The pod's labels (`metadata.labels`; empty when unset).
+    pub fn labels(&self) -> &BTreeMap<String, String> {
+        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
+        self.meta.labels.as_ref().unwrap_or(&EMPTY)
     }
 
     /// `namespace/name`.

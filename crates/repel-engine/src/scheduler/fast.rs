@@ -217,7 +217,7 @@ fn class_key(info: &PodInfo) -> u128 {
     let spec = info.spec();
     let mut h = KeyHasher::new();
     h.str(&info.namespace);
-    h.json(&info.labels);
+    h.json(&info.labels());
     h.str(&owner);
     h.json(&(
         &spec.tolerations,
@@ -341,7 +341,7 @@ impl Selectors {
         let key = {
             let mut h = KeyHasher::new();
             h.str(&p.namespace);
-            h.json(&p.labels);
+            h.json(&p.labels());
             h.finish()
         };
         let lc = match self.lc_index.get(&key) {
@@ -350,18 +350,18 @@ impl Selectors {
                 let lc = self.lcs.len() as u32;
                 let mut sels: BTreeSet<u32> = BTreeSet::new();
                 let candidates = p
-                    .labels
+                    .labels()
                     .iter()
                     .filter_map(|(k, v)| self.sel_by_kv.get(&(k.clone(), v.clone())))
                     .flatten()
                     .chain(self.unindexed.iter());
                 for &s in candidates {
                     let (ns, sel) = &self.sel_defs[s as usize];
-                    if *ns == p.namespace && sel.matches(&p.labels) {
+                    if *ns == p.namespace && sel.matches(p.labels()) {
                         sels.insert(s);
                     }
                 }
-                for (k, v) in &p.labels {
+                for (k, v) in p.labels() {
                     self.lc_by_kv
                         .entry((k.clone(), v.clone()))
                         .or_default()
@@ -369,7 +369,7 @@ impl Selectors {
                 }
                 self.lcs.push(LabelClass {
                     namespace: p.namespace.clone(),
-                    labels: p.labels.clone(),
+                    labels: p.labels().clone(),
                     sels: sels.into_iter().collect(),
                     nodes: Vec::new(),
                 });
@@ -953,13 +953,13 @@ impl FastScheduler {
         let hard_c = if spec_constraints.is_empty() {
             Vec::new()
         } else {
-            filter_topology_spread_constraints(spec_constraints, &info.labels, DO_NOT_SCHEDULE)
+            filter_topology_spread_constraints(spec_constraints, info.labels(), DO_NOT_SCHEDULE)
                 .ok()?
         };
         let soft_c = if spec_constraints.is_empty() {
             system_default_constraints(&default_selector(info, cluster), SCHEDULE_ANYWAY)
         } else {
-            filter_topology_spread_constraints(spec_constraints, &info.labels, SCHEDULE_ANYWAY)
+            filter_topology_spread_constraints(spec_constraints, info.labels(), SCHEDULE_ANYWAY)
                 .ok()?
         };
         let per_node = names.is_some() || names_nodes(info);
@@ -989,7 +989,7 @@ impl FastScheduler {
                         .collect();
                     Spread {
                         hostname: c.topology_key == LABEL_HOSTNAME,
-                        self_match: c.selector.matches(&info.labels),
+                        self_match: c.selector.matches(info.labels()),
                         sel,
                         dom,
                         include,

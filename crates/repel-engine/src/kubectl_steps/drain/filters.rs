@@ -212,7 +212,7 @@ pub fn pods_for_deletion(cluster: &Cluster, node: NodeId, opts: &DrainOptions) -
                 && opts
                     .pod_selector
                     .as_ref()
-                    .is_none_or(|s| s.matches(&p.labels))
+                    .is_none_or(|s| s.matches(p.labels()))
         })
         .collect();
     ids.sort_by(|a, b| {

@@ -97,7 +97,7 @@ fn same_placements_with_two_hostname_spread_constraints() {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
     let mut c = cluster(80, 1_500, 13, 0);
     for id in c.pending() {
-        let Some(app) = c.pods[id].labels.get("app").cloned() else {
+        let Some(app) = c.pods[id].labels().get("app").cloned() else {
             continue;
         };
         let constraint = |key: &str, max_skew: i32| Tsc {

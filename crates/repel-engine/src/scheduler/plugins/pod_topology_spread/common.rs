@@ -235,6 +235,6 @@ pub fn count_pods_match_selector(
     }
     pods_on(cluster, node)
         .filter(|(_, p)| p.meta.deletion_timestamp.is_none() && p.namespace == namespace)
-        .filter(|(_, p)| selector.matches(&p.labels))
+        .filter(|(_, p)| selector.matches(p.labels()))
         .count() as i64
 }
