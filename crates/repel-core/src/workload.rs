@@ -460,11 +460,11 @@ fn pods_for(
     }
 }
 
-/// The controller that owns a pod, as `(kind, name)`, from its controller `ownerReference`
-/// (a Deployment's pods belong to its ReplicaSet, a CronJob's to a Job).
-pub fn controller_of(pod: &Pod) -> Option<(String, String)> {
-    let owner = pod
-        .metadata
+/// The controller that owns an object (a pod), as `(kind, name)`, from the controller
+/// `ownerReference` in its metadata (a Deployment's pods belong to its ReplicaSet, a CronJob's
+/// to a Job).
+pub fn controller_of(meta: &ObjectMeta) -> Option<(String, String)> {
+    let owner = meta
         .owner_references
         .as_ref()?
         .iter()

@@ -33,7 +33,7 @@ fn one_pod_over_5000_nodes(c: &mut Criterion) {
             p.node.is_none()
                 && spec.node_selector.is_none()
                 && spec.affinity.is_none()
-                && repel_core::workload::controller_of(&p.pod)
+                && repel_core::workload::controller_of(&p.meta)
                     .is_some_and(|(k, _)| k == "ReplicaSet")
         })
         .cloned();

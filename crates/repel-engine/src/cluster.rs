@@ -3,8 +3,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, Taint, Toleration};
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, PodStatus, Taint, Toleration};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::namespace_of;
 
 use crate::resources::{Resources, node_allocatable, pod_non_zero_requests, pod_requests};
@@ -66,16 +69,26 @@ pub fn host_ports(spec: &PodSpec) -> Vec<HostPort> {
 }
 
 /// A pod with what the scheduler derives from it, computed once.
+///
+/// The pod is kept in parts: its metadata, its spec (shared: pods with identical specs, e.g. a
+/// workload's replicas, hold one [`Arc`] — see [`Cluster::add_pod`]) and its status.
+/// [`PodInfo::to_pod`] puts them back together. `spec.nodeName` is kept apart too
+/// ([`PodInfo::spec_node_name`]), so that binding a pod does not copy its shared spec.
 #[derive(Debug, Clone)]
 pub struct PodInfo {
-    /// The pod as stored (after admission).
-    pub pod: Pod,
+    /// The pod's metadata as stored (after admission).
+    pub meta: ObjectMeta,
+    /// The pod's spec as stored, without the binding; `None` when the pod has none.
+    spec: Option<Arc<PodSpec>>,
+    /// `spec.nodeName` as it stands: as created, then the node the pod was bound to.
+    node_name: Option<String>,
+    /// The pod's status (boxed: it is large, and absent from most pods until the kubelet runs
+    /// them).
+    pub status: Option<Box<PodStatus>>,
     /// Namespace (`default` when unset).
     pub namespace: String,
     /// Name.
     pub name: String,
-    /// Labels.
-    pub labels: BTreeMap<String, String>,
     /// `spec.priority` (0 when unset, as without a PriorityClass).
     pub priority: i32,
     /// Requests for NodeResourcesFit's filter.
@@ -127,23 +140,54 @@ impl PodPhase {
 impl PodInfo {
     /// Derives the scheduler's view of `pod`; `seq` is its creation order.
     pub fn new(pod: Pod, seq: usize) -> Self {
-        let spec = pod.spec.clone().unwrap_or_default();
+        let Pod {
+            metadata,
+            spec,
+            status,
+        } = pod;
+        PodInfo::from_parts(metadata, spec.map(Arc::new), status, seq)
+    }
+
+    /// [`PodInfo::new`] from a pod's parts, its spec already shared.
+    fn from_parts(
+        meta: ObjectMeta,
+        spec: Option<Arc<PodSpec>>,
+        status: Option<PodStatus>,
+        seq: usize,
+    ) -> Self {
+        let (priority, requests, non_zero, ports) = {
+            let s = spec.as_deref().unwrap_or_else(|| empty_spec());
+            (
+                s.priority.unwrap_or(0),
+                pod_requests(s),
+                pod_non_zero_requests(s),
+                host_ports(s),
+            )
+        };
         PodInfo {
-            namespace: namespace_of(&pod.metadata).to_string(),
-            name: pod.metadata.name.clone().unwrap_or_default(),
-            labels: pod.metadata.labels.clone().unwrap_or_default(),
-            priority: spec.priority.unwrap_or(0),
-            requests: pod_requests(&spec),
-            non_zero: pod_non_zero_requests(&spec),
-            ports: host_ports(&spec),
+            namespace: namespace_of(&meta).to_string(),
+            name: meta.name.clone().unwrap_or_default(),
+            priority,
+            requests,
+            non_zero,
+            ports,
             seq,
             node: None,
             nominated: None,
             phase: PodPhase::Pending,
             deleted: false,
             terminating: false,
-            pod,
+            node_name: spec.as_ref().and_then(|s| s.node_name.clone()),
+            meta,
+            spec,
+            status: status.map(Box::new),
         }
+    }
+
+    /// The pod's labels (`metadata.labels`; empty when unset).
+    pub fn labels(&self) -> &BTreeMap<String, String> {
+        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
+        self.meta.labels.as_ref().unwrap_or(&EMPTY)
     }
 
     /// `namespace/name`.
@@ -151,13 +195,27 @@ impl PodInfo {
         format!("{}/{}", self.namespace, self.name)
     }
 
-    /// The pod's spec (empty when absent).
+    /// The pod's spec (empty when absent). Its `nodeName` is the one the pod was created with;
+    /// [`PodInfo::spec_node_name`] has the one as it stands.
     pub fn spec(&self) -> &PodSpec {
-        static EMPTY: std::sync::OnceLock<PodSpec> = std::sync::OnceLock::new();
-        self.pod
-            .spec
-            .as_ref()
-            .unwrap_or_else(|| EMPTY.get_or_init(PodSpec::default))
+        self.spec.as_deref().unwrap_or_else(|| empty_spec())
+    }
+
+    /// The pod's spec to change (created empty when absent); a spec shared with other pods is
+    /// copied first. Set `nodeName` with [`PodInfo::set_spec_node_name`] instead.
+    pub fn spec_mut(&mut self) -> &mut PodSpec {
+        Arc::make_mut(self.spec.get_or_insert_with(Default::default))
+    }
+
+    /// The shared spec itself (`None` when the pod has none): pods whose specs are the same
+    /// [`Arc`] have equal specs.
+    pub fn shared_spec(&self) -> Option<&Arc<PodSpec>> {
+        self.spec.as_ref()
+    }
+
+    /// The pod's status to change (created empty when absent).
+    pub fn status_mut(&mut self) -> &mut PodStatus {
+        self.status.get_or_insert_with(Default::default)
     }
 
     /// The pod's tolerations.
@@ -165,10 +223,37 @@ impl PodInfo {
         self.spec().tolerations.as_deref().unwrap_or_default()
     }
 
-    /// `spec.nodeName`, when set and non-empty.
+    /// `spec.nodeName` as it stands (as created, then the node it was bound to), when set and
+    /// non-empty.
     pub fn spec_node_name(&self) -> Option<&str> {
-        self.spec().node_name.as_deref().filter(|n| !n.is_empty())
+        self.node_name.as_deref().filter(|n| !n.is_empty())
     }
+
+    /// Sets `spec.nodeName` (nothing when the pod has no spec), without copying the shared
+    /// spec.
+    pub fn set_spec_node_name(&mut self, name: Option<String>) {
+        if self.spec.is_some() {
+            self.node_name = name;
+        }
+    }
+
+    /// The pod as stored: metadata, spec (with `nodeName` as it stands) and status.
+    pub fn to_pod(&self) -> Pod {
+        Pod {
+            metadata: self.meta.clone(),
+            spec: self.spec.as_deref().map(|s| PodSpec {
+                node_name: self.node_name.clone(),
+                ..s.clone()
+            }),
+            status: self.status.as_deref().cloned(),
+        }
+    }
+}
+
+/// An empty spec, for pods without one.
+fn empty_spec() -> &'static PodSpec {
+    static EMPTY: std::sync::OnceLock<PodSpec> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(PodSpec::default)
 }
 
 /// A node with what runs on it (upstream `NodeInfo`).
@@ -262,6 +347,59 @@ pub struct Cluster {
     pub owner_selectors: HashMap<(String, String, String), repel_core::labels::LabelSelector>,
     node_index: HashMap<String, NodeId>,
     label_index: BTreeMap<(String, String), Vec<NodeId>>,
+    specs: SpecPool,
+}
+
+/// The distinct pod specs [`Cluster::add_pod`] has seen, so that pods with equal specs share
+/// one [`Arc`].
+#[derive(Debug, Clone, Default)]
+struct SpecPool {
+    /// Specs by a hash of their JSON (equal specs have equal JSON); a bucket holds the specs
+    /// whose hashes collide.
+    by_hash: HashMap<u64, Vec<Arc<PodSpec>>>,
+    /// The spec interned last: a workload's pods come one after another, and comparing is
+    /// cheaper than hashing.
+    last: Option<Arc<PodSpec>>,
+}
+
+impl SpecPool {
+    /// The shared spec equal to `spec`, added when new.
+    fn intern(&mut self, spec: PodSpec) -> Arc<PodSpec> {
+        if let Some(last) = self.last.as_ref().filter(|l| ***l == spec) {
+            return Arc::clone(last);
+        }
+        let bucket = self.by_hash.entry(spec_hash(&spec)).or_default();
+        let shared = match bucket.iter().find(|s| ***s == spec) {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = Arc::new(spec);
+                bucket.push(Arc::clone(&s));
+                s
+            }
+        };
+        self.last = Some(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// A hash of a spec's JSON, written straight into the hasher.
+fn spec_hash(spec: &PodSpec) -> u64 {
+    use std::hash::Hasher;
+    struct Writer(std::hash::DefaultHasher);
+    impl std::io::Write for Writer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Writer(std::hash::DefaultHasher::new());
+    // Serialising a spec into a hasher does not fail; if it did, every such spec lands in one
+    // bucket, where equality still decides.
+    let _ = serde_json::to_writer(&mut w, spec);
+    w.0.finish()
 }
 
 impl Cluster {
@@ -294,12 +432,20 @@ impl Cluster {
 
     /// Adds a pod; a pod with `spec.nodeName` of a known node is bound there at once (it counts
     /// against its node). Returns its id.
+    ///
+    /// Pods with equal specs share one (see [`PodInfo`]).
     pub fn add_pod(&mut self, pod: Pod) -> PodId {
         let id = self.pods.len();
-        let mut info = PodInfo::new(pod, id);
+        let Pod {
+            metadata,
+            spec,
+            status,
+        } = pod;
+        let spec = spec.map(|s| self.specs.intern(s));
+        let mut info = PodInfo::from_parts(metadata, spec, status, id);
         // A finished pod holds nothing: the scheduler's informer leaves out Succeeded and Failed
         // pods (field selector status.phase!=Succeeded,status.phase!=Failed).
-        info.phase = match info.pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
+        info.phase = match info.status.as_ref().and_then(|s| s.phase.as_deref()) {
             Some("Succeeded") => PodPhase::Succeeded,
             Some("Failed") => PodPhase::Failed,
             Some("Running") if info.spec_node_name().is_some() => PodPhase::Running,
@@ -326,10 +472,7 @@ impl Cluster {
         };
         info.node = Some(node);
         info.nominated = None;
-        let name = n.name.clone();
-        if let Some(spec) = info.pod.spec.as_mut() {
-            spec.node_name = Some(name);
-        }
+        info.set_spec_node_name(Some(n.name.clone()));
         n.add_pod(pod, info);
     }
 

@@ -44,7 +44,7 @@ pub fn disruptions_allowed(pdb: &PodDisruptionBudget, cluster: &Cluster) -> i32 
     let pods: Vec<_> = cluster
         .pods
         .iter()
-        .filter(|p| !p.deleted && p.namespace == ns && selector.matches(&p.labels))
+        .filter(|p| !p.deleted && p.namespace == ns && selector.matches(p.labels()))
         .collect();
     let expected = pods.len() as i64;
     let healthy = pods.iter().filter(|p| p.node.is_some()).count() as i64;

@@ -112,6 +112,17 @@ impl Generated {
         }
     }
 
+    /// [`Generated::input`] without copying: the objects move into it.
+    pub fn into_input(self) -> ClusterInput {
+        ClusterInput {
+            nodes: self.nodes,
+            pods: self.pods,
+            workloads: self.workloads,
+            priority_classes: self.priority_classes,
+            ..Default::default()
+        }
+    }
+
     /// How many pods there are once the workloads are expanded (default feature gates).
     pub fn pod_count(&self) -> usize {
         let gates = FeatureGates::default();

@@ -92,19 +92,21 @@ pub fn build_cluster(
             assumed.join(", ")
         ));
     }
-    let mut pods = input.pods;
-    for w in &input.workloads {
-        pods.extend(expand_pods(w, &nodes, gates, seed));
-    }
     built.cluster.namespaces = input.namespaces;
     built.cluster.pdbs = input.pdbs;
-    for n in nodes {
-        built.cluster.add_node(n);
+    for n in &nodes {
+        built.cluster.add_node(n.clone());
     }
     for w in &input.workloads {
         built.cluster.register_workload(w);
     }
-    for mut pod in pods {
+    // One workload's pods at a time, so that the pods are never all held as whole objects
+    // besides the cluster's (which shares their specs).
+    let expanded = input
+        .workloads
+        .iter()
+        .flat_map(|w| expand_pods(w, &nodes, gates, seed));
+    for mut pod in input.pods.into_iter().chain(expanded) {
         let ns = namespace_of(&pod.metadata).to_string();
         let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
         match create_pod(&mut pod, built.cluster.namespace(&ns), &admission, gates) {

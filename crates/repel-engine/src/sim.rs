@@ -509,8 +509,8 @@ impl Simulation {
                     .to_string(),
             );
         }
-        if let Some(spec) = self.cluster.pods[id].pod.spec.as_mut() {
-            spec.tolerations = Some(new);
+        if self.cluster.pods[id].shared_spec().is_some() {
+            self.cluster.pods[id].spec_mut().tolerations = Some(new);
         }
         Ok(format!("pod/{name} configured"))
     }

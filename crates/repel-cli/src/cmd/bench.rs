@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;
-use repel_engine::generate::{GenerateOptions, generate};
+use repel_engine::generate::{GenerateOptions, Generated, generate};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
 use repel_engine::scheduler::fast::FastScheduler;
@@ -126,28 +126,30 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
         "generating {} nodes and {} pods (seed {})",
         args.nodes, args.pods, args.seed
     ));
-    let t = Instant::now();
-    let generated = generate(&GenerateOptions {
+    let options = GenerateOptions {
         nodes: args.nodes,
         pods: args.pods,
         seed: args.seed,
         taints_per_node: args.taints_per_node,
-    });
+    };
+    let t = Instant::now();
+    let generated = generate(&options);
     let generate_seconds = t.elapsed().as_secs_f64();
     say("loading (admission, indexes)");
     let t = Instant::now();
-    let build = || {
+    let build = |generated: Generated| {
         build_cluster(
-            generated.input(),
+            generated.into_input(),
             &gates,
             &AdmissionConfig::default(),
             args.seed,
         )
         .cluster
     };
-    // Each run gets a cluster built afresh rather than a clone, so that only one is in memory
-    // at a time (peak memory is one of the measures).
-    let mut adaptive = build();
+    // Each run gets a cluster built afresh from objects generated afresh (the generator is
+    // seeded: the same objects) rather than a clone of either, so that only one cluster and
+    // one set of objects are in memory at a time (peak memory is one of the measures).
+    let mut adaptive = build(generated);
     let load_seconds = t.elapsed().as_secs_f64();
     let pods = adaptive.pods.len();
 
@@ -158,8 +160,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     drop(adaptive);
 
     say("scheduling every pending pod again, every node scored");
-    let mut every = build();
-    drop(generated);
+    let mut every = build(generate(&options));
     let t = Instant::now();
     let (placements, compiled_pods) = run_schedule(&mut every, gates, Some(100), &args);
     let schedule_seconds = t.elapsed().as_secs_f64();

@@ -546,9 +546,9 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         Some(ex) => {
             cluster.unbind(ex);
             let mut info = cluster.pods[ex].clone();
-            if let Some(s) = info.pod.spec.as_mut() {
-                s.node_name = target.pod.spec.as_ref().and_then(|t| t.node_name.clone());
-                s.tolerations = Some(tolerations.clone());
+            if info.shared_spec().is_some() {
+                info.set_spec_node_name(target.pod.spec.as_ref().and_then(|t| t.node_name.clone()));
+                info.spec_mut().tolerations = Some(tolerations.clone());
             }
             info
         }

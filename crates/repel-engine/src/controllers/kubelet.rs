@@ -4,7 +4,6 @@
 //! does not tolerate; otherwise it starts running. NoSchedule and PreferNoSchedule taints are
 //! ignored by the kubelet.
 
-use k8s_openapi::api::core::v1::PodStatus;
 use repel_core::FeatureGates;
 use repel_core::taint::{NO_EXECUTE, find_matching_untolerated_taint};
 
@@ -66,7 +65,7 @@ impl Controller for Kubelet {
             )
             .is_some();
             let p = &mut cluster.pods[id];
-            let status = p.pod.status.get_or_insert_with(PodStatus::default);
+            let status = p.status.get_or_insert_with(Default::default);
             if rejected {
                 p.phase = PodPhase::Failed;
                 status.phase = Some("Failed".into());

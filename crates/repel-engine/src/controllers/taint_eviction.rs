@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint, Toleration};
+use k8s_openapi::api::core::v1::{PodCondition, PodStatus, Taint, Toleration};
 use repel_core::FeatureGates;
 use repel_core::taint::{NO_EXECUTE, taint_to_string};
 use repel_core::toleration::tolerates;
@@ -503,7 +503,7 @@ impl TaintEvictionController {
             marking_for_deletion_message(&info.namespace, &info.name),
         ));
         update_pod_condition(
-            &mut info.pod,
+            info.status_mut(),
             PodCondition {
                 type_: CONDITION_DISRUPTION_TARGET.to_string(),
                 status: "True".to_string(),
@@ -521,8 +521,7 @@ impl TaintEvictionController {
 /// 1. No condition of the type: append it; changed.
 /// 2. Otherwise replace it, keeping the old `lastTransitionTime` when the status is the same;
 ///    changed unless status, reason, message and probe time are all equal.
-pub fn update_pod_condition(pod: &mut Pod, mut condition: PodCondition) -> bool {
-    let status = pod.status.get_or_insert_with(Default::default);
+pub fn update_pod_condition(status: &mut PodStatus, mut condition: PodCondition) -> bool {
     let conditions = status.conditions.get_or_insert_with(Vec::new);
     let Some(old) = conditions.iter_mut().find(|c| c.type_ == condition.type_) else {
         conditions.push(condition);

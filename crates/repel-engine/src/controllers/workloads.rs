@@ -152,8 +152,7 @@ fn owned_including(
                 return false;
             }
             let Some(owner) = p
-                .pod
-                .metadata
+                .meta
                 .owner_references
                 .as_ref()
                 .and_then(|o| o.iter().find(|o| o.controller == Some(true)))
@@ -325,7 +324,7 @@ impl WorkloadControllers {
                 }
                 let job_name = pods
                     .first()
-                    .and_then(|p| controller_of(&cluster.pods[*p].pod))
+                    .and_then(|p| controller_of(&cluster.pods[*p].meta))
                     .map(|(_, n)| n)
                     .unwrap_or(oname.clone());
                 let object = format!("Job/{}/{job_name}", w.namespace());
@@ -371,7 +370,7 @@ impl WorkloadControllers {
                 .node
                 .and_then(|n| cluster.nodes.get(n))
                 .map(|n| n.name.clone())
-                .or_else(|| pinned_node(&info.pod));
+                .or_else(|| pinned_node(info.spec()));
             if let Some(t) = target {
                 by_node.entry(t).or_default().push(p);
             }
@@ -414,10 +413,8 @@ impl WorkloadControllers {
 }
 
 /// The node a pod is pinned to by `matchFields metadata.name In [node]` (a DaemonSet pod).
-fn pinned_node(pod: &k8s_openapi::api::core::v1::Pod) -> Option<String> {
-    pod.spec
-        .as_ref()?
-        .affinity
+fn pinned_node(spec: &k8s_openapi::api::core::v1::PodSpec) -> Option<String> {
+    spec.affinity
         .as_ref()?
         .node_affinity
         .as_ref()?

@@ -30,7 +30,7 @@ pub enum EvictionError {
 /// for a pod without labels; otherwise those of its namespace whose selector is non-empty,
 /// valid and matches (an empty selector matches nothing here, as upstream says).
 fn matching_budgets(cluster: &Cluster, pod: PodId) -> Vec<usize> {
-    let Some(p) = cluster.pods.get(pod).filter(|p| !p.labels.is_empty()) else {
+    let Some(p) = cluster.pods.get(pod).filter(|p| !p.labels().is_empty()) else {
         return Vec::new();
     };
     cluster
@@ -43,7 +43,7 @@ fn matching_budgets(cluster: &Cluster, pod: PodId) -> Vec<usize> {
                 .as_ref()
                 .and_then(|s| s.selector.as_ref())
                 .and_then(|s| label_selector_from_api(s).ok())
-                .is_some_and(|s| !s.is_empty() && s.matches(&p.labels))
+                .is_some_and(|s| !s.is_empty() && s.matches(p.labels()))
         })
         .map(|(i, _)| i)
         .collect()
@@ -112,7 +112,7 @@ pub fn evict_pod(cluster: &mut Cluster, pod: PodId) -> Result<(), EvictionError>
         }
     }
     if let Some(p) = cluster.pods.get_mut(pod) {
-        let status = p.pod.status.get_or_insert_with(Default::default);
+        let status = p.status_mut();
         let conditions = status.conditions.get_or_insert_with(Vec::new);
         conditions.retain(|c| c.type_ != "DisruptionTarget");
         conditions.push(PodCondition {

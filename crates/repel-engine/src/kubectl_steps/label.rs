@@ -178,7 +178,7 @@ pub(super) fn run(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
             Resource::Pod => cluster
                 .pods
                 .iter()
-                .filter(|x| !x.deleted && x.namespace == ns && sel.matches(&x.labels))
+                .filter(|x| !x.deleted && x.namespace == ns && sel.matches(x.labels()))
                 .map(|x| x.name.clone())
                 .collect(),
             Resource::Other(_) => Vec::new(),
@@ -230,7 +230,7 @@ fn label_objects(
                 }
             },
             Resource::Pod => match cluster.pod_id(ns, name) {
-                Some(id) => ("Pod", "pod", cluster.pods[id].labels.clone()),
+                Some(id) => ("Pod", "pod", cluster.pods[id].labels().clone()),
                 None => {
                     errors.push(not_found("pods", name));
                     continue;
@@ -284,8 +284,7 @@ fn label_objects(
                     if let Some(id) = cluster.pod_id(ns, name)
                         && let Some(p) = cluster.pods.get_mut(id)
                     {
-                        p.pod.metadata.labels = (!new.is_empty()).then(|| new.clone());
-                        p.labels = new;
+                        p.meta.labels = (!new.is_empty()).then_some(new);
                     }
                 }
             }

@@ -288,7 +288,7 @@ fn labelling_a_node_keeps_the_label_index_current() {
     assert!(c.nodes_with_label("gpu", "true").is_empty());
     assert!(run("label pods web tier=front", &mut c).ok);
     assert_eq!(
-        c.pods[0].labels.get("tier").map(String::as_str),
+        c.pods[0].labels().get("tier").map(String::as_str),
         Some("front")
     );
 }

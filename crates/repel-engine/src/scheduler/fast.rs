@@ -130,13 +130,56 @@ struct Domains {
     count: usize,
 }
 
-/// One spread selector's matching pods per node (upstream `countPodsMatchSelector`).
+/// One spread selector's matching pods per node (upstream `countPodsMatchSelector`), kept
+/// sparse: a selector (one per workload) matches pods on a few of thousands of nodes.
+#[derive(Default)]
 struct Sel {
-    /// Per node.
-    counts: Vec<u32>,
-    /// Nodes whose count has ever been non-zero.
-    nonzero: Vec<NodeId>,
-    listed: Vec<bool>,
+    /// The nodes whose count has ever been non-zero, with their count.
+    nonzero: Vec<(NodeId, u32)>,
+    /// Each of those nodes' index in `nonzero`.
+    slot: HashMap<NodeId, usize>,
+}
+
+impl Sel {
+    /// Adds `k` matching pods on `node`.
+    fn add(&mut self, node: NodeId, k: u32) {
+        match self.slot.get(&node) {
+            Some(&i) => self.nonzero[i].1 += k,
+            None if k > 0 => {
+                self.slot.insert(node, self.nonzero.len());
+                self.nonzero.push((node, k));
+            }
+            None => {}
+        }
+    }
+
+    /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`.
+    fn moved(&mut self, node: NodeId, delta: i32) {
+        match self.slot.get(&node) {
+            Some(&i) => {
+                let v = &mut self.nonzero[i].1;
+                *v = v.saturating_add_signed(delta);
+            }
+            None if delta > 0 => self.add(node, delta.unsigned_abs()),
+            None => {}
+        }
+    }
+
+    /// Writes the counts into `dense` (one slot per node, all zero); [`Sel::clear`] zeroes
+    /// them again.
+    fn scatter(&self, dense: &mut Vec<u32>, nodes: usize) {
+        dense.resize(nodes, 0);
+        for &(n, k) in &self.nonzero {
+            dense[n] = k;
+        }
+    }
+
+    /// Undoes [`Sel::scatter`].
+    fn clear(&self, dense: &mut [u32]) {
+        for &(n, _) in &self.nonzero {
+            dense[n] = 0;
+        }
+    }
 }
 
 /// Pods with the same namespace and labels.
@@ -168,19 +211,19 @@ struct Selectors {
 /// the spec (the static plugins' fields, spread constraints, and what the requests are
 /// computed from).
 fn class_key(info: &PodInfo) -> u128 {
-    let owner = repel_core::workload::controller_of(&info.pod)
+    let owner = repel_core::workload::controller_of(&info.meta)
         .map(|(k, n)| format!("{k}/{n}"))
         .unwrap_or_default();
     let spec = info.spec();
     let mut h = KeyHasher::new();
     h.str(&info.namespace);
-    h.json(&info.labels);
+    h.json(&info.labels());
     h.str(&owner);
     h.json(&(
         &spec.tolerations,
         &spec.node_selector,
         &spec.affinity,
-        &spec.node_name,
+        info.spec_node_name(),
         &spec.topology_spread_constraints,
         &spec.resources,
         &spec.overhead,
@@ -298,7 +341,7 @@ impl Selectors {
         let key = {
             let mut h = KeyHasher::new();
             h.str(&p.namespace);
-            h.json(&p.labels);
+            h.json(&p.labels());
             h.finish()
         };
         let lc = match self.lc_index.get(&key) {
@@ -307,18 +350,18 @@ impl Selectors {
                 let lc = self.lcs.len() as u32;
                 let mut sels: BTreeSet<u32> = BTreeSet::new();
                 let candidates = p
-                    .labels
+                    .labels()
                     .iter()
                     .filter_map(|(k, v)| self.sel_by_kv.get(&(k.clone(), v.clone())))
                     .flatten()
                     .chain(self.unindexed.iter());
                 for &s in candidates {
                     let (ns, sel) = &self.sel_defs[s as usize];
-                    if *ns == p.namespace && sel.matches(&p.labels) {
+                    if *ns == p.namespace && sel.matches(p.labels()) {
                         sels.insert(s);
                     }
                 }
-                for (k, v) in &p.labels {
+                for (k, v) in p.labels() {
                     self.lc_by_kv
                         .entry((k.clone(), v.clone()))
                         .or_default()
@@ -326,7 +369,7 @@ impl Selectors {
                 }
                 self.lcs.push(LabelClass {
                     namespace: p.namespace.clone(),
-                    labels: p.labels.clone(),
+                    labels: p.labels().clone(),
                     sels: sels.into_iter().collect(),
                     nodes: Vec::new(),
                 });
@@ -339,17 +382,13 @@ impl Selectors {
     }
 
     /// The id of the counts of `selector` in `namespace`, counted now if new.
-    fn selector(&mut self, nodes: usize, namespace: &str, selector: &LabelSelector) -> u32 {
+    fn selector(&mut self, namespace: &str, selector: &LabelSelector) -> u32 {
         let key = format!("{namespace}\u{1}{selector:?}");
         if let Some(i) = self.index.get(&key) {
             return *i;
         }
         let s = self.sels.len() as u32;
-        self.sels.push(Sel {
-            counts: vec![0; nodes],
-            nonzero: Vec::new(),
-            listed: vec![false; nodes],
-        });
+        self.sels.push(Sel::default());
         self.index.insert(key, s);
         self.sel_defs
             .push((namespace.to_string(), selector.clone()));
@@ -374,11 +413,7 @@ impl Selectors {
                 c.sels.push(s);
                 let sel = &mut self.sels[s as usize];
                 for &(n, k) in &c.nodes {
-                    sel.counts[n] += k;
-                    if k > 0 && !sel.listed[n] {
-                        sel.listed[n] = true;
-                        sel.nonzero.push(n);
-                    }
+                    sel.add(n, k);
                 }
             }
         }
@@ -387,7 +422,7 @@ impl Selectors {
 
     /// A pod was bound to (`delta` 1) or removed from (-1) a node.
     fn moved(&mut self, cluster: &Cluster, pod: PodId, node: NodeId, delta: i32) {
-        if cluster.pods[pod].pod.metadata.deletion_timestamp.is_some() {
+        if cluster.pods[pod].meta.deletion_timestamp.is_some() {
             return;
         }
         let lc = self.label_class(cluster, pod) as usize;
@@ -398,13 +433,7 @@ impl Selectors {
             None => {}
         }
         for &s in &c.sels {
-            let sel = &mut self.sels[s as usize];
-            let v = &mut sel.counts[node];
-            *v = v.saturating_add_signed(delta);
-            if *v > 0 && !sel.listed[node] {
-                sel.listed[node] = true;
-                sel.nonzero.push(node);
-            }
+            self.sels[s as usize].moved(node, delta);
         }
     }
 }
@@ -488,6 +517,8 @@ struct Run {
     stat: Vec<i64>,
     raw: Vec<i64>,
     dom_cnt: Vec<Vec<i64>>,
+    /// A hostname constraint's matching pods per node (zero between uses).
+    host_cnt: Vec<u32>,
     soft_present: Vec<Vec<bool>>,
     class_seen: Vec<u64>,
     stamp: u64,
@@ -577,7 +608,7 @@ fn fits(class: &PodClass, r: &NodeRes, node: &NodeInfo) -> bool {
 /// the hostname label in a nodeSelector or a node-affinity term.
 fn names_nodes(pod: &PodInfo) -> bool {
     let spec = pod.spec();
-    if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+    if pod.spec_node_name().is_some() {
         return true;
     }
     if spec
@@ -674,6 +705,7 @@ impl Run {
             stat: Vec::new(),
             raw: Vec::new(),
             dom_cnt: Vec::new(),
+            host_cnt: Vec::new(),
             soft_present: Vec::new(),
             stamp: 0,
         };
@@ -934,13 +966,13 @@ impl FastScheduler {
         let hard_c = if spec_constraints.is_empty() {
             Vec::new()
         } else {
-            filter_topology_spread_constraints(spec_constraints, &info.labels, DO_NOT_SCHEDULE)
+            filter_topology_spread_constraints(spec_constraints, info.labels(), DO_NOT_SCHEDULE)
                 .ok()?
         };
         let soft_c = if spec_constraints.is_empty() {
             system_default_constraints(&default_selector(info, cluster), SCHEDULE_ANYWAY)
         } else {
-            filter_topology_spread_constraints(spec_constraints, &info.labels, SCHEDULE_ANYWAY)
+            filter_topology_spread_constraints(spec_constraints, info.labels(), SCHEDULE_ANYWAY)
                 .ok()?
         };
         let per_node = names.is_some() || names_nodes(info);
@@ -951,12 +983,11 @@ impl FastScheduler {
             return None;
         }
         let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
-        let n_nodes = cluster.nodes.len();
         let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
             cs.into_iter()
                 .map(|c| {
                     let dom = run.domains(cluster, &c.topology_key);
-                    let sel = run.sel.selector(n_nodes, &info.namespace, &c.selector);
+                    let sel = run.sel.selector(&info.namespace, &c.selector);
                     let include = run
                         .reps
                         .iter()
@@ -971,7 +1002,7 @@ impl FastScheduler {
                         .collect();
                     Spread {
                         hostname: c.topology_key == LABEL_HOSTNAME,
-                        self_match: c.selector.matches(&info.labels),
+                        self_match: c.selector.matches(info.labels()),
                         sel,
                         dom,
                         include,
@@ -1035,7 +1066,7 @@ impl FastScheduler {
                 &info.spec().tolerations,
                 &info.spec().node_selector,
                 &info.spec().affinity,
-                &info.spec().node_name,
+                info.spec_node_name(),
             ));
             h.finish()
         };
@@ -1172,10 +1203,10 @@ impl FastScheduler {
             cnt.clear();
             cnt.resize(d.count, 0);
             let sel = &run.sel.sels[s.sel as usize];
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let c = run.node_class[n] as usize;
                 if class.hard_keys[c] && s.include[c] {
-                    cnt[d.of_node[n] as usize] += i64::from(sel.counts[n]);
+                    cnt[d.of_node[n] as usize] += i64::from(k);
                 }
             }
             let present = &class.hard_present[i];
@@ -1431,14 +1462,14 @@ impl FastScheduler {
             let c = &mut run.dom_cnt[0];
             c.clear();
             c.resize(d.count, 0);
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let nc = node_class[n] as usize;
                 if (class.soft_require_all && !class.soft_keys[nc]) || !s.include[nc] {
                     continue;
                 }
                 let dom = d.of_node[n] as usize;
                 if present[dom] {
-                    c[dom] += i64::from(sel.counts[n]);
+                    c[dom] += i64::from(k);
                 }
             }
         }
@@ -1463,7 +1494,11 @@ impl FastScheduler {
             .flat_map(|slot| [raw_of(slot, false, 0), raw_of(slot, true, 0)])
             .collect();
         let host_domains = host.map(|h| &run.domains[h.dom]);
-        let host_counts = host.map(|h| &run.sel.sels[h.sel as usize].counts);
+        let host_sel = host.map(|h| &run.sel.sels[h.sel as usize]);
+        if let Some(sel) = host_sel {
+            sel.scatter(&mut run.host_cnt, node_class.len());
+        }
+        let host_counts = host_sel.map(|_| &run.host_cnt);
         out.clear();
         let mut min_score = i64::MAX;
         let mut max_score = 0;
@@ -1486,6 +1521,9 @@ impl FastScheduler {
             min_score = min_score.min(s);
             max_score = max_score.max(s);
             out.push(s);
+        }
+        if let Some(sel) = host_sel {
+            sel.clear(&mut run.host_cnt);
         }
         // NormalizeScore.
         for (s, n) in out.iter_mut().zip(feasible) {
@@ -1522,6 +1560,13 @@ impl FastScheduler {
         for (i, s) in class.soft.iter().enumerate() {
             if s.hostname {
                 weights[i] = topology_normalizing_weight(not_ignored);
+                // Matching pods per node.
+                let c = &mut run.dom_cnt[i];
+                c.clear();
+                c.resize(node_class.len(), 0);
+                for &(n, k) in &run.sel.sels[s.sel as usize].nonzero {
+                    c[n] = i64::from(k);
+                }
                 continue;
             }
             let d = &run.domains[s.dom];
@@ -1540,7 +1585,7 @@ impl FastScheduler {
             let c = &mut run.dom_cnt[i];
             c.clear();
             c.resize(d.count, 0);
-            for &n in &sel.nonzero {
+            for &(n, k) in &sel.nonzero {
                 let nc = node_class[n] as usize;
                 if class.soft_require_all && !class.soft_keys[nc] {
                     continue;
@@ -1550,7 +1595,7 @@ impl FastScheduler {
                 }
                 let dom = d.of_node[n] as usize;
                 if present[dom] {
-                    c[dom] += i64::from(sel.counts[n]);
+                    c[dom] += i64::from(k);
                 }
             }
         }
@@ -1569,7 +1614,7 @@ impl FastScheduler {
                     continue;
                 }
                 let c = if s.hostname {
-                    i64::from(run.sel.sels[s.sel as usize].counts[n])
+                    run.dom_cnt[i][n]
                 } else {
                     run.dom_cnt[i][d.of_node[n] as usize]
                 };

@@ -223,7 +223,7 @@ pub fn pod_eligible_to_preempt_others(
         return Err(PREEMPTION_POLICY_NEVER);
     }
     let nominated = pod.nominated.or_else(|| {
-        let name = pod.pod.status.as_ref()?.nominated_node_name.as_deref()?;
+        let name = pod.status.as_ref()?.nominated_node_name.as_deref()?;
         cluster.node_id(name)
     });
     let Some(node) = nominated else {
@@ -253,10 +253,10 @@ pub fn pod_eligible_to_preempt_others(
 /// Upstream `podTerminatingByPreemption`: a `deletionTimestamp`, and the first
 /// `DisruptionTarget` condition is `True` with reason `PreemptionByScheduler`.
 fn terminating_by_preemption(p: &PodInfo) -> bool {
-    if p.pod.metadata.deletion_timestamp.is_none() {
+    if p.meta.deletion_timestamp.is_none() {
         return false;
     }
-    let conditions = p.pod.status.as_ref().and_then(|s| s.conditions.as_deref());
+    let conditions = p.status.as_ref().and_then(|s| s.conditions.as_deref());
     conditions
         .unwrap_or_default()
         .iter()

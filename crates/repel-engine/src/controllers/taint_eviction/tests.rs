@@ -138,10 +138,7 @@ impl Sim {
 
     fn set_tolerations(&mut self, name: &str, tolerations: Vec<Toleration>) {
         let id = self.id(name);
-        let spec = self.cluster.pods[id]
-            .pod
-            .spec
-            .get_or_insert_with(Default::default);
+        let spec = self.cluster.pods[id].spec_mut();
         spec.tolerations = (!tolerations.is_empty()).then_some(tolerations);
     }
 
@@ -541,7 +538,6 @@ fn the_deleted_pod_carries_the_disruption_target_condition() {
     let p = &sim.cluster.pods[0];
     assert!(p.deleted && p.node.is_none());
     let conditions = p
-        .pod
         .status
         .as_ref()
         .and_then(|s| s.conditions.clone())

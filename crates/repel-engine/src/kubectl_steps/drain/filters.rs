@@ -1,7 +1,7 @@
 //! kubectl's drain filters (`pkg/drain/filters.go`, kubectl v1.32) and the pod list they
 //! produce.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{
     DAEMON_SET_FATAL, DAEMON_SET_WARNING, DrainOptions, LOCAL_STORAGE_FATAL, LOCAL_STORAGE_WARNING,
@@ -35,9 +35,8 @@ impl PodDeleteStatus {
 }
 
 /// Upstream `metav1.GetControllerOf`: the owner reference with `controller: true`.
-fn controller_kind(pod: &Pod) -> Option<&str> {
-    pod.metadata
-        .owner_references
+fn controller_kind(meta: &ObjectMeta) -> Option<&str> {
+    meta.owner_references
         .iter()
         .flatten()
         .find(|o| o.controller == Some(true))
@@ -47,7 +46,7 @@ fn controller_kind(pod: &Pod) -> Option<&str> {
 fn finished(info: &PodInfo) -> bool {
     matches!(info.phase, PodPhase::Succeeded | PodPhase::Failed)
         || matches!(
-            info.pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+            info.status.as_ref().and_then(|s| s.phase.as_deref()),
             Some("Succeeded" | "Failed")
         )
 }
@@ -80,7 +79,7 @@ pub fn filter_pod(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
 }
 
 fn daemon_set_filter(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
-    if controller_kind(&info.pod) != Some("DaemonSet") || finished(info) {
+    if controller_kind(&info.meta) != Some("DaemonSet") || finished(info) {
         return PodDeleteStatus::Okay;
     }
     if !opts.ignore_daemonsets {
@@ -94,8 +93,7 @@ fn daemon_set_filter(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
 
 fn mirror_pod_filter(info: &PodInfo, _: &DrainOptions) -> PodDeleteStatus {
     let mirror = info
-        .pod
-        .metadata
+        .meta
         .annotations
         .as_ref()
         .is_some_and(|a| a.contains_key(MIRROR_POD_ANNOTATION));
@@ -126,7 +124,7 @@ fn local_storage_filter(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus 
 }
 
 fn unreplicated_filter(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
-    if finished(info) || controller_kind(&info.pod).is_some() {
+    if finished(info) || controller_kind(&info.meta).is_some() {
         return PodDeleteStatus::Okay;
     }
     if opts.force {
@@ -214,7 +212,7 @@ pub fn pods_for_deletion(cluster: &Cluster, node: NodeId, opts: &DrainOptions) -
                 && opts
                     .pod_selector
                     .as_ref()
-                    .is_none_or(|s| s.matches(&p.labels))
+                    .is_none_or(|s| s.matches(p.labels()))
         })
         .collect();
     ids.sort_by(|a, b| {

@@ -121,7 +121,6 @@ fn a_drain_that_succeeds_prints_what_kubectl_prints() {
     assert_eq!(r.evicted, vec![2, 1]);
     assert!(live(&c, "ds-pod") && live(&c, "elsewhere"));
     let cond = c.pods[1]
-        .pod
         .status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
@@ -332,7 +331,11 @@ fn drain_refusals_before_any_change() {
 #[test]
 fn a_pod_selector_limits_the_drain() {
     let mut c = two_web_pods();
-    c.pods[1].labels.insert("keep".into(), "yes".into());
+    c.pods[1]
+        .meta
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("keep".into(), "yes".into());
     let r = run("drain node --pod-selector=!keep", &mut c);
     assert!(r.ok, "{r:?}");
     assert!(!live(&c, "a") && live(&c, "b"));

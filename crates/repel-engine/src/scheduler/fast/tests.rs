@@ -90,6 +90,37 @@ fn same_placements_with_extra_taints_and_a_full_cluster() {
 }
 
 #[test]
+fn same_placements_with_two_hostname_spread_constraints() {
+    // Two hostname constraints and a zone one: not the tabled shape, so the general spread
+    // scoring runs (matching pods per node read from the sparse counts).
+    use k8s_openapi::api::core::v1::TopologySpreadConstraint as Tsc;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
+    let mut c = cluster(80, 1_500, 13, 0);
+    for id in c.pending() {
+        let Some(app) = c.pods[id].labels().get("app").cloned() else {
+            continue;
+        };
+        let constraint = |key: &str, max_skew: i32| Tsc {
+            max_skew,
+            topology_key: key.to_string(),
+            when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
+            label_selector: Some(ApiSelector {
+                match_labels: Some([("app".to_string(), app.clone())].into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        c.pods[id].spec_mut().topology_spread_constraints = Some(vec![
+            constraint(LABEL_HOSTNAME, 1),
+            constraint("topology.kubernetes.io/zone", 2),
+            constraint(LABEL_HOSTNAME, 3),
+        ]);
+    }
+    let stats = compare(&c, Some(100), 13);
+    assert!(stats.compiled > stats.reference * 5, "{stats:?}");
+}
+
+#[test]
 fn inline_resource_scores_match_the_plugins() {
     use crate::scheduler::plugins::balanced_allocation::balanced_resource_score;
     use crate::scheduler::plugins::node_resources_fit::{

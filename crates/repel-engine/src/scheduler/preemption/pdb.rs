@@ -71,10 +71,10 @@ pub(super) fn split_by_pdb(
     let mut non_violating = Vec::new();
     for id in pods {
         let mut violated = false;
-        if let Some(p) = cluster.pods.get(*id).filter(|p| !p.labels.is_empty()) {
+        if let Some(p) = cluster.pods.get(*id).filter(|p| !p.labels().is_empty()) {
             for (i, b) in budgets.iter().enumerate() {
                 let matches = b.namespace == p.namespace
-                    && b.selector.as_ref().is_some_and(|s| s.matches(&p.labels));
+                    && b.selector.as_ref().is_some_and(|s| s.matches(p.labels()));
                 if !matches || b.disrupted.contains(&p.name) {
                     continue;
                 }

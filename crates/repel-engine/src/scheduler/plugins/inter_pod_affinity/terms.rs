@@ -62,7 +62,7 @@ impl AffinityTerm {
                     || self
                         .namespace_selector
                         .matches(namespace_labels(cluster, &pod.namespace))));
-        ns_ok && self.selector.matches(&pod.labels)
+        ns_ok && self.selector.matches(pod.labels())
     }
 }
 
@@ -182,7 +182,7 @@ fn aggregate(mut errs: Vec<String>) -> Option<String> {
 fn new_term(pod: &PodInfo, term: &PodAffinityTerm) -> Result<AffinityTerm, LabelSelectorError> {
     let selector = match term.label_selector.as_ref() {
         None => LabelSelector::nothing(),
-        Some(sel) => label_selector_from_api(&with_label_keys(sel, term, &pod.labels))?,
+        Some(sel) => label_selector_from_api(&with_label_keys(sel, term, pod.labels()))?,
     };
     let listed = term.namespaces.as_deref().unwrap_or_default();
     let namespaces = if listed.is_empty() && term.namespace_selector.is_none() {

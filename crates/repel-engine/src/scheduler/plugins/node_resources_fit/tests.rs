@@ -48,7 +48,7 @@ fn rpod(containers: &[Req], init: &[Req]) -> PodInfo {
 }
 
 fn with_overhead(p: PodInfo, o: Req) -> PodInfo {
-    let mut raw = p.pod;
+    let mut raw = p.to_pod();
     if let Some(s) = raw.spec.as_mut() {
         s.overhead = Some(list(o));
     }
@@ -56,7 +56,7 @@ fn with_overhead(p: PodInfo, o: Req) -> PodInfo {
 }
 
 fn with_pod_level(p: PodInfo, r: Req) -> PodInfo {
-    let mut raw = p.pod;
+    let mut raw = p.to_pod();
     if let Some(s) = raw.spec.as_mut() {
         s.resources = Some(ResourceRequirements {
             requests: Some(list(r)),

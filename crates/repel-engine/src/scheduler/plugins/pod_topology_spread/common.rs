@@ -199,7 +199,7 @@ pub fn system_default_constraints(
 /// `spec.selector` plus `pod-template-hash`). A pod nothing owns gets the empty selector, so
 /// system defaulting adds no constraints, as upstream does for a pod nothing selects.
 pub fn default_selector(pod: &PodInfo, cluster: &Cluster) -> LabelSelector {
-    repel_core::workload::controller_of(&pod.pod)
+    repel_core::workload::controller_of(&pod.meta)
         .and_then(|(kind, name)| {
             cluster
                 .owner_selectors
@@ -234,7 +234,7 @@ pub fn count_pods_match_selector(
         return 0;
     }
     pods_on(cluster, node)
-        .filter(|(_, p)| p.pod.metadata.deletion_timestamp.is_none() && p.namespace == namespace)
-        .filter(|(_, p)| selector.matches(&p.labels))
+        .filter(|(_, p)| p.meta.deletion_timestamp.is_none() && p.namespace == namespace)
+        .filter(|(_, p)| selector.matches(p.labels()))
         .count() as i64
 }

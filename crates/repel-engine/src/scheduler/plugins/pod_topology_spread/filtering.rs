@@ -136,7 +136,7 @@ pub fn cal_pre_filter_state(
     let constraints = if spec_constraints.is_empty() {
         Vec::new()
     } else {
-        filter_topology_spread_constraints(spec_constraints, &pod.labels, DO_NOT_SCHEDULE)
+        filter_topology_spread_constraints(spec_constraints, pod.labels(), DO_NOT_SCHEDULE)
             .map_err(|e| {
                 format!("get constraints from pod: obtaining pod's hard topology spread constraints: {e}")
             })?
@@ -200,7 +200,7 @@ pub fn update_with_pod(
         return;
     }
     for (i, c) in state.constraints.iter().enumerate() {
-        if !c.selector.matches(&updated.labels)
+        if !c.selector.matches(updated.labels())
             || !c.match_node_inclusion_policies(preemptor, node, &state.required, gates)
         {
             continue;
@@ -235,7 +235,7 @@ pub fn filter(state: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> Status 
             return Status::unresolvable(NAME, ERR_REASON_NODE_LABEL_NOT_MATCH);
         };
         let min_match_num = state.min_match_num(i, c.min_domains);
-        let self_match_num = i64::from(c.selector.matches(&pod.labels));
+        let self_match_num = i64::from(c.selector.matches(pod.labels()));
         let match_num = state
             .tp_value_to_match_num
             .get(i)

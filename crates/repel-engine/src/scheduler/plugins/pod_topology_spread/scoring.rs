@@ -81,7 +81,7 @@ pub fn pre_score(
     let constraints = if spec_constraints.is_empty() {
         system_default_constraints(default_selector, SCHEDULE_ANYWAY)
     } else {
-        filter_topology_spread_constraints(spec_constraints, &pod.labels, SCHEDULE_ANYWAY)
+        filter_topology_spread_constraints(spec_constraints, pod.labels(), SCHEDULE_ANYWAY)
             .map_err(|e| {
                 format!("calculating preScoreState: obtaining pod's soft topology spread constraints: {e}")
             })?

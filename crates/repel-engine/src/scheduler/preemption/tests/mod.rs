@@ -126,7 +126,7 @@ impl Plugin for Blockers {
 }
 
 fn is_blocker(p: &PodInfo) -> bool {
-    p.labels.get("block").map(String::as_str) == Some("true")
+    p.labels().get("block").map(String::as_str) == Some("true")
 }
 
 fn scheduler(plugins: Vec<Box<dyn Plugin>>) -> Scheduler {

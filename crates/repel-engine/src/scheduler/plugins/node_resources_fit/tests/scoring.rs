@@ -44,14 +44,14 @@ fn least_allocated_scores() {
         )
     };
     let with_sidecar = {
-        let mut p = req("1000", "2000");
-        if let Some(s) = p.pod.spec.as_mut() {
+        let mut p = req("1000", "2000").to_pod();
+        if let Some(s) = p.spec.as_mut() {
             s.init_containers = Some(vec![container(
                 &[("cpu", "1000"), ("memory", "2000")],
                 true,
             )]);
         }
-        PodInfo::new(p.pod, 0)
+        PodInfo::new(p, 0)
     };
     let gpu = "intel.com/foo";
     #[rustfmt::skip]
