@@ -1556,3 +1556,25 @@ fn schedule_compiled_engine_matches_the_reference() {
         }
     }
 }
+
+/// A manifest file of a large cluster (one document per node, well over serde-saphyr's
+/// default budget of 1,024 documents) is read whole.
+#[test]
+fn a_file_of_thousands_of_documents_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nodes.yaml");
+    let mut docs: Vec<String> = (0..3000)
+        .map(|i| format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i}\n"))
+        .collect();
+    docs.push(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: last\n  labels: {last: 'yes'}\n".into(),
+    );
+    docs.push("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector: {last: 'yes'}\n  containers: [{name: c, image: i}]\n".into());
+    std::fs::write(&path, docs.join("---\n")).unwrap();
+    let (code, v) = json_out(&["check", "-f", path.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["valid"], true);
+    let (code, v) = json_out(&["schedule", "-f", path.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["placements"][0]["node"], "last", "{v}");
+}
