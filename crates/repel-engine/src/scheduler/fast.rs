@@ -329,6 +329,19 @@ fn exact_requirement(sel: &LabelSelector) -> Option<(String, String)> {
 }
 
 impl Selectors {
+    /// Empty indexes with every pod bound in `cluster` recorded on its node.
+    fn of_bound_pods(cluster: &Cluster) -> Self {
+        let mut sel = Selectors::default();
+        for (n, node) in cluster.nodes.iter().enumerate() {
+            for &pod in &node.pods {
+                if pod < cluster.pods.len() {
+                    sel.moved(cluster, pod, n, 1);
+                }
+            }
+        }
+        sel
+    }
+
     fn label_class(&mut self, cluster: &Cluster, pod: PodId) -> u32 {
         if pod >= self.pod_lc.len() {
             self.pod_lc
@@ -665,6 +678,69 @@ fn normalized(raw: i64, max: i64, reverse: bool, weight: i64) -> i64 {
     s.clamp(0, MAX_NODE_SCORE) * weight
 }
 
+impl PodClass {
+    /// PodTopologySpread PreScore: a node lacking a soft constraint's key is ignored when the
+    /// constraints are the pod's own (`requireAllTopologies`).
+    fn spread_ignored(&self, node_class: u32) -> bool {
+        self.soft_require_all && !self.soft_keys[node_class as usize]
+    }
+}
+
+/// PodTopologySpread PreScore for one soft constraint on a key other than the hostname: marks
+/// in `present` the domains of the feasible, not ignored nodes, counts into `counts` the
+/// matching pods of each present domain (over every node that has every key when required and
+/// that the node-inclusion policies admit), and returns the constraint's weight.
+fn soft_domain_counts(
+    run: &Run,
+    class: &PodClass,
+    s: &Spread,
+    feasible: &[NodeId],
+    present: &mut Vec<bool>,
+    counts: &mut Vec<i64>,
+) -> f64 {
+    let d = &run.domains[s.dom];
+    present.clear();
+    present.resize(d.count, false);
+    for &n in feasible {
+        if !class.spread_ignored(run.node_class[n]) {
+            present[d.of_node[n] as usize] = true;
+        }
+    }
+    counts.clear();
+    counts.resize(d.count, 0);
+    for &(n, k) in &run.sel.sels[s.sel as usize].nonzero {
+        let nc = run.node_class[n];
+        if class.spread_ignored(nc) || !s.include[nc as usize] {
+            continue;
+        }
+        let dom = d.of_node[n] as usize;
+        if present[dom] {
+            counts[dom] += i64::from(k);
+        }
+    }
+    topology_normalizing_weight(present.iter().filter(|p| **p).count())
+}
+
+/// PodTopologySpread NormalizeScore over raw scores in `feasible`'s order: ignored nodes 0,
+/// every node 100 when the maximum is 0, else `100 * (max + min - score) / max`.
+fn normalize_spread(
+    out: &mut [i64],
+    feasible: &[NodeId],
+    ignored: impl Fn(NodeId) -> bool,
+    min_score: i64,
+    max_score: i64,
+) {
+    for (s, n) in out.iter_mut().zip(feasible) {
+        if ignored(*n) {
+            *s = 0;
+        } else if max_score == 0 {
+            *s = MAX_NODE_SCORE;
+        } else {
+            *s = MAX_NODE_SCORE * (max_score + min_score - *s) / max_score;
+        }
+    }
+}
+
 impl Run {
     fn new(cluster: &Cluster) -> Self {
         let mut index: HashMap<String, u32> = HashMap::new();
@@ -687,7 +763,7 @@ impl Run {
             });
             node_class.push(c);
         }
-        let mut run = Run {
+        Run {
             class_seen: vec![0; reps.len()],
             node_class,
             reps,
@@ -696,7 +772,7 @@ impl Run {
             domain_index: HashMap::new(),
             classes: HashMap::new(),
             statics: HashMap::new(),
-            sel: Selectors::default(),
+            sel: Selectors::of_bound_pods(cluster),
             log: Vec::new(),
             epoch: 0,
             caches: Vec::new(),
@@ -708,15 +784,7 @@ impl Run {
             host_cnt: Vec::new(),
             soft_present: Vec::new(),
             stamp: 0,
-        };
-        for (n, node) in cluster.nodes.iter().enumerate() {
-            for &pod in &node.pods {
-                if pod < cluster.pods.len() {
-                    run.sel.moved(cluster, pod, n, 1);
-                }
-            }
         }
-        run
     }
 
     fn domains(&mut self, cluster: &Cluster, key: &str) -> usize {
@@ -756,15 +824,8 @@ impl Run {
     fn reset(&mut self, cluster: &Cluster) {
         self.res = cluster.nodes.iter().map(NodeRes::of).collect();
         self.epoch += 1;
-        self.sel = Selectors::default();
+        self.sel = Selectors::of_bound_pods(cluster);
         self.classes.clear();
-        for (n, node) in cluster.nodes.iter().enumerate() {
-            for &pod in &node.pods {
-                if pod < cluster.pods.len() {
-                    self.sel.moved(cluster, pod, n, 1);
-                }
-            }
-        }
     }
 
     /// The resource scores of every node for `key`, brought up to date. Returns the cache's
@@ -1435,44 +1496,31 @@ impl FastScheduler {
         feasible: &[NodeId],
         out: &mut Vec<i64>,
     ) {
-        let node_class = &run.node_class;
-        let ignored =
-            |n: NodeId| class.soft_require_all && !class.soft_keys[node_class[n] as usize];
-        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
         let host = class.soft.iter().find(|s| s.hostname);
         let zone = class.soft.iter().position(|s| !s.hostname);
-        let w_h = topology_normalizing_weight(not_ignored);
         // The other constraint's domains among the feasible nodes, their weight and counts.
         run.soft_present.resize(1, Vec::new());
         run.dom_cnt.resize(run.dom_cnt.len().max(1), Vec::new());
         let mut w_z = 0.0;
-        let zone_domains = zone.map(|i| &run.domains[class.soft[i].dom]);
-        if let (Some(i), Some(d)) = (zone, zone_domains) {
-            let s = &class.soft[i];
-            let present = &mut run.soft_present[0];
-            present.clear();
-            present.resize(d.count, false);
-            for &n in feasible {
-                if !ignored(n) {
-                    present[d.of_node[n] as usize] = true;
-                }
-            }
-            w_z = topology_normalizing_weight(present.iter().filter(|p| **p).count());
-            let sel = &run.sel.sels[s.sel as usize];
-            let c = &mut run.dom_cnt[0];
-            c.clear();
-            c.resize(d.count, 0);
-            for &(n, k) in &sel.nonzero {
-                let nc = node_class[n] as usize;
-                if (class.soft_require_all && !class.soft_keys[nc]) || !s.include[nc] {
-                    continue;
-                }
-                let dom = d.of_node[n] as usize;
-                if present[dom] {
-                    c[dom] += i64::from(k);
-                }
-            }
+        if let Some(i) = zone {
+            let mut present = std::mem::take(&mut run.soft_present[0]);
+            let mut counts = std::mem::take(&mut run.dom_cnt[0]);
+            w_z = soft_domain_counts(
+                run,
+                class,
+                &class.soft[i],
+                feasible,
+                &mut present,
+                &mut counts,
+            );
+            run.soft_present[0] = present;
+            run.dom_cnt[0] = counts;
         }
+        let node_class = &run.node_class;
+        let ignored = |n: NodeId| class.spread_ignored(node_class[n]);
+        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
+        let w_h = topology_normalizing_weight(not_ignored);
+        let zone_domains = zone.map(|i| &run.domains[class.soft[i].dom]);
         let zone_counts = &run.dom_cnt[0];
         let slots = zone_domains.map_or(0, |d| d.count);
         // Raw score of a node by (domain slot — `slots` when it lacks the key —, whether it has
@@ -1525,16 +1573,7 @@ impl FastScheduler {
         if let Some(sel) = host_sel {
             sel.clear(&mut run.host_cnt);
         }
-        // NormalizeScore.
-        for (s, n) in out.iter_mut().zip(feasible) {
-            if ignored(*n) {
-                *s = 0;
-            } else if max_score == 0 {
-                *s = MAX_NODE_SCORE;
-            } else {
-                *s = MAX_NODE_SCORE * (max_score + min_score - *s) / max_score;
-            }
-        }
+        normalize_spread(out, feasible, ignored, min_score, max_score);
     }
 
     /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out`.
@@ -1549,56 +1588,32 @@ impl FastScheduler {
         if hostname <= 1 && class.soft.len() - hostname <= 1 {
             return Self::spread_scores_tabled(run, class, feasible, out);
         }
-        let node_class = &run.node_class;
-        let ignored =
-            |n: NodeId| class.soft_require_all && !class.soft_keys[node_class[n] as usize];
-        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
+        let not_ignored = feasible
+            .iter()
+            .filter(|n| !class.spread_ignored(run.node_class[**n]))
+            .count();
         let mut weights = [0.0_f64; MAX_SPREADS];
         run.soft_present.resize(class.soft.len(), Vec::new());
         run.dom_cnt
             .resize(class.soft.len().max(run.dom_cnt.len()), Vec::new());
         for (i, s) in class.soft.iter().enumerate() {
+            let mut counts = std::mem::take(&mut run.dom_cnt[i]);
             if s.hostname {
                 weights[i] = topology_normalizing_weight(not_ignored);
                 // Matching pods per node.
-                let c = &mut run.dom_cnt[i];
-                c.clear();
-                c.resize(node_class.len(), 0);
+                counts.clear();
+                counts.resize(run.node_class.len(), 0);
                 for &(n, k) in &run.sel.sels[s.sel as usize].nonzero {
-                    c[n] = i64::from(k);
+                    counts[n] = i64::from(k);
                 }
-                continue;
+            } else {
+                let mut present = std::mem::take(&mut run.soft_present[i]);
+                weights[i] = soft_domain_counts(run, class, s, feasible, &mut present, &mut counts);
+                run.soft_present[i] = present;
             }
-            let d = &run.domains[s.dom];
-            // Domains of the feasible, not ignored nodes.
-            let present = &mut run.soft_present[i];
-            present.clear();
-            present.resize(d.count, false);
-            for &n in feasible {
-                if !ignored(n) {
-                    present[d.of_node[n] as usize] = true;
-                }
-            }
-            let size = present.iter().filter(|p| **p).count();
-            weights[i] = topology_normalizing_weight(size);
-            let sel = &run.sel.sels[s.sel as usize];
-            let c = &mut run.dom_cnt[i];
-            c.clear();
-            c.resize(d.count, 0);
-            for &(n, k) in &sel.nonzero {
-                let nc = node_class[n] as usize;
-                if class.soft_require_all && !class.soft_keys[nc] {
-                    continue;
-                }
-                if !s.include[nc] {
-                    continue;
-                }
-                let dom = d.of_node[n] as usize;
-                if present[dom] {
-                    c[dom] += i64::from(k);
-                }
-            }
+            run.dom_cnt[i] = counts;
         }
+        let ignored = |n: NodeId| class.spread_ignored(run.node_class[n]);
         out.clear();
         let mut min_score = i64::MAX;
         let mut max_score = 0;
@@ -1625,16 +1640,7 @@ impl FastScheduler {
             max_score = max_score.max(s);
             out.push(s);
         }
-        // NormalizeScore.
-        for (s, n) in out.iter_mut().zip(feasible) {
-            if ignored(*n) {
-                *s = 0;
-            } else if max_score == 0 {
-                *s = MAX_NODE_SCORE;
-            } else {
-                *s = MAX_NODE_SCORE * (max_score + min_score - *s) / max_score;
-            }
-        }
+        normalize_spread(out, feasible, ignored, min_score, max_score);
     }
 }
 
