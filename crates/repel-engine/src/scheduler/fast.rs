@@ -25,16 +25,20 @@
 //! constraints — and every pod no node fits (its FitError text, preemption) goes to
 //! [`Scheduler::schedule_one`] itself. Tests compare both on generated clusters, pod by pod.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::PodSpec;
 
 use repel_core::FeatureGates;
 use repel_core::labels::LabelSelector;
 
 use super::framework::{Code, CycleState, MAX_NODE_SCORE, Plugin};
 use super::plugins::pod_topology_spread::common::{
-    DO_NOT_SCHEDULE, LABEL_HOSTNAME, SCHEDULE_ANYWAY, TopologySpreadConstraint, default_selector,
-    filter_topology_spread_constraints, system_default_constraints,
+    DO_NOT_SCHEDULE, LABEL_HOSTNAME, NodeInclusionPolicy, SCHEDULE_ANYWAY,
+    TopologySpreadConstraint, default_selector, filter_topology_spread_constraints,
+    system_default_constraints,
 };
 use super::plugins::pod_topology_spread::scoring::{score_for_count, topology_normalizing_weight};
 use super::plugins::{
@@ -207,23 +211,15 @@ struct Selectors {
     pod_lc: Vec<u32>,
 }
 
-/// The pod's class key: namespace, labels, controller, and what the compiled path reads of
-/// the spec (the static plugins' fields, spread constraints, and what the requests are
-/// computed from).
-fn class_key(info: &PodInfo) -> u128 {
-    let owner = repel_core::workload::controller_of(&info.meta)
-        .map(|(k, n)| format!("{k}/{n}"))
-        .unwrap_or_default();
-    let spec = info.spec();
+/// The key of what the compiled path reads of a spec: the static plugins' fields, spread
+/// constraints, and what the requests are computed from (`spec.nodeName` aside, which
+/// [`PodInfo`] keeps apart).
+fn spec_key(spec: &PodSpec) -> u128 {
     let mut h = KeyHasher::new();
-    h.str(&info.namespace);
-    h.json(&info.labels());
-    h.str(&owner);
     h.json(&(
         &spec.tolerations,
         &spec.node_selector,
         &spec.affinity,
-        info.spec_node_name(),
         &spec.topology_spread_constraints,
         &spec.resources,
         &spec.overhead,
@@ -238,19 +234,69 @@ fn class_key(info: &PodInfo) -> u128 {
     h.finish()
 }
 
+/// Feeds a namespace and a label map (length-delimited strings, no serialisation).
+fn feed_labels(h: &mut KeyHasher, namespace: &str, labels: &BTreeMap<String, String>) {
+    h.str(namespace);
+    for (k, v) in labels {
+        h.str(k);
+        h.str(v);
+    }
+    h.str("");
+}
+
+/// The pod's class key: namespace, labels, controller, `spec.nodeName`, and the spec's key.
+/// Equal specs are shared between pods (see `Cluster::add_pod`), so `specs` remembers the key
+/// of each shared spec seen, by address, for the duration of one batch (nothing changes a
+/// queued pod's spec meanwhile).
+fn class_key(info: &PodInfo, specs: &mut HashMap<*const PodSpec, u128>) -> u128 {
+    let spec = match info.shared_spec() {
+        Some(arc) => *specs
+            .entry(Arc::as_ptr(arc))
+            .or_insert_with(|| spec_key(arc)),
+        None => spec_key(info.spec()),
+    };
+    let mut h = KeyHasher::new();
+    feed_labels(&mut h, &info.namespace, info.labels());
+    let owner = info
+        .meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true));
+    if let Some(o) = owner {
+        h.str(&o.kind);
+        h.str(&o.name);
+    } else {
+        h.str("");
+    }
+    h.str(info.spec_node_name().unwrap_or("\u{0}"));
+    h.feed(&spec.to_le_bytes());
+    h.finish()
+}
+
 /// The class keys of `queue`, computed on every core (they depend on nothing the batch
 /// changes: a queued pod is unbound until its own turn).
 fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<u128> {
-    let key = |pod: &PodId| cluster.pods.get(*pod).map_or(0, class_key);
+    let keys_of = |part: &[PodId]| -> Vec<u128> {
+        let mut specs = HashMap::new();
+        part.iter()
+            .map(|pod| {
+                cluster
+                    .pods
+                    .get(*pod)
+                    .map_or(0, |p| class_key(p, &mut specs))
+            })
+            .collect()
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 || queue.len() < 1024 {
-        return queue.iter().map(key).collect();
+        return keys_of(queue);
     }
     let chunk = queue.len().div_ceil(threads);
     let keys: Vec<u128> = std::thread::scope(|scope| {
         let handles: Vec<_> = queue
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(key).collect::<Vec<u128>>()))
+            .map(|part| scope.spawn(move || keys_of(part)))
             .collect();
         handles
             .into_iter()
@@ -260,7 +306,7 @@ fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<u128> {
     if keys.len() == queue.len() {
         keys
     } else {
-        queue.iter().map(key).collect()
+        keys_of(queue)
     }
 }
 
@@ -353,8 +399,7 @@ impl Selectors {
         let p = &cluster.pods[pod];
         let key = {
             let mut h = KeyHasher::new();
-            h.str(&p.namespace);
-            h.json(&p.labels());
+            feed_labels(&mut h, &p.namespace, p.labels());
             h.finish()
         };
         let lc = match self.lc_index.get(&key) {
@@ -458,7 +503,7 @@ struct Spread {
     dom: usize,
     hostname: bool,
     /// Per node class: the node-inclusion policies admit it.
-    include: Vec<bool>,
+    include: Rc<Vec<bool>>,
     /// Whether the pod matches its own selector.
     self_match: bool,
 }
@@ -519,6 +564,8 @@ struct Run {
     domain_index: HashMap<String, usize>,
     classes: HashMap<u128, Option<Rc<PodClass>>>,
     statics: HashMap<u128, Rc<Statics>>,
+    /// Node-inclusion answers per node class, by static key and (affinity, taints) policy.
+    includes: HashMap<(u128, bool, bool), Rc<Vec<bool>>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -772,6 +819,7 @@ impl Run {
             domain_index: HashMap::new(),
             classes: HashMap::new(),
             statics: HashMap::new(),
+            includes: HashMap::new(),
             sel: Selectors::of_bound_pods(cluster),
             log: Vec::new(),
             epoch: 0,
@@ -1043,24 +1091,50 @@ impl FastScheduler {
         {
             return None;
         }
+        // The static plugins read tolerations, nodeSelector, affinity and nodeName (host ports
+        // are excluded above): pod classes that share them share these tables, and the
+        // node-inclusion answers of their spread constraints.
+        let static_key = {
+            let mut h = KeyHasher::new();
+            h.json(&(
+                &info.spec().tolerations,
+                &info.spec().node_selector,
+                &info.spec().affinity,
+                info.spec_node_name(),
+            ));
+            h.finish()
+        };
         let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
         let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
             cs.into_iter()
                 .map(|c| {
                     let dom = run.domains(cluster, &c.topology_key);
                     let sel = run.sel.selector(&info.namespace, &c.selector);
-                    let include = run
-                        .reps
-                        .iter()
-                        .map(|&r| {
-                            c.match_node_inclusion_policies(
-                                info,
-                                &cluster.nodes[r],
-                                &required,
-                                &self.gates,
-                            )
-                        })
-                        .collect();
+                    let policies = (
+                        static_key,
+                        c.node_affinity_policy == NodeInclusionPolicy::Honor,
+                        c.node_taints_policy == NodeInclusionPolicy::Honor,
+                    );
+                    let include = match run.includes.get(&policies) {
+                        Some(i) => i.clone(),
+                        None => {
+                            let i: Rc<Vec<bool>> = Rc::new(
+                                run.reps
+                                    .iter()
+                                    .map(|&r| {
+                                        c.match_node_inclusion_policies(
+                                            info,
+                                            &cluster.nodes[r],
+                                            &required,
+                                            &self.gates,
+                                        )
+                                    })
+                                    .collect(),
+                            );
+                            run.includes.insert(policies, i.clone());
+                            i
+                        }
+                    };
                     Spread {
                         hostname: c.topology_key == LABEL_HOSTNAME,
                         self_match: c.selector.matches(info.labels()),
@@ -1119,18 +1193,6 @@ impl FastScheduler {
         let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
         let ba_req = (ba_req != (0, 0)).then_some(ba_req);
 
-        // The static plugins read tolerations, nodeSelector, affinity and nodeName (host ports
-        // are excluded above): pod classes that share them share these tables.
-        let static_key = {
-            let mut h = KeyHasher::new();
-            h.json(&(
-                &info.spec().tolerations,
-                &info.spec().node_selector,
-                &info.spec().affinity,
-                info.spec_node_name(),
-            ));
-            h.finish()
-        };
         if let Some(st) = run.statics.get(&static_key) {
             let statics = st.clone();
             return Some(PodClass {
@@ -1152,10 +1214,12 @@ impl FastScheduler {
         }
         let statics = if per_node {
             Statics::PerNode {
+                // In node order, as the reference visits them.
                 candidates: names.map(|names| {
-                    (0..cluster.nodes.len())
-                        .filter(|i| names.contains(&cluster.nodes[*i].name))
-                        .collect()
+                    let mut ids: Vec<NodeId> =
+                        names.iter().filter_map(|n| cluster.node_id(n)).collect();
+                    ids.sort_unstable();
+                    ids
                 }),
             }
         } else {
