@@ -16,7 +16,14 @@
 //!    flat array; the resource scores (LeastAllocated + BalancedAllocation) of a request are
 //!    kept per node and recomputed only for the nodes a bind changed.
 //! 5. Only the nodes the static filters let through are visited, in the reference's
-//!    round-robin order, so `nextStartNodeIndex` advances exactly as it does there.
+//!    round-robin order, so `nextStartNodeIndex` advances exactly as it does there; the
+//!    filter compares the request with each node's free figures and counts the feasible
+//!    nodes per node class.
+//! 6. **Scores per node class.** For the usual spread shape (at most one hostname and one
+//!    other constraint), every score but the resource scores is the same for all nodes of a
+//!    class, except the hostname term of nodes holding matching pods: those are computed per
+//!    class (and per such node), and one pass over the feasible nodes adds the cached
+//!    resource scores and keeps the best in filter order.
 //!
 //! The plugins' arithmetic is repeated inline, in the same order and with the same integer and
 //! floating-point operations. The seeded tie-break is the reference scheduler's own generator,
@@ -123,6 +130,28 @@ impl NodeRes {
     }
 }
 
+/// A node's free resources, as NodeResourcesFit compares a request with them (`allocatable -
+/// requested`, saturated: a request exceeds the saturated figure exactly when it exceeds the
+/// true one).
+#[derive(Debug, Clone, Copy, Default)]
+struct Free {
+    cpu: i64,
+    mem: i64,
+    eph: i64,
+    pods: i64,
+}
+
+impl Free {
+    fn of(r: &NodeRes) -> Self {
+        Free {
+            cpu: r.alloc_cpu.saturating_sub(r.req_cpu),
+            mem: r.alloc_mem.saturating_sub(r.req_mem),
+            eph: r.alloc_eph.saturating_sub(r.req_eph),
+            pods: r.alloc_pods.saturating_sub(r.pods),
+        }
+    }
+}
+
 /// Values of one topology key, node by node.
 struct Domains {
     /// Per node: the value's id (the empty string when the label is missing, as upstream's
@@ -166,22 +195,6 @@ impl Sel {
             }
             None if delta > 0 => self.add(node, delta.unsigned_abs()),
             None => {}
-        }
-    }
-
-    /// Writes the counts into `dense` (one slot per node, all zero); [`Sel::clear`] zeroes
-    /// them again.
-    fn scatter(&self, dense: &mut Vec<u32>, nodes: usize) {
-        dense.resize(nodes, 0);
-        for &(n, k) in &self.nonzero {
-            dense[n] = k;
-        }
-    }
-
-    /// Undoes [`Sel::scatter`].
-    fn clear(&self, dense: &mut [u32]) {
-        for &(n, _) in &self.nonzero {
-            dense[n] = 0;
         }
     }
 }
@@ -526,6 +539,9 @@ struct PodClass {
     statics: Rc<Statics>,
     skip_filters: BTreeSet<&'static str>,
     requests: Resources,
+    /// cpu, memory and ephemeral storage requested, `i64::MIN` for none (a request of 0 or
+    /// less never fails), compared with [`Free`].
+    need: [i64; 3],
     empty_request: bool,
     score_key: ScoreKey,
     tt_scores: bool,
@@ -560,6 +576,7 @@ struct Run {
     node_class: Vec<u32>,
     reps: Vec<NodeId>,
     res: Vec<NodeRes>,
+    free: Vec<Free>,
     domains: Vec<Domains>,
     domain_index: HashMap<String, usize>,
     classes: HashMap<u128, Option<Rc<PodClass>>>,
@@ -577,11 +594,25 @@ struct Run {
     stat: Vec<i64>,
     raw: Vec<i64>,
     dom_cnt: Vec<Vec<i64>>,
-    /// A hostname constraint's matching pods per node (zero between uses).
-    host_cnt: Vec<u32>,
     soft_present: Vec<Vec<bool>>,
     class_seen: Vec<u64>,
     stamp: u64,
+    /// Per node class: feasible nodes of the pod being scheduled (a by-class pod's, counted
+    /// in pass `pass`).
+    class_feasible: Vec<u32>,
+    pass: u64,
+    /// Per node: the pod (`stamp`) for which it is feasible / has its own score.
+    feasible_mark: Vec<u64>,
+    own_mark: Vec<u64>,
+    own_score: Vec<i64>,
+    /// Per node class: the score of its nodes without matching pods; the best nodes.
+    class_score: Vec<i64>,
+    ties: Vec<NodeId>,
+    /// Scratch of `select_by_class`: nodes with their own raw spread score, how many per
+    /// class, and each class's raw spread score.
+    own: Vec<(NodeId, i64)>,
+    own_in_class: Vec<u32>,
+    class_raw: Vec<i64>,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -662,6 +693,25 @@ fn fits(class: &PodClass, r: &NodeRes, node: &NodeInfo) -> bool {
         && req.scalar.iter().all(|(name, want)| {
             fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
         })
+}
+
+/// [`PodClass::need`] of a request.
+fn needs(r: &Resources) -> [i64; 3] {
+    let need = |want: i64| if want > 0 { want } else { i64::MIN };
+    [need(r.milli_cpu), need(r.memory), need(r.ephemeral_storage)]
+}
+
+/// [`fits`] read from the node's [`Free`] figures (extended resources from the node itself).
+fn fits_free(class: &PodClass, f: &Free, node: &NodeInfo) -> bool {
+    let [cpu, mem, eph] = class.need;
+    f.pods >= 1
+        && cpu <= f.cpu
+        && mem <= f.mem
+        && eph <= f.eph
+        && (class.requests.scalar.is_empty()
+            || class.requests.scalar.iter().all(|(name, want)| {
+                fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
+            }))
 }
 
 /// Whether a pod's node selection names particular nodes: `spec.nodeName`, `matchFields`, or
@@ -810,11 +860,27 @@ impl Run {
             });
             node_class.push(c);
         }
+        let classes = reps.len();
         Run {
-            class_seen: vec![0; reps.len()],
+            class_seen: vec![0; classes],
             node_class,
             reps,
             res: cluster.nodes.iter().map(NodeRes::of).collect(),
+            free: cluster
+                .nodes
+                .iter()
+                .map(|n| Free::of(&NodeRes::of(n)))
+                .collect(),
+            class_feasible: vec![0; classes],
+            pass: 0,
+            feasible_mark: vec![0; cluster.nodes.len()],
+            own_mark: vec![0; cluster.nodes.len()],
+            own_score: vec![0; cluster.nodes.len()],
+            class_score: vec![0; classes],
+            ties: Vec::new(),
+            own: Vec::new(),
+            own_in_class: vec![0; classes],
+            class_raw: vec![0; classes],
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: HashMap::new(),
@@ -829,7 +895,6 @@ impl Run {
             stat: Vec::new(),
             raw: Vec::new(),
             dom_cnt: Vec::new(),
-            host_cnt: Vec::new(),
             soft_present: Vec::new(),
             stamp: 0,
         }
@@ -864,6 +929,7 @@ impl Run {
     fn touched(&mut self, cluster: &Cluster, node: NodeId) {
         if let Some(n) = cluster.nodes.get(node) {
             self.res[node] = NodeRes::of(n);
+            self.free[node] = Free::of(&self.res[node]);
             self.log.push(node);
         }
     }
@@ -871,6 +937,7 @@ impl Run {
     /// Pods were removed somewhere (preemption): refresh everything.
     fn reset(&mut self, cluster: &Cluster) {
         self.res = cluster.nodes.iter().map(NodeRes::of).collect();
+        self.free = self.res.iter().map(Free::of).collect();
         self.epoch += 1;
         self.sel = Selectors::of_bound_pods(cluster);
         self.classes.clear();
@@ -1199,6 +1266,7 @@ impl FastScheduler {
                 statics,
                 skip_filters,
                 empty_request: info.requests.is_empty_request(),
+                need: needs(&info.requests),
                 requests: info.requests.clone(),
                 score_key: (la_req, ba_req),
                 tt_scores,
@@ -1256,6 +1324,7 @@ impl FastScheduler {
             statics,
             skip_filters,
             empty_request: info.requests.is_empty_request(),
+            need: needs(&info.requests),
             requests: info.requests.clone(),
             score_key: (la_req, ba_req),
             tt_scores,
@@ -1355,6 +1424,13 @@ impl FastScheduler {
         let mut feasible = std::mem::take(&mut run.feasible);
         feasible.clear();
         let mut stopped_at: Option<usize> = None;
+        // Per node class, how many nodes are feasible, and which nodes (for the class-level
+        // selection in `select_by_class`).
+        run.pass += 1;
+        let pass = run.pass;
+        let mut class_feasible = std::mem::take(&mut run.class_feasible);
+        class_feasible.iter_mut().for_each(|c| *c = 0);
+        let mut feasible_mark = std::mem::take(&mut run.feasible_mark);
         {
             let info = &cluster.pods[pod];
             let hard_ok = |n: NodeId| {
@@ -1396,8 +1472,16 @@ impl FastScheduler {
                     // Positions are node indexes (the candidates are all nodes).
                     let split = allowed.partition_point(|n| *n < start);
                     for &n in allowed[split..].iter().chain(&allowed[..split]) {
-                        if visit(n, n, &mut feasible) {
-                            break;
+                        if fits_free(class, &run.free[n], &cluster.nodes[n])
+                            && (class.hard.is_empty() || hard_ok(n))
+                        {
+                            feasible.push(n);
+                            class_feasible[run.node_class[n] as usize] += 1;
+                            feasible_mark[n] = pass;
+                            if feasible.len() >= to_find {
+                                stopped_at = Some(n);
+                                break;
+                            }
                         }
                     }
                 }
@@ -1409,9 +1493,12 @@ impl FastScheduler {
                         }
                     }
                 }
-                _ => return None,
+                // (A per-node class always has its PreFilter state.)
+                _ => {}
             }
         }
+        run.class_feasible = class_feasible;
+        run.feasible_mark = feasible_mark;
         if feasible.is_empty() {
             run.feasible = feasible;
             return None;
@@ -1445,6 +1532,12 @@ impl FastScheduler {
         class: &PodClass,
         feasible: &[NodeId],
     ) -> Option<(NodeId, i64)> {
+        if let Statics::ByClass { tt_raw, na_raw, .. } = &*class.statics
+            && class.soft.iter().filter(|s| s.hostname).count() <= 1
+            && class.soft.iter().filter(|s| !s.hostname).count() <= 1
+        {
+            return self.select_by_class(run, class, feasible, tt_raw, na_raw);
+        }
         let info = &cluster.pods[pod];
         let mut stat = std::mem::take(&mut run.stat);
         stat.clear();
@@ -1551,96 +1644,207 @@ impl FastScheduler {
         chosen.map(|n| (n, best))
     }
 
-    /// [`Self::spread_scores`] for the usual shape — at most one hostname constraint and at
-    /// most one other (the system defaults are hostname + zone): a node without matching pods
-    /// scores what its domain scores, looked up; only nodes holding matching pods are computed.
-    fn spread_scores_tabled(
+    /// PreScore, Score, NormalizeScore and selectHost for a by-class pod whose soft spread
+    /// constraints are at most one on the hostname and one on another key (the usual shape:
+    /// the system defaults are hostname + zone), over `feasible` as the filter pass left it
+    /// (`run.class_feasible`, `run.feasible_mark`).
+    ///
+    /// All but the resource scores are the same for every node of a node class — the taint
+    /// and affinity scores by construction, the other spread key because it is one of the
+    /// labels that define the class — except the hostname term of a node holding matching
+    /// pods. So those scores are computed once per class, and per node only for such nodes;
+    /// one pass over `feasible` then adds the resource scores and keeps the best nodes in
+    /// filter order for the reservoir draw, as the reference's `selectHost` meets them.
+    fn select_by_class(
+        &mut self,
         run: &mut Run,
         class: &PodClass,
         feasible: &[NodeId],
-        out: &mut Vec<i64>,
-    ) {
-        let host = class.soft.iter().find(|s| s.hostname);
-        let zone = class.soft.iter().position(|s| !s.hostname);
-        // The other constraint's domains among the feasible nodes, their weight and counts.
-        run.soft_present.resize(1, Vec::new());
-        run.dom_cnt.resize(run.dom_cnt.len().max(1), Vec::new());
-        let mut w_z = 0.0;
-        if let Some(i) = zone {
+        tt_raw: &[i64],
+        na_raw: &[i64],
+    ) -> Option<(NodeId, i64)> {
+        let nc = run.reps.len();
+        let pass = run.pass;
+        let mut class_score = std::mem::take(&mut run.class_score);
+        let mut own = std::mem::take(&mut run.own);
+        own.clear();
+        {
+            let cf = &run.class_feasible;
+            // TaintToleration (3) and NodeAffinity (2), normalised by their maximum over the
+            // classes with feasible nodes.
+            let (mut tt_max, mut na_max) = (0i64, 0i64);
+            for c in (0..nc).filter(|c| cf[*c] > 0) {
+                tt_max = tt_max.max(tt_raw[c]);
+                na_max = na_max.max(na_raw[c]);
+            }
+            for (c, score) in class_score.iter_mut().enumerate() {
+                let mut s = 0;
+                if class.tt_scores {
+                    s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
+                }
+                if class.na_scores {
+                    s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
+                }
+                *score = s;
+            }
+        }
+        // PodTopologySpread (2).
+        if !class.soft.is_empty() {
+            let host = class.soft.iter().find(|s| s.hostname);
+            let zone = class.soft.iter().find(|s| !s.hostname);
+            run.soft_present
+                .resize(run.soft_present.len().max(1), Vec::new());
+            run.dom_cnt.resize(run.dom_cnt.len().max(1), Vec::new());
             let mut present = std::mem::take(&mut run.soft_present[0]);
             let mut counts = std::mem::take(&mut run.dom_cnt[0]);
-            w_z = soft_domain_counts(
-                run,
-                class,
-                &class.soft[i],
-                feasible,
-                &mut present,
-                &mut counts,
-            );
-            run.soft_present[0] = present;
-            run.dom_cnt[0] = counts;
-        }
-        let node_class = &run.node_class;
-        let ignored = |n: NodeId| class.spread_ignored(node_class[n]);
-        let not_ignored = feasible.iter().filter(|n| !ignored(**n)).count();
-        let w_h = topology_normalizing_weight(not_ignored);
-        let zone_domains = zone.map(|i| &run.domains[class.soft[i].dom]);
-        let zone_counts = &run.dom_cnt[0];
-        let slots = zone_domains.map_or(0, |d| d.count);
-        // Raw score of a node by (domain slot — `slots` when it lacks the key —, whether it has
-        // the hostname key, its matching pods), adding the terms in constraint order.
-        let raw_of = |slot: usize, has_host: bool, hc: i64| -> i64 {
-            let mut total = 0.0_f64;
-            for s in &class.soft {
-                if s.hostname {
-                    if has_host {
-                        total += score_for_count(hc, s.c.max_skew, w_h);
+            let mut own_in_class = std::mem::take(&mut run.own_in_class);
+            let mut class_raw = std::mem::take(&mut run.class_raw);
+            let cf = &run.class_feasible;
+            let ignored = |c: usize| class.spread_ignored(c as u32);
+            let not_ignored: usize = (0..nc)
+                .filter(|c| !ignored(*c))
+                .map(|c| cf[c] as usize)
+                .sum();
+            let w_h = topology_normalizing_weight(not_ignored);
+            // The other key's domains among the feasible, not ignored nodes (a node without
+            // the label is in the "" domain, as upstream reads `node.Labels[key]`), and the
+            // matching pods of each, over the nodes the inclusion policies admit.
+            let mut w_z = 0.0;
+            let mut slots = 0;
+            if let Some(z) = zone {
+                let d = &run.domains[z.dom];
+                slots = d.count;
+                present.clear();
+                present.resize(d.count, false);
+                for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
+                    present[d.of_node[run.reps[c]] as usize] = true;
+                }
+                counts.clear();
+                counts.resize(d.count, 0);
+                for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
+                    let c = run.node_class[n] as usize;
+                    if ignored(c) || !z.include[c] {
+                        continue;
                     }
-                } else if slot < slots {
-                    total += score_for_count(zone_counts[slot], s.c.max_skew, w_z);
+                    let dom = d.of_node[n] as usize;
+                    if present[dom] {
+                        counts[dom] += i64::from(k);
+                    }
+                }
+                w_z = topology_normalizing_weight(present.iter().filter(|p| **p).count());
+            }
+            // A node's raw score from its domain slot (`slots` when it lacks the key), whether
+            // it has the hostname label, and its matching pods, adding the terms in constraint
+            // order.
+            let raw_of = |n: NodeId, hc: i64| -> i64 {
+                let slot = match zone {
+                    Some(z) if run.domains[z.dom].has[n] => run.domains[z.dom].of_node[n] as usize,
+                    _ => slots,
+                };
+                let has_host = host.is_some_and(|h| run.domains[h.dom].has[n]);
+                let mut total = 0.0_f64;
+                for s in &class.soft {
+                    if s.hostname {
+                        if has_host {
+                            total += score_for_count(hc, s.c.max_skew, w_h);
+                        }
+                    } else if slot < slots {
+                        total += score_for_count(counts[slot], s.c.max_skew, w_z);
+                    }
+                }
+                total.round() as i64
+            };
+            // Feasible nodes holding pods the hostname constraint matches score on their own.
+            own_in_class.iter_mut().for_each(|k| *k = 0);
+            if let Some(h) = host {
+                for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
+                    let c = run.node_class[n] as usize;
+                    if k == 0 || run.feasible_mark[n] != pass || ignored(c) {
+                        continue;
+                    }
+                    own.push((n, raw_of(n, i64::from(k))));
+                    own_in_class[c] += 1;
                 }
             }
-            total.round() as i64
-        };
-        let table: Vec<i64> = (0..=slots)
-            .flat_map(|slot| [raw_of(slot, false, 0), raw_of(slot, true, 0)])
-            .collect();
-        let host_domains = host.map(|h| &run.domains[h.dom]);
-        let host_sel = host.map(|h| &run.sel.sels[h.sel as usize]);
-        if let Some(sel) = host_sel {
-            sel.scatter(&mut run.host_cnt, node_class.len());
-        }
-        let host_counts = host_sel.map(|_| &run.host_cnt);
-        out.clear();
-        let mut min_score = i64::MAX;
-        let mut max_score = 0;
-        for &n in feasible {
-            if ignored(n) {
-                out.push(0);
-                continue;
+            let mut min_score = i64::MAX;
+            let mut max_score = 0;
+            for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
+                class_raw[c] = raw_of(run.reps[c], 0);
+                if cf[c] > own_in_class[c] {
+                    min_score = min_score.min(class_raw[c]);
+                    max_score = max_score.max(class_raw[c]);
+                }
             }
-            let slot = match zone_domains {
-                Some(d) if d.has[n] => d.of_node[n] as usize,
-                _ => slots,
+            for &(_, r) in &own {
+                min_score = min_score.min(r);
+                max_score = max_score.max(r);
+            }
+            let weighted = |raw: i64| -> i64 {
+                let s = if max_score == 0 {
+                    MAX_NODE_SCORE
+                } else {
+                    MAX_NODE_SCORE * (max_score + min_score - raw) / max_score
+                };
+                s.clamp(0, MAX_NODE_SCORE) * pod_topology_spread::WEIGHT
             };
-            let has_host = host_domains.is_some_and(|d| d.has[n]);
-            let hc = host_counts.map_or(0, |c| i64::from(c[n]));
-            let s = if hc == 0 {
-                table[slot * 2 + usize::from(has_host)]
+            for o in own.iter_mut() {
+                o.1 = class_score[run.node_class[o.0] as usize] + weighted(o.1);
+            }
+            for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
+                class_score[c] += weighted(class_raw[c]);
+            }
+            run.soft_present[0] = present;
+            run.dom_cnt[0] = counts;
+            run.own_in_class = own_in_class;
+            run.class_raw = class_raw;
+        }
+        for &(n, s) in &own {
+            run.own_mark[n] = pass;
+            run.own_score[n] = s;
+        }
+        run.own = own;
+        // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
+        // BestEffort pods), kept per node for the request; InterPodAffinity skips (no pod in
+        // the cluster has affinity terms).
+        let cache = run.scores(&class.score_key);
+        let resource = &mut run.caches[cache].scores;
+        let mut ties = std::mem::take(&mut run.ties);
+        ties.clear();
+        let mut best = i64::MIN;
+        for &n in feasible {
+            let r = &mut resource[n];
+            if *r == UNKNOWN {
+                *r = resource_scores(&run.res[n], &class.score_key);
+            }
+            let base = if run.own_mark[n] == pass {
+                run.own_score[n]
             } else {
-                raw_of(slot, has_host, hc)
+                class_score[run.node_class[n] as usize]
             };
-            min_score = min_score.min(s);
-            max_score = max_score.max(s);
-            out.push(s);
+            let total = base + *r;
+            if total > best {
+                best = total;
+                ties.clear();
+                ties.push(n);
+            } else if total == best {
+                ties.push(n);
+            }
         }
-        if let Some(sel) = host_sel {
-            sel.clear(&mut run.host_cnt);
+        // selectHost: reservoir sampling among the best, in filter order.
+        let mut chosen = None;
+        for (i, n) in ties.iter().enumerate() {
+            if self.reference.rng.below(i as u64 + 1) == 0 {
+                chosen = Some(*n);
+            }
         }
-        normalize_spread(out, feasible, ignored, min_score, max_score);
+        run.ties = ties;
+        run.class_score = class_score;
+        chosen.map(|n| (n, best))
     }
 
-    /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out`.
+    /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out` (the
+    /// shapes [`Self::select_by_class`] does not take: several constraints on the hostname or
+    /// on other keys).
     fn spread_scores(
         &self,
         run: &mut Run,
@@ -1648,10 +1852,6 @@ impl FastScheduler {
         feasible: &[NodeId],
         out: &mut Vec<i64>,
     ) {
-        let hostname = class.soft.iter().filter(|s| s.hostname).count();
-        if hostname <= 1 && class.soft.len() - hostname <= 1 {
-            return Self::spread_scores_tabled(run, class, feasible, out);
-        }
         let not_ignored = feasible
             .iter()
             .filter(|n| !class.spread_ignored(run.node_class[**n]))

@@ -179,3 +179,52 @@ fn schedule_each_matches_schedule_one_in_a_loop() {
         .collect();
     assert_eq!(want, got);
 }
+
+#[test]
+fn same_placements_with_unlabelled_nodes_and_explicit_soft_constraints() {
+    // The class-level selection's edge cases: nodes without the zone label (the "" domain for
+    // the system defaults, ignored nodes for a pod's own constraints), nodes without the
+    // hostname label, a taints policy that leaves tainted nodes out of the counts, and nodes
+    // holding matching pods (scored on their own).
+    use k8s_openapi::api::core::v1::TopologySpreadConstraint as Tsc;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
+    let mut c = cluster(90, 2_000, 17, 0);
+    for n in 0..c.nodes.len() {
+        let mut labels = c.nodes[n].labels.clone();
+        if n % 7 == 3 {
+            labels.remove("topology.kubernetes.io/zone");
+        }
+        if n % 11 == 5 {
+            labels.remove(LABEL_HOSTNAME);
+        }
+        c.set_node_labels(n, labels);
+    }
+    for (i, id) in c.pending().into_iter().enumerate() {
+        let Some(app) = c.pods[id].labels().get("app").cloned() else {
+            continue;
+        };
+        if i % 2 == 0 {
+            continue;
+        }
+        let honor = (i % 4 == 1).then(|| "Honor".to_string());
+        let constraint = |key: &str, max_skew: i32| Tsc {
+            max_skew,
+            topology_key: key.to_string(),
+            when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
+            label_selector: Some(ApiSelector {
+                match_labels: Some([("app".to_string(), app.clone())].into()),
+                ..Default::default()
+            }),
+            node_taints_policy: honor.clone(),
+            ..Default::default()
+        };
+        c.pods[id].spec_mut().topology_spread_constraints = Some(vec![
+            constraint("topology.kubernetes.io/zone", 2),
+            constraint(LABEL_HOSTNAME, 1),
+        ]);
+    }
+    for pct in [Some(100), None] {
+        let stats = compare(&c, pct, 17);
+        assert!(stats.compiled > stats.reference * 5, "{stats:?}");
+    }
+}
