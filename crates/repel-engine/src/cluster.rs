@@ -218,6 +218,19 @@ impl PodInfo {
         self.status.get_or_insert_with(Default::default)
     }
 
+    /// Whether the pod has required pod anti-affinity terms.
+    pub fn has_required_anti_affinity(&self) -> bool {
+        self.spec()
+            .affinity
+            .as_ref()
+            .and_then(|a| a.pod_anti_affinity.as_ref())
+            .and_then(|a| {
+                a.required_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })
+            .is_some_and(|t| !t.is_empty())
+    }
+
     /// The pod's tolerations.
     pub fn tolerations(&self) -> &[Toleration] {
         self.spec().tolerations.as_deref().unwrap_or_default()
@@ -277,6 +290,10 @@ pub struct NodeInfo {
     pub non_zero_requested: (i64, i64),
     /// Its pods.
     pub pods: Vec<PodId>,
+    /// Those of its pods with required pod anti-affinity terms (upstream
+    /// `NodeInfo.PodsWithRequiredAntiAffinity`), so that InterPodAffinity's PreFilter need
+    /// not read every pod.
+    pub pods_with_required_anti_affinity: Vec<PodId>,
     /// Host ports in use.
     pub used_ports: Vec<HostPort>,
     /// Index of its taint set in [`Cluster::taint_classes`].
@@ -296,6 +313,7 @@ impl NodeInfo {
             requested: Resources::default(),
             non_zero_requested: (0, 0),
             pods: Vec::new(),
+            pods_with_required_anti_affinity: Vec::new(),
             used_ports: Vec::new(),
             taint_class: 0,
             node,
@@ -305,6 +323,9 @@ impl NodeInfo {
     /// Accounts a pod on this node (upstream `NodeInfo.AddPod`).
     pub fn add_pod(&mut self, id: PodId, pod: &PodInfo) {
         self.pods.push(id);
+        if pod.has_required_anti_affinity() {
+            self.pods_with_required_anti_affinity.push(id);
+        }
         self.requested.add(&pod.requests);
         self.non_zero_requested.0 += pod.non_zero.0;
         self.non_zero_requested.1 += pod.non_zero.1;
@@ -317,6 +338,7 @@ impl NodeInfo {
             return;
         };
         self.pods.remove(pos);
+        self.pods_with_required_anti_affinity.retain(|p| *p != id);
         self.requested.sub(&pod.requests);
         self.non_zero_requested.0 -= pod.non_zero.0;
         self.non_zero_requested.1 -= pod.non_zero.1;

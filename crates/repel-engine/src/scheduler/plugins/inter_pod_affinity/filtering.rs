@@ -112,8 +112,27 @@ pub(super) fn pre_filter(
     };
     let incoming = !s.required_affinity.is_empty() || !s.required_anti_affinity.is_empty();
     for node in &cluster.nodes {
+        // Without terms of its own, only the node's pods with required anti-affinity matter.
+        if !incoming {
+            for existing in node
+                .pods_with_required_anti_affinity
+                .iter()
+                .filter_map(|id| cluster.pods.get(*id))
+            {
+                let existing_terms = PodTerms::parse(existing).0;
+                update_anti_affinity(
+                    &mut s.existing_anti_affinity_counts,
+                    &existing_terms.required_anti_affinity,
+                    pod,
+                    node,
+                    1,
+                    cluster,
+                );
+            }
+            continue;
+        }
         for (_, existing) in pods_on(cluster, node) {
-            if has_required_anti_affinity(existing) {
+            if existing.has_required_anti_affinity() {
                 let existing_terms = PodTerms::parse(existing).0;
                 update_anti_affinity(
                     &mut s.existing_anti_affinity_counts,
@@ -149,19 +168,6 @@ pub(super) fn pre_filter(
     }
     state.write(PRE_FILTER_STATE_KEY, s);
     (Status::success(), None)
-}
-
-/// Upstream `podWithRequiredAntiAffinity`: the pod has required anti-affinity terms.
-fn has_required_anti_affinity(pod: &PodInfo) -> bool {
-    pod.spec()
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_anti_affinity.as_ref())
-        .and_then(|a| {
-            a.required_during_scheduling_ignored_during_execution
-                .as_ref()
-        })
-        .is_some_and(|t| !t.is_empty())
 }
 
 /// Upstream `preFilterState.updateWithPod` (v1.35), for AddPod (`multiplier` 1) and RemovePod
