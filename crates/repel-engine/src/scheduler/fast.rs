@@ -80,6 +80,8 @@ const SCORE_CACHES: usize = 8;
 pub struct FastStats {
     /// Placed by the compiled path.
     pub compiled: usize,
+    /// Of those, placed by the repeat path (a pod like the one before, see `by_class`).
+    pub repeated: usize,
     /// Handed to the reference scheduler (unsupported shape, or no node fits).
     pub reference: usize,
     /// Distinct node classes.
@@ -598,9 +600,13 @@ struct Run {
     class_seen: Vec<u64>,
     stamp: u64,
     /// Per node class: feasible nodes of the pod being scheduled (a by-class pod's, counted
-    /// in pass `pass`).
+    /// in the filter pass `feasible_pass`; `pass` counts pods).
     class_feasible: Vec<u32>,
     pass: u64,
+    feasible_pass: u64,
+    /// The pod just placed, for a like pod next (see [`by_class`]).
+    chain: Option<by_class::Chain>,
+    buckets: by_class::Buckets,
     /// Per node: the pod (`stamp`) for which it is feasible / has its own score.
     feasible_mark: Vec<u64>,
     own_mark: Vec<u64>,
@@ -873,6 +879,9 @@ impl Run {
                 .collect(),
             class_feasible: vec![0; classes],
             pass: 0,
+            feasible_pass: 0,
+            chain: None,
+            buckets: by_class::Buckets::default(),
             feasible_mark: vec![0; cluster.nodes.len()],
             own_mark: vec![0; cluster.nodes.len()],
             own_score: vec![0; cluster.nodes.len()],
@@ -1066,6 +1075,7 @@ impl FastScheduler {
             return outcome;
         }
         self.stats.reference += 1;
+        run.chain = None;
         let outcome = self.reference.schedule_one(cluster, pod);
         match &outcome {
             Outcome::Scheduled { node, .. } => {
@@ -1364,6 +1374,11 @@ impl FastScheduler {
         pod: PodId,
         class: &PodClass,
     ) -> Option<Outcome> {
+        if let Some(chain) = run.chain.take()
+            && let Some(outcome) = self.compiled_repeat(run, cluster, pod, class, chain)
+        {
+            return Some(outcome);
+        }
         let n_all = cluster.nodes.len();
         if n_all == 0 {
             return None;
@@ -1428,6 +1443,7 @@ impl FastScheduler {
         // selection in `select_by_class`).
         run.pass += 1;
         let pass = run.pass;
+        run.feasible_pass = pass;
         let mut class_feasible = std::mem::take(&mut run.class_feasible);
         class_feasible.iter_mut().for_each(|c| *c = 0);
         let mut feasible_mark = std::mem::take(&mut run.feasible_mark);
@@ -1515,11 +1531,15 @@ impl FastScheduler {
             self.score_and_select(run, cluster, pod, class, &feasible)
                 .map(|(n, s)| (n, Some(s)))
         };
+        let feasible_count = feasible.len();
         run.feasible = feasible;
         let (node, score) = chosen?;
         cluster.bind(pod, node);
         run.sel.moved(cluster, pod, node, 1);
         run.touched(cluster, node);
+        if score.is_some() && by_class::by_class_shape(class) {
+            self.start_chain(run, class, node, feasible_count);
+        }
         Some(Outcome::Scheduled { node, score })
     }
 
@@ -1533,8 +1553,7 @@ impl FastScheduler {
         feasible: &[NodeId],
     ) -> Option<(NodeId, i64)> {
         if let Statics::ByClass { tt_raw, na_raw, .. } = &*class.statics
-            && class.soft.iter().filter(|s| s.hostname).count() <= 1
-            && class.soft.iter().filter(|s| !s.hostname).count() <= 1
+            && by_class::by_class_shape(class)
         {
             return self.select_by_class(run, class, feasible, tt_raw, na_raw);
         }
@@ -1644,204 +1663,6 @@ impl FastScheduler {
         chosen.map(|n| (n, best))
     }
 
-    /// PreScore, Score, NormalizeScore and selectHost for a by-class pod whose soft spread
-    /// constraints are at most one on the hostname and one on another key (the usual shape:
-    /// the system defaults are hostname + zone), over `feasible` as the filter pass left it
-    /// (`run.class_feasible`, `run.feasible_mark`).
-    ///
-    /// All but the resource scores are the same for every node of a node class — the taint
-    /// and affinity scores by construction, the other spread key because it is one of the
-    /// labels that define the class — except the hostname term of a node holding matching
-    /// pods. So those scores are computed once per class, and per node only for such nodes;
-    /// one pass over `feasible` then adds the resource scores and keeps the best nodes in
-    /// filter order for the reservoir draw, as the reference's `selectHost` meets them.
-    fn select_by_class(
-        &mut self,
-        run: &mut Run,
-        class: &PodClass,
-        feasible: &[NodeId],
-        tt_raw: &[i64],
-        na_raw: &[i64],
-    ) -> Option<(NodeId, i64)> {
-        let nc = run.reps.len();
-        let pass = run.pass;
-        let mut class_score = std::mem::take(&mut run.class_score);
-        let mut own = std::mem::take(&mut run.own);
-        own.clear();
-        {
-            let cf = &run.class_feasible;
-            // TaintToleration (3) and NodeAffinity (2), normalised by their maximum over the
-            // classes with feasible nodes.
-            let (mut tt_max, mut na_max) = (0i64, 0i64);
-            for c in (0..nc).filter(|c| cf[*c] > 0) {
-                tt_max = tt_max.max(tt_raw[c]);
-                na_max = na_max.max(na_raw[c]);
-            }
-            for (c, score) in class_score.iter_mut().enumerate() {
-                let mut s = 0;
-                if class.tt_scores {
-                    s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
-                }
-                if class.na_scores {
-                    s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
-                }
-                *score = s;
-            }
-        }
-        // PodTopologySpread (2).
-        if !class.soft.is_empty() {
-            let host = class.soft.iter().find(|s| s.hostname);
-            let zone = class.soft.iter().find(|s| !s.hostname);
-            run.soft_present
-                .resize(run.soft_present.len().max(1), Vec::new());
-            run.dom_cnt.resize(run.dom_cnt.len().max(1), Vec::new());
-            let mut present = std::mem::take(&mut run.soft_present[0]);
-            let mut counts = std::mem::take(&mut run.dom_cnt[0]);
-            let mut own_in_class = std::mem::take(&mut run.own_in_class);
-            let mut class_raw = std::mem::take(&mut run.class_raw);
-            let cf = &run.class_feasible;
-            let ignored = |c: usize| class.spread_ignored(c as u32);
-            let not_ignored: usize = (0..nc)
-                .filter(|c| !ignored(*c))
-                .map(|c| cf[c] as usize)
-                .sum();
-            let w_h = topology_normalizing_weight(not_ignored);
-            // The other key's domains among the feasible, not ignored nodes (a node without
-            // the label is in the "" domain, as upstream reads `node.Labels[key]`), and the
-            // matching pods of each, over the nodes the inclusion policies admit.
-            let mut w_z = 0.0;
-            let mut slots = 0;
-            if let Some(z) = zone {
-                let d = &run.domains[z.dom];
-                slots = d.count;
-                present.clear();
-                present.resize(d.count, false);
-                for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
-                    present[d.of_node[run.reps[c]] as usize] = true;
-                }
-                counts.clear();
-                counts.resize(d.count, 0);
-                for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
-                    let c = run.node_class[n] as usize;
-                    if ignored(c) || !z.include[c] {
-                        continue;
-                    }
-                    let dom = d.of_node[n] as usize;
-                    if present[dom] {
-                        counts[dom] += i64::from(k);
-                    }
-                }
-                w_z = topology_normalizing_weight(present.iter().filter(|p| **p).count());
-            }
-            // A node's raw score from its domain slot (`slots` when it lacks the key), whether
-            // it has the hostname label, and its matching pods, adding the terms in constraint
-            // order.
-            let raw_of = |n: NodeId, hc: i64| -> i64 {
-                let slot = match zone {
-                    Some(z) if run.domains[z.dom].has[n] => run.domains[z.dom].of_node[n] as usize,
-                    _ => slots,
-                };
-                let has_host = host.is_some_and(|h| run.domains[h.dom].has[n]);
-                let mut total = 0.0_f64;
-                for s in &class.soft {
-                    if s.hostname {
-                        if has_host {
-                            total += score_for_count(hc, s.c.max_skew, w_h);
-                        }
-                    } else if slot < slots {
-                        total += score_for_count(counts[slot], s.c.max_skew, w_z);
-                    }
-                }
-                total.round() as i64
-            };
-            // Feasible nodes holding pods the hostname constraint matches score on their own.
-            own_in_class.iter_mut().for_each(|k| *k = 0);
-            if let Some(h) = host {
-                for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
-                    let c = run.node_class[n] as usize;
-                    if k == 0 || run.feasible_mark[n] != pass || ignored(c) {
-                        continue;
-                    }
-                    own.push((n, raw_of(n, i64::from(k))));
-                    own_in_class[c] += 1;
-                }
-            }
-            let mut min_score = i64::MAX;
-            let mut max_score = 0;
-            for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
-                class_raw[c] = raw_of(run.reps[c], 0);
-                if cf[c] > own_in_class[c] {
-                    min_score = min_score.min(class_raw[c]);
-                    max_score = max_score.max(class_raw[c]);
-                }
-            }
-            for &(_, r) in &own {
-                min_score = min_score.min(r);
-                max_score = max_score.max(r);
-            }
-            let weighted = |raw: i64| -> i64 {
-                let s = if max_score == 0 {
-                    MAX_NODE_SCORE
-                } else {
-                    MAX_NODE_SCORE * (max_score + min_score - raw) / max_score
-                };
-                s.clamp(0, MAX_NODE_SCORE) * pod_topology_spread::WEIGHT
-            };
-            for o in own.iter_mut() {
-                o.1 = class_score[run.node_class[o.0] as usize] + weighted(o.1);
-            }
-            for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
-                class_score[c] += weighted(class_raw[c]);
-            }
-            run.soft_present[0] = present;
-            run.dom_cnt[0] = counts;
-            run.own_in_class = own_in_class;
-            run.class_raw = class_raw;
-        }
-        for &(n, s) in &own {
-            run.own_mark[n] = pass;
-            run.own_score[n] = s;
-        }
-        run.own = own;
-        // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
-        // BestEffort pods), kept per node for the request; InterPodAffinity skips (no pod in
-        // the cluster has affinity terms).
-        let cache = run.scores(&class.score_key);
-        let resource = &mut run.caches[cache].scores;
-        let mut ties = std::mem::take(&mut run.ties);
-        ties.clear();
-        let mut best = i64::MIN;
-        for &n in feasible {
-            let r = &mut resource[n];
-            if *r == UNKNOWN {
-                *r = resource_scores(&run.res[n], &class.score_key);
-            }
-            let base = if run.own_mark[n] == pass {
-                run.own_score[n]
-            } else {
-                class_score[run.node_class[n] as usize]
-            };
-            let total = base + *r;
-            if total > best {
-                best = total;
-                ties.clear();
-                ties.push(n);
-            } else if total == best {
-                ties.push(n);
-            }
-        }
-        // selectHost: reservoir sampling among the best, in filter order.
-        let mut chosen = None;
-        for (i, n) in ties.iter().enumerate() {
-            if self.reference.rng.below(i as u64 + 1) == 0 {
-                chosen = Some(*n);
-            }
-        }
-        run.ties = ties;
-        run.class_score = class_score;
-        chosen.map(|n| (n, best))
-    }
-
     /// PodTopologySpread PreScore + Score + NormalizeScore over `feasible`, into `out` (the
     /// shapes [`Self::select_by_class`] does not take: several constraints on the hostname or
     /// on other keys).
@@ -1908,5 +1729,6 @@ impl FastScheduler {
     }
 }
 
+mod by_class;
 #[cfg(test)]
 mod tests;
