@@ -82,6 +82,9 @@ pub struct FastStats {
     pub compiled: usize,
     /// Of those, placed by the repeat path (a pod like the one before, see `by_class`).
     pub repeated: usize,
+    /// Of the reference's, answered as the like pod just before them was, nothing having
+    /// changed since (unschedulable, no nomination).
+    pub repeated_unschedulable: usize,
     /// Handed to the reference scheduler (unsupported shape, or no node fits).
     pub reference: usize,
     /// Distinct node classes.
@@ -257,6 +260,31 @@ fn feed_labels(h: &mut KeyHasher, namespace: &str, labels: &BTreeMap<String, Str
         h.str(v);
     }
     h.str("");
+}
+
+/// A key of everything the reference scheduler reads of a pending pod: equal keys, on an
+/// unchanged cluster, get the same outcome.
+fn unschedulable_key(info: &PodInfo) -> u128 {
+    let mut h = KeyHasher::new();
+    feed_labels(&mut h, &info.namespace, info.labels());
+    h.json(&info.meta.owner_references);
+    h.json(&info.meta.deletion_timestamp);
+    h.json(info.spec());
+    h.str(info.spec_node_name().unwrap_or("\u{0}"));
+    h.json(&(info.priority, info.nominated, info.terminating));
+    h.finish()
+}
+
+/// The last pod the reference found unschedulable without a nomination (nothing changed
+/// then), to answer a like pod at once while nothing else has changed either.
+struct LastUnschedulable {
+    key: u128,
+    /// The change log's length and the epoch after it.
+    log_len: usize,
+    epoch: u64,
+    /// How far its cycle moved the round-robin start.
+    advance: usize,
+    message: String,
 }
 
 /// The pod's class key: namespace, labels, controller, `spec.nodeName`, and the spec's key.
@@ -606,6 +634,7 @@ struct Run {
     feasible_pass: u64,
     /// The pod just placed, for a like pod next (see [`by_class`]).
     chain: Option<by_class::Chain>,
+    unschedulable: Option<LastUnschedulable>,
     buckets: by_class::Buckets,
     /// Per node: the pod (`stamp`) for which it is feasible / has its own score.
     feasible_mark: Vec<u64>,
@@ -881,6 +910,7 @@ impl Run {
             pass: 0,
             feasible_pass: 0,
             chain: None,
+            unschedulable: None,
             buckets: by_class::Buckets::default(),
             feasible_mark: vec![0; cluster.nodes.len()],
             own_mark: vec![0; cluster.nodes.len()],
@@ -1076,7 +1106,40 @@ impl FastScheduler {
         }
         self.stats.reference += 1;
         run.chain = None;
+        let n_all = cluster.nodes.len();
+        let like = cluster.pods.get(pod).map(unschedulable_key);
+        if let Some(u) = &run.unschedulable
+            && Some(u.key) == like
+            && u.log_len == run.log.len()
+            && u.epoch == run.epoch
+            && n_all > 0
+        {
+            self.stats.repeated_unschedulable += 1;
+            self.reference.next_start_node_index =
+                (self.reference.next_start_node_index + u.advance) % n_all;
+            return Outcome::Unschedulable {
+                message: u.message.clone(),
+                nominated: None,
+            };
+        }
+        let before = self.reference.next_start_node_index;
         let outcome = self.reference.schedule_one(cluster, pod);
+        run.unschedulable = match (&outcome, like) {
+            (
+                Outcome::Unschedulable {
+                    message,
+                    nominated: None,
+                },
+                Some(key),
+            ) if n_all > 0 => Some(LastUnschedulable {
+                key,
+                log_len: run.log.len(),
+                epoch: run.epoch,
+                advance: (self.reference.next_start_node_index + n_all - before % n_all) % n_all,
+                message: message.clone(),
+            }),
+            _ => None,
+        };
         match &outcome {
             Outcome::Scheduled { node, .. } => {
                 run.sel.moved(cluster, pod, *node, 1);

@@ -88,12 +88,15 @@ fn same_placements_adaptive_percentage() {
 
 #[test]
 fn same_placements_with_extra_taints_and_a_full_cluster() {
-    // More pods than fit: FitErrors and preemption go through the reference path.
-    let c = cluster(60, 3_000, 11, 3);
+    // More pods than fit (more than 110 a node): FitErrors and preemption go through the
+    // reference path.
+    let c = cluster(40, 6_000, 11, 3);
     let stats = compare(&c, Some(100), 11);
     eprintln!("{stats:?}");
     assert!(stats.reference > 0, "{stats:?}");
     assert!(stats.compiled > 0, "{stats:?}");
+    // Like pods failing in a row on an unchanged cluster are answered at once.
+    assert!(stats.repeated_unschedulable > 0, "{stats:?}");
 }
 
 #[test]
@@ -238,4 +241,82 @@ fn same_placements_with_unlabelled_nodes_and_explicit_soft_constraints() {
         // Below 100 nodes the adaptive percentage evaluates every node too.
         assert!(stats.repeated > 0, "{stats:?}");
     }
+}
+
+#[test]
+fn like_unschedulable_pods_are_answered_anew_after_a_change() {
+    // Two like pods no node fits (too much memory), with pods placed between them: the second
+    // one's FitError counts the nodes those pods made short of cpu too, so it cannot reuse the
+    // first one's answer.
+    use k8s_openapi::api::core::v1::ResourceRequirements;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    let mut c = cluster(30, 400, 19, 0);
+    let others = c.pending();
+    // A pod without node selection.
+    let template = others
+        .iter()
+        .copied()
+        .find(|p| {
+            let spec = c.pods[*p].spec();
+            spec.affinity.is_none() && spec.node_selector.is_none()
+        })
+        .unwrap();
+    let big = |c: &mut Cluster, name: &str| {
+        let mut pod = c.pods[template].to_pod();
+        pod.metadata.name = Some(name.to_string());
+        pod.metadata.uid = None;
+        if let Some(spec) = pod.spec.as_mut() {
+            spec.node_name = None;
+            spec.priority = Some(0);
+            spec.preemption_policy = Some("Never".to_string());
+            for ctr in &mut spec.containers {
+                ctr.resources = Some(ResourceRequirements {
+                    requests: Some(
+                        [
+                            ("cpu".to_string(), Quantity("7".to_string())),
+                            ("memory".to_string(), Quantity("1000Gi".to_string())),
+                        ]
+                        .into(),
+                    ),
+                    ..Default::default()
+                });
+            }
+        }
+        c.add_pod(pod)
+    };
+    let a1 = big(&mut c, "big-1");
+    let a2 = big(&mut c, "big-2");
+    let a3 = big(&mut c, "big-3");
+    // Pods that all fit between them, so that the first one's answer is the last failure.
+    let mut queue = vec![a1, a2];
+    queue.extend(&others[..150]);
+    queue.push(a3);
+    let gates = FeatureGates::default();
+    let mut a = c.clone();
+    let mut reference = Scheduler::new(gates, Some(100), 19);
+    let want: Vec<String> = queue
+        .iter()
+        .map(|p| describe(&reference.schedule_one(&mut a, *p)))
+        .collect();
+    let mut b = c.clone();
+    let mut fast = FastScheduler::new(gates, Some(100), 19);
+    let got: Vec<String> = fast
+        .schedule_each(&mut b, &queue)
+        .iter()
+        .map(|p| describe(&p.outcome))
+        .collect();
+    assert_eq!(want, got);
+    let (first, second, last) = (&want[0], &want[1], &want[queue.len() - 1]);
+    assert!(
+        first.starts_with("unschedulable 0/30 nodes are available"),
+        "{first}"
+    );
+    assert!(
+        want[2..queue.len() - 1]
+            .iter()
+            .all(|w| w.starts_with("scheduled"))
+    );
+    assert_eq!(first, second);
+    assert_ne!(first, last);
+    assert!(fast.stats.repeated_unschedulable >= 1, "{:?}", fast.stats);
 }
