@@ -66,6 +66,10 @@ const STATIC_FILTERS: [&str; 5] = [
     "NodePorts",
 ];
 
+/// A hash map keyed by numbers the compiled scheduler makes itself (ids, keys, addresses):
+/// no need for a DoS-resistant hasher.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
 /// A resource score not computed yet.
 const UNKNOWN: i64 = i64::MIN;
 
@@ -175,7 +179,7 @@ struct Sel {
     /// The nodes whose count has ever been non-zero, with their count.
     nonzero: Vec<(NodeId, u32)>,
     /// Each of those nodes' index in `nonzero`.
-    slot: HashMap<NodeId, usize>,
+    slot: FastMap<NodeId, usize>,
 }
 
 impl Sel {
@@ -224,7 +228,9 @@ struct Selectors {
     sel_defs: Vec<(String, LabelSelector)>,
     unindexed: Vec<u32>,
     lcs: Vec<LabelClass>,
-    lc_index: HashMap<u128, u32>,
+    lc_index: FastMap<u128, u32>,
+    /// Per pod: its label class's key when known in advance (0: compute it).
+    lc_keys: Vec<u128>,
     lc_by_kv: HashMap<(String, String), Vec<u32>>,
     pod_lc: Vec<u32>,
 }
@@ -252,6 +258,13 @@ fn spec_key(spec: &PodSpec) -> u128 {
     h.finish()
 }
 
+/// The key of a pod's namespace and labels (its label class).
+fn label_key(info: &PodInfo) -> u128 {
+    let mut h = KeyHasher::new();
+    feed_labels(&mut h, &info.namespace, info.labels());
+    h.finish()
+}
+
 /// Feeds a namespace and a label map (length-delimited strings, no serialisation).
 fn feed_labels(h: &mut KeyHasher, namespace: &str, labels: &BTreeMap<String, String>) {
     h.str(namespace);
@@ -275,6 +288,36 @@ fn unschedulable_key(info: &PodInfo) -> u128 {
     h.finish()
 }
 
+/// What compiling reads of a spec, kept per spec shared by pods (the specs of queued pods do
+/// not change during a run: binding sets `spec.nodeName` apart).
+#[derive(Clone, Copy)]
+struct SpecMemo {
+    /// The key of what the static plugins read (tolerations, nodeSelector, affinity; the
+    /// node name is added apart).
+    static_key: u128,
+    /// The resource scores' requests.
+    score_key: ScoreKey,
+}
+
+impl SpecMemo {
+    fn of(spec: &PodSpec) -> Option<Self> {
+        let static_key = {
+            let mut h = KeyHasher::new();
+            h.json(&(&spec.tolerations, &spec.node_selector, &spec.affinity));
+            h.finish()
+        };
+        let la = pod_score_requests(spec, &[CPU, MEMORY], false);
+        let ba = pod_score_requests(spec, &[CPU, MEMORY], true);
+        let la_req = (la.first().copied()?, la.get(1).copied()?);
+        let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
+        let ba_req = (ba_req != (0, 0)).then_some(ba_req);
+        Some(SpecMemo {
+            static_key,
+            score_key: (la_req, ba_req),
+        })
+    }
+}
+
 /// The last pod the reference found unschedulable without a nomination (nothing changed
 /// then), to answer a like pod at once while nothing else has changed either.
 struct LastUnschedulable {
@@ -291,7 +334,7 @@ struct LastUnschedulable {
 /// Equal specs are shared between pods (see `Cluster::add_pod`), so `specs` remembers the key
 /// of each shared spec seen, by address, for the duration of one batch (nothing changes a
 /// queued pod's spec meanwhile).
-fn class_key(info: &PodInfo, specs: &mut HashMap<*const PodSpec, u128>) -> u128 {
+fn class_key(info: &PodInfo, specs: &mut FastMap<*const PodSpec, u128>) -> u128 {
     let spec = match info.shared_spec() {
         Some(arc) => *specs
             .entry(Arc::as_ptr(arc))
@@ -319,15 +362,15 @@ fn class_key(info: &PodInfo, specs: &mut HashMap<*const PodSpec, u128>) -> u128 
 
 /// The class keys of `queue`, computed on every core (they depend on nothing the batch
 /// changes: a queued pod is unbound until its own turn).
-fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<u128> {
-    let keys_of = |part: &[PodId]| -> Vec<u128> {
-        let mut specs = HashMap::new();
+fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<(u128, u128)> {
+    let keys_of = |part: &[PodId]| -> Vec<(u128, u128)> {
+        let mut specs = FastMap::default();
         part.iter()
             .map(|pod| {
                 cluster
                     .pods
                     .get(*pod)
-                    .map_or(0, |p| class_key(p, &mut specs))
+                    .map_or((0, 0), |p| (class_key(p, &mut specs), label_key(p)))
             })
             .collect()
     };
@@ -336,7 +379,7 @@ fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<u128> {
         return keys_of(queue);
     }
     let chunk = queue.len().div_ceil(threads);
-    let keys: Vec<u128> = std::thread::scope(|scope| {
+    let keys: Vec<(u128, u128)> = std::thread::scope(|scope| {
         let handles: Vec<_> = queue
             .chunks(chunk)
             .map(|part| scope.spawn(move || keys_of(part)))
@@ -440,10 +483,9 @@ impl Selectors {
             return self.pod_lc[pod];
         }
         let p = &cluster.pods[pod];
-        let key = {
-            let mut h = KeyHasher::new();
-            feed_labels(&mut h, &p.namespace, p.labels());
-            h.finish()
+        let key = match self.lc_keys.get(pod) {
+            Some(&k) if k != 0 => k,
+            _ => label_key(p),
         };
         let lc = match self.lc_index.get(&key) {
             Some(lc) => *lc,
@@ -609,10 +651,13 @@ struct Run {
     free: Vec<Free>,
     domains: Vec<Domains>,
     domain_index: HashMap<String, usize>,
-    classes: HashMap<u128, Option<Rc<PodClass>>>,
-    statics: HashMap<u128, Rc<Statics>>,
+    classes: FastMap<u128, Option<Rc<PodClass>>>,
+    statics: FastMap<u128, Rc<Statics>>,
+    /// What compiling reads of a spec, by the address of a spec shared by pods (see
+    /// [`SpecMemo`]).
+    specs: FastMap<*const PodSpec, SpecMemo>,
     /// Node-inclusion answers per node class, by static key and (affinity, taints) policy.
-    includes: HashMap<(u128, bool, bool), Rc<Vec<bool>>>,
+    includes: FastMap<(u128, bool, bool), Rc<Vec<bool>>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -922,9 +967,10 @@ impl Run {
             class_raw: vec![0; classes],
             domains: Vec::new(),
             domain_index: HashMap::new(),
-            classes: HashMap::new(),
-            statics: HashMap::new(),
-            includes: HashMap::new(),
+            classes: FastMap::default(),
+            statics: FastMap::default(),
+            includes: FastMap::default(),
+            specs: FastMap::default(),
             sel: Selectors::of_bound_pods(cluster),
             log: Vec::new(),
             epoch: 0,
@@ -962,6 +1008,22 @@ impl Run {
         });
         self.domain_index.insert(key.to_string(), i);
         i
+    }
+
+    /// The pod's [`SpecMemo`].
+    fn spec_memo(&mut self, info: &PodInfo) -> Option<SpecMemo> {
+        match info.shared_spec() {
+            Some(arc) => {
+                let ptr = Arc::as_ptr(arc);
+                if let Some(m) = self.specs.get(&ptr) {
+                    return Some(*m);
+                }
+                let m = SpecMemo::of(arc)?;
+                self.specs.insert(ptr, m);
+                Some(m)
+            }
+            None => SpecMemo::of(info.spec()),
+        }
     }
 
     /// A node's resources changed: refresh its numbers and log it.
@@ -1063,7 +1125,13 @@ impl FastScheduler {
         let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
         let mut out = Vec::with_capacity(queue.len());
         let keys = class_keys(cluster, queue);
-        for (&pod, &key) in queue.iter().zip(&keys) {
+        run.sel.lc_keys.resize(cluster.pods.len(), 0);
+        for (&pod, &(_, label)) in queue.iter().zip(&keys) {
+            if let Some(k) = run.sel.lc_keys.get_mut(pod) {
+                *k = label;
+            }
+        }
+        for (&pod, &(key, _)) in queue.iter().zip(&keys) {
             let mut outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
             if let Outcome::Unschedulable {
                 nominated: Some(_), ..
@@ -1234,15 +1302,15 @@ impl FastScheduler {
         // The static plugins read tolerations, nodeSelector, affinity and nodeName (host ports
         // are excluded above): pod classes that share them share these tables, and the
         // node-inclusion answers of their spread constraints.
-        let static_key = {
-            let mut h = KeyHasher::new();
-            h.json(&(
-                &info.spec().tolerations,
-                &info.spec().node_selector,
-                &info.spec().affinity,
-                info.spec_node_name(),
-            ));
-            h.finish()
+        let memo = run.spec_memo(info)?;
+        let static_key = match info.spec_node_name() {
+            None => memo.static_key,
+            Some(name) => {
+                let mut h = KeyHasher::new();
+                h.feed(&memo.static_key.to_le_bytes());
+                h.str(name);
+                h.finish()
+            }
         };
         let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
         let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
@@ -1291,11 +1359,7 @@ impl FastScheduler {
         let keys_of = |spreads: &[Spread]| -> Vec<bool> {
             run.reps
                 .iter()
-                .map(|&r| {
-                    spreads
-                        .iter()
-                        .all(|s| cluster.nodes[r].labels.contains_key(&s.c.topology_key))
-                })
+                .map(|&r| spreads.iter().all(|s| run.domains[s.dom].has[r]))
                 .collect()
         };
         let hard_keys = keys_of(&hard);
@@ -1327,11 +1391,7 @@ impl FastScheduler {
             return None;
         }
         let na_scores = na_st.code != Code::Skip;
-        let la = pod_score_requests(info.spec(), &[CPU, MEMORY], false);
-        let ba = pod_score_requests(info.spec(), &[CPU, MEMORY], true);
-        let la_req = (la.first().copied()?, la.get(1).copied()?);
-        let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
-        let ba_req = (ba_req != (0, 0)).then_some(ba_req);
+        let (la_req, ba_req) = memo.score_key;
 
         if let Some(st) = run.statics.get(&static_key) {
             let statics = st.clone();
