@@ -685,6 +685,8 @@ struct Run {
     feasible_mark: Vec<u64>,
     own_mark: Vec<u64>,
     own_score: Vec<i64>,
+    /// Per node: the pod (`pass`) for which it is among the best.
+    tie_mark: Vec<u64>,
     /// Per node class: the score of its nodes without matching pods; the best nodes.
     class_score: Vec<i64>,
     ties: Vec<NodeId>,
@@ -959,6 +961,7 @@ impl Run {
             buckets: by_class::Buckets::default(),
             feasible_mark: vec![0; cluster.nodes.len()],
             own_mark: vec![0; cluster.nodes.len()],
+            tie_mark: vec![0; cluster.nodes.len()],
             own_score: vec![0; cluster.nodes.len()],
             class_score: vec![0; classes],
             ties: Vec::new(),

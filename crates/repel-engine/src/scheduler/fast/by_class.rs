@@ -272,6 +272,33 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     run.class_score = class_score;
 }
 
+/// Puts distinct nodes in filter order: node order from the round-robin `start`, wrapping.
+/// Many are put in order by marking them (in `marks`, with `stamp`) and reading the marks in
+/// node order, a few by sorting.
+pub(super) fn filter_order(
+    nodes: &mut Vec<NodeId>,
+    start: usize,
+    n_all: usize,
+    marks: &mut [u64],
+    stamp: u64,
+) {
+    if nodes.len() > n_all / 16 {
+        for &n in nodes.iter() {
+            marks[n] = stamp;
+        }
+        nodes.clear();
+        nodes.extend(
+            (start..n_all)
+                .chain(0..start)
+                .filter(|n| marks[*n] == stamp),
+        );
+    } else {
+        nodes.sort_unstable();
+        let split = nodes.partition_point(|n| *n < start);
+        nodes.rotate_left(split);
+    }
+}
+
 impl FastScheduler {
     /// PreScore, Score, NormalizeScore and selectHost for a pod of [`by_class_shape`], over
     /// `feasible` as the filter pass left it (`run.class_feasible`, `run.feasible_mark`).
@@ -440,9 +467,8 @@ impl FastScheduler {
             }
         }
         ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
-        // Filter order: node order from the round-robin start.
         let start = self.reference.next_start_node_index % n_all;
-        ties.sort_unstable_by_key(|n| (n + n_all - start) % n_all);
+        filter_order(&mut ties, start, n_all, &mut run.tie_mark, run.pass);
         for &(n, _) in &own {
             let score = run.buckets.score[n];
             run.buckets.insert(run.node_class[n] as usize, n, score);

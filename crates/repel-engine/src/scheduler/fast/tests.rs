@@ -320,3 +320,26 @@ fn like_unschedulable_pods_are_answered_anew_after_a_change() {
     assert_ne!(first, last);
     assert!(fast.stats.repeated_unschedulable >= 1, "{:?}", fast.stats);
 }
+
+proptest::proptest! {
+    /// The best nodes are drawn in filter order: node order from the round-robin start,
+    /// whichever way `filter_order` takes (marks for many, a sort for a few).
+    #[test]
+    fn filter_order_is_node_order_from_the_start(
+        n_all in 1usize..400,
+        start_seed in 0usize..10_000,
+        picks in proptest::collection::vec(0usize..10_000, 0..200),
+    ) {
+        let start = start_seed % n_all;
+        let mut nodes: Vec<NodeId> = picks.iter().map(|p| p % n_all).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        // Shuffle deterministically (bucket lists hold nodes in no order).
+        nodes.reverse();
+        let mut want = nodes.clone();
+        want.sort_by_key(|n| (n + n_all - start) % n_all);
+        let mut marks = vec![0u64; n_all];
+        by_class::filter_order(&mut nodes, start, n_all, &mut marks, 7);
+        proptest::prop_assert_eq!(nodes, want);
+    }
+}
