@@ -57,6 +57,28 @@ fn compare(c: &Cluster, pct: Option<i64>, seed: u64) -> FastStats {
     fast.stats
 }
 
+/// A `ScheduleAnyway` spread constraint over the pods with label `app`.
+fn soft_constraint(
+    key: &str,
+    max_skew: i32,
+    app: &str,
+    node_taints_policy: Option<String>,
+) -> k8s_openapi::api::core::v1::TopologySpreadConstraint {
+    k8s_openapi::api::core::v1::TopologySpreadConstraint {
+        max_skew,
+        topology_key: key.to_string(),
+        when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
+        label_selector: Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+                match_labels: Some([("app".to_string(), app.to_string())].into()),
+                ..Default::default()
+            },
+        ),
+        node_taints_policy,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn same_placements_every_node_scored() {
     for seed in [1, 2, 3] {
@@ -103,23 +125,12 @@ fn same_placements_with_extra_taints_and_a_full_cluster() {
 fn same_placements_with_two_hostname_spread_constraints() {
     // Two hostname constraints and a zone one: not the tabled shape, so the general spread
     // scoring runs (matching pods per node read from the sparse counts).
-    use k8s_openapi::api::core::v1::TopologySpreadConstraint as Tsc;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
     let mut c = cluster(80, 1_500, 13, 0);
     for id in c.pending() {
         let Some(app) = c.pods[id].labels().get("app").cloned() else {
             continue;
         };
-        let constraint = |key: &str, max_skew: i32| Tsc {
-            max_skew,
-            topology_key: key.to_string(),
-            when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
-            label_selector: Some(ApiSelector {
-                match_labels: Some([("app".to_string(), app.clone())].into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let constraint = |key: &str, max_skew: i32| soft_constraint(key, max_skew, &app, None);
         c.pods[id].spec_mut().topology_spread_constraints = Some(vec![
             constraint(LABEL_HOSTNAME, 1),
             constraint("topology.kubernetes.io/zone", 2),
@@ -167,27 +178,34 @@ fn inline_resource_scores_match_the_plugins() {
     }
 }
 
-#[test]
-fn schedule_each_matches_schedule_one_in_a_loop() {
-    // A full cluster: preemption nominates nodes, and nobody is retried at once.
-    let c = cluster(60, 3_000, 11, 3);
+/// One cycle per pod of `queue` with both (no retry after a nomination); the outcomes, which
+/// must be equal, and the compiled scheduler's stats.
+fn compare_each(c: &Cluster, queue: &[PodId], seed: u64) -> (Vec<String>, FastStats) {
     let gates = FeatureGates::default();
     let mut a = c.clone();
-    let mut queue = a.pending();
-    Scheduler::queue_order(&a, &mut queue);
-    let mut reference = Scheduler::new(gates, Some(100), 3);
+    let mut reference = Scheduler::new(gates, Some(100), seed);
     let want: Vec<String> = queue
         .iter()
         .map(|p| describe(&reference.schedule_one(&mut a, *p)))
         .collect();
     let mut b = c.clone();
-    let mut fast = FastScheduler::new(gates, Some(100), 3);
+    let mut fast = FastScheduler::new(gates, Some(100), seed);
     let got: Vec<String> = fast
-        .schedule_each(&mut b, &queue)
+        .schedule_each(&mut b, queue)
         .iter()
         .map(|p| describe(&p.outcome))
         .collect();
     assert_eq!(want, got);
+    (want, fast.stats)
+}
+
+#[test]
+fn schedule_each_matches_schedule_one_in_a_loop() {
+    // A full cluster: preemption nominates nodes, and nobody is retried at once.
+    let c = cluster(60, 3_000, 11, 3);
+    let mut queue = c.pending();
+    Scheduler::queue_order(&c, &mut queue);
+    compare_each(&c, &queue, 3);
 }
 
 #[test]
@@ -196,8 +214,6 @@ fn same_placements_with_unlabelled_nodes_and_explicit_soft_constraints() {
     // the system defaults, ignored nodes for a pod's own constraints), nodes without the
     // hostname label, a taints policy that leaves tainted nodes out of the counts, and nodes
     // holding matching pods (scored on their own).
-    use k8s_openapi::api::core::v1::TopologySpreadConstraint as Tsc;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
     let mut c = cluster(90, 2_000, 17, 0);
     for n in 0..c.nodes.len() {
         let mut labels = c.nodes[n].labels.clone();
@@ -219,17 +235,8 @@ fn same_placements_with_unlabelled_nodes_and_explicit_soft_constraints() {
             continue;
         }
         let honor = (i % 4 == 1).then(|| "Honor".to_string());
-        let constraint = |key: &str, max_skew: i32| Tsc {
-            max_skew,
-            topology_key: key.to_string(),
-            when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
-            label_selector: Some(ApiSelector {
-                match_labels: Some([("app".to_string(), app.clone())].into()),
-                ..Default::default()
-            }),
-            node_taints_policy: honor.clone(),
-            ..Default::default()
-        };
+        let constraint =
+            |key: &str, max_skew: i32| soft_constraint(key, max_skew, &app, honor.clone());
         c.pods[id].spec_mut().topology_spread_constraints = Some(vec![
             constraint("topology.kubernetes.io/zone", 2),
             constraint(LABEL_HOSTNAME, 1),
@@ -291,21 +298,7 @@ fn like_unschedulable_pods_are_answered_anew_after_a_change() {
     let mut queue = vec![a1, a2];
     queue.extend(&others[..150]);
     queue.push(a3);
-    let gates = FeatureGates::default();
-    let mut a = c.clone();
-    let mut reference = Scheduler::new(gates, Some(100), 19);
-    let want: Vec<String> = queue
-        .iter()
-        .map(|p| describe(&reference.schedule_one(&mut a, *p)))
-        .collect();
-    let mut b = c.clone();
-    let mut fast = FastScheduler::new(gates, Some(100), 19);
-    let got: Vec<String> = fast
-        .schedule_each(&mut b, &queue)
-        .iter()
-        .map(|p| describe(&p.outcome))
-        .collect();
-    assert_eq!(want, got);
+    let (want, stats) = compare_each(&c, &queue, 19);
     let (first, second, last) = (&want[0], &want[1], &want[queue.len() - 1]);
     assert!(
         first.starts_with("unschedulable 0/30 nodes are available"),
@@ -318,7 +311,7 @@ fn like_unschedulable_pods_are_answered_anew_after_a_change() {
     );
     assert_eq!(first, second);
     assert_ne!(first, last);
-    assert!(fast.stats.repeated_unschedulable >= 1, "{:?}", fast.stats);
+    assert!(stats.repeated_unschedulable >= 1, "{stats:?}");
 }
 
 proptest::proptest! {

@@ -112,55 +112,42 @@ pub(super) fn pre_filter(
     };
     let incoming = !s.required_affinity.is_empty() || !s.required_anti_affinity.is_empty();
     for node in &cluster.nodes {
-        // Without terms of its own, only the node's pods with required anti-affinity matter.
+        // The node's pods with required anti-affinity terms matching this pod.
+        for existing in node
+            .pods_with_required_anti_affinity
+            .iter()
+            .filter_map(|id| cluster.pods.get(*id))
+        {
+            let existing_terms = PodTerms::parse(existing).0;
+            update_anti_affinity(
+                &mut s.existing_anti_affinity_counts,
+                &existing_terms.required_anti_affinity,
+                pod,
+                node,
+                1,
+                cluster,
+            );
+        }
         if !incoming {
-            for existing in node
-                .pods_with_required_anti_affinity
-                .iter()
-                .filter_map(|id| cluster.pods.get(*id))
-            {
-                let existing_terms = PodTerms::parse(existing).0;
-                update_anti_affinity(
-                    &mut s.existing_anti_affinity_counts,
-                    &existing_terms.required_anti_affinity,
-                    pod,
-                    node,
-                    1,
-                    cluster,
-                );
-            }
             continue;
         }
         for (_, existing) in pods_on(cluster, node) {
-            if existing.has_required_anti_affinity() {
-                let existing_terms = PodTerms::parse(existing).0;
-                update_anti_affinity(
-                    &mut s.existing_anti_affinity_counts,
-                    &existing_terms.required_anti_affinity,
-                    pod,
-                    node,
-                    1,
-                    cluster,
-                );
-            }
-            if incoming {
-                update_affinity(
-                    &mut s.affinity_counts,
-                    &s.required_affinity,
-                    existing,
-                    node,
-                    1,
-                    cluster,
-                );
-                update_anti_affinity(
-                    &mut s.anti_affinity_counts,
-                    &s.required_anti_affinity,
-                    existing,
-                    node,
-                    1,
-                    cluster,
-                );
-            }
+            update_affinity(
+                &mut s.affinity_counts,
+                &s.required_affinity,
+                existing,
+                node,
+                1,
+                cluster,
+            );
+            update_anti_affinity(
+                &mut s.anti_affinity_counts,
+                &s.required_anti_affinity,
+                existing,
+                node,
+                1,
+                cluster,
+            );
         }
     }
     if s.existing_anti_affinity_counts.is_empty() && !incoming {
