@@ -614,7 +614,6 @@ struct PodClass {
     /// cpu, memory and ephemeral storage requested, `i64::MIN` for none (a request of 0 or
     /// less never fails), compared with [`Free`].
     need: [i64; 3],
-    empty_request: bool,
     score_key: ScoreKey,
     tt_scores: bool,
     na_scores: bool,
@@ -670,8 +669,6 @@ struct Run {
     raw: Vec<i64>,
     dom_cnt: Vec<Vec<i64>>,
     soft_present: Vec<Vec<bool>>,
-    class_seen: Vec<u64>,
-    stamp: u64,
     /// Per node class: feasible nodes of the pod being scheduled (a by-class pod's, counted
     /// in the filter pass `feasible_pass`; `pass` counts pods).
     class_feasible: Vec<u32>,
@@ -760,30 +757,14 @@ fn fits_amount(want: i64, alloc: i64, used: i64) -> bool {
     !(want > 0 && i128::from(want) > i128::from(alloc) - i128::from(used))
 }
 
-/// NodeResourcesFit's filter as a yes/no (`fits_request(..).is_empty()`).
-fn fits(class: &PodClass, r: &NodeRes, node: &NodeInfo) -> bool {
-    if r.pods + 1 > r.alloc_pods {
-        return false;
-    }
-    if class.empty_request {
-        return true;
-    }
-    let req = &class.requests;
-    fits_amount(req.milli_cpu, r.alloc_cpu, r.req_cpu)
-        && fits_amount(req.memory, r.alloc_mem, r.req_mem)
-        && fits_amount(req.ephemeral_storage, r.alloc_eph, r.req_eph)
-        && req.scalar.iter().all(|(name, want)| {
-            fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
-        })
-}
-
 /// [`PodClass::need`] of a request.
 fn needs(r: &Resources) -> [i64; 3] {
     let need = |want: i64| if want > 0 { want } else { i64::MIN };
     [need(r.milli_cpu), need(r.memory), need(r.ephemeral_storage)]
 }
 
-/// [`fits`] read from the node's [`Free`] figures (extended resources from the node itself).
+/// NodeResourcesFit's filter as a yes/no (`fits_request(..).is_empty()`), read from the node's
+/// [`Free`] figures (extended resources from the node itself).
 fn fits_free(class: &PodClass, f: &Free, node: &NodeInfo) -> bool {
     let [cpu, mem, eph] = class.need;
     f.pods >= 1
@@ -944,7 +925,6 @@ impl Run {
         }
         let classes = reps.len();
         Run {
-            class_seen: vec![0; classes],
             node_class,
             reps,
             res: cluster.nodes.iter().map(NodeRes::of).collect(),
@@ -984,7 +964,6 @@ impl Run {
             raw: Vec::new(),
             dom_cnt: Vec::new(),
             soft_present: Vec::new(),
-            stamp: 0,
         }
     }
 
@@ -1135,22 +1114,10 @@ impl FastScheduler {
             }
         }
         for (&pod, &(key, _)) in queue.iter().zip(&keys) {
-            let mut outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
-            if let Outcome::Unschedulable {
-                nominated: Some(_), ..
-            } = &outcome
-                && retry
-            {
-                let retry = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
-                if let Outcome::Scheduled { .. } = retry {
-                    out.push(Placement {
-                        pod,
-                        outcome: outcome.clone(),
-                    });
-                    outcome = retry;
-                }
-            }
-            out.push(Placement { pod, outcome });
+            let outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
+            super::push_with_retry(&mut out, pod, outcome, || {
+                retry.then(|| self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere))
+            });
         }
         self.stats.pod_classes = run.classes.values().filter(|c| c.is_some()).count();
         out
@@ -1396,26 +1363,52 @@ impl FastScheduler {
         let na_scores = na_st.code != Code::Skip;
         let (la_req, ba_req) = memo.score_key;
 
-        if let Some(st) = run.statics.get(&static_key) {
-            let statics = st.clone();
-            return Some(PodClass {
-                statics,
-                skip_filters,
-                empty_request: info.requests.is_empty_request(),
-                need: needs(&info.requests),
-                requests: info.requests.clone(),
-                score_key: (la_req, ba_req),
-                tt_scores,
-                na_scores,
-                soft_require_all: !spec_constraints.is_empty(),
-                hard,
-                soft,
-                hard_keys,
-                soft_keys,
-                hard_present,
-                hard_domains,
-            });
-        }
+        let statics = match run.statics.get(&static_key) {
+            Some(st) => st.clone(),
+            None => {
+                let st = Rc::new(self.compile_statics(
+                    run,
+                    cluster,
+                    info,
+                    (&state, &skip_filters, &score_state),
+                    (tt_scores, na_scores, per_node),
+                    names,
+                )?);
+                run.statics.insert(static_key, st.clone());
+                st
+            }
+        };
+        Some(PodClass {
+            statics,
+            skip_filters,
+            need: needs(&info.requests),
+            requests: info.requests.clone(),
+            score_key: (la_req, ba_req),
+            tt_scores,
+            na_scores,
+            soft_require_all: !spec_constraints.is_empty(),
+            hard,
+            soft,
+            hard_keys,
+            soft_keys,
+            hard_present,
+            hard_domains,
+        })
+    }
+
+    /// The static plugins' answers for a new static key: per node for a node-naming pod, else
+    /// per node class with the nodes they let through.
+    fn compile_statics(
+        &self,
+        run: &Run,
+        cluster: &Cluster,
+        info: &PodInfo,
+        (state, skip_filters, score_state): (&CycleState, &BTreeSet<&'static str>, &CycleState),
+        (tt_scores, na_scores, per_node): (bool, bool, bool),
+        names: Option<BTreeSet<String>>,
+    ) -> Option<Statics> {
+        let tt = self.plugin(taint_toleration::NAME)?;
+        let na = self.plugin(node_affinity::NAME)?;
         let statics = if per_node {
             Statics::PerNode {
                 // In node order, as the reference visits them.
@@ -1433,14 +1426,14 @@ impl FastScheduler {
             let mut na_raw = Vec::with_capacity(nc);
             for &r in &run.reps {
                 let node = &cluster.nodes[r];
-                ok.push(self.static_ok(&state, &skip_filters, info, node, cluster));
+                ok.push(self.static_ok(state, skip_filters, info, node, cluster));
                 tt_raw.push(if tt_scores {
-                    tt.score(&score_state, info, node, cluster).ok()?
+                    tt.score(score_state, info, node, cluster).ok()?
                 } else {
                     0
                 });
                 na_raw.push(if na_scores {
-                    na.score(&score_state, info, node, cluster).ok()?
+                    na.score(score_state, info, node, cluster).ok()?
                 } else {
                     0
                 });
@@ -1454,25 +1447,7 @@ impl FastScheduler {
                 allowed,
             }
         };
-        let statics = Rc::new(statics);
-        run.statics.insert(static_key, statics.clone());
-        Some(PodClass {
-            statics,
-            skip_filters,
-            empty_request: info.requests.is_empty_request(),
-            need: needs(&info.requests),
-            requests: info.requests.clone(),
-            score_key: (la_req, ba_req),
-            tt_scores,
-            na_scores,
-            soft_require_all: !spec_constraints.is_empty(),
-            hard,
-            soft,
-            hard_keys,
-            soft_keys,
-            hard_present,
-            hard_domains,
-        })
+        Some(statics)
     }
 
     fn static_ok(
@@ -1598,7 +1573,7 @@ impl FastScheduler {
                     None => true,
                 };
                 if static_ok
-                    && fits(class, &run.res[n], &cluster.nodes[n])
+                    && fits_free(class, &run.free[n], &cluster.nodes[n])
                     && (class.hard.is_empty() || hard_ok(n))
                 {
                     feasible.push(n);
@@ -1690,33 +1665,21 @@ impl FastScheduler {
         // maximum over the feasible nodes.
         match &*class.statics {
             Statics::ByClass { tt_raw, na_raw, .. } => {
-                run.stamp += 1;
-                let (mut tt_max, mut na_max) = (0i64, 0i64);
-                for &n in feasible {
-                    let c = run.node_class[n] as usize;
-                    if run.class_seen[c] != run.stamp {
-                        run.class_seen[c] = run.stamp;
-                        tt_max = tt_max.max(tt_raw[c]);
-                        na_max = na_max.max(na_raw[c]);
-                    }
-                }
-                let per_class: Vec<i64> = (0..run.reps.len())
-                    .map(|c| {
-                        let mut s = 0;
-                        if class.tt_scores {
-                            s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
-                        }
-                        if class.na_scores {
-                            s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
-                        }
-                        s
-                    })
-                    .collect();
+                // The filter pass counted the feasible nodes per class.
+                let mut per_class = std::mem::take(&mut run.class_score);
+                by_class::static_class_scores(
+                    &run.class_feasible,
+                    class,
+                    tt_raw,
+                    na_raw,
+                    &mut per_class,
+                );
                 stat.extend(
                     feasible
                         .iter()
                         .map(|n| per_class[run.node_class[*n] as usize]),
                 );
+                run.class_score = per_class;
             }
             Statics::PerNode { .. } => {
                 stat.resize(feasible.len(), 0);

@@ -595,21 +595,33 @@ pub fn schedule_pods(
 ) -> Vec<Placement> {
     let mut out = Vec::new();
     for &pod in queue {
-        let mut outcome = scheduler.schedule_one(cluster, pod);
-        if let Outcome::Unschedulable {
-            nominated: Some(_), ..
-        } = &outcome
-        {
-            let retry = scheduler.schedule_one(cluster, pod);
-            if let Outcome::Scheduled { .. } = retry {
-                out.push(Placement {
-                    pod,
-                    outcome: outcome.clone(),
-                });
-                outcome = retry;
-            }
-        }
-        out.push(Placement { pod, outcome });
+        let outcome = scheduler.schedule_one(cluster, pod);
+        push_with_retry(&mut out, pod, outcome, || {
+            Some(scheduler.schedule_one(cluster, pod))
+        });
     }
     out
+}
+
+/// Records a pod's outcome. When preemption nominated a node for it, `retry` runs its cycle
+/// again (`None`: not retried); if that places it, both are recorded, the nomination first.
+pub(crate) fn push_with_retry(
+    out: &mut Vec<Placement>,
+    pod: PodId,
+    outcome: Outcome,
+    retry: impl FnOnce() -> Option<Outcome>,
+) {
+    if let Outcome::Unschedulable {
+        nominated: Some(_), ..
+    } = &outcome
+        && let Some(again @ Outcome::Scheduled { .. }) = retry()
+    {
+        out.push(Placement { pod, outcome });
+        out.push(Placement {
+            pod,
+            outcome: again,
+        });
+        return;
+    }
+    out.push(Placement { pod, outcome });
 }

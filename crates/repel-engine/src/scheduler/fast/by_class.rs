@@ -125,6 +125,32 @@ pub(super) fn by_class_shape(class: &PodClass) -> bool {
         && class.soft.iter().filter(|s| !s.hostname).count() <= 1
 }
 
+/// TaintToleration (3) and NodeAffinity (2) of every node class into `out`, normalised by
+/// their maximum over the classes with feasible nodes (`class_feasible`).
+pub(super) fn static_class_scores(
+    class_feasible: &[u32],
+    class: &PodClass,
+    tt_raw: &[i64],
+    na_raw: &[i64],
+    out: &mut [i64],
+) {
+    let (mut tt_max, mut na_max) = (0i64, 0i64);
+    for c in (0..class_feasible.len()).filter(|c| class_feasible[*c] > 0) {
+        tt_max = tt_max.max(tt_raw[c]);
+        na_max = na_max.max(na_raw[c]);
+    }
+    for (c, score) in out.iter_mut().enumerate() {
+        let mut s = 0;
+        if class.tt_scores {
+            s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
+        }
+        if class.na_scores {
+            s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
+        }
+        *score = s;
+    }
+}
+
 /// The non-resource score of every node class with feasible nodes (`run.class_score`), and
 /// the feasible, not ignored nodes holding pods the hostname constraint matches with their own
 /// (`run.own`, `run.own_mark` / `run.own_score` in pass `run.pass`).
@@ -134,26 +160,7 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     let mut class_score = std::mem::take(&mut run.class_score);
     let mut own = std::mem::take(&mut run.own);
     own.clear();
-    {
-        let cf = &run.class_feasible;
-        // TaintToleration (3) and NodeAffinity (2), normalised by their maximum over the
-        // classes with feasible nodes.
-        let (mut tt_max, mut na_max) = (0i64, 0i64);
-        for c in (0..nc).filter(|c| cf[*c] > 0) {
-            tt_max = tt_max.max(tt_raw[c]);
-            na_max = na_max.max(na_raw[c]);
-        }
-        for (c, score) in class_score.iter_mut().enumerate() {
-            let mut s = 0;
-            if class.tt_scores {
-                s += normalized(tt_raw[c], tt_max, true, taint_toleration::WEIGHT);
-            }
-            if class.na_scores {
-                s += normalized(na_raw[c], na_max, false, node_affinity::WEIGHT);
-            }
-            *score = s;
-        }
-    }
+    static_class_scores(&run.class_feasible, class, tt_raw, na_raw, &mut class_score);
     // PodTopologySpread (2).
     if !class.soft.is_empty() {
         let host = class.soft.iter().find(|s| s.hostname);
