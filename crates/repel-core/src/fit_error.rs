@@ -22,9 +22,15 @@ pub const PREEMPTION_POLICY_NEVER: &str = "not eligible due to preemptionPolicy=
 /// 3. Sort the formatted strings lexicographically (`sort.Strings`: `"10 x"` sorts before `"2 y"`).
 /// 4. Join with `", "`.
 pub fn reason_histogram<'a>(reasons: impl IntoIterator<Item = &'a str>) -> String {
+    counted_histogram(reasons.into_iter().map(|r| (r, 1)))
+}
+
+/// [`reason_histogram`] over reasons given with how many times each occurs (a reason may come
+/// more than once: the counts add up).
+pub fn counted_histogram<'a>(reasons: impl IntoIterator<Item = (&'a str, usize)>) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in reasons {
-        *counts.entry(r).or_default() += 1;
+    for (r, k) in reasons {
+        *counts.entry(r).or_default() += k;
     }
     let mut entries: Vec<String> = counts
         .into_iter()
@@ -41,9 +47,22 @@ pub fn fit_error<'a>(
     reasons: impl IntoIterator<Item = &'a str>,
     post_filter: Option<&str>,
 ) -> String {
+    fit_error_counted(
+        num_all_nodes,
+        reasons.into_iter().map(|r| (r, 1)),
+        post_filter,
+    )
+}
+
+/// [`fit_error`] over reasons given with their counts (see [`counted_histogram`]).
+pub fn fit_error_counted<'a>(
+    num_all_nodes: usize,
+    reasons: impl IntoIterator<Item = (&'a str, usize)>,
+    post_filter: Option<&str>,
+) -> String {
     let mut msg = format!(
         "0/{num_all_nodes} nodes are available: {}.",
-        reason_histogram(reasons)
+        counted_histogram(reasons)
     );
     if let Some(p) = post_filter.filter(|p| !p.is_empty()) {
         msg.push(' ');

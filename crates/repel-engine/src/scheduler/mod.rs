@@ -12,10 +12,10 @@ pub mod framework;
 pub mod plugins;
 pub mod preemption;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use repel_core::FeatureGates;
-use repel_core::fit_error::{NO_NODES_AVAILABLE, fit_error};
+use repel_core::fit_error::{NO_NODES_AVAILABLE, fit_error_counted};
 
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo};
 use crate::rng::Rng;
@@ -143,10 +143,17 @@ pub struct NodeScore {
 }
 
 /// What the filters said, node by node.
+///
+/// Rejections are kept as a table of statuses and, per node, an index into it: the reference
+/// path adds one entry per rejected node ([`Diagnosis::reject`]); the compiled scheduler adds
+/// each distinct status once and points many nodes at it ([`Diagnosis::intern`],
+/// [`Diagnosis::reject_as`]), so a pod no node fits costs no allocation per node.
 #[derive(Debug, Clone, Default)]
 pub struct Diagnosis {
-    /// Every rejected node's status.
-    pub statuses: BTreeMap<NodeId, Status>,
+    /// Statuses of rejected nodes (see [`Diagnosis::status`]).
+    table: Vec<Status>,
+    /// Per node: its status's index in `table`, [`Diagnosis::NONE`] when not rejected.
+    of_node: Vec<u32>,
     /// The status of nodes not examined because PreFilter narrowed the nodes (or rejected the pod).
     pub absent: Option<Status>,
     /// A PreFilter rejection's message.
@@ -156,9 +163,67 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    const NONE: u32 = u32::MAX;
+
     /// A node's status: its own, the absent status, or success.
     pub fn status(&self, node: NodeId) -> Option<&Status> {
-        self.statuses.get(&node).or(self.absent.as_ref())
+        self.own(node).or(self.absent.as_ref())
+    }
+
+    /// The node's own status (it was examined and rejected).
+    fn own(&self, node: NodeId) -> Option<&Status> {
+        match self.of_node.get(node) {
+            Some(&i) if i != Self::NONE => self.table.get(i as usize),
+            _ => None,
+        }
+    }
+
+    /// Records `node`'s rejection.
+    pub fn reject(&mut self, node: NodeId, status: Status) {
+        let i = self.intern(status);
+        self.reject_as(node, i);
+    }
+
+    /// Adds a status to the table; returns its index for [`Diagnosis::reject_as`].
+    pub fn intern(&mut self, status: Status) -> u32 {
+        self.table.push(status);
+        (self.table.len() - 1) as u32
+    }
+
+    /// Records `node`'s rejection with the status at `index` (from [`Diagnosis::intern`]).
+    pub fn reject_as(&mut self, node: NodeId, index: u32) {
+        if self.of_node.len() <= node {
+            self.of_node.resize(node + 1, Self::NONE);
+        }
+        self.of_node[node] = index;
+    }
+
+    /// The rejected nodes and their statuses, in node order.
+    pub fn rejected(&self) -> impl Iterator<Item = (NodeId, &Status)> {
+        (0..self.of_node.len()).filter_map(|n| self.own(n).map(|s| (n, s)))
+    }
+
+    /// Every reason of the first `n` nodes' statuses, each with how many times it occurs.
+    fn reason_counts(&self, n: usize) -> Vec<(&str, usize)> {
+        let mut per_entry = vec![0usize; self.table.len()];
+        let mut absent = 0usize;
+        for node in 0..n {
+            match self.of_node.get(node) {
+                Some(&i) if i != Self::NONE => {
+                    if let Some(c) = per_entry.get_mut(i as usize) {
+                        *c += 1;
+                    }
+                }
+                _ => absent += 1,
+            }
+        }
+        let entries = self.table.iter().zip(per_entry);
+        let absent = self.absent.iter().map(|st| (st, absent));
+        entries
+            .chain(absent)
+            .filter(|(_, k)| *k > 0)
+            .flat_map(|(st, k)| st.reasons.iter().map(move |r| (r.as_str(), k)))
+            .collect()
     }
 }
 
@@ -377,7 +442,7 @@ impl Scheduler {
             if st.is_success() {
                 feasible.push(id);
             } else {
-                diagnosis.statuses.insert(id, st);
+                diagnosis.reject(id, st);
             }
         }
         if !find_all {
@@ -461,13 +526,7 @@ impl Scheduler {
             }
             return s;
         }
-        let mut reasons: Vec<&str> = Vec::new();
-        for id in 0..n {
-            if let Some(st) = diagnosis.status(id) {
-                reasons.extend(st.reasons.iter().map(String::as_str));
-            }
-        }
-        fit_error(n, reasons, Some(post_filter))
+        fit_error_counted(n, diagnosis.reason_counts(n), Some(post_filter))
     }
 
     /// Evaluates `pod` against every node, as `explain` shows it: every node filtered, the

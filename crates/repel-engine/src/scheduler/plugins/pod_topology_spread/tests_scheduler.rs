@@ -54,9 +54,8 @@ fn node_taints_policy_decides_whether_a_tainted_zone_counts() {
     );
     let reasons: Vec<(String, &str)> = ev
         .diagnosis
-        .statuses
-        .iter()
-        .map(|(id, st)| (c.nodes[*id].name.clone(), st.plugin))
+        .rejected()
+        .map(|(id, st)| (c.nodes[id].name.clone(), st.plugin))
         .collect();
     assert_eq!(
         reasons,

@@ -278,7 +278,7 @@ fn diagnosis(c: &Cluster, codes: &[(&str, Code)]) -> Diagnosis {
     let mut d = Diagnosis::default();
     for (name, code) in codes {
         let id = c.node_id(name).unwrap();
-        d.statuses.insert(
+        d.reject(
             id,
             Status {
                 code: *code,
