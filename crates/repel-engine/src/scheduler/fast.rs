@@ -25,12 +25,16 @@
 //!    class (and per such node), and one pass over the feasible nodes adds the cached
 //!    resource scores and keeps the best in filter order.
 //!
+//! 7. **FitErrors per reason.** A compiled pod no node fits gets its diagnosis from node
+//!    classes and from the reason each other node failed (see `unschedulable`), then the
+//!    reference's own PostFilter (preemption) and FitError text.
+//!
 //! The plugins' arithmetic is repeated inline, in the same order and with the same integer and
 //! floating-point operations. The seeded tie-break is the reference scheduler's own generator,
 //! called the same way. A pod the compiled path does not cover — host ports, inter-pod
 //! (anti-)affinity anywhere in the cluster, a plugin error, a node-naming pod with spread
-//! constraints — and every pod no node fits (its FitError text, preemption) goes to
-//! [`Scheduler::schedule_one`] itself. Tests compare both on generated clusters, pod by pod.
+//! constraints, a PreFilter that narrows the nodes — goes to [`Scheduler::schedule_one`]
+//! itself. Tests compare both on generated clusters, pod by pod.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
@@ -41,7 +45,7 @@ use k8s_openapi::api::core::v1::PodSpec;
 use repel_core::FeatureGates;
 use repel_core::labels::LabelSelector;
 
-use super::framework::{Code, CycleState, MAX_NODE_SCORE, Plugin};
+use super::framework::{Code, CycleState, MAX_NODE_SCORE, Plugin, Status};
 use super::plugins::pod_topology_spread::common::{
     DO_NOT_SCHEDULE, LABEL_HOSTNAME, NodeInclusionPolicy, SCHEDULE_ANYWAY,
     TopologySpreadConstraint, default_selector, filter_topology_spread_constraints,
@@ -86,10 +90,12 @@ pub struct FastStats {
     pub compiled: usize,
     /// Of those, placed by the repeat path (a pod like the one before, see `by_class`).
     pub repeated: usize,
-    /// Of the reference's, answered as the like pod just before them was, nothing having
-    /// changed since (unschedulable, no nomination).
+    /// Found unschedulable by the compiled path (see `unschedulable`).
+    pub compiled_unschedulable: usize,
+    /// Of those and of the reference's, answered as the like pod just before them was,
+    /// nothing having changed since (unschedulable, no nomination).
     pub repeated_unschedulable: usize,
-    /// Handed to the reference scheduler (unsupported shape, or no node fits).
+    /// Handed to the reference scheduler (a shape the compiled path does not cover).
     pub reference: usize,
     /// Distinct node classes.
     pub node_classes: usize,
@@ -318,8 +324,8 @@ impl SpecMemo {
     }
 }
 
-/// The last pod the reference found unschedulable without a nomination (nothing changed
-/// then), to answer a like pod at once while nothing else has changed either.
+/// The last pod found unschedulable without a nomination (nothing changed then), to answer a
+/// like pod at once while nothing else has changed either.
 struct LastUnschedulable {
     key: u128,
     /// The change log's length and the epoch after it.
@@ -608,6 +614,8 @@ enum Statics {
 
 /// A compiled pod class.
 struct PodClass {
+    /// The key of what the static plugins read (see [`SpecMemo`], with `spec.nodeName`).
+    static_key: u128,
     statics: Rc<Statics>,
     skip_filters: BTreeSet<&'static str>,
     requests: Resources,
@@ -657,6 +665,8 @@ struct Run {
     specs: FastMap<*const PodSpec, SpecMemo>,
     /// Node-inclusion answers per node class, by static key and (affinity, taints) policy.
     includes: FastMap<(u128, bool, bool), Rc<Vec<bool>>>,
+    /// Per static key, per node class: the static filters' rejection (see `unschedulable`).
+    rejections: FastMap<u128, Rc<Vec<Option<Status>>>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -775,6 +785,28 @@ fn fits_free(class: &PodClass, f: &Free, node: &NodeInfo) -> bool {
             || class.requests.scalar.iter().all(|(name, want)| {
                 fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
             }))
+}
+
+/// PodTopologySpread's Filter for a class with hard constraints on node `n` (`hard_min`: each
+/// constraint's minimum over its eligible domains): `None` when it passes, else whether the
+/// first failing constraint lacks the node's label (`true`) or is skewed too far (`false`).
+fn hard_failure(run: &Run, class: &PodClass, hard_min: &[i64], n: NodeId) -> Option<bool> {
+    for (i, s) in class.hard.iter().enumerate() {
+        let d = &run.domains[s.dom];
+        if !d.has[n] {
+            return Some(true);
+        }
+        let dom = d.of_node[n] as usize;
+        let cnt = if class.hard_present[i][dom] {
+            run.dom_cnt[i][dom]
+        } else {
+            0
+        };
+        if cnt + i64::from(s.self_match) - hard_min[i] > i64::from(s.c.max_skew) {
+            return Some(false);
+        }
+    }
+    None
 }
 
 /// Whether a pod's node selection names particular nodes: `spec.nodeName`, `matchFields`, or
@@ -953,6 +985,7 @@ impl Run {
             classes: FastMap::default(),
             statics: FastMap::default(),
             includes: FastMap::default(),
+            rejections: FastMap::default(),
             specs: FastMap::default(),
             sel: Selectors::of_bound_pods(cluster),
             log: Vec::new(),
@@ -1139,30 +1172,73 @@ impl FastScheduler {
         if let Some(class) = class
             && let Some(outcome) = self.compiled(run, cluster, pod, &class)
         {
-            self.stats.compiled += 1;
+            match &outcome {
+                Outcome::Scheduled { .. } => self.stats.compiled += 1,
+                Outcome::Unschedulable { nominated, .. } => {
+                    self.stats.compiled_unschedulable += 1;
+                    if nominated.is_some() {
+                        run.reset(cluster);
+                    }
+                }
+            }
             return outcome;
         }
         self.stats.reference += 1;
         run.chain = None;
         let n_all = cluster.nodes.len();
         let like = cluster.pods.get(pod).map(unschedulable_key);
-        if let Some(u) = &run.unschedulable
-            && Some(u.key) == like
-            && u.log_len == run.log.len()
-            && u.epoch == run.epoch
-            && n_all > 0
-        {
-            self.stats.repeated_unschedulable += 1;
-            self.reference.next_start_node_index =
-                (self.reference.next_start_node_index + u.advance) % n_all;
-            return Outcome::Unschedulable {
-                message: u.message.clone(),
-                nominated: None,
-            };
+        if let Some(outcome) = self.like_last_unschedulable(run, like, n_all) {
+            return outcome;
         }
         let before = self.reference.next_start_node_index;
         let outcome = self.reference.schedule_one(cluster, pod);
-        run.unschedulable = match (&outcome, like) {
+        self.remember_unschedulable(run, &outcome, like, before, n_all);
+        match &outcome {
+            Outcome::Scheduled { node, .. } => {
+                run.sel.moved(cluster, pod, *node, 1);
+                run.touched(cluster, *node);
+            }
+            Outcome::Unschedulable {
+                nominated: Some(_), ..
+            } => run.reset(cluster),
+            Outcome::Unschedulable { .. } => {}
+        }
+        outcome
+    }
+
+    /// The outcome of a pod like the last one found unschedulable without a nomination
+    /// (`like`: its [`unschedulable_key`]) while nothing has changed since: the same message,
+    /// the round-robin index advanced as that pod's cycle advanced it.
+    fn like_last_unschedulable(
+        &mut self,
+        run: &Run,
+        like: Option<u128>,
+        n_all: usize,
+    ) -> Option<Outcome> {
+        let u = run.unschedulable.as_ref()?;
+        if Some(u.key) != like || u.log_len != run.log.len() || u.epoch != run.epoch || n_all == 0 {
+            return None;
+        }
+        self.stats.repeated_unschedulable += 1;
+        self.reference.next_start_node_index =
+            (self.reference.next_start_node_index + u.advance) % n_all;
+        Some(Outcome::Unschedulable {
+            message: u.message.clone(),
+            nominated: None,
+        })
+    }
+
+    /// Remembers `outcome` for [`Self::like_last_unschedulable`] when it is unschedulable
+    /// without a nomination (`before`: the round-robin index before the pod's cycle).
+    fn remember_unschedulable(
+        &self,
+        run: &mut Run,
+        outcome: &Outcome,
+        like: Option<u128>,
+        before: usize,
+        n_all: usize,
+    ) {
+        run.unschedulable = match (outcome, like) {
             (
                 Outcome::Unschedulable {
                     message,
@@ -1178,17 +1254,6 @@ impl FastScheduler {
             }),
             _ => None,
         };
-        match &outcome {
-            Outcome::Scheduled { node, .. } => {
-                run.sel.moved(cluster, pod, *node, 1);
-                run.touched(cluster, *node);
-            }
-            Outcome::Unschedulable {
-                nominated: Some(_), ..
-            } => run.reset(cluster),
-            Outcome::Unschedulable { .. } => {}
-        }
-        outcome
     }
 
     /// The pod's compiled class, compiling it on first sight; `None` when the compiled path does
@@ -1379,6 +1444,7 @@ impl FastScheduler {
             }
         };
         Some(PodClass {
+            static_key,
             statics,
             skip_filters,
             need: needs(&info.requests),
@@ -1550,21 +1616,7 @@ impl FastScheduler {
         let mut feasible_mark = std::mem::take(&mut run.feasible_mark);
         {
             let info = &cluster.pods[pod];
-            let hard_ok = |n: NodeId| {
-                class.hard.iter().enumerate().all(|(i, s)| {
-                    let d = &run.domains[s.dom];
-                    if !d.has[n] {
-                        return false;
-                    }
-                    let dom = d.of_node[n] as usize;
-                    let cnt = if class.hard_present[i][dom] {
-                        run.dom_cnt[i][dom]
-                    } else {
-                        0
-                    };
-                    cnt + i64::from(s.self_match) - hard_min[i] <= i64::from(s.c.max_skew)
-                })
-            };
+            let hard_ok = |n: NodeId| hard_failure(run, class, &hard_min, n).is_none();
             let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
                 let static_ok = match &per_node {
                     Some((state, _)) => {
@@ -1618,7 +1670,7 @@ impl FastScheduler {
         run.feasible_mark = feasible_mark;
         if feasible.is_empty() {
             run.feasible = feasible;
-            return None;
+            return self.compiled_unschedulable(run, cluster, pod, class, &hard_min);
         }
         let processed = match stopped_at {
             Some(pos) => (pos + m - start) % m + 1,
@@ -1821,3 +1873,4 @@ impl FastScheduler {
 mod by_class;
 #[cfg(test)]
 mod tests;
+mod unschedulable;

@@ -308,7 +308,7 @@ impl Scheduler {
     /// PreFilter over every filter plugin (upstream `RunPreFilterPlugins`): the first rejection
     /// stops; node-name results intersect. Returns the rejection, or the allowed nodes (`None`:
     /// all) with the plugins that narrowed them.
-    fn pre_filter(
+    pub(crate) fn pre_filter(
         &self,
         state: &mut CycleState,
         pod: &PodInfo,
@@ -599,14 +599,32 @@ impl Scheduler {
                 return Outcome::Scheduled { node, score };
             }
         }
-        if let Some(err) = diagnosis.error {
+        self.unschedulable(cluster, pod, &state, &diagnosis)
+    }
+
+    /// The end of a cycle no node passed: the diagnosis's error, or PostFilter (preemption,
+    /// whose victims are removed and whose node is nominated) and the FitError text.
+    pub(crate) fn unschedulable(
+        &self,
+        cluster: &mut Cluster,
+        pod: PodId,
+        state: &CycleState,
+        diagnosis: &Diagnosis,
+    ) -> Outcome {
+        if let Some(err) = &diagnosis.error {
             return Outcome::Unschedulable {
-                message: err,
+                message: err.clone(),
                 nominated: None,
             };
         }
-        let post = preemption::post_filter(self, cluster, &state, &info, &diagnosis);
-        let message = Self::fit_error_message(cluster, &diagnosis, &post.message);
+        let Some(info) = cluster.pods.get(pod) else {
+            return Outcome::Unschedulable {
+                message: String::new(),
+                nominated: None,
+            };
+        };
+        let post = preemption::post_filter(self, cluster, state, info, diagnosis);
+        let message = Self::fit_error_message(cluster, diagnosis, &post.message);
         let nominated = post.nominated.map(|node| {
             for v in &post.victims {
                 cluster.unbind(*v);
