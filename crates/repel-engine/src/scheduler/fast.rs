@@ -216,12 +216,52 @@ impl Sel {
 
 /// Pods with the same namespace and labels.
 struct LabelClass {
-    namespace: String,
-    labels: std::collections::BTreeMap<String, String>,
+    /// A pod of the class, whose namespace and labels are the class's (they do not change
+    /// during a run).
+    rep: PodId,
     /// Selectors that count these pods.
     sels: Vec<u32>,
     /// Bound pods of the class per node.
     nodes: Vec<(NodeId, u32)>,
+}
+
+/// Many values per 64-bit key in one flat list, linked from the key's latest value: no
+/// allocation per key (most `key=value` labels belong to one label class).
+#[derive(Default)]
+struct MultiMap {
+    heads: FastMap<u64, u32>,
+    /// Each value and the index of the one added before it under the same key.
+    items: Vec<(u32, u32)>,
+}
+
+impl MultiMap {
+    const END: u32 = u32::MAX;
+
+    fn push(&mut self, key: u64, value: u32) {
+        let next = self
+            .heads
+            .insert(key, self.items.len() as u32)
+            .unwrap_or(Self::END);
+        self.items.push((value, next));
+    }
+
+    /// The values under `key`, in the order they were added, into `out`.
+    fn extend_into(&self, key: u64, out: &mut Vec<u32>) {
+        let from = out.len();
+        let mut i = self.heads.get(&key).copied().unwrap_or(Self::END);
+        while let Some(&(value, next)) = self.items.get(i as usize) {
+            out.push(value);
+            i = next;
+        }
+        out[from..].reverse();
+    }
+}
+
+/// The index key of a `key=value` label or requirement. Equal keys are only candidates: every
+/// match found through them is checked against the labels.
+fn kv_key(key: &str, value: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6b76).hash_one((key, value))
 }
 
 /// Spread selectors and label classes, indexed both ways by exact `key=value` requirements.
@@ -229,16 +269,19 @@ struct LabelClass {
 struct Selectors {
     sels: Vec<Sel>,
     index: HashMap<String, u32>,
-    /// Selectors by their first exact requirement, and those without one.
-    sel_by_kv: HashMap<(String, String), Vec<u32>>,
+    /// Selectors by their first exact requirement ([`kv_key`]), and those without one.
+    sel_by_kv: MultiMap,
     sel_defs: Vec<(String, LabelSelector)>,
     unindexed: Vec<u32>,
     lcs: Vec<LabelClass>,
     lc_index: FastMap<u128, u32>,
     /// Per pod: its label class's key when known in advance (0: compute it).
     lc_keys: Vec<u128>,
-    lc_by_kv: HashMap<(String, String), Vec<u32>>,
+    /// Label classes by each of their labels ([`kv_key`]).
+    lc_by_kv: MultiMap,
     pod_lc: Vec<u32>,
+    /// Scratch.
+    candidates: Vec<u32>,
 }
 
 /// The key of what the compiled path reads of a spec: the static plugins' fields, spread
@@ -497,29 +540,29 @@ impl Selectors {
             Some(lc) => *lc,
             None => {
                 let lc = self.lcs.len() as u32;
-                let mut sels: BTreeSet<u32> = BTreeSet::new();
-                let candidates = p
-                    .labels()
-                    .iter()
-                    .filter_map(|(k, v)| self.sel_by_kv.get(&(k.clone(), v.clone())))
-                    .flatten()
-                    .chain(self.unindexed.iter());
-                for &s in candidates {
-                    let (ns, sel) = &self.sel_defs[s as usize];
-                    if *ns == p.namespace && sel.matches(p.labels()) {
-                        sels.insert(s);
-                    }
-                }
+                let mut candidates = std::mem::take(&mut self.candidates);
+                candidates.clear();
                 for (k, v) in p.labels() {
-                    self.lc_by_kv
-                        .entry((k.clone(), v.clone()))
-                        .or_default()
-                        .push(lc);
+                    self.sel_by_kv.extend_into(kv_key(k, v), &mut candidates);
+                }
+                candidates.extend_from_slice(&self.unindexed);
+                let mut sels: Vec<u32> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&s| {
+                        let (ns, sel) = &self.sel_defs[s as usize];
+                        *ns == p.namespace && sel.matches(p.labels())
+                    })
+                    .collect();
+                sels.sort_unstable();
+                sels.dedup();
+                self.candidates = candidates;
+                for (k, v) in p.labels() {
+                    self.lc_by_kv.push(kv_key(k, v), lc);
                 }
                 self.lcs.push(LabelClass {
-                    namespace: p.namespace.clone(),
-                    labels: p.labels().clone(),
-                    sels: sels.into_iter().collect(),
+                    rep: pod,
+                    sels,
                     nodes: Vec::new(),
                 });
                 self.lc_index.insert(key, lc);
@@ -531,7 +574,7 @@ impl Selectors {
     }
 
     /// The id of the counts of `selector` in `namespace`, counted now if new.
-    fn selector(&mut self, namespace: &str, selector: &LabelSelector) -> u32 {
+    fn selector(&mut self, cluster: &Cluster, namespace: &str, selector: &LabelSelector) -> u32 {
         let key = format!("{namespace}\u{1}{selector:?}");
         if let Some(i) = self.index.get(&key) {
             return *i;
@@ -546,19 +589,25 @@ impl Selectors {
         if selector.is_empty() || selector.is_nothing() {
             return s;
         }
-        let candidates: Vec<u32> = match exact_requirement(selector) {
-            Some(kv) => {
-                self.sel_by_kv.entry(kv.clone()).or_default().push(s);
-                self.lc_by_kv.get(&kv).cloned().unwrap_or_default()
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        match exact_requirement(selector) {
+            Some((k, v)) => {
+                let kv = kv_key(&k, &v);
+                self.sel_by_kv.push(kv, s);
+                self.lc_by_kv.extend_into(kv, &mut candidates);
+                // A class with two labels of the same index key is listed twice.
+                candidates.dedup();
             }
             None => {
                 self.unindexed.push(s);
-                (0..self.lcs.len() as u32).collect()
+                candidates.extend(0..self.lcs.len() as u32);
             }
-        };
-        for lc in candidates {
+        }
+        for &lc in &candidates {
             let c = &mut self.lcs[lc as usize];
-            if c.namespace == namespace && selector.matches(&c.labels) {
+            let p = &cluster.pods[c.rep];
+            if p.namespace == namespace && selector.matches(p.labels()) {
                 c.sels.push(s);
                 let sel = &mut self.sels[s as usize];
                 for &(n, k) in &c.nodes {
@@ -566,6 +615,7 @@ impl Selectors {
                 }
             }
         }
+        self.candidates = candidates;
         s
     }
 
@@ -1352,7 +1402,7 @@ impl FastScheduler {
             cs.into_iter()
                 .map(|c| {
                     let dom = run.domains(cluster, &c.topology_key);
-                    let sel = run.sel.selector(&info.namespace, &c.selector);
+                    let sel = run.sel.selector(cluster, &info.namespace, &c.selector);
                     let policies = (
                         static_key,
                         c.node_affinity_policy == NodeInclusionPolicy::Honor,
