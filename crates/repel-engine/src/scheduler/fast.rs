@@ -70,6 +70,20 @@ const STATIC_FILTERS: [&str; 5] = [
     "NodePorts",
 ];
 
+/// A set of [`STATIC_FILTERS`], by index.
+#[derive(Debug, Clone, Copy, Default)]
+struct SkipSet(u8);
+
+impl SkipSet {
+    fn insert(&mut self, i: usize) {
+        self.0 |= 1 << i;
+    }
+
+    fn contains(self, i: usize) -> bool {
+        self.0 & (1 << i) != 0
+    }
+}
+
 /// A hash map keyed by numbers the compiled scheduler makes itself (ids, keys, addresses):
 /// no need for a DoS-resistant hasher.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
@@ -639,7 +653,8 @@ impl Selectors {
 
 /// A compiled spread constraint.
 struct Spread {
-    c: TopologySpreadConstraint,
+    max_skew: i32,
+    min_domains: i32,
     sel: u32,
     dom: usize,
     hostname: bool,
@@ -667,7 +682,8 @@ struct PodClass {
     /// The key of what the static plugins read (see [`SpecMemo`], with `spec.nodeName`).
     static_key: u128,
     statics: Rc<Statics>,
-    skip_filters: BTreeSet<&'static str>,
+    /// The static filters whose PreFilter returned Skip ([`SkipSet`]).
+    skip_filters: SkipSet,
     requests: Resources,
     /// cpu, memory and ephemeral storage requested, `i64::MIN` for none (a request of 0 or
     /// less never fails), compared with [`Free`].
@@ -680,8 +696,8 @@ struct PodClass {
     /// Soft constraints: nodes must carry every key (else ignored).
     soft_require_all: bool,
     /// Per node class: has every hard key / every soft key.
-    hard_keys: Vec<bool>,
-    soft_keys: Vec<bool>,
+    hard_keys: Rc<[bool]>,
+    soft_keys: Rc<[bool]>,
     /// Per hard constraint: the eligible domains (static) and how many.
     hard_present: Vec<Vec<bool>>,
     hard_domains: Vec<usize>,
@@ -717,6 +733,8 @@ struct Run {
     includes: FastMap<(u128, bool, bool), Rc<Vec<bool>>>,
     /// Per static key, per node class: the static filters' rejection (see `unschedulable`).
     rejections: FastMap<u128, Rc<Vec<Option<Status>>>>,
+    /// Per list of topology keys (domain ids): whether each node class has them all.
+    keys: FastMap<Vec<usize>, Rc<[bool]>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -852,7 +870,7 @@ fn hard_failure(run: &Run, class: &PodClass, hard_min: &[i64], n: NodeId) -> Opt
         } else {
             0
         };
-        if cnt + i64::from(s.self_match) - hard_min[i] > i64::from(s.c.max_skew) {
+        if cnt + i64::from(s.self_match) - hard_min[i] > i64::from(s.max_skew) {
             return Some(false);
         }
     }
@@ -1036,6 +1054,7 @@ impl Run {
             statics: FastMap::default(),
             includes: FastMap::default(),
             rejections: FastMap::default(),
+            keys: FastMap::default(),
             specs: FastMap::default(),
             sel: Selectors::of_bound_pods(cluster),
             log: Vec::new(),
@@ -1339,15 +1358,13 @@ impl FastScheduler {
         }
         // PreFilter of the static plugins.
         let mut state = CycleState::default();
-        let mut skip_filters = BTreeSet::new();
+        let mut skip_filters = SkipSet::default();
         let mut names: Option<BTreeSet<String>> = None;
-        for name in STATIC_FILTERS {
+        for (i, name) in STATIC_FILTERS.iter().enumerate() {
             let pl = self.plugin(name)?;
             let (st, res) = pl.pre_filter(&mut state, info, cluster);
             match st.code {
-                Code::Skip => {
-                    skip_filters.insert(pl.name());
-                }
+                Code::Skip => skip_filters.insert(i),
                 Code::Success => {
                     if let Some(r) = res {
                         names = Some(match names {
@@ -1434,18 +1451,26 @@ impl FastScheduler {
                         sel,
                         dom,
                         include,
-                        c,
+                        max_skew: c.max_skew,
+                        min_domains: c.min_domains,
                     }
                 })
                 .collect::<Vec<_>>()
         };
         let hard = compile_spreads(hard_c, run);
         let soft = compile_spreads(soft_c, run);
-        let keys_of = |spreads: &[Spread]| -> Vec<bool> {
-            run.reps
+        let mut keys_of = |spreads: &[Spread]| -> Rc<[bool]> {
+            let doms: Vec<usize> = spreads.iter().map(|s| s.dom).collect();
+            if let Some(k) = run.keys.get(&doms) {
+                return k.clone();
+            }
+            let k: Rc<[bool]> = run
+                .reps
                 .iter()
                 .map(|&r| spreads.iter().all(|s| run.domains[s.dom].has[r]))
-                .collect()
+                .collect();
+            run.keys.insert(doms, k.clone());
+            k
         };
         let hard_keys = keys_of(&hard);
         let soft_keys = keys_of(&soft);
@@ -1485,7 +1510,7 @@ impl FastScheduler {
                     run,
                     cluster,
                     info,
-                    (&state, &skip_filters, &score_state),
+                    (&state, skip_filters, &score_state),
                     (tt_scores, na_scores, per_node),
                     names,
                 )?);
@@ -1519,7 +1544,7 @@ impl FastScheduler {
         run: &Run,
         cluster: &Cluster,
         info: &PodInfo,
-        (state, skip_filters, score_state): (&CycleState, &BTreeSet<&'static str>, &CycleState),
+        (state, skip_filters, score_state): (&CycleState, SkipSet, &CycleState),
         (tt_scores, na_scores, per_node): (bool, bool, bool),
         names: Option<BTreeSet<String>>,
     ) -> Option<Statics> {
@@ -1569,13 +1594,13 @@ impl FastScheduler {
     fn static_ok(
         &self,
         state: &CycleState,
-        skip: &BTreeSet<&'static str>,
+        skip: SkipSet,
         pod: &PodInfo,
         node: &NodeInfo,
         cluster: &Cluster,
     ) -> bool {
-        STATIC_FILTERS.iter().all(|name| {
-            skip.contains(name)
+        STATIC_FILTERS.iter().enumerate().all(|(i, name)| {
+            skip.contains(i)
                 || self
                     .plugin(name)
                     .is_some_and(|pl| pl.filter(state, pod, node, cluster).is_success())
@@ -1605,8 +1630,8 @@ impl FastScheduler {
         let mut per_node: Option<(CycleState, Vec<NodeId>)> = None;
         if let Statics::PerNode { candidates } = &*class.statics {
             let mut state = CycleState::default();
-            for name in STATIC_FILTERS {
-                if !class.skip_filters.contains(name) {
+            for (i, name) in STATIC_FILTERS.iter().enumerate() {
+                if !class.skip_filters.contains(i) {
                     self.plugin(name)?
                         .pre_filter(&mut state, &cluster.pods[pod], cluster);
                 }
@@ -1636,7 +1661,7 @@ impl FastScheduler {
                 }
             }
             let present = &class.hard_present[i];
-            hard_min[i] = if (class.hard_domains[i] as i64) < i64::from(s.c.min_domains) {
+            hard_min[i] = if (class.hard_domains[i] as i64) < i64::from(s.min_domains) {
                 0
             } else {
                 cnt.iter()
@@ -1670,7 +1695,7 @@ impl FastScheduler {
             let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
                 let static_ok = match &per_node {
                     Some((state, _)) => {
-                        self.static_ok(state, &class.skip_filters, info, &cluster.nodes[n], cluster)
+                        self.static_ok(state, class.skip_filters, info, &cluster.nodes[n], cluster)
                     }
                     None => true,
                 };
@@ -1909,7 +1934,7 @@ impl FastScheduler {
                 } else {
                     run.dom_cnt[i][d.of_node[n] as usize]
                 };
-                total += score_for_count(c, s.c.max_skew, weights[i]);
+                total += score_for_count(c, s.max_skew, weights[i]);
             }
             let s = total.round() as i64;
             min_score = min_score.min(s);

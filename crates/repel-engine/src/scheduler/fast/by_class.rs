@@ -219,10 +219,10 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
             for s in &class.soft {
                 if s.hostname {
                     if has_host {
-                        total += score_for_count(hc, s.c.max_skew, w_h);
+                        total += score_for_count(hc, s.max_skew, w_h);
                     }
                 } else if slot < slots {
-                    total += score_for_count(counts[slot], s.c.max_skew, w_z);
+                    total += score_for_count(counts[slot], s.max_skew, w_z);
                 }
             }
             total.round() as i64
