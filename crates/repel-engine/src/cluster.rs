@@ -272,8 +272,8 @@ fn empty_spec() -> &'static PodSpec {
 /// A node with what runs on it (upstream `NodeInfo`).
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    /// The node.
-    pub node: Node,
+    /// The node (shared: the preemption dry run copies NodeInfos, not the object).
+    pub node: std::sync::Arc<Node>,
     /// Its name.
     pub name: String,
     /// Its labels.
@@ -316,7 +316,7 @@ impl NodeInfo {
             pods_with_required_anti_affinity: Vec::new(),
             used_ports: Vec::new(),
             taint_class: 0,
-            node,
+            node: std::sync::Arc::new(node),
         }
     }
 
@@ -551,8 +551,10 @@ impl Cluster {
             return;
         };
         n.taint_class = class;
-        n.node.spec.get_or_insert_with(Default::default).taints =
-            (!taints.is_empty()).then(|| taints.clone());
+        std::sync::Arc::make_mut(&mut n.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints = (!taints.is_empty()).then(|| taints.clone());
         n.taints = taints;
     }
 
@@ -572,7 +574,8 @@ impl Cluster {
                 .or_default()
                 .push(node);
         }
-        n.node.metadata.labels = (!labels.is_empty()).then(|| labels.clone());
+        std::sync::Arc::make_mut(&mut n.node).metadata.labels =
+            (!labels.is_empty()).then(|| labels.clone());
         n.labels = labels;
     }
 
@@ -582,7 +585,7 @@ impl Cluster {
             return;
         };
         n.unschedulable = unschedulable;
-        n.node
+        std::sync::Arc::make_mut(&mut n.node)
             .spec
             .get_or_insert_with(Default::default)
             .unschedulable = unschedulable.then_some(true);

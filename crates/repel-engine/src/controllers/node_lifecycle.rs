@@ -178,7 +178,7 @@ fn conditions(cluster: &Cluster, node: NodeId) -> &[NodeCondition] {
 fn conditions_mut(cluster: &mut Cluster, node: NodeId) -> Option<&mut Vec<NodeCondition>> {
     let n = cluster.nodes.get_mut(node)?;
     Some(
-        n.node
+        std::sync::Arc::make_mut(&mut n.node)
             .status
             .get_or_insert_with(Default::default)
             .conditions

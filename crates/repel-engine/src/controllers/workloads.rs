@@ -361,7 +361,7 @@ impl WorkloadControllers {
             return;
         };
         let spec = template_pod.spec.clone().unwrap_or_default();
-        let nodes: Vec<Node> = cluster.nodes.iter().map(|n| n.node.clone()).collect();
+        let nodes: Vec<Node> = cluster.nodes.iter().map(|n| (*n.node).clone()).collect();
         // The DaemonSet's pods, once, by the node they are bound or pinned to.
         let mut by_node: HashMap<String, Vec<PodId>> = HashMap::new();
         for p in owned(cluster, w, "DaemonSet", oname) {

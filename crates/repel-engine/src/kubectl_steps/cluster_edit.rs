@@ -20,7 +20,7 @@ fn rebuild(cluster: &mut Cluster, drop: Option<NodeId>) -> Vec<PodId> {
         if Some(id) == drop {
             continue;
         }
-        let nid = new.add_node(info.node);
+        let nid = new.add_node(std::sync::Arc::unwrap_or_clone(info.node));
         if let Some(n) = new.nodes.get_mut(nid) {
             n.pods = info.pods;
             n.requested = info.requested;
@@ -59,7 +59,7 @@ pub(super) fn set_node_labels(
     let Some(n) = cluster.nodes.get_mut(node) else {
         return;
     };
-    n.node.metadata.labels = (!labels.is_empty()).then_some(labels);
+    std::sync::Arc::make_mut(&mut n.node).metadata.labels = (!labels.is_empty()).then_some(labels);
     rebuild(cluster, None);
 }
 

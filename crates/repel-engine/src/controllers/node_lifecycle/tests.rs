@@ -419,7 +419,10 @@ fn a_queued_node_without_a_ready_condition_is_not_tainted() {
         vec![2]
     );
     // The status was replaced before the tainter got to it (upstream's node3 case).
-    if let Some(s) = sim.cluster.nodes[2].node.status.as_mut() {
+    if let Some(s) = std::sync::Arc::make_mut(&mut sim.cluster.nodes[2].node)
+        .status
+        .as_mut()
+    {
         s.conditions = Some(vec![]);
     }
     sim.step(1, |c, _| c.stop_heartbeats(2, 1));
