@@ -351,6 +351,23 @@ fn unschedulable_key(info: &PodInfo) -> u128 {
     h.finish()
 }
 
+/// [`unschedulable_key`] of a pod of a compiled class, from its class key (namespace, labels,
+/// controller, `spec.nodeName`, and every field of the spec the filters read) and what
+/// PostFilter reads besides: priority, preemption policy, nomination, deletion.
+fn compiled_unschedulable_key(info: &PodInfo, class_key: u128) -> u128 {
+    let mut h = KeyHasher::new();
+    h.str("compiled");
+    h.feed(&class_key.to_le_bytes());
+    h.json(&(
+        info.priority,
+        info.nominated,
+        info.terminating,
+        &info.meta.deletion_timestamp,
+        &info.spec().preemption_policy,
+    ));
+    h.finish()
+}
+
 /// What compiling reads of a spec, kept per spec shared by pods (the specs of queued pods do
 /// not change during a run: binding sets `spec.nodeName` apart).
 #[derive(Clone, Copy)]
@@ -760,8 +777,6 @@ struct Run {
     feasible_mark: Vec<u64>,
     own_mark: Vec<u64>,
     own_score: Vec<i64>,
-    /// Per node: the pod (`pass`) for which it is among the best.
-    tie_mark: Vec<u64>,
     /// Per node class: the score of its nodes without matching pods; the best nodes.
     class_score: Vec<i64>,
     ties: Vec<NodeId>,
@@ -1041,7 +1056,6 @@ impl Run {
             buckets: by_class::Buckets::default(),
             feasible_mark: vec![0; cluster.nodes.len()],
             own_mark: vec![0; cluster.nodes.len()],
-            tie_mark: vec![0; cluster.nodes.len()],
             own_score: vec![0; cluster.nodes.len()],
             class_score: vec![0; classes],
             ties: Vec::new(),
@@ -1239,7 +1253,7 @@ impl FastScheduler {
             self.class_of(run, cluster, pod, key)
         };
         if let Some(class) = class
-            && let Some(outcome) = self.compiled(run, cluster, pod, &class)
+            && let Some(outcome) = self.compiled(run, cluster, pod, key, &class)
         {
             match &outcome {
                 Outcome::Scheduled { .. } => self.stats.compiled += 1,
@@ -1614,6 +1628,7 @@ impl FastScheduler {
         run: &mut Run,
         cluster: &mut Cluster,
         pod: PodId,
+        key: u128,
         class: &PodClass,
     ) -> Option<Outcome> {
         if let Some(chain) = run.chain.take()
@@ -1745,7 +1760,7 @@ impl FastScheduler {
         run.feasible_mark = feasible_mark;
         if feasible.is_empty() {
             run.feasible = feasible;
-            return self.compiled_unschedulable(run, cluster, pod, class, &hard_min);
+            return self.compiled_unschedulable(run, cluster, pod, key, class, &hard_min);
         }
         let processed = match stopped_at {
             Some(pos) => (pos + m - start) % m + 1,

@@ -279,31 +279,19 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     run.class_score = class_score;
 }
 
-/// Puts distinct nodes in filter order: node order from the round-robin `start`, wrapping.
-/// Many are put in order by marking them (in `marks`, with `stamp`) and reading the marks in
-/// node order, a few by sorting.
-pub(super) fn filter_order(
-    nodes: &mut Vec<NodeId>,
+/// The `j`-th of distinct nodes in filter order (node order from the round-robin `start`,
+/// wrapping), found by selection rather than by putting them all in order; reorders `nodes`.
+pub(super) fn nth_in_filter_order(
+    nodes: &mut [NodeId],
+    j: usize,
     start: usize,
     n_all: usize,
-    marks: &mut [u64],
-    stamp: u64,
-) {
-    if nodes.len() > n_all / 16 {
-        for &n in nodes.iter() {
-            marks[n] = stamp;
-        }
-        nodes.clear();
-        nodes.extend(
-            (start..n_all)
-                .chain(0..start)
-                .filter(|n| marks[*n] == stamp),
-        );
-    } else {
-        nodes.sort_unstable();
-        let split = nodes.partition_point(|n| *n < start);
-        nodes.rotate_left(split);
+) -> Option<NodeId> {
+    if j >= nodes.len() {
+        return None;
     }
+    let (_, nth, _) = nodes.select_nth_unstable_by_key(j, |&n| (n + n_all - start) % n_all);
+    Some(*nth)
 }
 
 impl FastScheduler {
@@ -353,13 +341,10 @@ impl FastScheduler {
 
     /// selectHost: reservoir sampling among the best nodes, in filter order.
     fn draw(&mut self, ties: &[NodeId]) -> Option<NodeId> {
-        let mut chosen = None;
-        for (i, n) in ties.iter().enumerate() {
-            if self.reference.rng.below(i as u64 + 1) == 0 {
-                chosen = Some(*n);
-            }
-        }
-        chosen
+        self.reference
+            .rng
+            .reservoir(ties.len())
+            .and_then(|i| ties.get(i).copied())
     }
 
     /// Whether every candidate node is evaluated (then the round-robin start does not move).
@@ -474,14 +459,19 @@ impl FastScheduler {
             }
         }
         ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
-        let start = self.reference.next_start_node_index % n_all;
-        filter_order(&mut ties, start, n_all, &mut run.tie_mark, run.pass);
         for &(n, _) in &own {
             let score = run.buckets.score[n];
             run.buckets.insert(run.node_class[n] as usize, n, score);
         }
         run.own = own;
-        let chosen = self.draw(&ties);
+        // The draw's pick among the best in filter order: which place is picked depends on
+        // their number only, so only the node in that place is looked for.
+        let start = self.reference.next_start_node_index % n_all;
+        let chosen = self
+            .reference
+            .rng
+            .reservoir(ties.len())
+            .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
         run.ties = ties;
         let node = chosen?;
         // Every candidate was processed.

@@ -24,7 +24,7 @@
 use std::rc::Rc;
 
 use super::{
-    FastScheduler, PodClass, Run, STATIC_FILTERS, Statics, hard_failure, unschedulable_key,
+    FastScheduler, PodClass, Run, STATIC_FILTERS, Statics, compiled_unschedulable_key, hard_failure,
 };
 use crate::cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 use crate::scheduler::framework::{CycleState, Status};
@@ -46,12 +46,14 @@ enum Why {
 
 impl FastScheduler {
     /// The outcome of a cycle in which the compiled filter pass found no feasible node among
-    /// all nodes; `None` hands the pod to the reference (nothing changed then).
+    /// all nodes (`key`: the pod's class key); `None` hands the pod to the reference (nothing
+    /// changed then).
     pub(super) fn compiled_unschedulable(
         &mut self,
         run: &mut Run,
         cluster: &mut Cluster,
         pod: PodId,
+        key: u128,
         class: &PodClass,
         hard_min: &[i64],
     ) -> Option<Outcome> {
@@ -59,7 +61,10 @@ impl FastScheduler {
             return None;
         }
         let n_all = cluster.nodes.len();
-        let like = cluster.pods.get(pod).map(unschedulable_key);
+        let like = cluster
+            .pods
+            .get(pod)
+            .map(|p| compiled_unschedulable_key(p, key));
         if let Some(outcome) = self.like_last_unschedulable(run, like, n_all) {
             return Some(outcome);
         }
