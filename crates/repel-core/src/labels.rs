@@ -139,7 +139,7 @@ pub fn parse_go_int64(s: &str) -> Option<i64> {
 }
 
 /// One `key op values` clause of a selector (upstream `labels.Requirement`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
     key: String,
     operator: Operator,
@@ -313,7 +313,7 @@ pub(crate) fn new_requirement(
 
 /// A parsed label selector: requirements ANDed, sorted by key (upstream `internalSelector`), or
 /// upstream's `labels.Nothing()`, which matches nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct LabelSelector {
     requirements: Vec<Requirement>,
     nothing: bool,

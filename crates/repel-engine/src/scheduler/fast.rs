@@ -282,7 +282,8 @@ fn kv_key(key: &str, value: &str) -> u64 {
 #[derive(Default)]
 struct Selectors {
     sels: Vec<Sel>,
-    index: HashMap<String, u32>,
+    /// By the key of their namespace and selector.
+    index: FastMap<u128, u32>,
     /// Selectors by their first exact requirement ([`kv_key`]), and those without one.
     sel_by_kv: MultiMap,
     sel_defs: Vec<(String, LabelSelector)>,
@@ -522,6 +523,17 @@ impl KeyHasher {
     }
 }
 
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.feed(bytes);
+    }
+
+    /// The low half of the 128-bit key ([`KeyHasher::finish`], which the keys use).
+    fn finish(&self) -> u64 {
+        KeyHasher::finish(self) as u64
+    }
+}
+
 impl std::io::Write for KeyHasher {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.feed(buf);
@@ -606,7 +618,12 @@ impl Selectors {
 
     /// The id of the counts of `selector` in `namespace`, counted now if new.
     fn selector(&mut self, cluster: &Cluster, namespace: &str, selector: &LabelSelector) -> u32 {
-        let key = format!("{namespace}\u{1}{selector:?}");
+        let key = {
+            let mut h = KeyHasher::new();
+            h.str(namespace);
+            std::hash::Hash::hash(selector, &mut h);
+            h.finish()
+        };
         if let Some(i) = self.index.get(&key) {
             return *i;
         }

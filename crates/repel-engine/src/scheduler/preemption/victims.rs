@@ -53,13 +53,6 @@ pub(super) fn select_victims(
     let Some(original) = cluster.nodes.get(node) else {
         return Err(Status::unresolvable(NAME, PREEMPTION_NOT_HELPFUL));
     };
-    let mut what_if = WhatIf {
-        sched,
-        cluster,
-        pod,
-        node: original.clone(),
-        state: state.clone(),
-    };
     let mut potential: Vec<PodId> = original
         .pods
         .iter()
@@ -71,11 +64,26 @@ pub(super) fn select_victims(
                 .is_some_and(|v| v.priority < pod.priority)
         })
         .collect();
+    if potential.is_empty() {
+        // (Upstream removes nothing from its copy of the node first: no copy is needed.)
+        return Err(Status::unresolvable(NAME, NO_PREEMPTION_VICTIMS));
+    }
+    let mut what_if = WhatIf {
+        sched,
+        cluster,
+        pod,
+        node: original.clone(),
+        extensions: sched
+            .profile
+            .entries
+            .iter()
+            .filter(|e| e.filter && !state.skip_filter.contains(e.plugin.name()))
+            .map(|e| e.plugin.as_ref())
+            .collect(),
+        state: state.clone(),
+    };
     for id in &potential {
         what_if.remove(*id);
-    }
-    if potential.is_empty() {
-        return Err(Status::unresolvable(NAME, NO_PREEMPTION_VICTIMS));
     }
     let st = what_if.filter();
     if !st.is_success() {
@@ -111,28 +119,19 @@ struct WhatIf<'a> {
     cluster: &'a Cluster,
     pod: &'a PodInfo,
     node: NodeInfo,
+    /// The filter plugins whose PreFilter ran (upstream skips PreFilter extensions of plugins
+    /// whose PreFilter returned Skip).
+    extensions: Vec<&'a dyn Plugin>,
     state: CycleState,
 }
 
 impl<'a> WhatIf<'a> {
-    /// The filter plugins whose PreFilter ran (upstream skips PreFilter extensions of plugins
-    /// whose PreFilter returned Skip).
-    fn extensions(&self) -> Vec<&'a dyn Plugin> {
-        self.sched
-            .profile
-            .entries
-            .iter()
-            .filter(|e| e.filter && !self.state.skip_filter.contains(e.plugin.name()))
-            .map(|e| e.plugin.as_ref())
-            .collect()
-    }
-
     fn remove(&mut self, id: PodId) {
         let Some(victim) = self.cluster.pods.get(id) else {
             return;
         };
         self.node.remove_pod(id, victim);
-        for pl in self.extensions() {
+        for pl in &self.extensions {
             pl.remove_pod(&mut self.state, self.pod, victim, &self.node, self.cluster);
         }
     }
@@ -142,7 +141,7 @@ impl<'a> WhatIf<'a> {
             return;
         };
         self.node.add_pod(id, victim);
-        for pl in self.extensions() {
+        for pl in &self.extensions {
             pl.add_pod(&mut self.state, self.pod, victim, &self.node, self.cluster);
         }
     }
