@@ -79,10 +79,23 @@ pub fn default_post_filter<'a>(
     preemption_reasons: impl IntoIterator<Item = &'a str>,
     preemption_policy_never: bool,
 ) -> String {
+    default_post_filter_counted(
+        num_all_nodes,
+        preemption_reasons.into_iter().map(|r| (r, 1)),
+        preemption_policy_never,
+    )
+}
+
+/// [`default_post_filter`] over preemption reasons given with their counts.
+pub fn default_post_filter_counted<'a>(
+    num_all_nodes: usize,
+    preemption_reasons: impl IntoIterator<Item = (&'a str, usize)>,
+    preemption_policy_never: bool,
+) -> String {
     let preemption = if preemption_policy_never {
         PREEMPTION_POLICY_NEVER.to_string()
     } else {
-        fit_error(num_all_nodes, preemption_reasons, None)
+        fit_error_counted(num_all_nodes, preemption_reasons, None)
     };
     format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, preemption: {preemption}")
 }

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use repel_core::fit_error::{
     NO_NEW_CLAIMS_TO_DEALLOCATE, PREEMPTION_NOT_HELPFUL, PREEMPTION_POLICY_NEVER,
-    default_post_filter,
+    default_post_filter, default_post_filter_counted,
 };
 
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo};
@@ -92,8 +92,9 @@ enum Outcome {
     Nominated(Candidate),
     /// Unschedulable before looking for candidates, with this reason.
     NotEligible(&'static str),
-    /// Unschedulable: no candidate; each node's preemption reasons, in node order.
-    NoCandidate(Vec<String>),
+    /// Unschedulable: no candidate; the nodes' preemption reasons, each with how many nodes
+    /// gave it.
+    NoCandidate(Vec<(String, usize)>),
     /// Error with this message (without the `preemption: ` prefix).
     Error(String),
 }
@@ -138,7 +139,7 @@ pub fn post_filter(
             format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {PREEMPTION_PREFIX}{reason}")
         }
         Outcome::NoCandidate(reasons) => {
-            default_post_filter(n, reasons.iter().map(String::as_str), false)
+            default_post_filter_counted(n, reasons.iter().map(|(r, k)| (r.as_str(), *k)), false)
         }
         Outcome::Error(msg) => format!("{PREEMPTION_PREFIX}{msg}"),
     };
@@ -178,14 +179,20 @@ fn preempt(
     match best.and_then(|i| run.candidates.get(i)) {
         Some(c) => Outcome::Nominated(c.clone()),
         None if !run.errors.is_empty() => Outcome::Error(aggregate_errors(&run.errors)),
-        None => Outcome::NoCandidate(
-            (0..cluster.nodes.len())
-                .flat_map(|id| match run.statuses.get(&id) {
-                    Some(st) => st.reasons.clone(),
-                    None => vec![PREEMPTION_NOT_HELPFUL.to_string()],
-                })
-                .collect(),
-        ),
+        None => {
+            // The checked nodes' own reasons; every other node "not helpful".
+            let n = cluster.nodes.len();
+            let checked = run.statuses.range(..n);
+            let mut reasons: Vec<(String, usize)> = checked
+                .clone()
+                .flat_map(|(_, st)| st.reasons.iter().map(|r| (r.clone(), 1)))
+                .collect();
+            let unchecked = n - checked.count();
+            if unchecked > 0 {
+                reasons.push((PREEMPTION_NOT_HELPFUL.to_string(), unchecked));
+            }
+            Outcome::NoCandidate(reasons)
+        }
     }
 }
 
