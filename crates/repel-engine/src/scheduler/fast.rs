@@ -37,7 +37,6 @@
 //! itself. Tests compare both on generated clusters, pod by pod.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::rc::Rc;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::PodSpec;
@@ -693,7 +692,7 @@ struct Spread {
     dom: usize,
     hostname: bool,
     /// Per node class: the node-inclusion policies admit it.
-    include: Rc<Vec<bool>>,
+    include: Arc<Vec<bool>>,
     /// Whether the pod matches its own selector.
     self_match: bool,
 }
@@ -715,7 +714,7 @@ enum Statics {
 struct PodClass {
     /// The key of what the static plugins read (see [`SpecMemo`], with `spec.nodeName`).
     static_key: u128,
-    statics: Rc<Statics>,
+    statics: Arc<Statics>,
     /// The static filters whose PreFilter returned Skip ([`SkipSet`]).
     skip_filters: SkipSet,
     requests: Resources,
@@ -730,8 +729,8 @@ struct PodClass {
     /// Soft constraints: nodes must carry every key (else ignored).
     soft_require_all: bool,
     /// Per node class: has every hard key / every soft key.
-    hard_keys: Rc<[bool]>,
-    soft_keys: Rc<[bool]>,
+    hard_keys: Arc<[bool]>,
+    soft_keys: Arc<[bool]>,
     /// Per hard constraint: the eligible domains (static) and how many.
     hard_present: Vec<Vec<bool>>,
     hard_domains: Vec<usize>,
@@ -758,17 +757,17 @@ struct Run {
     free: Vec<Free>,
     domains: Vec<Domains>,
     domain_index: HashMap<String, usize>,
-    classes: FastMap<u128, Option<Rc<PodClass>>>,
-    statics: FastMap<u128, Rc<Statics>>,
+    classes: FastMap<u128, Option<Arc<PodClass>>>,
+    statics: FastMap<u128, Arc<Statics>>,
     /// What compiling reads of a spec, by the address of a spec shared by pods (see
     /// [`SpecMemo`]).
-    specs: FastMap<*const PodSpec, SpecMemo>,
+    specs: FastMap<usize, SpecMemo>,
     /// Node-inclusion answers per node class, by static key and (affinity, taints) policy.
-    includes: FastMap<(u128, bool, bool), Rc<Vec<bool>>>,
+    includes: FastMap<(u128, bool, bool), Arc<Vec<bool>>>,
     /// Per static key, per node class: the static filters' rejection (see `unschedulable`).
-    rejections: FastMap<u128, Rc<Vec<Option<Status>>>>,
+    rejections: FastMap<u128, Arc<Vec<Option<Status>>>>,
     /// Per list of topology keys (domain ids): whether each node class has them all.
-    keys: FastMap<Vec<usize>, Rc<[bool]>>,
+    keys: FastMap<Vec<usize>, Arc<[bool]>>,
     sel: Selectors,
     /// Nodes whose resources changed, in order; caches catch up from it.
     log: Vec<NodeId>,
@@ -1129,7 +1128,7 @@ impl Run {
     fn spec_memo(&mut self, info: &PodInfo) -> Option<SpecMemo> {
         match info.shared_spec() {
             Some(arc) => {
-                let ptr = Arc::as_ptr(arc);
+                let ptr = Arc::as_ptr(arc) as usize;
                 if let Some(m) = self.specs.get(&ptr) {
                     return Some(*m);
                 }
@@ -1204,6 +1203,20 @@ impl Run {
     }
 }
 
+/// From how many queued pods a run's compiled state is freed on another thread.
+const FREE_ELSEWHERE_FROM: usize = 20_000;
+
+/// Frees a run's compiled state. A big run's (tens of thousands of pod and label classes:
+/// 15 ms at 75,000 pods, 50 ms at 150,000) is freed on another thread, which the placements
+/// need not wait for; if no thread can be started it is freed here.
+fn free(run: Run, queued: usize) {
+    if queued >= FREE_ELSEWHERE_FROM {
+        let _ = std::thread::Builder::new()
+            .name("repel-free".to_string())
+            .spawn(move || drop(run));
+    }
+}
+
 impl FastScheduler {
     /// A compiled scheduler around a reference one with the same arguments.
     pub fn new(gates: FeatureGates, percentage_of_nodes_to_score: Option<i64>, seed: u64) -> Self {
@@ -1253,6 +1266,7 @@ impl FastScheduler {
             });
         }
         self.stats.pod_classes = run.classes.values().filter(|c| c.is_some()).count();
+        free(run, queue.len());
         out
     }
 
@@ -1364,11 +1378,11 @@ impl FastScheduler {
         cluster: &Cluster,
         pod: PodId,
         key: u128,
-    ) -> Option<Rc<PodClass>> {
+    ) -> Option<Arc<PodClass>> {
         if let Some(c) = run.classes.get(&key) {
             return c.clone();
         }
-        let compiled = self.compile(run, cluster, pod).map(Rc::new);
+        let compiled = self.compile(run, cluster, pod).map(Arc::new);
         run.classes.insert(key, compiled.clone());
         compiled
     }
@@ -1459,7 +1473,7 @@ impl FastScheduler {
                     let include = match run.includes.get(&policies) {
                         Some(i) => i.clone(),
                         None => {
-                            let i: Rc<Vec<bool>> = Rc::new(
+                            let i: Arc<Vec<bool>> = Arc::new(
                                 run.reps
                                     .iter()
                                     .map(|&r| {
@@ -1490,12 +1504,12 @@ impl FastScheduler {
         };
         let hard = compile_spreads(hard_c, run);
         let soft = compile_spreads(soft_c, run);
-        let mut keys_of = |spreads: &[Spread]| -> Rc<[bool]> {
+        let mut keys_of = |spreads: &[Spread]| -> Arc<[bool]> {
             let doms: Vec<usize> = spreads.iter().map(|s| s.dom).collect();
             if let Some(k) = run.keys.get(&doms) {
                 return k.clone();
             }
-            let k: Rc<[bool]> = run
+            let k: Arc<[bool]> = run
                 .reps
                 .iter()
                 .map(|&r| spreads.iter().all(|s| run.domains[s.dom].has[r]))
@@ -1537,7 +1551,7 @@ impl FastScheduler {
         let statics = match run.statics.get(&static_key) {
             Some(st) => st.clone(),
             None => {
-                let st = Rc::new(self.compile_statics(
+                let st = Arc::new(self.compile_statics(
                     run,
                     cluster,
                     info,

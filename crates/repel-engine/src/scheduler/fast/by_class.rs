@@ -23,17 +23,15 @@ use super::*;
 const RESOURCE_MAX: i64 =
     MAX_NODE_SCORE * (node_resources_fit::WEIGHT + balanced_allocation::WEIGHT);
 
-/// Marks a node in no bucket.
-const NONE: u32 = u32::MAX;
-
-/// The feasible nodes of a chain of like pods, per node class and resource score.
+/// The feasible nodes of a chain of like pods, per node class and resource score, each list
+/// in node order.
 #[derive(Default)]
 pub(super) struct Buckets {
-    /// `class * width + score` → its nodes (in no order).
+    /// `class * width + score` → its nodes, in node order.
     lists: Vec<Vec<NodeId>>,
     width: usize,
-    /// Per node: its index in its list, and its score.
-    pos: Vec<u32>,
+    /// Per node: whether it is in a list, and its score.
+    held: Vec<bool>,
     score: Vec<i64>,
     /// Per node class: the highest score with nodes (-1: none).
     top: Vec<i64>,
@@ -52,11 +50,34 @@ impl Buckets {
         self.used.clear();
         self.width = RESOURCE_MAX as usize + 1;
         self.lists.resize(classes * self.width, Vec::new());
-        self.pos.clear();
-        self.pos.resize(nodes, NONE);
+        self.held.clear();
+        self.held.resize(nodes, false);
         self.score.resize(nodes, 0);
         self.top.clear();
         self.top.resize(classes, -1);
+    }
+
+    /// Adds `node` at the end of its list: [`Buckets::put_in_order`] must follow.
+    fn push(&mut self, class: usize, node: NodeId, score: i64) {
+        let score = score.clamp(0, RESOURCE_MAX);
+        let l = class * self.width + score as usize;
+        let list = &mut self.lists[l];
+        if list.is_empty() {
+            self.used.push(l);
+        }
+        list.push(node);
+        self.held[node] = true;
+        self.score[node] = score;
+        self.top[class] = self.top[class].max(score);
+    }
+
+    /// Puts every list in node order.
+    fn put_in_order(&mut self) {
+        for &l in &self.used {
+            if let Some(list) = self.lists.get_mut(l) {
+                list.sort_unstable();
+            }
+        }
     }
 
     fn insert(&mut self, class: usize, node: NodeId, score: i64) {
@@ -66,24 +87,23 @@ impl Buckets {
         if list.is_empty() {
             self.used.push(l);
         }
-        self.pos[node] = list.len() as u32;
-        list.push(node);
+        let at = list.partition_point(|n| *n < node);
+        list.insert(at, node);
+        self.held[node] = true;
         self.score[node] = score;
         self.top[class] = self.top[class].max(score);
     }
 
     /// Takes `node` out (it keeps its score in `score`).
     fn remove(&mut self, class: usize, node: NodeId) {
-        let i = self.pos[node];
-        if i == NONE {
+        if !self.held[node] {
             return;
         }
         let list = &mut self.lists[class * self.width + self.score[node] as usize];
-        list.swap_remove(i as usize);
-        if let Some(&moved) = list.get(i as usize) {
-            self.pos[moved] = i;
+        if let Ok(i) = list.binary_search(&node) {
+            list.remove(i);
         }
-        self.pos[node] = NONE;
+        self.held[node] = false;
         while self.top[class] >= 0
             && self.lists[class * self.width + self.top[class] as usize].is_empty()
         {
@@ -91,7 +111,7 @@ impl Buckets {
         }
     }
 
-    /// The nodes of `class` with its top score.
+    /// The nodes of `class` with its top score, in node order.
     fn best_of(&self, class: usize) -> &[NodeId] {
         match usize::try_from(self.top[class]) {
             Ok(t) => &self.lists[class * self.width + t],
@@ -104,7 +124,7 @@ impl Buckets {
 /// [`FastScheduler::compiled_repeat`], for the next pod to continue from.
 pub(super) struct Chain {
     /// Its class (identity only).
-    class: *const PodClass,
+    class: usize,
     /// Where it went.
     bound: NodeId,
     /// The change log's length, the epoch and the round-robin start after its bind: anything
@@ -294,6 +314,24 @@ pub(super) fn nth_in_filter_order(
     Some(*nth)
 }
 
+/// [`nth_in_filter_order`] of nodes already in node order, without changing them.
+pub(super) fn nth_of_ordered_in_filter_order(
+    nodes: &[NodeId],
+    j: usize,
+    start: usize,
+) -> Option<NodeId> {
+    if j >= nodes.len() {
+        return None;
+    }
+    let split = nodes.partition_point(|n| *n < start);
+    let from_start = nodes.len() - split;
+    if j < from_start {
+        nodes.get(split + j).copied()
+    } else {
+        nodes.get(j - from_start).copied()
+    }
+}
+
 impl FastScheduler {
     /// PreScore, Score, NormalizeScore and selectHost for a pod of [`by_class_shape`], over
     /// `feasible` as the filter pass left it (`run.class_feasible`, `run.feasible_mark`).
@@ -363,7 +401,7 @@ impl FastScheduler {
     ) {
         let n_all = run.node_class.len();
         run.chain = (class.hard.is_empty() && self.every_node(n_all)).then_some(Chain {
-            class: class as *const PodClass,
+            class: class as *const PodClass as usize,
             bound: node,
             log_len: run.log.len(),
             epoch: run.epoch,
@@ -387,7 +425,7 @@ impl FastScheduler {
         let Statics::ByClass { tt_raw, na_raw, .. } = &*class.statics else {
             return None;
         };
-        if !std::ptr::eq(chain.class, class)
+        if chain.class != class as *const PodClass as usize
             || chain.log_len != run.log.len()
             || chain.epoch != run.epoch
             || chain.start != self.reference.next_start_node_index
@@ -416,8 +454,9 @@ impl FastScheduler {
                 if r == UNKNOWN {
                     r = resource_scores(&run.res[n], &key);
                 }
-                buckets.insert(run.node_class[n] as usize, n, r);
+                buckets.push(run.node_class[n] as usize, n, r);
             }
+            buckets.put_in_order();
             run.buckets = buckets;
         }
         let mut feasible = chain.feasible;
@@ -451,28 +490,53 @@ impl FastScheduler {
         for &(_, s) in &own {
             best = best.max(s);
         }
-        let mut ties = std::mem::take(&mut run.ties);
-        ties.clear();
+        // The draw's pick among the best in filter order: which place is picked depends on
+        // their number only, so only the node in that place is looked for; in one list (in
+        // node order) it is found at once.
+        let start = self.reference.next_start_node_index % n_all;
+        let is_best = |b: &Buckets, class_score: &[i64], c: usize| {
+            b.top[c] >= 0 && class_score[c] + b.top[c] == best
+        };
+        let (mut best_classes, mut best_class) = (0, 0);
         for c in 0..nc {
-            if run.buckets.top[c] >= 0 && run.class_score[c] + run.buckets.top[c] == best {
-                ties.extend_from_slice(run.buckets.best_of(c));
+            if is_best(&run.buckets, &run.class_score, c) {
+                best_classes += 1;
+                best_class = c;
             }
         }
-        ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
+        let own_best = own.iter().filter(|(_, s)| *s == best).count();
+        let chosen = match (best_classes, own_best) {
+            (1, 0) => {
+                let c = best_class;
+                let list = run.buckets.best_of(c);
+                self.reference
+                    .rng
+                    .reservoir(list.len())
+                    .and_then(|j| nth_of_ordered_in_filter_order(list, j, start))
+            }
+            _ => {
+                let mut ties = std::mem::take(&mut run.ties);
+                ties.clear();
+                for c in 0..nc {
+                    if is_best(&run.buckets, &run.class_score, c) {
+                        ties.extend_from_slice(run.buckets.best_of(c));
+                    }
+                }
+                ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
+                let chosen = self
+                    .reference
+                    .rng
+                    .reservoir(ties.len())
+                    .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
+                run.ties = ties;
+                chosen
+            }
+        };
         for &(n, _) in &own {
             let score = run.buckets.score[n];
             run.buckets.insert(run.node_class[n] as usize, n, score);
         }
         run.own = own;
-        // The draw's pick among the best in filter order: which place is picked depends on
-        // their number only, so only the node in that place is looked for.
-        let start = self.reference.next_start_node_index % n_all;
-        let chosen = self
-            .reference
-            .rng
-            .reservoir(ties.len())
-            .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
-        run.ties = ties;
         let node = chosen?;
         // Every candidate was processed.
         self.reference.next_start_node_index =

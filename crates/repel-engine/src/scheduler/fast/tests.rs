@@ -557,8 +557,12 @@ proptest::proptest! {
         nodes.reverse();
         let mut want = nodes.clone();
         want.sort_by_key(|n| (n + n_all - start) % n_all);
+        let mut ordered = nodes.clone();
+        ordered.sort_unstable();
         for j in 0..=nodes.len() {
             let got = by_class::nth_in_filter_order(&mut nodes, j, start, n_all);
+            proptest::prop_assert_eq!(got, want.get(j).copied());
+            let got = by_class::nth_of_ordered_in_filter_order(&ordered, j, start);
             proptest::prop_assert_eq!(got, want.get(j).copied());
         }
     }

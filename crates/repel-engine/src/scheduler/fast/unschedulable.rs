@@ -21,7 +21,7 @@
 //! all; the tie-break generator is not drawn. A pod like the last unschedulable one on an
 //! unchanged cluster gets its answer at once, as in the reference path (`LastUnschedulable`).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::{
     FastScheduler, PodClass, Run, STATIC_FILTERS, Statics, compiled_unschedulable_key, hard_failure,
@@ -120,11 +120,11 @@ impl FastScheduler {
         state: &CycleState,
         info: &PodInfo,
         cluster: &Cluster,
-    ) -> Rc<Vec<Option<Status>>> {
+    ) -> Arc<Vec<Option<Status>>> {
         if let Some(r) = run.rejections.get(&class.static_key) {
             return r.clone();
         }
-        let r: Rc<Vec<Option<Status>>> = Rc::new(
+        let r: Arc<Vec<Option<Status>>> = Arc::new(
             run.reps
                 .iter()
                 .map(|&rep| self.static_status(state, info, &cluster.nodes[rep], cluster))
