@@ -639,10 +639,24 @@ impl Scheduler {
 
     /// Upstream PrioritySort: higher `priority` first, then earlier creation.
     pub fn queue_order(cluster: &Cluster, pods: &mut [PodId]) {
-        pods.sort_by_key(|id| {
-            let p = &cluster.pods[*id];
-            (std::cmp::Reverse(p.priority), p.seq)
-        });
+        // A stable sort by (priority, seq), on a compact array of the keys and the pods'
+        // places (unique: an unstable sort gives the stable order) rather than reading the
+        // pods' records at every comparison.
+        let mut keyed: Vec<(std::cmp::Reverse<i32>, u64, usize)> = pods
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                cluster
+                    .pods
+                    .get(*id)
+                    .map_or((std::cmp::Reverse(i32::MIN), u64::MAX, i), |p| {
+                        (std::cmp::Reverse(p.priority), p.seq as u64, i)
+                    })
+            })
+            .collect();
+        keyed.sort_unstable();
+        let order: Vec<PodId> = keyed.iter().map(|k| pods[k.2]).collect();
+        pods.copy_from_slice(&order);
     }
 }
 
