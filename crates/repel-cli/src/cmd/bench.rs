@@ -107,9 +107,6 @@ fn run_schedule(
     } else {
         let mut s = FastScheduler::new(gates, percentage, args.seed);
         let placements = s.schedule_all(cluster);
-        if std::env::var_os("REPEL_STATS").is_some() {
-            eprintln!("{:?}", s.stats);
-        }
         (placements, s.stats.compiled)
     }
 }
