@@ -57,18 +57,22 @@ impl Buckets {
         self.top.resize(classes, -1);
     }
 
-    /// Adds `node` at the end of its list: [`Buckets::put_in_order`] must follow.
-    fn push(&mut self, class: usize, node: NodeId, score: i64) {
+    /// Records `node` with `score` in `class`; returns the list it goes in.
+    fn list_for(&mut self, class: usize, node: NodeId, score: i64) -> &mut Vec<NodeId> {
         let score = score.clamp(0, RESOURCE_MAX);
         let l = class * self.width + score as usize;
-        let list = &mut self.lists[l];
-        if list.is_empty() {
+        if self.lists[l].is_empty() {
             self.used.push(l);
         }
-        list.push(node);
         self.held[node] = true;
         self.score[node] = score;
         self.top[class] = self.top[class].max(score);
+        &mut self.lists[l]
+    }
+
+    /// Adds `node` at the end of its list: [`Buckets::put_in_order`] must follow.
+    fn push(&mut self, class: usize, node: NodeId, score: i64) {
+        self.list_for(class, node, score).push(node);
     }
 
     /// Puts every list in node order.
@@ -80,18 +84,11 @@ impl Buckets {
         }
     }
 
+    /// Adds `node` in node order.
     fn insert(&mut self, class: usize, node: NodeId, score: i64) {
-        let score = score.clamp(0, RESOURCE_MAX);
-        let l = class * self.width + score as usize;
-        let list = &mut self.lists[l];
-        if list.is_empty() {
-            self.used.push(l);
-        }
+        let list = self.list_for(class, node, score);
         let at = list.partition_point(|n| *n < node);
         list.insert(at, node);
-        self.held[node] = true;
-        self.score[node] = score;
-        self.top[class] = self.top[class].max(score);
     }
 
     /// Takes `node` out (it keeps its score in `score`).

@@ -270,41 +270,17 @@ fn like_unschedulable_pods_are_answered_anew_after_a_change() {
     // Two like pods no node fits (too much memory), with pods placed between them: the second
     // one's FitError counts the nodes those pods made short of cpu too, so it cannot reuse the
     // first one's answer.
-    use k8s_openapi::api::core::v1::ResourceRequirements;
-    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     let mut c = cluster(30, 400, 19, 0);
     let others = c.pending();
-    // A pod without node selection.
-    let template = others
-        .iter()
-        .copied()
-        .find(|p| {
-            let spec = c.pods[*p].spec();
-            spec.affinity.is_none() && spec.node_selector.is_none()
-        })
-        .unwrap();
+    let template = free_pod(&c, &others);
     let big = |c: &mut Cluster, name: &str| {
-        let mut pod = c.pods[template].to_pod();
-        pod.metadata.name = Some(name.to_string());
-        pod.metadata.uid = None;
-        if let Some(spec) = pod.spec.as_mut() {
-            spec.node_name = None;
-            spec.priority = Some(0);
-            spec.preemption_policy = Some("Never".to_string());
-            for ctr in &mut spec.containers {
-                ctr.resources = Some(ResourceRequirements {
-                    requests: Some(
-                        [
-                            ("cpu".to_string(), Quantity("7".to_string())),
-                            ("memory".to_string(), Quantity("1000Gi".to_string())),
-                        ]
-                        .into(),
-                    ),
-                    ..Default::default()
-                });
+        pod_like(c, template, name, |p| {
+            requests(p, "7", "1000Gi");
+            if let Some(spec) = p.spec.as_mut() {
+                spec.priority = Some(0);
+                spec.preemption_policy = Some("Never".to_string());
             }
-        }
-        c.add_pod(pod)
+        })
     };
     let a1 = big(&mut c, "big-1");
     let a2 = big(&mut c, "big-2");
@@ -327,6 +303,17 @@ fn like_unschedulable_pods_are_answered_anew_after_a_change() {
     assert_eq!(first, second);
     assert_ne!(first, last);
     assert!(stats.repeated_unschedulable >= 1, "{stats:?}");
+}
+
+/// The first of `pods` without node affinity or a nodeSelector.
+fn free_pod(c: &Cluster, pods: &[PodId]) -> PodId {
+    pods.iter()
+        .copied()
+        .find(|p| {
+            let spec = c.pods[*p].spec();
+            spec.affinity.is_none() && spec.node_selector.is_none()
+        })
+        .unwrap()
 }
 
 /// A pod like `template` (a pending pod without node selection), renamed, unbound, adjusted
@@ -384,14 +371,7 @@ fn fit_errors_of_the_compiled_path_match_the_reference() {
     // by a different filter.
     let mut c = cluster(30, 400, 23, 0);
     let others = c.pending();
-    let template = others
-        .iter()
-        .copied()
-        .find(|p| {
-            let spec = c.pods[*p].spec();
-            spec.affinity.is_none() && spec.node_selector.is_none()
-        })
-        .unwrap();
+    let template = free_pod(&c, &others);
     // Two pods labelled probe=x bound to every team node (the only nodes with `dedicated`).
     let team_nodes: Vec<String> = c
         .nodes
@@ -478,14 +458,7 @@ fn preemption_after_a_compiled_fit_error_matches_the_reference() {
     let mut c = cluster(20, 2_600, 29, 0);
     let mut queue = c.pending();
     Scheduler::queue_order(&c, &mut queue);
-    let template = queue
-        .iter()
-        .copied()
-        .find(|p| {
-            let spec = c.pods[*p].spec();
-            spec.affinity.is_none() && spec.node_selector.is_none()
-        })
-        .unwrap();
+    let template = free_pod(&c, &queue);
     let vip = |c: &mut Cluster, name: &str| {
         pod_like(c, template, name, |p| {
             tolerate_everything(p);
