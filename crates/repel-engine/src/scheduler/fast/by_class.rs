@@ -307,25 +307,90 @@ pub(super) fn nth_in_filter_order(
     if j >= nodes.len() {
         return None;
     }
-    let (_, nth, _) = nodes.select_nth_unstable_by_key(j, |&n| (n + n_all - start) % n_all);
-    Some(*nth)
+    // The place in filter order, without a division per comparison (`start` is almost always
+    // 0: with every node evaluated only pods naming their node move it).
+    let nth = if start == 0 {
+        *nodes.select_nth_unstable(j).1
+    } else {
+        let wrap = n_all - start;
+        *nodes
+            .select_nth_unstable_by_key(j, |&n| if n >= start { n - start } else { n + wrap })
+            .1
+    };
+    Some(nth)
 }
 
-/// [`nth_in_filter_order`] of nodes already in node order, without changing them.
-pub(super) fn nth_of_ordered_in_filter_order(
-    nodes: &[NodeId],
+/// At most this many lists are merged by [`nth_of_lists_in_filter_order`]; more are collected
+/// and selected ([`nth_in_filter_order`]).
+pub(super) const MERGED_LISTS: usize = 8;
+
+/// [`nth_in_filter_order`] of the nodes of at most [`MERGED_LISTS`] disjoint lists, each in
+/// node order, without collecting them: filter order is every list's nodes from `start` on,
+/// merged, then their nodes before it, merged.
+pub(super) fn nth_of_lists_in_filter_order(
+    lists: &[&[NodeId]],
     j: usize,
     start: usize,
 ) -> Option<NodeId> {
-    if j >= nodes.len() {
+    let k = lists.len();
+    if k > MERGED_LISTS {
         return None;
     }
-    let split = nodes.partition_point(|n| *n < start);
-    let from_start = nodes.len() - split;
-    if j < from_start {
-        nodes.get(split + j).copied()
+    let mut from_start: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
+    let mut before: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
+    let mut n_from_start = 0;
+    for (i, list) in lists.iter().enumerate() {
+        let (b, f) = list.split_at(list.partition_point(|n| *n < start));
+        before[i] = b;
+        from_start[i] = f;
+        n_from_start += f.len();
+    }
+    if j < n_from_start {
+        nth_of_merged(&mut from_start[..k], j)
     } else {
-        nodes.get(j - from_start).copied()
+        nth_of_merged(&mut before[..k], j - n_from_start)
+    }
+}
+
+/// The `j`-th smallest node of disjoint lists in node order, merging from the nearer end.
+fn nth_of_merged(lists: &mut [&[NodeId]], j: usize) -> Option<NodeId> {
+    let total: usize = lists.iter().map(|l| l.len()).sum();
+    if j >= total {
+        return None;
+    }
+    if let Some(only) = lists.iter().find(|l| l.len() == total) {
+        return only.get(j).copied();
+    }
+    let from_front = j < total - j;
+    let mut steps = if from_front { j } else { total - 1 - j };
+    loop {
+        // The smallest first node (the largest last one, from the back) and its list.
+        let mut at = None;
+        let mut node = 0;
+        for (i, list) in lists.iter().enumerate() {
+            let end = if from_front {
+                list.first()
+            } else {
+                list.last()
+            };
+            if let Some(&n) = end
+                && (at.is_none() || (from_front && n < node) || (!from_front && n > node))
+            {
+                at = Some(i);
+                node = n;
+            }
+        }
+        let i = at?;
+        if steps == 0 {
+            return Some(node);
+        }
+        steps -= 1;
+        let list = lists[i];
+        lists[i] = if from_front {
+            &list[1..]
+        } else {
+            &list[..list.len() - 1]
+        };
     }
 }
 
@@ -488,46 +553,47 @@ impl FastScheduler {
             best = best.max(s);
         }
         // The draw's pick among the best in filter order: which place is picked depends on
-        // their number only, so only the node in that place is looked for; in one list (in
-        // node order) it is found at once.
+        // their number only, so only the node in that place is looked for. The best lists are
+        // in node order: a few are merged up to that place; else (many lists, or nodes scoring
+        // on their own) the best are collected and the place selected.
         let start = self.reference.next_start_node_index % n_all;
         let is_best = |b: &Buckets, class_score: &[i64], c: usize| {
             b.top[c] >= 0 && class_score[c] + b.top[c] == best
         };
-        let (mut best_classes, mut best_class) = (0, 0);
+        let own_best = own.iter().filter(|(_, s)| *s == best).count();
+        let mut lists: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
+        let (mut best_classes, mut tied) = (0, 0);
         for c in 0..nc {
             if is_best(&run.buckets, &run.class_score, c) {
+                let list = run.buckets.best_of(c);
+                if let Some(slot) = lists.get_mut(best_classes) {
+                    *slot = list;
+                }
                 best_classes += 1;
-                best_class = c;
+                tied += list.len();
             }
         }
-        let own_best = own.iter().filter(|(_, s)| *s == best).count();
-        let chosen = match (best_classes, own_best) {
-            (1, 0) => {
-                let c = best_class;
-                let list = run.buckets.best_of(c);
-                self.reference
-                    .rng
-                    .reservoir(list.len())
-                    .and_then(|j| nth_of_ordered_in_filter_order(list, j, start))
-            }
-            _ => {
-                let mut ties = std::mem::take(&mut run.ties);
-                ties.clear();
-                for c in 0..nc {
-                    if is_best(&run.buckets, &run.class_score, c) {
-                        ties.extend_from_slice(run.buckets.best_of(c));
-                    }
+        let chosen = if own_best == 0 && best_classes <= MERGED_LISTS {
+            self.reference
+                .rng
+                .reservoir(tied)
+                .and_then(|j| nth_of_lists_in_filter_order(&lists[..best_classes], j, start))
+        } else {
+            let mut ties = std::mem::take(&mut run.ties);
+            ties.clear();
+            for c in 0..nc {
+                if is_best(&run.buckets, &run.class_score, c) {
+                    ties.extend_from_slice(run.buckets.best_of(c));
                 }
-                ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
-                let chosen = self
-                    .reference
-                    .rng
-                    .reservoir(ties.len())
-                    .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
-                run.ties = ties;
-                chosen
             }
+            ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
+            let chosen = self
+                .reference
+                .rng
+                .reservoir(ties.len())
+                .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
+            run.ties = ties;
+            chosen
         };
         for &(n, _) in &own {
             let score = run.buckets.score[n];

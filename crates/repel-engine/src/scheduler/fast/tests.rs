@@ -521,6 +521,7 @@ proptest::proptest! {
         n_all in 1usize..400,
         start_seed in 0usize..10_000,
         picks in proptest::collection::vec(0usize..10_000, 0..200),
+        deal in 0usize..1_000,
     ) {
         let start = start_seed % n_all;
         let mut nodes: Vec<NodeId> = picks.iter().map(|p| p % n_all).collect();
@@ -530,12 +531,18 @@ proptest::proptest! {
         nodes.reverse();
         let mut want = nodes.clone();
         want.sort_by_key(|n| (n + n_all - start) % n_all);
-        let mut ordered = nodes.clone();
-        ordered.sort_unstable();
+        // The same nodes dealt into `k` lists, each in node order, as the buckets keep them.
+        let k = 1 + deal % by_class::MERGED_LISTS;
+        let mut lists = vec![Vec::new(); k];
+        for (i, n) in nodes.iter().enumerate() {
+            lists[(i * 7 + deal) % k].push(*n);
+        }
+        lists.iter_mut().for_each(|l| l.sort_unstable());
+        let lists: Vec<&[NodeId]> = lists.iter().map(Vec::as_slice).collect();
         for j in 0..=nodes.len() {
             let got = by_class::nth_in_filter_order(&mut nodes, j, start, n_all);
             proptest::prop_assert_eq!(got, want.get(j).copied());
-            let got = by_class::nth_of_ordered_in_filter_order(&ordered, j, start);
+            let got = by_class::nth_of_lists_in_filter_order(&lists, j, start);
             proptest::prop_assert_eq!(got, want.get(j).copied());
         }
     }
