@@ -1503,6 +1503,24 @@ fn bench_reports_the_contracts_fields() {
     }
     assert_eq!(v["nodes"], json!(20));
     assert_eq!(v["pods"], json!(100));
+    // Which path each pod took: here (nothing preempted) one cycle per pod, on one path.
+    let paths = &v["paths"];
+    let n = |x: &serde_json::Value| x.as_u64().unwrap_or(u64::MAX);
+    assert_eq!(
+        n(&paths["compiled"]) + n(&paths["compiled_unschedulable"]) + n(&paths["reference"]),
+        n(&v["scheduled"]) + n(&v["unschedulable"]),
+        "{v}"
+    );
+    assert_eq!(paths["compiled"], v["compiled_pods"], "{v}");
+    assert!(n(&paths["repeated"]) <= n(&paths["compiled"]), "{v}");
+    assert!(
+        n(&paths["compiled_unschedulable"]) <= n(&v["unschedulable"]),
+        "{v}"
+    );
+    assert!(
+        n(&paths["node_classes"]) >= 1 && n(&paths["pod_classes"]) >= 1,
+        "{v}"
+    );
 }
 
 /// `repel schedule` places every pod where the reference engine does, on the docs' clusters

@@ -11,7 +11,7 @@ use repel_core::admission::AdmissionConfig;
 use repel_engine::generate::{GenerateOptions, Generated, generate};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
-use repel_engine::scheduler::fast::FastScheduler;
+use repel_engine::scheduler::fast::{FastScheduler, FastStats};
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
@@ -75,6 +75,9 @@ pub struct BenchReport {
     /// Pods of the every-node run the compiled engine placed itself (the rest, and every pod
     /// no node fits, went through the reference path).
     pub compiled_pods: usize,
+    /// Which path each pod of the every-node run took, and the classes compiled (all zero
+    /// with `--reference`).
+    pub paths: FastStats,
     /// `explain` of one pod against every node, seconds.
     pub explain_seconds: f64,
     /// Peak resident memory of the process, bytes (`VmHWM`).
@@ -93,21 +96,21 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Schedules every pending pod with the engine `args` asks for; returns the placements and how
-/// many the compiled path placed itself.
+/// Schedules every pending pod with the engine `args` asks for; returns the placements and
+/// which path the pods took (all zero for the reference engine).
 fn run_schedule(
     cluster: &mut repel_engine::cluster::Cluster,
     gates: FeatureGates,
     percentage: Option<i64>,
     args: &BenchArgs,
-) -> (Vec<Placement>, usize) {
+) -> (Vec<Placement>, FastStats) {
     if args.reference {
         let mut s = Scheduler::new(gates, percentage, args.seed);
-        (schedule_all(&mut s, cluster), 0)
+        (schedule_all(&mut s, cluster), FastStats::default())
     } else {
         let mut s = FastScheduler::new(gates, percentage, args.seed);
         let placements = s.schedule_all(cluster);
-        (placements, s.stats.compiled)
+        (placements, s.stats)
     }
 }
 
@@ -162,7 +165,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     say("scheduling every pending pod again, every node scored");
     let mut every = build(generate(&options));
     let t = Instant::now();
-    let (placements, compiled_pods) = run_schedule(&mut every, gates, Some(100), &args);
+    let (placements, paths) = run_schedule(&mut every, gates, Some(100), &args);
     let schedule_seconds = t.elapsed().as_secs_f64();
     let scheduled = placements
         .iter()
@@ -213,7 +216,8 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
         } else {
             "compiled"
         },
-        compiled_pods,
+        compiled_pods: paths.compiled,
+        paths,
         explain_seconds,
         peak_rss_bytes: peak_rss_bytes(),
     };
@@ -229,6 +233,25 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
                     format!("{} / {}", report.scheduled, report.unschedulable),
                 ),
                 ("engine", report.engine.to_string()),
+                (
+                    "compiled placements (repeat path)",
+                    format!("{} ({})", report.paths.compiled, report.paths.repeated),
+                ),
+                (
+                    "compiled unschedulable (like the pod before)",
+                    format!(
+                        "{} ({})",
+                        report.paths.compiled_unschedulable, report.paths.repeated_unschedulable
+                    ),
+                ),
+                ("reference path", report.paths.reference.to_string()),
+                (
+                    "node / pod classes",
+                    format!(
+                        "{} / {}",
+                        report.paths.node_classes, report.paths.pod_classes
+                    ),
+                ),
                 ("generate", format!("{:.3} s", report.generate_seconds)),
                 ("load", format!("{:.3} s", report.load_seconds)),
                 (

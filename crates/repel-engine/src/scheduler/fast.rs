@@ -97,7 +97,7 @@ const MAX_SPREADS: usize = 8;
 const SCORE_CACHES: usize = 8;
 
 /// How many pods took which path.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FastStats {
     /// Placed by the compiled path.
     pub compiled: usize,
