@@ -531,11 +531,19 @@ proptest::proptest! {
         nodes.reverse();
         let mut want = nodes.clone();
         want.sort_by_key(|n| (n + n_all - start) % n_all);
-        // The same nodes dealt into `k` lists, each in node order, as the buckets keep them.
+        // The same nodes dealt into `k` lists, each in node order, as the buckets keep them:
+        // interleaved, or in ranges of nodes (as node classes mostly are).
         let k = 1 + deal % by_class::MERGED_LISTS;
         let mut lists = vec![Vec::new(); k];
-        for (i, n) in nodes.iter().enumerate() {
-            lists[(i * 7 + deal) % k].push(*n);
+        let mut in_order = nodes.clone();
+        in_order.sort_unstable();
+        for (i, n) in in_order.iter().enumerate() {
+            let list = if deal % 2 == 0 {
+                (i * 7 + deal) % k
+            } else {
+                i * k / in_order.len()
+            };
+            lists[list].push(*n);
         }
         lists.iter_mut().for_each(|l| l.sort_unstable());
         let lists: Vec<&[NodeId]> = lists.iter().map(Vec::as_slice).collect();
