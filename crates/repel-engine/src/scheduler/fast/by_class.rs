@@ -352,64 +352,45 @@ pub(super) fn nth_of_lists_in_filter_order(
     }
 }
 
-/// The `j`-th smallest node of disjoint lists in node order, merging from the nearer end a run
-/// at a time: the list with the smallest first node gives up, at once, every node below the
-/// other lists' first nodes (node classes are mostly ranges of nodes, so their lists seldom
-/// interleave and a few runs reach the place).
+/// The `j`-th smallest node of disjoint lists in node order, merging from the nearer end.
 fn nth_of_merged(lists: &mut [&[NodeId]], j: usize) -> Option<NodeId> {
     let total: usize = lists.iter().map(|l| l.len()).sum();
     if j >= total {
         return None;
     }
-    if j < total - j {
-        let mut steps = j;
-        loop {
-            // The list with the smallest first node, and the next smallest first node.
-            let (mut at, mut first, mut next) = (None, NodeId::MAX, NodeId::MAX);
-            for (i, list) in lists.iter().enumerate() {
-                if let Some(&n) = list.first() {
-                    if n < first {
-                        next = first;
-                        first = n;
-                        at = Some(i);
-                    } else if n < next {
-                        next = n;
-                    }
-                }
+    if let Some(only) = lists.iter().find(|l| l.len() == total) {
+        return only.get(j).copied();
+    }
+    let from_front = j < total - j;
+    let mut steps = if from_front { j } else { total - 1 - j };
+    loop {
+        // The smallest first node (the largest last one, from the back) and its list.
+        let mut at = None;
+        let mut node = 0;
+        for (i, list) in lists.iter().enumerate() {
+            let end = if from_front {
+                list.first()
+            } else {
+                list.last()
+            };
+            if let Some(&n) = end
+                && (at.is_none() || (from_front && n < node) || (!from_front && n > node))
+            {
+                at = Some(i);
+                node = n;
             }
-            let list = lists[at?];
-            let run = list.partition_point(|n| *n < next);
-            if steps < run {
-                return list.get(steps).copied();
-            }
-            steps -= run;
-            lists[at?] = &list[run..];
         }
-    } else {
-        let mut steps = total - 1 - j;
-        loop {
-            // The list with the largest last node, and the next largest last node.
-            let (mut at, mut last, mut next) = (None, None, None);
-            for (i, list) in lists.iter().enumerate() {
-                if let Some(&n) = list.last() {
-                    if last.is_none_or(|l| n > l) {
-                        next = last;
-                        last = Some(n);
-                        at = Some(i);
-                    } else if next.is_none_or(|x| n > x) {
-                        next = Some(n);
-                    }
-                }
-            }
-            let list = lists[at?];
-            let keep = next.map_or(0, |x| list.partition_point(|n| *n <= x));
-            let run = list.len() - keep;
-            if steps < run {
-                return list.get(list.len() - 1 - steps).copied();
-            }
-            steps -= run;
-            lists[at?] = &list[..keep];
+        let i = at?;
+        if steps == 0 {
+            return Some(node);
         }
+        steps -= 1;
+        let list = lists[i];
+        lists[i] = if from_front {
+            &list[1..]
+        } else {
+            &list[..list.len() - 1]
+        };
     }
 }
 
