@@ -1166,15 +1166,17 @@ impl Run {
         let i = match self.caches.iter().position(|c| c.key == *key) {
             Some(i) => i,
             None => {
-                let fresh = ScoreCache {
+                // A new key takes a free slot, else the least recently used one's (and its
+                // buffer: there are thousands of distinct requests). Either is filled below.
+                let fresh = |scores| ScoreCache {
                     key: *key,
-                    scores: vec![0; n],
+                    scores,
                     synced: 0,
                     epoch: u64::MAX,
                     used: 0,
                 };
                 if self.caches.len() < SCORE_CACHES {
-                    self.caches.push(fresh);
+                    self.caches.push(fresh(vec![UNKNOWN; n]));
                     self.caches.len() - 1
                 } else {
                     let lru = self
@@ -1183,7 +1185,9 @@ impl Run {
                         .enumerate()
                         .min_by_key(|(_, c)| c.used)
                         .map_or(0, |(i, _)| i);
-                    self.caches[lru] = fresh;
+                    let mut scores = std::mem::take(&mut self.caches[lru].scores);
+                    scores.resize(n, UNKNOWN);
+                    self.caches[lru] = fresh(scores);
                     lru
                 }
             }
