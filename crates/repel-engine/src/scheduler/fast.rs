@@ -796,6 +796,8 @@ struct Run {
     /// Per node class: the score of its nodes without matching pods; the best nodes.
     class_score: Vec<i64>,
     ties: Vec<NodeId>,
+    /// The repeat path's tied nodes, as a bit set (cleared before each draw).
+    tie_bits: Vec<u64>,
     /// Scratch of `select_by_class`: nodes with their own raw spread score, how many per
     /// class, and each class's raw spread score.
     own: Vec<(NodeId, i64)>,
@@ -1075,6 +1077,7 @@ impl Run {
             own_score: vec![0; cluster.nodes.len()],
             class_score: vec![0; classes],
             ties: Vec::new(),
+            tie_bits: Vec::new(),
             own: Vec::new(),
             own_in_class: vec![0; classes],
             class_raw: vec![0; classes],

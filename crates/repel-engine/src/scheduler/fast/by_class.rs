@@ -296,102 +296,55 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     run.class_score = class_score;
 }
 
-/// The `j`-th of distinct nodes in filter order (node order from the round-robin `start`,
-/// wrapping), found by selection rather than by putting them all in order; reorders `nodes`.
-pub(super) fn nth_in_filter_order(
-    nodes: &mut [NodeId],
+/// The `j`-th of nodes in node order in filter order (node order from the round-robin `start`,
+/// wrapping), without changing them.
+pub(super) fn nth_of_ordered_in_filter_order(
+    nodes: &[NodeId],
     j: usize,
     start: usize,
-    n_all: usize,
 ) -> Option<NodeId> {
     if j >= nodes.len() {
         return None;
     }
-    // The place in filter order, without a division per comparison (`start` is almost always
-    // 0: with every node evaluated only pods naming their node move it).
-    let nth = if start == 0 {
-        *nodes.select_nth_unstable(j).1
+    let split = nodes.partition_point(|n| *n < start);
+    let from_start = nodes.len() - split;
+    if j < from_start {
+        nodes.get(split + j).copied()
     } else {
-        let wrap = n_all - start;
-        *nodes
-            .select_nth_unstable_by_key(j, |&n| if n >= start { n - start } else { n + wrap })
-            .1
-    };
-    Some(nth)
-}
-
-/// At most this many lists are merged by [`nth_of_lists_in_filter_order`]; more are collected
-/// and selected ([`nth_in_filter_order`]).
-pub(super) const MERGED_LISTS: usize = 8;
-
-/// [`nth_in_filter_order`] of the nodes of at most [`MERGED_LISTS`] disjoint lists, each in
-/// node order, without collecting them: filter order is every list's nodes from `start` on,
-/// merged, then their nodes before it, merged.
-pub(super) fn nth_of_lists_in_filter_order(
-    lists: &[&[NodeId]],
-    j: usize,
-    start: usize,
-) -> Option<NodeId> {
-    let k = lists.len();
-    if k > MERGED_LISTS {
-        return None;
-    }
-    let mut from_start: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
-    let mut before: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
-    let mut n_from_start = 0;
-    for (i, list) in lists.iter().enumerate() {
-        let (b, f) = list.split_at(list.partition_point(|n| *n < start));
-        before[i] = b;
-        from_start[i] = f;
-        n_from_start += f.len();
-    }
-    if j < n_from_start {
-        nth_of_merged(&mut from_start[..k], j)
-    } else {
-        nth_of_merged(&mut before[..k], j - n_from_start)
+        nodes.get(j - from_start).copied()
     }
 }
 
-/// The `j`-th smallest node of disjoint lists in node order, merging from the nearer end.
-fn nth_of_merged(lists: &mut [&[NodeId]], j: usize) -> Option<NodeId> {
-    let total: usize = lists.iter().map(|l| l.len()).sum();
-    if j >= total {
-        return None;
+/// Marks `node` in a bit set of nodes.
+pub(super) fn mark(bits: &mut [u64], node: NodeId) {
+    if let Some(word) = bits.get_mut(node / 64) {
+        *word |= 1 << (node % 64);
     }
-    if let Some(only) = lists.iter().find(|l| l.len() == total) {
-        return only.get(j).copied();
-    }
-    let from_front = j < total - j;
-    let mut steps = if from_front { j } else { total - 1 - j };
-    loop {
-        // The smallest first node (the largest last one, from the back) and its list.
-        let mut at = None;
-        let mut node = 0;
-        for (i, list) in lists.iter().enumerate() {
-            let end = if from_front {
-                list.first()
-            } else {
-                list.last()
-            };
-            if let Some(&n) = end
-                && (at.is_none() || (from_front && n < node) || (!from_front && n > node))
-            {
-                at = Some(i);
-                node = n;
+}
+
+/// The `j`-th of the nodes marked in `bits` in filter order: the marked nodes from `start` on,
+/// then those before it, each part in node order. A word at a time by population count, so the
+/// nodes of several tied lists are neither collected nor merged.
+pub(super) fn nth_marked_in_filter_order(bits: &[u64], j: usize, start: usize) -> Option<NodeId> {
+    let (sw, sb) = (start / 64, start % 64);
+    let at_start = *bits.get(sw)?;
+    let from_start = at_start & (u64::MAX << sb);
+    let before_start = at_start & !(u64::MAX << sb);
+    let words = std::iter::once((sw, from_start))
+        .chain((sw + 1..bits.len()).chain(0..sw).map(|w| (w, bits[w])))
+        .chain(std::iter::once((sw, before_start)));
+    let mut j = j;
+    for (w, mut word) in words {
+        let count = word.count_ones() as usize;
+        if j < count {
+            for _ in 0..j {
+                word &= word - 1;
             }
+            return Some(w * 64 + word.trailing_zeros() as usize);
         }
-        let i = at?;
-        if steps == 0 {
-            return Some(node);
-        }
-        steps -= 1;
-        let list = lists[i];
-        lists[i] = if from_front {
-            &list[1..]
-        } else {
-            &list[..list.len() - 1]
-        };
+        j -= count;
     }
+    None
 }
 
 impl FastScheduler {
@@ -553,46 +506,47 @@ impl FastScheduler {
             best = best.max(s);
         }
         // The draw's pick among the best in filter order: which place is picked depends on
-        // their number only, so only the node in that place is looked for. The best lists are
-        // in node order: a few are merged up to that place; else (many lists, or nodes scoring
-        // on their own) the best are collected and the place selected.
+        // their number only, so only the node in that place is looked for: in one list (in
+        // node order) at once, else counted off a bit set of the best nodes.
         let start = self.reference.next_start_node_index % n_all;
         let is_best = |b: &Buckets, class_score: &[i64], c: usize| {
             b.top[c] >= 0 && class_score[c] + b.top[c] == best
         };
         let own_best = own.iter().filter(|(_, s)| *s == best).count();
-        let mut lists: [&[NodeId]; MERGED_LISTS] = [&[]; MERGED_LISTS];
-        let (mut best_classes, mut tied) = (0, 0);
+        let (mut best_classes, mut best_class, mut tied) = (0, 0, own_best);
         for c in 0..nc {
             if is_best(&run.buckets, &run.class_score, c) {
-                let list = run.buckets.best_of(c);
-                if let Some(slot) = lists.get_mut(best_classes) {
-                    *slot = list;
-                }
                 best_classes += 1;
-                tied += list.len();
+                best_class = c;
+                tied += run.buckets.best_of(c).len();
             }
         }
-        let chosen = if own_best == 0 && best_classes <= MERGED_LISTS {
+        let chosen = if best_classes == 1 && own_best == 0 {
+            let list = run.buckets.best_of(best_class);
             self.reference
                 .rng
-                .reservoir(tied)
-                .and_then(|j| nth_of_lists_in_filter_order(&lists[..best_classes], j, start))
+                .reservoir(list.len())
+                .and_then(|j| nth_of_ordered_in_filter_order(list, j, start))
         } else {
-            let mut ties = std::mem::take(&mut run.ties);
-            ties.clear();
+            let mut bits = std::mem::take(&mut run.tie_bits);
+            bits.clear();
+            bits.resize(n_all.div_ceil(64), 0);
             for c in 0..nc {
                 if is_best(&run.buckets, &run.class_score, c) {
-                    ties.extend_from_slice(run.buckets.best_of(c));
+                    for &n in run.buckets.best_of(c) {
+                        mark(&mut bits, n);
+                    }
                 }
             }
-            ties.extend(own.iter().filter(|(_, s)| *s == best).map(|(n, _)| *n));
+            for &(n, _) in own.iter().filter(|(_, s)| *s == best) {
+                mark(&mut bits, n);
+            }
             let chosen = self
                 .reference
                 .rng
-                .reservoir(ties.len())
-                .and_then(|j| nth_in_filter_order(&mut ties, j, start, n_all));
-            run.ties = ties;
+                .reservoir(tied)
+                .and_then(|j| nth_marked_in_filter_order(&bits, j, start));
+            run.tie_bits = bits;
             chosen
         };
         for &(n, _) in &own {

@@ -517,40 +517,25 @@ fn preemption_after_a_compiled_fit_error_matches_the_reference() {
 proptest::proptest! {
     /// The best nodes are drawn in filter order: node order from the round-robin start.
     #[test]
-    fn nth_in_filter_order_is_node_order_from_the_start(
+    fn the_best_are_drawn_in_node_order_from_the_start(
         n_all in 1usize..400,
         start_seed in 0usize..10_000,
         picks in proptest::collection::vec(0usize..10_000, 0..200),
-        deal in 0usize..1_000,
     ) {
         let start = start_seed % n_all;
-        let mut nodes: Vec<NodeId> = picks.iter().map(|p| p % n_all).collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        // Shuffle deterministically (bucket lists hold nodes in no order).
-        nodes.reverse();
-        let mut want = nodes.clone();
+        let mut ordered: Vec<NodeId> = picks.iter().map(|p| p % n_all).collect();
+        ordered.sort_unstable();
+        ordered.dedup();
+        let mut want = ordered.clone();
         want.sort_by_key(|n| (n + n_all - start) % n_all);
-        // The same nodes dealt into `k` lists, each in node order, as the buckets keep them:
-        // interleaved, or in ranges of nodes (as node classes mostly are).
-        let k = 1 + deal % by_class::MERGED_LISTS;
-        let mut lists = vec![Vec::new(); k];
-        let mut in_order = nodes.clone();
-        in_order.sort_unstable();
-        for (i, n) in in_order.iter().enumerate() {
-            let list = if deal % 2 == 0 {
-                (i * 7 + deal) % k
-            } else {
-                i * k / in_order.len()
-            };
-            lists[list].push(*n);
+        let mut bits = vec![0u64; n_all.div_ceil(64)];
+        for &n in &ordered {
+            by_class::mark(&mut bits, n);
         }
-        lists.iter_mut().for_each(|l| l.sort_unstable());
-        let lists: Vec<&[NodeId]> = lists.iter().map(Vec::as_slice).collect();
-        for j in 0..=nodes.len() {
-            let got = by_class::nth_in_filter_order(&mut nodes, j, start, n_all);
+        for j in 0..=ordered.len() {
+            let got = by_class::nth_of_ordered_in_filter_order(&ordered, j, start);
             proptest::prop_assert_eq!(got, want.get(j).copied());
-            let got = by_class::nth_of_lists_in_filter_order(&lists, j, start);
+            let got = by_class::nth_marked_in_filter_order(&bits, j, start);
             proptest::prop_assert_eq!(got, want.get(j).copied());
         }
     }
