@@ -796,7 +796,7 @@ struct Run {
     /// Per node class: the score of its nodes without matching pods; the best nodes.
     class_score: Vec<i64>,
     ties: Vec<NodeId>,
-    /// The repeat path's tied nodes, as a bit set (cleared before each draw).
+    /// The repeat path's tied nodes, as a bit set (all clear between draws).
     tie_bits: Vec<u64>,
     /// Scratch of `select_by_class`: nodes with their own raw spread score, how many per
     /// class, and each class's raw spread score.

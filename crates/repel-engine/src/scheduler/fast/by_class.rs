@@ -317,8 +317,8 @@ pub(super) fn nth_of_ordered_in_filter_order(
 
 /// Marks `node` in a bit set of nodes.
 pub(super) fn mark(bits: &mut [u64], node: NodeId) {
-    if let Some(word) = bits.get_mut(node / 64) {
-        *word |= 1 << (node % 64);
+    if let Some(word) = bits.get_mut(node >> 6) {
+        *word |= 1 << (node & 63);
     }
 }
 
@@ -328,23 +328,34 @@ pub(super) fn mark(bits: &mut [u64], node: NodeId) {
 pub(super) fn nth_marked_in_filter_order(bits: &[u64], j: usize, start: usize) -> Option<NodeId> {
     let (sw, sb) = (start / 64, start % 64);
     let at_start = *bits.get(sw)?;
-    let from_start = at_start & (u64::MAX << sb);
-    let before_start = at_start & !(u64::MAX << sb);
-    let words = std::iter::once((sw, from_start))
-        .chain((sw + 1..bits.len()).chain(0..sw).map(|w| (w, bits[w])))
-        .chain(std::iter::once((sw, before_start)));
     let mut j = j;
-    for (w, mut word) in words {
+    // Counts `word`'s nodes off `j`, or returns the one in place `j`.
+    let mut take = |w: usize, word: u64| -> Option<NodeId> {
         let count = word.count_ones() as usize;
-        if j < count {
-            for _ in 0..j {
-                word &= word - 1;
-            }
-            return Some(w * 64 + word.trailing_zeros() as usize);
+        if j >= count {
+            j -= count;
+            return None;
         }
-        j -= count;
+        let mut word = word;
+        for _ in 0..j {
+            word &= word - 1;
+        }
+        Some(w * 64 + word.trailing_zeros() as usize)
+    };
+    if let Some(n) = take(sw, at_start & (u64::MAX << sb)) {
+        return Some(n);
     }
-    None
+    for (w, &word) in bits.iter().enumerate().skip(sw + 1) {
+        if let Some(n) = take(w, word) {
+            return Some(n);
+        }
+    }
+    for (w, &word) in bits.iter().enumerate().take(sw) {
+        if let Some(n) = take(w, word) {
+            return Some(n);
+        }
+    }
+    take(sw, at_start & !(u64::MAX << sb))
 }
 
 impl FastScheduler {
@@ -529,7 +540,6 @@ impl FastScheduler {
                 .and_then(|j| nth_of_ordered_in_filter_order(list, j, start))
         } else {
             let mut bits = std::mem::take(&mut run.tie_bits);
-            bits.clear();
             bits.resize(n_all.div_ceil(64), 0);
             for c in 0..nc {
                 if is_best(&run.buckets, &run.class_score, c) {
@@ -546,6 +556,7 @@ impl FastScheduler {
                 .rng
                 .reservoir(tied)
                 .and_then(|j| nth_marked_in_filter_order(&bits, j, start));
+            bits.fill(0);
             run.tie_bits = bits;
             chosen
         };
