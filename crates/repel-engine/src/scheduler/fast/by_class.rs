@@ -296,8 +296,8 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     run.class_score = class_score;
 }
 
-/// The `j`-th of nodes in node order in filter order (node order from the round-robin `start`,
-/// wrapping), without changing them.
+/// The `j`-th in filter order (node order from the round-robin `start`, wrapping) of nodes
+/// given in node order.
 pub(super) fn nth_of_ordered_in_filter_order(
     nodes: &[NodeId],
     j: usize,
