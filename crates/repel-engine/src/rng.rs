@@ -29,11 +29,15 @@ impl Rng {
     /// when `k` is 0), leaving the generator where those `k` draws leave it.
     ///
     /// SplitMix64's state moves by a constant per draw, so the draws are read from the last
-    /// one back until one keeps its item: about half of them on average.
+    /// one back until one keeps its item: about half of them on average, each tested by a
+    /// multiplication (see [`divisible`]) rather than a division.
     pub fn reservoir(&mut self, k: usize) -> Option<usize> {
         let start = self.0;
         let draw = |i: u64| Rng(start.wrapping_add(GAMMA.wrapping_mul(i - 1))).next_u64();
-        let picked = (1..=k as u64).rev().find(|&i| draw(i) % i == 0);
+        let table = divisors();
+        let picked = (1..=k as u64)
+            .rev()
+            .find(|&i| divisible_in(table, draw(i), i));
         self.0 = start.wrapping_add(GAMMA.wrapping_mul(k as u64));
         picked.map(|i| (i - 1) as usize)
     }
@@ -42,9 +46,86 @@ impl Rng {
 /// SplitMix64's increment.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// Divisors [`divisible`] tests without dividing: the reservoir's draws are tested against
+/// every count up to the number of tied nodes, and a 64-bit division costs tens of cycles.
+const DIVISORS: u64 = 8192;
+
+/// A divisor `d = m · 2^shift` (`m` odd) as [`divisible`] uses it: `m`'s inverse modulo 2^64
+/// and `u64::MAX / d`.
+#[derive(Clone, Copy)]
+struct Divisor {
+    inverse: u64,
+    limit: u64,
+    shift: u32,
+}
+
+impl Divisor {
+    fn of(d: u64) -> Self {
+        let shift = d.trailing_zeros();
+        let m = d >> shift;
+        // Newton's iteration doubles the correct low bits of the inverse: m·m ≡ 1 (mod 8)
+        // for odd m gives 3, then 6, 12, 24, 48, 96.
+        let mut inverse = m;
+        for _ in 0..5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(inverse)));
+        }
+        Divisor {
+            inverse,
+            limit: u64::MAX / d,
+            shift,
+        }
+    }
+}
+
+/// The table of [`Divisor`]s `1..DIVISORS` (index 0 unused), built once.
+fn divisors() -> &'static [Divisor] {
+    static TABLE: std::sync::OnceLock<Vec<Divisor>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..DIVISORS).map(|d| Divisor::of(d.max(1))).collect())
+}
+
+/// Whether `d` (`> 0`) divides `x`, i.e. `x % d == 0`. For a table divisor `d = m · 2^s`,
+/// `x` is a multiple exactly when `x · m⁻¹` rotated right by `s` is at most `u64::MAX / d`
+/// (Hacker's Delight 10-17): the rotation brings a non-zero low bit to the top.
+#[cfg(test)]
+fn divisible(x: u64, d: u64) -> bool {
+    divisible_in(divisors(), x, d)
+}
+
+/// [`divisible`] with the table at hand.
+fn divisible_in(table: &[Divisor], x: u64, d: u64) -> bool {
+    match table.get(d as usize) {
+        Some(v) if d > 0 => x.wrapping_mul(v.inverse).rotate_right(v.shift) <= v.limit,
+        _ => d != 0 && x.is_multiple_of(d),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Rng;
+    use super::{DIVISORS, Rng, divisible};
+    use proptest::prelude::*;
+
+    #[test]
+    fn divisible_is_the_remainder_test_for_every_table_divisor() {
+        let mut r = Rng::new(7);
+        for d in 1..DIVISORS + 3 {
+            let mut xs = vec![0, 1, d - 1, d, d + 1, 2 * d, u64::MAX, u64::MAX - d];
+            xs.extend((0..40).map(|_| r.next_u64()));
+            xs.extend((0..40).map(|_| r.next_u64() / d * d));
+            xs.extend((0..8).map(|_| (r.next_u64() / d * d).wrapping_add(1 + r.below(d))));
+            for x in xs {
+                assert_eq!(divisible(x, d), x % d == 0, "{x} by {d}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn divisible_matches_the_remainder(x: u64, d in 1u64..20_000, k in 0u64..1_000_000) {
+            prop_assert_eq!(divisible(x, d), x % d == 0);
+            let m = k.wrapping_mul(d);
+            prop_assert_eq!(divisible(m, d), m % d == 0);
+        }
+    }
 
     #[test]
     fn reservoir_is_the_draw_loop() {

@@ -1917,17 +1917,16 @@ impl FastScheduler {
             *s += *r;
             best = best.max(*s);
         }
-        // selectHost: reservoir sampling among the best, in filter order.
-        let mut chosen = None;
-        let mut count = 0u64;
-        for (i, t) in stat.iter().enumerate() {
-            if *t == best {
-                count += 1;
-                if self.reference.rng.below(count) == 0 {
-                    chosen = Some(feasible[i]);
-                }
-            }
-        }
+        // selectHost: reservoir sampling among the best, in filter order (the draws depend
+        // on their number only: the pick is counted off after).
+        let tied = stat.iter().filter(|t| **t == best).count();
+        let chosen = self.reference.rng.reservoir(tied).and_then(|j| {
+            stat.iter()
+                .zip(feasible)
+                .filter(|(t, _)| **t == best)
+                .nth(j)
+                .map(|(_, n)| *n)
+        });
         run.stat = stat;
         chosen.map(|n| (n, best))
     }

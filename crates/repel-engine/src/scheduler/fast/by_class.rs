@@ -70,7 +70,8 @@ impl Buckets {
         &mut self.lists[l]
     }
 
-    /// Adds `node` at the end of its list: [`Buckets::put_in_order`] must follow.
+    /// Adds `node` at the end of its list, for nodes that come in node order (else
+    /// [`Buckets::put_in_order`] must follow).
     fn push(&mut self, class: usize, node: NodeId, score: i64) {
         self.list_for(class, node, score).push(node);
     }
@@ -469,10 +470,18 @@ impl FastScheduler {
         } else {
             // The previous pod's feasible nodes, with the resource scores it computed (the
             // node it went to is taken anew below).
+            // They are in filter order, i.e. node order from the round-robin start on, then
+            // from the first node: read from the wrap they are in node order.
             let cache = run.scores(&key);
             let mut buckets = std::mem::take(&mut run.buckets);
             buckets.reset(nc, n_all);
-            for &n in &run.feasible {
+            let f = &run.feasible;
+            let wrap = f.windows(2).position(|w| w[1] < w[0]).map_or(0, |i| i + 1);
+            let mut previous = None;
+            let mut in_order = true;
+            for &n in f[wrap..].iter().chain(&f[..wrap]) {
+                in_order &= previous < Some(n);
+                previous = Some(n);
                 if n == b {
                     continue;
                 }
@@ -482,7 +491,12 @@ impl FastScheduler {
                 }
                 buckets.push(run.node_class[n] as usize, n, r);
             }
-            buckets.put_in_order();
+            // (They always are: the filter pass walks the allowed nodes, in node order, from
+            // the start.)
+            debug_assert!(in_order);
+            if !in_order {
+                buckets.put_in_order();
+            }
             run.buckets = buckets;
         }
         let mut feasible = chain.feasible;
