@@ -70,19 +70,9 @@ impl Buckets {
         &mut self.lists[l]
     }
 
-    /// Adds `node` at the end of its list, for nodes that come in node order (else
-    /// [`Buckets::put_in_order`] must follow).
+    /// Adds `node` at the end of its list: nodes must come in node order.
     fn push(&mut self, class: usize, node: NodeId, score: i64) {
         self.list_for(class, node, score).push(node);
-    }
-
-    /// Puts every list in node order.
-    fn put_in_order(&mut self) {
-        for &l in &self.used {
-            if let Some(list) = self.lists.get_mut(l) {
-                list.sort_unstable();
-            }
-        }
     }
 
     /// Adds `node` in node order.
@@ -469,33 +459,29 @@ impl FastScheduler {
             run.buckets.remove(cb, b);
         } else {
             // The previous pod's feasible nodes, with the resource scores it computed (the
-            // node it went to is taken anew below).
-            // They are in filter order, i.e. node order from the round-robin start on, then
-            // from the first node: read from the wrap they are in node order.
+            // node it went to is taken anew below). They are in filter order: the class's
+            // allowed nodes (in node order) from the round-robin start on, then from the
+            // first; read from the wrap (the first node below the first one) they are in node
+            // order.
             let cache = run.scores(&key);
             let mut buckets = std::mem::take(&mut run.buckets);
             buckets.reset(nc, n_all);
             let f = &run.feasible;
-            let wrap = f.windows(2).position(|w| w[1] < w[0]).map_or(0, |i| i + 1);
-            let mut previous = None;
-            let mut in_order = true;
-            for &n in f[wrap..].iter().chain(&f[..wrap]) {
-                in_order &= previous < Some(n);
-                previous = Some(n);
-                if n == b {
-                    continue;
+            let wrap = f
+                .first()
+                .map_or(0, |&first| f.partition_point(|n| *n >= first));
+            debug_assert!(f[wrap..].iter().chain(&f[..wrap]).is_sorted());
+            for part in [&f[wrap..], &f[..wrap]] {
+                for &n in part {
+                    if n == b {
+                        continue;
+                    }
+                    let mut r = run.caches[cache].scores[n];
+                    if r == UNKNOWN {
+                        r = resource_scores(&run.res[n], &key);
+                    }
+                    buckets.push(run.node_class[n] as usize, n, r);
                 }
-                let mut r = run.caches[cache].scores[n];
-                if r == UNKNOWN {
-                    r = resource_scores(&run.res[n], &key);
-                }
-                buckets.push(run.node_class[n] as usize, n, r);
-            }
-            // (They always are: the filter pass walks the allowed nodes, in node order, from
-            // the start.)
-            debug_assert!(in_order);
-            if !in_order {
-                buckets.put_in_order();
             }
             run.buckets = buckets;
         }
