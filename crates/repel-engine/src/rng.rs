@@ -30,7 +30,7 @@ impl Rng {
     ///
     /// SplitMix64's state moves by a constant per draw, so the draws are read from the last
     /// one back until one keeps its item: about half of them on average, each tested by a
-    /// multiplication (see [`divisible`]) rather than a division.
+    /// multiplication (see [`divisible_in`]) rather than a division.
     pub fn reservoir(&mut self, k: usize) -> Option<usize> {
         let start = self.0;
         let draw = |i: u64| Rng(start.wrapping_add(GAMMA.wrapping_mul(i - 1))).next_u64();
@@ -46,11 +46,11 @@ impl Rng {
 /// SplitMix64's increment.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Divisors [`divisible`] tests without dividing: the reservoir's draws are tested against
+/// Divisors [`divisible_in`] tests without dividing: the reservoir's draws are tested against
 /// every count up to the number of tied nodes, and a 64-bit division costs tens of cycles.
 const DIVISORS: u64 = 8192;
 
-/// A divisor `d = m · 2^shift` (`m` odd) as [`divisible`] uses it: `m`'s inverse modulo 2^64
+/// A divisor `d = m · 2^shift` (`m` odd) as [`divisible_in`] uses it: `m`'s inverse modulo 2^64
 /// and `u64::MAX / d`.
 #[derive(Clone, Copy)]
 struct Divisor {
@@ -83,15 +83,16 @@ fn divisors() -> &'static [Divisor] {
     TABLE.get_or_init(|| (0..DIVISORS).map(|d| Divisor::of(d.max(1))).collect())
 }
 
-/// Whether `d` (`> 0`) divides `x`, i.e. `x % d == 0`. For a table divisor `d = m · 2^s`,
-/// `x` is a multiple exactly when `x · m⁻¹` rotated right by `s` is at most `u64::MAX / d`
-/// (Hacker's Delight 10-17): the rotation brings a non-zero low bit to the top.
+/// [`divisible_in`] with the table fetched.
 #[cfg(test)]
 fn divisible(x: u64, d: u64) -> bool {
     divisible_in(divisors(), x, d)
 }
 
-/// [`divisible`] with the table at hand.
+/// Whether `d` (`> 0`) divides `x`, i.e. `x % d == 0`, with the [`divisors`] table at hand.
+/// For a table divisor `d = m · 2^s`, `x` is a multiple exactly when `x · m⁻¹` rotated right by
+/// `s` is at most `u64::MAX / d` (Hacker's Delight 10-17): the rotation brings a non-zero low
+/// bit to the top.
 fn divisible_in(table: &[Divisor], x: u64, d: u64) -> bool {
     match table.get(d as usize) {
         Some(v) if d > 0 => x.wrapping_mul(v.inverse).rotate_right(v.shift) <= v.limit,
