@@ -1917,16 +1917,17 @@ impl FastScheduler {
             *s += *r;
             best = best.max(*s);
         }
-        // selectHost: reservoir sampling among the best, in filter order (the draws depend
-        // on their number only: the pick is counted off after).
-        let tied = stat.iter().filter(|t| **t == best).count();
-        let chosen = self.reference.rng.reservoir(tied).and_then(|j| {
+        // selectHost: reservoir sampling among the best, in filter order.
+        let mut ties = std::mem::take(&mut run.ties);
+        ties.clear();
+        ties.extend(
             stat.iter()
                 .zip(feasible)
                 .filter(|(t, _)| **t == best)
-                .nth(j)
-                .map(|(_, n)| *n)
-        });
+                .map(|(_, n)| *n),
+        );
+        let chosen = self.draw(&ties);
+        run.ties = ties;
         run.stat = stat;
         chosen.map(|n| (n, best))
     }

@@ -395,7 +395,7 @@ impl FastScheduler {
     }
 
     /// selectHost: reservoir sampling among the best nodes, in filter order.
-    fn draw(&mut self, ties: &[NodeId]) -> Option<NodeId> {
+    pub(super) fn draw(&mut self, ties: &[NodeId]) -> Option<NodeId> {
         self.reference
             .rng
             .reservoir(ties.len())
