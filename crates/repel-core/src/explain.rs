@@ -5,6 +5,8 @@
 //! failure on a node, as the scheduler's `RunFilterPlugins` does: NodeUnschedulable, NodeName,
 //! TaintToleration, NodeAffinity. Scores are TaintToleration's, normalised over the feasible
 //! nodes and weighted as in the default profile.
+//!
+//! A DaemonSet's pods are placed by its controller, node by node: see [`daemon`].
 
 use k8s_openapi::api::core::v1::{Node, PodSpec, Taint, Toleration};
 
@@ -16,6 +18,9 @@ use crate::taint::{
     count_intolerable_prefer_no_schedule, default_normalize_score, first_tolerating,
     is_do_not_schedule, new_taint, no_execute_outcome, tolerations_tolerate_taint,
 };
+
+pub mod daemon;
+pub use daemon::{DaemonVerdict, daemon_verdicts};
 
 /// NodeUnschedulable's plugin name.
 pub const NODE_UNSCHEDULABLE: &str = "NodeUnschedulable";

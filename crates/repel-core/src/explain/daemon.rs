@@ -1,0 +1,156 @@
+//! Where the DaemonSet controller creates a DaemonSet's pods, and why not elsewhere.
+//!
+//! A DaemonSet's pods do not go where the scheduler likes: the controller creates one pod per
+//! node that [`node_should_run_daemon_pod`] accepts, each pinned to its node by a required
+//! `matchFields metadata.name In [node]` term ([`crate::workload::pin_to_node`]), and the
+//! scheduler then only decides whether that pod fits *its* node (resources, ports…).
+
+use k8s_openapi::api::core::v1::{Node, PodSpec};
+
+use super::{
+    ERR_REASON_NODE_AFFINITY, ERR_REASON_NODE_NAME, ERR_REASON_UNTOLERATED, NODE_AFFINITY,
+    NODE_NAME, Rejection, TAINT_TOLERATION,
+};
+use crate::affinity::RequiredNodeAffinity;
+use crate::gates::FeatureGates;
+use crate::taint::{find_matching_untolerated_taint, is_do_not_schedule};
+use crate::workload::node_should_run_daemon_pod;
+
+/// What the DaemonSet controller decides for one node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DaemonVerdict {
+    /// The node's name.
+    pub name: String,
+    /// Whether the controller creates a pod for this node.
+    pub should_run: bool,
+    /// Whether a daemon pod already running there is left running (no untolerated
+    /// `NoExecute` taint).
+    pub should_continue_running: bool,
+    /// Why no pod is created there, as the scheduler plugin that makes the same check words it;
+    /// `None` when one is.
+    pub rejection: Option<Rejection>,
+}
+
+/// Upstream `NodeShouldRunDaemonPod` (pkg/controller/daemon, v1.35) for every node, with the
+/// check that turned each refused node down. `spec` is the DaemonSet's pod template spec with
+/// the DaemonSet tolerations, not pinned to a node. Upstream's `predicates` check, in order:
+///
+/// 1. the template's `nodeName`, when set, names the node (NodeName's reason);
+/// 2. the template's required node affinity and nodeSelector match the node (NodeAffinity's
+///    reason);
+/// 3. no `NoSchedule`/`NoExecute` taint is untolerated (TaintToleration's reason).
+///
+/// The controller reports no reason of its own; the first failing check is given with the
+/// scheduler plugin's reason for the same check.
+pub fn daemon_verdicts(spec: &PodSpec, nodes: &[Node], gates: &FeatureGates) -> Vec<DaemonVerdict> {
+    nodes
+        .iter()
+        .map(|node| {
+            let (should_run, should_continue_running) =
+                node_should_run_daemon_pod(spec, node, gates);
+            DaemonVerdict {
+                name: node.metadata.name.clone().unwrap_or_default(),
+                should_run,
+                should_continue_running,
+                rejection: (!should_run).then(|| refusal(spec, node, gates)),
+            }
+        })
+        .collect()
+}
+
+/// The first of upstream's `predicates` that fails for `node`.
+fn refusal(spec: &PodSpec, node: &Node, gates: &FeatureGates) -> Rejection {
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let fits_name = spec
+        .node_name
+        .as_deref()
+        .is_none_or(|n| n.is_empty() || n == name);
+    // Upstream ignores affinity parse errors here: a term that cannot be parsed matches nothing.
+    let fits_affinity = RequiredNodeAffinity::from_pod_spec(spec)
+        .matches(node)
+        .unwrap_or(false);
+    let taints = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_deref())
+        .unwrap_or_default();
+    let tolerations = spec.tolerations.as_deref().unwrap_or_default();
+    let (plugin, reason) = if !fits_name {
+        (NODE_NAME, ERR_REASON_NODE_NAME)
+    } else if !fits_affinity {
+        (NODE_AFFINITY, ERR_REASON_NODE_AFFINITY)
+    } else if find_matching_untolerated_taint(taints, tolerations, is_do_not_schedule, gates)
+        .is_some()
+    {
+        (TAINT_TOLERATION, ERR_REASON_UNTOLERATED)
+    } else {
+        // `node_should_run_daemon_pod` refused for a reason these checks do not see; name
+        // the affinity check, the one the pod's pinning stands in for.
+        (NODE_AFFINITY, ERR_REASON_NODE_AFFINITY)
+    };
+    Rejection { plugin, reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::defaults::add_daemonset_tolerations;
+    use crate::testing::{node_with_taints, taint};
+
+    fn daemon_spec(node_selector: Option<(&str, &str)>, node_name: Option<&str>) -> PodSpec {
+        let mut spec = PodSpec {
+            node_selector: node_selector.map(|(k, v)| [(k.to_string(), v.to_string())].into()),
+            node_name: node_name.map(str::to_string),
+            ..Default::default()
+        };
+        add_daemonset_tolerations(&mut spec);
+        spec
+    }
+
+    fn labelled(name: &str, k: &str, v: &str) -> Node {
+        let mut n = node_with_taints(name, vec![]);
+        n.metadata.labels = Some([(k.to_string(), v.to_string())].into());
+        n
+    }
+
+    #[test]
+    fn the_controller_decides_node_by_node() {
+        let cordoned = {
+            let mut n = node_with_taints("cordoned", vec![]);
+            if let Some(s) = n.spec.as_mut() {
+                s.unschedulable = Some(true);
+            }
+            n
+        };
+        #[rustfmt::skip]
+        let cases: Vec<(&str, PodSpec, Node, bool, bool, Option<&str>)> = vec![
+            ("an untainted node runs the pod",
+                daemon_spec(None, None), node_with_taints("a", vec![]), true, true, None),
+            ("an untolerated NoSchedule taint: no pod, but a running one stays",
+                daemon_spec(None, None), node_with_taints("a", vec![taint("dedicated", "gpu", "NoSchedule")]),
+                false, true, Some(ERR_REASON_UNTOLERATED)),
+            ("an untolerated NoExecute taint: no pod, and a running one goes",
+                daemon_spec(None, None), node_with_taints("a", vec![taint("k", "", "NoExecute")]),
+                false, false, Some(ERR_REASON_UNTOLERATED)),
+            ("a PreferNoSchedule taint is no obstacle",
+                daemon_spec(None, None), node_with_taints("a", vec![taint("k", "", "PreferNoSchedule")]),
+                true, true, None),
+            ("a cordoned node runs the pod (the DaemonSet tolerations include unschedulable)",
+                daemon_spec(None, None), cordoned, true, true, None),
+            ("a nodeSelector the node does not match: no pod, NodeAffinity's reason",
+                daemon_spec(Some(("pool", "gpu")), None), labelled("a", "pool", "cpu"),
+                false, false, Some(ERR_REASON_NODE_AFFINITY)),
+            ("a nodeSelector the node matches runs the pod",
+                daemon_spec(Some(("pool", "gpu")), None), labelled("a", "pool", "gpu"), true, true, None),
+            ("a template nodeName naming another node: no pod, NodeName's reason",
+                daemon_spec(None, Some("b")), node_with_taints("a", vec![]),
+                false, false, Some(ERR_REASON_NODE_NAME)),
+        ];
+        for (name, spec, node, run, keep, reason) in cases {
+            let v = daemon_verdicts(&spec, &[node], &FeatureGates::default());
+            assert_eq!(v[0].should_run, run, "{name}");
+            assert_eq!(v[0].should_continue_running, keep, "{name}");
+            assert_eq!(v[0].rejection.as_ref().map(|r| r.reason), reason, "{name}");
+        }
+    }
+}
