@@ -21,6 +21,7 @@
 //! - [`labels`]: label selectors (`-l`): parse, print, match; `metav1.LabelSelector`.
 //! - [`advice`]: the classic mistakes (toleration without affinity, wildcard, kept off own nodes).
 //! - [`explain`]: a pod against every node: taints, filters, scores, NoExecute outcome.
+//! - [`object_defaults`]: the API server's `SetDefaults_*` for nodes and namespaces.
 //! - [`workload`]: workloads and the pods their controllers create, named as upstream.
 //! - [`quantity`]: `resource.Quantity` as integers (`MilliValue`, `Value`).
 //! - [`fit_error`]: the scheduler's "0/N nodes are available" message.
@@ -36,6 +37,7 @@ pub mod gates;
 pub mod kubectl;
 pub mod labels;
 pub mod names;
+pub mod object_defaults;
 pub mod quantity;
 pub mod taint;
 pub mod toleration;

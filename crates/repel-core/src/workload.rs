@@ -27,6 +27,8 @@ use crate::defaults::add_daemonset_tolerations;
 use crate::gates::FeatureGates;
 use crate::taint::{NO_EXECUTE, find_matching_untolerated_taint, is_do_not_schedule};
 
+pub mod claim;
+
 /// Upstream's alphabet for generated name suffixes (no vowels, no confusable characters).
 pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
@@ -310,31 +312,64 @@ pub fn daemon_nodes<'a>(ds: &DaemonSet, nodes: &'a [Node], gates: &FeatureGates)
         .collect()
 }
 
-/// The pods a workload's controller creates, as it creates them (before admission): names as
-/// described in the module docs, template labels plus the controller's own, DaemonSet pods with
-/// the DaemonSet tolerations and pinned to their node.
+/// The pods a workload's controller creates, as it creates them (before admission), when
+/// none of its pods exist yet: names as described in the module docs, template labels plus the
+/// controller's own, DaemonSet pods with the DaemonSet tolerations and pinned to their node.
+/// With pods already there, use [`claim::plan`] and [`expand_planned`].
 pub fn expand_pods(w: &Workload, nodes: &[Node], gates: &FeatureGates, seed: u64) -> Vec<Pod> {
-    pods_for(w, w.pod_count(), Some(nodes), gates, seed)
+    let p = claim::plan(std::slice::from_ref(w), &[], nodes, gates);
+    match p.workloads.first() {
+        Some(wp) => expand_planned(w, wp, seed, |_| false),
+        None => Vec::new(),
+    }
+}
+
+/// The pods `w`'s controller creates according to its share of a [`claim::plan`]: its missing
+/// pods, owned by the plan's owner, named as in the module docs; a generated name `taken(name)`
+/// says exists already (in the workload's namespace) is drawn again.
+pub fn expand_planned(
+    w: &Workload,
+    plan: &claim::WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+) -> Vec<Pod> {
+    match &plan.owner {
+        Some(owner) => pods_for(w, &plan.create, Some(owner), seed, &taken),
+        // A CronJob's next run (its Job is not in the input).
+        None if matches!(w, Workload::CronJob(_)) => pods_for(w, &plan.create, None, seed, &taken),
+        None => Vec::new(),
+    }
 }
 
 /// One pod as the workload's controller would create it, whatever its replica count: for
 /// explaining where the workload's pods may go. A DaemonSet's pod carries the DaemonSet
 /// tolerations but is not pinned to a node.
 pub fn representative_pod(w: &Workload, seed: u64) -> Option<Pod> {
-    pods_for(w, 1, None, &FeatureGates::default(), seed)
+    pods_for(w, &claim::Create::Pods(1), None, seed, &|_| false)
         .into_iter()
         .next()
 }
 
-/// `count` pods of `w`; a DaemonSet gets one per eligible node of `nodes`, or one unpinned
-/// pod when `nodes` is `None`.
+/// A fresh name `prefix-<5 chars>` that `taken` does not know (27^5 names: this ends).
+fn fresh(rng: &mut NameRng, prefix: &str, taken: &dyn Fn(&str) -> bool) -> String {
+    loop {
+        let name = format!("{prefix}-{}", rng.suffix(5));
+        if !taken(&name) {
+            return name;
+        }
+    }
+}
+
+/// The pods `create` asks for; a `Pods(n)` of a DaemonSet is `n` unpinned pods. `owner`
+/// defaults to the workload itself (a Deployment's: its template's ReplicaSet).
 fn pods_for(
     w: &Workload,
-    count: usize,
-    nodes: Option<&[Node]>,
-    gates: &FeatureGates,
+    create: &claim::Create,
+    owner: Option<&claim::OwnerId>,
     seed: u64,
+    taken: &dyn Fn(&str) -> bool,
 ) -> Vec<Pod> {
+    use claim::Create;
     let Some((template, _)) = w.template() else {
         return Vec::new();
     };
@@ -342,18 +377,50 @@ fn pods_for(
     let name = w.name();
     let mut rng = NameRng::new(seed, &format!("{}/{}/{}", w.kind(), ns, name));
     let meta = w.metadata();
+    let count = match create {
+        Create::Nothing => 0,
+        Create::Pods(n) => *n,
+        Create::Ordinals(o) => o.len(),
+        Create::OnNodes(n) => n.len(),
+    };
+    let owner_meta = |o: &claim::OwnerId| ObjectMeta {
+        name: Some(o.name.clone()),
+        namespace: Some(ns.to_string()),
+        uid: o.uid.clone(),
+        ..Default::default()
+    };
+    let self_owner = |kind: &str| {
+        owner.map_or_else(
+            || owner_ref(api_version_of(kind), kind, meta),
+            |o| owner_ref(api_version_of(kind), kind, &owner_meta(o)),
+        )
+    };
     match w {
         Workload::Deployment(_) => {
-            let hash = pod_template_hash(template);
-            let rs = format!("{name}-{hash}");
-            (0..count)
-                .map(|_| {
-                    let pod_name = format!("{rs}-{}", rng.suffix(5));
+            let (rs, hash, rs_meta) = match owner {
+                Some(o) => {
+                    let hash = o
+                        .name
+                        .strip_prefix(name)
+                        .and_then(|r| r.strip_prefix('-'))
+                        .map(str::to_string)
+                        .unwrap_or_else(|| pod_template_hash(template));
+                    (o.name.clone(), hash, owner_meta(o))
+                }
+                None => {
+                    let hash = pod_template_hash(template);
+                    let rs = format!("{name}-{hash}");
                     let rs_meta = ObjectMeta {
                         name: Some(rs.clone()),
                         namespace: Some(ns.to_string()),
                         ..Default::default()
                     };
+                    (rs, hash, rs_meta)
+                }
+            };
+            (0..count)
+                .map(|_| {
+                    let pod_name = fresh(&mut rng, &rs, taken);
                     pod_from_template(
                         template,
                         ns,
@@ -366,46 +433,38 @@ fn pods_for(
         }
         Workload::ReplicaSet(_) => (0..count)
             .map(|_| {
-                let owner = owner_ref("apps/v1", "ReplicaSet", meta);
-                pod_from_template(
-                    template,
-                    ns,
-                    format!("{name}-{}", rng.suffix(5)),
-                    &[],
-                    owner,
-                )
+                let pod_name = fresh(&mut rng, name, taken);
+                pod_from_template(template, ns, pod_name, &[], self_owner("ReplicaSet"))
             })
             .collect(),
-        Workload::StatefulSet(_) => (0..count)
-            .map(|i| {
-                let pod_name = format!("{name}-{i}");
-                let labels = [
-                    ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
-                    ("apps.kubernetes.io/pod-index", i.to_string()),
-                ];
-                let owner = owner_ref("apps/v1", "StatefulSet", meta);
-                pod_from_template(template, ns, pod_name, &labels, owner)
-            })
-            .collect(),
-        Workload::DaemonSet(ds) => {
-            let targets: Vec<Option<&str>> = match nodes {
-                Some(nodes) => daemon_nodes(ds, nodes, gates)
-                    .into_iter()
-                    .map(|n| Some(n.metadata.name.as_deref().unwrap_or_default()))
-                    .collect(),
-                None => vec![None],
+        Workload::StatefulSet(_) => {
+            let ordinals: Vec<u64> = match create {
+                Create::Ordinals(o) => o.clone(),
+                _ => (0..count as u64).collect(),
+            };
+            ordinals
+                .into_iter()
+                .map(|i| {
+                    let pod_name = format!("{name}-{i}");
+                    let labels = [
+                        ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
+                        ("apps.kubernetes.io/pod-index", i.to_string()),
+                    ];
+                    pod_from_template(template, ns, pod_name, &labels, self_owner("StatefulSet"))
+                })
+                .collect()
+        }
+        Workload::DaemonSet(_) => {
+            let targets: Vec<Option<&str>> = match create {
+                Create::OnNodes(nodes) => nodes.iter().map(|n| Some(n.as_str())).collect(),
+                _ => vec![None; count],
             };
             targets
                 .into_iter()
                 .map(|node| {
-                    let owner = owner_ref("apps/v1", "DaemonSet", meta);
-                    let mut pod = pod_from_template(
-                        template,
-                        ns,
-                        format!("{name}-{}", rng.suffix(5)),
-                        &[],
-                        owner,
-                    );
+                    let pod_name = fresh(&mut rng, name, taken);
+                    let mut pod =
+                        pod_from_template(template, ns, pod_name, &[], self_owner("DaemonSet"));
                     if let Some(spec) = pod.spec.as_mut() {
                         add_daemonset_tolerations(spec);
                         if let Some(node) = node {
@@ -422,14 +481,8 @@ fn pods_for(
                     ("batch.kubernetes.io/job-name", name.to_string()),
                     ("job-name", name.to_string()),
                 ];
-                let owner = owner_ref("batch/v1", "Job", meta);
-                pod_from_template(
-                    template,
-                    ns,
-                    format!("{name}-{}", rng.suffix(5)),
-                    &labels,
-                    owner,
-                )
+                let pod_name = fresh(&mut rng, name, taken);
+                pod_from_template(template, ns, pod_name, &labels, self_owner("Job"))
             })
             .collect(),
         Workload::CronJob(_) => {
@@ -447,10 +500,11 @@ fn pods_for(
                         namespace: Some(ns.to_string()),
                         ..Default::default()
                     };
+                    let pod_name = fresh(&mut rng, &job, taken);
                     pod_from_template(
                         template,
                         ns,
-                        format!("{job}-{}", rng.suffix(5)),
+                        pod_name,
                         &labels,
                         owner_ref("batch/v1", "Job", &job_meta),
                     )
@@ -458,6 +512,10 @@ fn pods_for(
                 .collect()
         }
     }
+}
+
+fn api_version_of(kind: &str) -> &'static str {
+    if kind == "Job" { "batch/v1" } else { "apps/v1" }
 }
 
 /// The controller that owns an object (a pod), as `(kind, name)`, from the controller

@@ -1,0 +1,607 @@
+//! What each workload's controller finds already there, and so what it still creates: the
+//! pods (and ReplicaSets, and Jobs) it owns, counted as upstream's controllers count them
+//! (v1.35, pkg/controller: `ClaimPods`/`ClaimReplicaSets` of the controller-ref manager, then
+//! each controller's sync).
+//!
+//! Rules, in upstream's words where it has them:
+//! 1. A pod belongs to the workload its controller `ownerReference` names (kind, namespace and
+//!    name; the uid too when both sides carry one — a reference to another uid is someone
+//!    else's). A pod without a controller reference, not being deleted, is **adopted** by the
+//!    first workload in input order of its namespace whose selector matches its labels (the
+//!    ReplicaSet, DaemonSet, StatefulSet and Job controllers adopt; a StatefulSet only pods
+//!    named `SET-<ordinal>`; a Deployment adopts ReplicaSets, not pods; an empty selector adopts
+//!    nothing). Adopted pods get the controller reference, as upstream patches it in.
+//! 2. A ReplicaSet whose controller is a Deployment of the input (or an orphan ReplicaSet the
+//!    Deployment's selector matches) is that Deployment's: it creates nothing on its own, and
+//!    its pods count for the Deployment. So does a pod whose controller is a ReplicaSet named
+//!    `DEPLOYMENT-<hash>` that is not in the input, when the Deployment's selector matches it
+//!    (an export of pods and Deployments without their ReplicaSets).
+//! 3. ReplicaSet and Deployment: `replicas` (default 1) minus the active pods (not Succeeded,
+//!    not Failed, not being deleted). Surplus pods are left as they are (repel deletes nothing
+//!    here). A Deployment's new pods belong to the ReplicaSet of its current template: the
+//!    input's ReplicaSet whose template equals the Deployment's (the `pod-template-hash` label
+//!    aside); without ReplicaSets in the input, the one most of its pods name; else a new one.
+//!    A changed template is not rolled out: today's pods count against `replicas`.
+//! 4. StatefulSet: each ordinal of `spec.ordinals.start … start + replicas - 1` without a pod
+//!    named `SET-<ordinal>` (in any phase: the name is taken until the pod is deleted).
+//! 5. DaemonSet: each node `NodeShouldRunDaemonPod` accepts that runs none of its pods (bound
+//!    there, or pinned there by `matchFields metadata.name`).
+//! 6. Job: none once it has a `Complete` or `Failed` condition, or more failed pods than
+//!    `backoffLimit` (default 6). Otherwise, with `completions`, `min(parallelism, completions -
+//!    succeeded) - active`; without, `parallelism - active` until one pod has succeeded, then
+//!    none (upstream `syncJob`). Succeeded is the larger of `status.succeeded` and the owned
+//!    Succeeded pods.
+//! 7. CronJob: none when a Job of the input, or a pod's controller Job named
+//!    `CRONJOB-<minutes>`, belongs to it (that Job runs its pods); otherwise the pods of its next
+//!    run, as [`super::expand_pods`] makes them.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use k8s_openapi::api::core::v1::{Node, Pod, PodSpec, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
+
+use super::{Workload, daemon_nodes, namespace_of, pod_template_hash};
+use crate::gates::FeatureGates;
+use crate::labels::{LabelSelector as Selector, label_selector_from_api};
+
+/// A Job's default `backoffLimit`.
+pub const DEFAULT_BACKOFF_LIMIT: i32 = 6;
+
+/// A pod as a controller counts it.
+#[derive(Debug, Clone, Copy)]
+pub struct PodView<'a> {
+    /// Its metadata (namespace, name, labels, owner references, deletion).
+    pub meta: &'a ObjectMeta,
+    /// Its spec (`nodeName`, and a DaemonSet pod's pinned node).
+    pub spec: Option<&'a PodSpec>,
+    /// `status.phase`, when it has one.
+    pub phase: Option<&'a str>,
+}
+
+impl PodView<'_> {
+    fn is_active(&self) -> bool {
+        self.meta.deletion_timestamp.is_none()
+            && !matches!(self.phase, Some("Succeeded" | "Failed"))
+    }
+
+    fn namespace(&self) -> &str {
+        namespace_of(self.meta)
+    }
+
+    fn name(&self) -> &str {
+        self.meta.name.as_deref().unwrap_or_default()
+    }
+
+    fn labels(&self) -> &BTreeMap<String, String> {
+        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
+        self.meta.labels.as_ref().unwrap_or(&EMPTY)
+    }
+
+    /// The node it runs on or is pinned to.
+    fn node(&self) -> Option<String> {
+        let spec = self.spec?;
+        spec.node_name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .or_else(|| pinned_node(spec))
+    }
+}
+
+/// The node a pod is pinned to by `matchFields metadata.name In [node]` (a DaemonSet pod).
+pub fn pinned_node(spec: &PodSpec) -> Option<String> {
+    spec.affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?
+        .node_selector_terms
+        .iter()
+        .flat_map(|t| t.match_fields.iter().flatten())
+        .find(|f| f.key == "metadata.name" && f.operator == "In")
+        .and_then(|f| f.values.as_ref()?.first().cloned())
+}
+
+/// The controller a workload's new pods name in their `ownerReference`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerId {
+    /// `ReplicaSet`, `StatefulSet`, `DaemonSet` or `Job`.
+    pub kind: String,
+    /// Its name (a Deployment's ReplicaSet: `NAME-<pod-template-hash>`).
+    pub name: String,
+    /// Its uid, when the input gave one.
+    pub uid: Option<String>,
+}
+
+/// What a workload's controller creates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Create {
+    /// Nothing: another workload of the input manages its pods (a Deployment's ReplicaSet, a
+    /// CronJob whose Job is given), or nothing is missing.
+    Nothing,
+    /// This many pods (ReplicaSet, Deployment, Job, CronJob).
+    Pods(usize),
+    /// These StatefulSet ordinals.
+    Ordinals(Vec<u64>),
+    /// One pod on each of these nodes (DaemonSet), in node order.
+    OnNodes(Vec<String>),
+}
+
+/// One workload's share of the [`Plan`].
+#[derive(Debug, Clone)]
+pub struct WorkloadPlan {
+    /// Whom its new pods belong to; `None` when another workload of the input manages it.
+    pub owner: Option<OwnerId>,
+    /// The pods (indexes into the pods given to [`plan`]) it counts as its own, adopted ones
+    /// included.
+    pub owned: Vec<usize>,
+    /// What it still creates.
+    pub create: Create,
+}
+
+/// Every workload's share, and the adoptions.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// One per workload, in the order given.
+    pub workloads: Vec<WorkloadPlan>,
+    /// Orphan pods adopted: (pod index, the controller reference to add).
+    pub adopt: Vec<(usize, OwnerReference)>,
+}
+
+fn selector_of(w: &Workload) -> Option<&LabelSelector> {
+    match w {
+        Workload::Deployment(d) => Some(&d.spec.selector),
+        Workload::ReplicaSet(r) => Some(&r.spec.selector),
+        Workload::StatefulSet(s) => Some(&s.spec.selector),
+        Workload::DaemonSet(d) => Some(&d.spec.selector),
+        Workload::Job(j) => j.spec.as_ref().and_then(|s| s.selector.as_ref()),
+        Workload::CronJob(_) => None,
+    }
+}
+
+/// A non-empty selector, parsed; an empty or invalid one selects nothing here.
+fn parsed_selector(w: &Workload) -> Option<Selector> {
+    let s = selector_of(w)?;
+    let parsed = label_selector_from_api(s).ok()?;
+    (!parsed.is_empty() && !parsed.is_nothing()).then_some(parsed)
+}
+
+fn controller_ref(meta: &ObjectMeta) -> Option<&OwnerReference> {
+    meta.owner_references
+        .as_ref()?
+        .iter()
+        .find(|o| o.controller == Some(true))
+}
+
+/// Whether `r` names `w` (its kind, name, and its uid when both carry one).
+fn names(r: &OwnerReference, kind: &str, meta: &ObjectMeta) -> bool {
+    r.kind == kind
+        && Some(r.name.as_str()) == meta.name.as_deref()
+        && match meta.uid.as_deref().filter(|u| !u.is_empty()) {
+            Some(uid) => r.uid.is_empty() || r.uid == uid,
+            None => true,
+        }
+}
+
+/// The workload's kind as a pod's controller reference names it (`None` for a Deployment and a
+/// CronJob, whose pods name a ReplicaSet or a Job).
+fn pod_owner_kind(w: &Workload) -> Option<&'static str> {
+    match w {
+        Workload::ReplicaSet(_) => Some("ReplicaSet"),
+        Workload::StatefulSet(_) => Some("StatefulSet"),
+        Workload::DaemonSet(_) => Some("DaemonSet"),
+        Workload::Job(_) => Some("Job"),
+        Workload::Deployment(_) | Workload::CronJob(_) => None,
+    }
+}
+
+fn api_version(kind: &str) -> &'static str {
+    if kind == "Job" { "batch/v1" } else { "apps/v1" }
+}
+
+/// Two pod templates equal but for the `pod-template-hash` label (upstream
+/// `EqualIgnoreHash`).
+fn equal_ignore_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
+    let strip = |t: &PodTemplateSpec| {
+        let mut t = t.clone();
+        if let Some(labels) = t.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
+            labels.remove("pod-template-hash");
+        }
+        serde_json::to_value(t).ok()
+    };
+    strip(a) == strip(b)
+}
+
+/// Whether `name` is `prefix-<rest>` with no further dash in `rest` (a generated child name).
+fn child_of(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .and_then(|r| r.strip_prefix('-'))
+        .is_some_and(|r| !r.is_empty() && !r.contains('-'))
+}
+
+/// What every workload's controller finds and creates, given the pods already there (see the
+/// module docs for the rules) and the nodes (for DaemonSets).
+pub fn plan(
+    workloads: &[Workload],
+    pods: &[PodView<'_>],
+    nodes: &[Node],
+    gates: &FeatureGates,
+) -> Plan {
+    let selectors: Vec<Option<Selector>> = workloads.iter().map(parsed_selector).collect();
+    // Rule 2: ReplicaSets (by index) that belong to a Deployment (by index).
+    let mut rs_of_deploy: HashMap<usize, usize> = HashMap::new();
+    for (i, w) in workloads.iter().enumerate() {
+        let Workload::ReplicaSet(rs) = w else {
+            continue;
+        };
+        let owner = workloads.iter().enumerate().position(|(j, d)| {
+            let Workload::Deployment(dep) = d else {
+                return false;
+            };
+            if d.namespace() != w.namespace() {
+                return false;
+            }
+            match controller_ref(&rs.metadata) {
+                Some(r) => names(r, "Deployment", &dep.metadata),
+                None => selectors[j].as_ref().is_some_and(|s| {
+                    s.matches(rs.metadata.labels.as_ref().unwrap_or(&BTreeMap::new()))
+                }),
+            }
+        });
+        if let Some(d) = owner {
+            rs_of_deploy.insert(i, d);
+        }
+    }
+    // Rule 7: CronJobs (by index) with a Job of the input.
+    let mut cronjob_has_job = vec![false; workloads.len()];
+    for w in workloads {
+        if let Workload::Job(job) = w
+            && let Some(r) = controller_ref(&job.metadata)
+            && let Some(c) = workloads.iter().position(|c| {
+                matches!(c, Workload::CronJob(cj) if c.namespace() == w.namespace() && names(r, "CronJob", &cj.metadata))
+            })
+        {
+            cronjob_has_job[c] = true;
+        }
+    }
+
+    // Rule 1: which workload each pod belongs to.
+    let mut owner_of: Vec<Option<usize>> = vec![None; pods.len()];
+    let mut adopt = Vec::new();
+    for (p, pod) in pods.iter().enumerate() {
+        let ns = pod.namespace();
+        match controller_ref(pod.meta) {
+            Some(r) => {
+                owner_of[p] = workloads.iter().enumerate().position(|(i, w)| {
+                    if w.namespace() != ns {
+                        return false;
+                    }
+                    match w {
+                        Workload::Deployment(_) => {
+                            // Rule 2's pods whose ReplicaSet is not in the input.
+                            r.kind == "ReplicaSet"
+                                && child_of(&r.name, w.name())
+                                && !workloads.iter().any(|o| {
+                                    matches!(o, Workload::ReplicaSet(_))
+                                        && o.namespace() == ns
+                                        && o.name() == r.name
+                                })
+                                && selectors[i]
+                                    .as_ref()
+                                    .is_some_and(|s| s.matches(pod.labels()))
+                        }
+                        Workload::CronJob(_) => {
+                            r.kind == "Job"
+                                && child_of(&r.name, w.name())
+                                && !workloads.iter().any(|o| {
+                                    matches!(o, Workload::Job(_))
+                                        && o.namespace() == ns
+                                        && o.name() == r.name
+                                })
+                        }
+                        other => pod_owner_kind(other)
+                            .is_some_and(|kind| names(r, kind, other.metadata())),
+                    }
+                });
+            }
+            None if pod.meta.deletion_timestamp.is_none() => {
+                let found = workloads.iter().enumerate().position(|(i, w)| {
+                    w.namespace() == ns
+                        && pod_owner_kind(w).is_some()
+                        && selectors[i]
+                            .as_ref()
+                            .is_some_and(|s| s.matches(pod.labels()))
+                        && match w {
+                            Workload::StatefulSet(_) => pod
+                                .name()
+                                .strip_prefix(w.name())
+                                .and_then(|r| r.strip_prefix('-'))
+                                .is_some_and(|r| r.parse::<u64>().is_ok()),
+                            _ => true,
+                        }
+                });
+                if let Some(i) = found {
+                    owner_of[p] = Some(i);
+                    let w = &workloads[i];
+                    let kind = pod_owner_kind(w).unwrap_or_default();
+                    let meta = w.metadata();
+                    adopt.push((
+                        p,
+                        OwnerReference {
+                            api_version: api_version(kind).to_string(),
+                            kind: kind.to_string(),
+                            name: w.name().to_string(),
+                            uid: meta.uid.clone().unwrap_or_default(),
+                            controller: Some(true),
+                            block_owner_deletion: Some(true),
+                        },
+                    ));
+                }
+            }
+            None => {}
+        }
+    }
+    // A Deployment's pods: its own (rule 2, ReplicaSets not given) and its ReplicaSets'.
+    let mut owned: Vec<Vec<usize>> = vec![Vec::new(); workloads.len()];
+    for (p, o) in owner_of.iter().enumerate() {
+        if let Some(i) = *o {
+            let i = rs_of_deploy.get(&i).copied().unwrap_or(i);
+            owned[i].push(p);
+        }
+    }
+
+    let plans = workloads
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let mine = std::mem::take(&mut owned[i]);
+            if rs_of_deploy.contains_key(&i) || cronjob_has_job[i] {
+                return WorkloadPlan {
+                    owner: None,
+                    owned: mine,
+                    create: Create::Nothing,
+                };
+            }
+            let active = mine.iter().filter(|p| pods[**p].is_active()).count();
+            let missing = |want: usize| {
+                if want > active {
+                    Create::Pods(want - active)
+                } else {
+                    Create::Nothing
+                }
+            };
+            let own = |kind: &str, meta: &ObjectMeta| OwnerId {
+                kind: kind.to_string(),
+                name: meta.name.clone().unwrap_or_default(),
+                uid: meta.uid.clone().filter(|u| !u.is_empty()),
+            };
+            let (owner, create) = match w {
+                Workload::Deployment(_) => (
+                    Some(deployment_owner(
+                        i,
+                        w,
+                        workloads,
+                        &rs_of_deploy,
+                        &mine,
+                        pods,
+                    )),
+                    missing(w.pod_count()),
+                ),
+                Workload::ReplicaSet(rs) => (
+                    Some(own("ReplicaSet", &rs.metadata)),
+                    missing(w.pod_count()),
+                ),
+                Workload::StatefulSet(s) => {
+                    let start = s
+                        .spec
+                        .ordinals
+                        .as_ref()
+                        .and_then(|o| o.start)
+                        .and_then(|n| u64::try_from(n).ok())
+                        .unwrap_or(0);
+                    let taken: Vec<&str> = mine.iter().map(|p| pods[*p].name()).collect();
+                    let ordinals: Vec<u64> = (start..start + w.pod_count() as u64)
+                        .filter(|o| !taken.contains(&format!("{}-{o}", w.name()).as_str()))
+                        .collect();
+                    let create = if ordinals.is_empty() {
+                        Create::Nothing
+                    } else {
+                        Create::Ordinals(ordinals)
+                    };
+                    (Some(own("StatefulSet", &s.metadata)), create)
+                }
+                Workload::DaemonSet(ds) => {
+                    let running: Vec<String> = mine
+                        .iter()
+                        .filter(|p| pods[**p].is_active())
+                        .filter_map(|p| pods[*p].node())
+                        .collect();
+                    let on: Vec<String> = daemon_nodes(ds, nodes, gates)
+                        .into_iter()
+                        .filter_map(|n| n.metadata.name.clone())
+                        .filter(|n| !running.contains(n))
+                        .collect();
+                    let create = if on.is_empty() {
+                        Create::Nothing
+                    } else {
+                        Create::OnNodes(on)
+                    };
+                    (Some(own("DaemonSet", &ds.metadata)), create)
+                }
+                Workload::Job(job) => (
+                    Some(own("Job", &job.metadata)),
+                    job_create(job, &mine, pods, active),
+                ),
+                Workload::CronJob(_) => (None, missing(w.pod_count())),
+            };
+            WorkloadPlan {
+                owner,
+                owned: mine,
+                create,
+            }
+        })
+        .collect();
+    Plan {
+        workloads: plans,
+        adopt,
+    }
+}
+
+/// [`plan`] over whole pods, with the adoptions applied to them (each adopted pod gets its
+/// controller reference, as upstream's controllers patch it in). The plan's `adopt` is
+/// emptied.
+pub fn claim_pods(
+    workloads: &[Workload],
+    pods: &mut [Pod],
+    nodes: &[Node],
+    gates: &FeatureGates,
+) -> Plan {
+    let mut p = {
+        let views: Vec<PodView<'_>> = pods
+            .iter()
+            .map(|p| PodView {
+                meta: &p.metadata,
+                spec: p.spec.as_ref(),
+                phase: p.status.as_ref().and_then(|s| s.phase.as_deref()),
+            })
+            .collect();
+        plan(workloads, &views, nodes, gates)
+    };
+    for (i, owner) in std::mem::take(&mut p.adopt) {
+        if let Some(pod) = pods.get_mut(i) {
+            pod.metadata
+                .owner_references
+                .get_or_insert_with(Vec::new)
+                .push(owner);
+        }
+    }
+    p
+}
+
+/// The `namespace/name` of every pod, for [`super::expand_planned`]'s `taken`.
+pub fn taken_names(pods: &[Pod]) -> HashSet<String> {
+    pods.iter()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                namespace_of(&p.metadata),
+                p.metadata.name.as_deref().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// Rule 3: the ReplicaSet a Deployment's new pods belong to.
+fn deployment_owner(
+    i: usize,
+    w: &Workload,
+    workloads: &[Workload],
+    rs_of_deploy: &HashMap<usize, usize>,
+    mine: &[usize],
+    pods: &[PodView<'_>],
+) -> OwnerId {
+    let template = w.template().map(|(t, _)| t);
+    let mut have_rs = false;
+    for (r, d) in rs_of_deploy {
+        if *d != i {
+            continue;
+        }
+        have_rs = true;
+        let rs = &workloads[*r];
+        if let (Some(a), Some((b, _))) = (template, rs.template())
+            && equal_ignore_hash(a, b)
+        {
+            return OwnerId {
+                kind: "ReplicaSet".into(),
+                name: rs.name().to_string(),
+                uid: rs.metadata().uid.clone().filter(|u| !u.is_empty()),
+            };
+        }
+    }
+    if !have_rs {
+        let mut count: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for p in mine {
+            if let Some(r) = controller_ref(pods[*p].meta)
+                && pods[*p].is_active()
+            {
+                *count.entry((r.name.as_str(), r.uid.as_str())).or_default() += 1;
+            }
+        }
+        // The most pods; among equals, the first name.
+        if let Some(((name, uid), _)) = count
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        {
+            return OwnerId {
+                kind: "ReplicaSet".into(),
+                name: (*name).to_string(),
+                uid: (!uid.is_empty()).then(|| (*uid).to_string()),
+            };
+        }
+    }
+    let hash = template.map(pod_template_hash).unwrap_or_default();
+    OwnerId {
+        kind: "ReplicaSet".into(),
+        name: format!("{}-{hash}", w.name()),
+        uid: None,
+    }
+}
+
+/// Rule 6.
+fn job_create(
+    job: &k8s_openapi::api::batch::v1::Job,
+    mine: &[usize],
+    pods: &[PodView<'_>],
+    active: usize,
+) -> Create {
+    let finished = job
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| matches!(c.type_.as_str(), "Complete" | "Failed") && c.status == "True")
+        });
+    let spec = job.spec.as_ref();
+    let failed = mine
+        .iter()
+        .filter(|p| pods[**p].phase == Some("Failed"))
+        .count();
+    let limit = spec
+        .and_then(|s| s.backoff_limit)
+        .unwrap_or(DEFAULT_BACKOFF_LIMIT);
+    if finished || failed as i64 > i64::from(limit) {
+        return Create::Nothing;
+    }
+    let succeeded_pods = mine
+        .iter()
+        .filter(|p| pods[**p].phase == Some("Succeeded"))
+        .count();
+    let succeeded = job
+        .status
+        .as_ref()
+        .and_then(|s| s.succeeded)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+        .max(succeeded_pods);
+    let parallelism = spec
+        .and_then(|s| s.parallelism)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(1);
+    let want = match spec
+        .and_then(|s| s.completions)
+        .and_then(|n| usize::try_from(n).ok())
+    {
+        Some(completions) => parallelism.min(completions.saturating_sub(succeeded)),
+        None if succeeded > 0 => active,
+        None => parallelism,
+    };
+    if want > active {
+        Create::Pods(want - active)
+    } else {
+        Create::Nothing
+    }
+}
+
+#[cfg(test)]
+mod tests;
