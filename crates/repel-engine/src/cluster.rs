@@ -646,38 +646,26 @@ impl Cluster {
             .collect()
     }
 
-    /// Records the selector of the controller that owns `w`'s pods (see [`Cluster::owner_selectors`]).
-    pub fn register_workload(&mut self, w: &repel_core::workload::Workload) {
+    /// Records the selector of the controller that owns `w`'s pods (see
+    /// [`Cluster::owner_selectors`]), named `owner` (a Deployment's: its ReplicaSet
+    /// `NAME-<pod-template-hash>`, whose hash its selector gains).
+    pub fn register_workload(&mut self, w: &repel_core::workload::Workload, owner: &str) {
         use repel_core::labels::{Operator, Requirement, label_selector_from_api};
-        use repel_core::workload::{Workload, pod_template_hash};
-        let (kind, name, selector, hash) = match w {
+        use repel_core::workload::Workload;
+        let (kind, selector, hash) = match w {
             Workload::Deployment(d) => {
-                let hash = w
-                    .template()
-                    .map(|(t, _)| pod_template_hash(t))
-                    .unwrap_or_default();
-                (
-                    "ReplicaSet",
-                    format!("{}-{hash}", w.name()),
-                    Some(&d.spec.selector),
-                    Some(hash),
-                )
+                let hash = owner
+                    .strip_prefix(w.name())
+                    .and_then(|r| r.strip_prefix('-'))
+                    .unwrap_or_default()
+                    .to_string();
+                ("ReplicaSet", &d.spec.selector, Some(hash))
             }
-            Workload::ReplicaSet(r) => (
-                "ReplicaSet",
-                w.name().to_string(),
-                Some(&r.spec.selector),
-                None,
-            ),
-            Workload::StatefulSet(s) => (
-                "StatefulSet",
-                w.name().to_string(),
-                Some(&s.spec.selector),
-                None,
-            ),
+            Workload::ReplicaSet(r) => ("ReplicaSet", &r.spec.selector, None),
+            Workload::StatefulSet(s) => ("StatefulSet", &s.spec.selector, None),
             _ => return,
         };
-        let Some(Ok(mut sel)) = selector.map(label_selector_from_api) else {
+        let Ok(mut sel) = label_selector_from_api(selector) else {
             return;
         };
         if let Some(hash) = hash
@@ -685,8 +673,14 @@ impl Cluster {
         {
             sel = sel.add([req]);
         }
-        self.owner_selectors
-            .insert((kind.to_string(), w.namespace().to_string(), name), sel);
+        self.owner_selectors.insert(
+            (
+                kind.to_string(),
+                w.namespace().to_string(),
+                owner.to_string(),
+            ),
+            sel,
+        );
     }
 
     /// Live pods whose `spec.nodeName` names a node the cluster does not have (they wait for

@@ -8,7 +8,8 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
-use repel_core::workload::{Workload, expand_pods, namespace_of};
+use repel_core::workload::claim::{OwnerId, claim_pods, taken_names};
+use repel_core::workload::{Workload, expand_planned, namespace_of};
 
 use crate::cluster::Cluster;
 
@@ -48,10 +49,18 @@ pub struct Built {
     pub warnings: Vec<String>,
     /// Pods the API server would refuse (admission or validation): `(ns/name, message)`.
     pub rejected: Vec<(String, String)>,
+    /// For each workload of the input (in order), whom its pods belong to: `None` when another
+    /// workload of the input manages it (a Deployment's ReplicaSet, a CronJob's given Job).
+    pub owners: Vec<Option<OwnerId>>,
 }
 
-/// Fills [`ASSUMED_ALLOCATABLE`] into a node without `status.allocatable`; returns whether it did.
+/// Defaults a node's status as the API server does (`SetDefaults_NodeStatus`: allocatable is
+/// capacity when only capacity is given); a node with neither gets [`ASSUMED_ALLOCATABLE`].
+/// Returns whether it assumed.
 pub fn assume_allocatable(node: &mut Node) -> bool {
+    if repel_core::object_defaults::set_defaults_node_status(node) {
+        return false;
+    }
     let status = node.status.get_or_insert_with(NodeStatus::default);
     if status.allocatable.is_some() {
         return false;
@@ -88,25 +97,43 @@ pub fn build_cluster(
     }
     if !assumed.is_empty() {
         built.warnings.push(format!(
-            "node(s) without status.allocatable, taken to allow 110 pods and unlimited cpu, memory and storage: {}",
+            "node(s) without status.allocatable or status.capacity, taken to allow 110 pods and unlimited cpu, memory and storage: {}",
             assumed.join(", ")
         ));
     }
     built.cluster.namespaces = input.namespaces;
+    for ns in &mut built.cluster.namespaces {
+        repel_core::object_defaults::set_defaults_namespace(ns);
+    }
     built.cluster.pdbs = input.pdbs;
     for n in &nodes {
         built.cluster.add_node(n.clone());
     }
-    for w in &input.workloads {
-        built.cluster.register_workload(w);
+    // What each workload's controller finds already there (its pods, adopted orphans) and
+    // so still creates.
+    let mut pods = input.pods;
+    let claims = claim_pods(&input.workloads, &mut pods, &nodes, gates);
+    for (w, wp) in input.workloads.iter().zip(&claims.workloads) {
+        if let Some(owner) = &wp.owner {
+            built.cluster.register_workload(w, &owner.name);
+        }
     }
+    built.owners = claims.workloads.iter().map(|w| w.owner.clone()).collect();
+    let taken = taken_names(&pods);
     // One workload's pods at a time, so that the pods are never all held as whole objects
     // besides the cluster's (which shares their specs).
     let expanded = input
         .workloads
         .iter()
-        .flat_map(|w| expand_pods(w, &nodes, gates, seed));
-    for mut pod in input.pods.into_iter().chain(expanded) {
+        .zip(claims.workloads)
+        .flat_map(|(w, wp)| {
+            let ns = w.namespace().to_string();
+            let taken = &taken;
+            expand_planned(w, &wp, seed, move |name| {
+                taken.contains(&format!("{ns}/{name}"))
+            })
+        });
+    for mut pod in pods.into_iter().chain(expanded) {
         let ns = namespace_of(&pod.metadata).to_string();
         let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
         match create_pod(&mut pod, built.cluster.namespace(&ns), &admission, gates) {

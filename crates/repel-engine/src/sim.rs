@@ -160,7 +160,7 @@ impl Simulation {
             .extend(input.priority_classes.iter().cloned());
         let workloads_in = input.workloads.clone();
         let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
-        let mut warnings = built.warnings;
+        let mut warnings = built.warnings.clone();
         warnings.extend(
             built
                 .rejected
@@ -168,8 +168,11 @@ impl Simulation {
                 .map(|(pod, msg)| format!("pod {pod} not created: {msg}")),
         );
         let mut workloads = WorkloadControllers::new(cfg.gates, cfg.admission.clone(), cfg.seed);
-        for w in workloads_in {
-            workloads.add(w);
+        // A workload another one manages (a Deployment's ReplicaSet) is not controlled twice.
+        for (w, owner) in workloads_in.into_iter().zip(&built.owners) {
+            if let Some(owner) = owner {
+                workloads.add_owned(w, &owner.kind, &owner.name);
+            }
         }
         Simulation {
             cluster: built.cluster,
@@ -422,13 +425,16 @@ impl Simulation {
                         "Job" => Workload::Job(serde_json::from_value(v.clone()).map_err(bad)?),
                         _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
                     };
-                    self.cluster.register_workload(&w);
-                    if self.workloads.replace(w.clone()) {
-                        out.push(format!("{}/{name} configured", kind.to_ascii_lowercase()));
+                    let said = if self.workloads.replace(w.clone()) {
+                        "configured"
                     } else {
-                        self.workloads.add(w);
-                        out.push(format!("{}/{name} created", kind.to_ascii_lowercase()));
+                        self.workloads.add(w.clone());
+                        "created"
+                    };
+                    if let Some(owner) = self.workloads.owner_name(&w) {
+                        self.cluster.register_workload(&w, &owner);
                     }
+                    out.push(format!("{}/{name} {said}", kind.to_ascii_lowercase()));
                 }
                 other => return Err(format!("kind {other:?} is not supported in a scenario")),
             }

@@ -36,6 +36,8 @@ struct Tracked {
     rng: NameRng,
     /// A Job past its backoffLimit: no more pods.
     exhausted: bool,
+    /// The controller kind and name its pods name (a Deployment's: its ReplicaSet).
+    owner: (String, String),
 }
 
 /// The workload controllers.
@@ -58,8 +60,16 @@ impl WorkloadControllers {
         }
     }
 
-    /// Starts managing a workload (its existing pods are recognised by their ownerReference).
+    /// Starts managing a workload (its existing pods are recognised by their ownerReference),
+    /// whose pods name the controller [`owner`] computes.
     pub fn add(&mut self, workload: Workload) {
+        let (kind, name) = owner(&workload);
+        self.add_owned(workload, &kind, &name);
+    }
+
+    /// Starts managing a workload whose pods name the controller `kind`/`name` (as the claim
+    /// found it: a Deployment's ReplicaSet from the input).
+    pub fn add_owned(&mut self, workload: Workload, kind: &str, name: &str) {
         let stream = format!(
             "replacements/{}/{}/{}",
             workload.kind(),
@@ -70,7 +80,20 @@ impl WorkloadControllers {
             rng: NameRng::new(self.seed, &stream),
             workload,
             exhausted: false,
+            owner: (kind.to_string(), name.to_string()),
         });
+    }
+
+    /// The name of the controller a managed workload's pods name.
+    pub fn owner_name(&self, workload: &Workload) -> Option<String> {
+        self.tracked
+            .iter()
+            .find(|t| {
+                t.workload.kind() == workload.kind()
+                    && t.workload.namespace() == workload.namespace()
+                    && t.workload.name() == workload.name()
+            })
+            .map(|t| t.owner.1.clone())
     }
 
     /// Replaces a managed workload's object (`kubectl apply` of a changed manifest); returns
@@ -84,6 +107,11 @@ impl WorkloadControllers {
         }) else {
             return false;
         };
+        // Pods named after the computed owner (a Deployment's template hash) follow the new
+        // template's; an owner found in the input stays.
+        if t.owner == owner(&t.workload) {
+            t.owner = owner(&workload);
+        }
         t.workload = workload;
         true
     }
@@ -105,7 +133,7 @@ impl WorkloadControllers {
             return false;
         };
         let t = self.tracked.remove(i);
-        let (okind, oname) = owner(&t.workload);
+        let (okind, oname) = t.owner.clone();
         for id in owned(cluster, &t.workload, &okind, &oname) {
             cluster.delete_pod(id);
         }
@@ -224,7 +252,7 @@ impl WorkloadControllers {
         events: &mut Vec<Event>,
     ) {
         let w = self.tracked[i].workload.clone();
-        let (okind, oname) = owner(&w);
+        let (okind, oname) = self.tracked[i].owner.clone();
         let object = format!("{okind}/{}/{oname}", w.namespace());
         let pods = owned(cluster, &w, &okind, &oname);
         match &w {

@@ -133,7 +133,8 @@ impl Engine {
                     _ => typed(&v).map(Workload::Job),
                 };
                 if let Some(w) = w {
-                    cluster.register_workload(&w);
+                    let name = w.name().to_string();
+                    cluster.register_workload(&w, &name);
                 }
             }
         }
