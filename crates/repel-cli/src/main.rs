@@ -1,6 +1,7 @@
 //! The `repel` command: a thin layer of argument parsing and printing over `repel-core`.
 //!
 //! # Layout
+//! - `admission_flags`: `--enable-admission-plugins` / `--disable-admission-plugins`.
 //! - `input`: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
 //! - `output`: `-o json|yaml` and the human printers' shared pieces.
 //! - `cmd`: one module per command.
@@ -16,6 +17,7 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::output::emit(&(format!($($t)*) + "\n")) };
 }
 
+mod admission_flags;
 mod cmd;
 mod input;
 mod output;
@@ -25,6 +27,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use repel_core::FeatureGates;
+
+pub use admission_flags::AdmissionFlags;
 
 /// Kubernetes taints and tolerations, exactly as upstream: check, explain and simulate them before they happen.
 #[derive(Debug, Parser)]

@@ -1,12 +1,14 @@
 //! The admission chain a pod passes on creation in kube-apiserver, as far as tolerations go.
 //!
 //! kube-apiserver runs its mutating plugins in the fixed order of `AllOrderedPlugins`
-//! (`pkg/kubeapiserver/options/plugins.go`): DefaultTolerationSeconds comes before
-//! PodTolerationRestriction. DefaultTolerationSeconds is on by default upstream;
-//! PodTolerationRestriction is not (a cluster enables it with `--enable-admission-plugins`).
-//! repel enables both by default because the documentation users read describes both as what
-//! the control plane does (the memory-pressure toleration for pods outside BestEffort); turn
-//! PodTolerationRestriction off to match a cluster that does not run it.
+//! (`pkg/kubeapiserver/options/plugins.go`), then their validating halves in the same order:
+//! Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration.
+//! DefaultTolerationSeconds and Priority are on by default upstream; PodTolerationRestriction and
+//! ExtendedResourceToleration are not (a cluster enables them with `--enable-admission-plugins`).
+//! repel enables PodTolerationRestriction by default because the documentation users read
+//! describes it as what the control plane does (the memory-pressure toleration for pods outside
+//! BestEffort); turn it off to match a cluster that does not run it. ExtendedResourceToleration
+//! is off, as upstream.
 
 use std::collections::BTreeMap;
 
@@ -17,12 +19,21 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::FeatureGates;
 use crate::defaults::{
     AdmissionError, AdmissionOperation, DefaultTolerationSecondsConfig,
-    PodTolerationRestrictionConfig, default_toleration_seconds, pod_toleration_restriction,
+    PodTolerationRestrictionConfig, default_toleration_seconds, extended_resource_toleration,
+    pod_toleration_restriction_admit, pod_toleration_restriction_validate,
 };
 use crate::validation::{
     FieldError, ValidationOptions, invalid_message, validate_pod_spec_tolerations,
 };
 use crate::workload::namespace_of;
+
+mod plugins;
+
+pub use plugins::{
+    ALL_ORDERED_PLUGINS, DEFAULT_TOLERATION_SECONDS, EXTENDED_RESOURCE_TOLERATION,
+    POD_TOLERATION_RESTRICTION, PRIORITY, PluginFlagError, PluginFlagErrors,
+    TAINT_NODES_BY_CONDITION,
+};
 
 /// Which admission plugins run, with their configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,25 +42,31 @@ pub struct AdmissionConfig {
     pub default_toleration_seconds: Option<DefaultTolerationSecondsConfig>,
     /// PodTolerationRestriction, when enabled.
     pub pod_toleration_restriction: Option<PodTolerationRestrictionConfig>,
+    /// ExtendedResourceToleration (off by default, as upstream).
+    pub extended_resource_toleration: bool,
     /// The PriorityClasses the Priority plugin resolves `priorityClassName` against (the two
     /// built-in system classes are always there).
     pub priority_classes: Vec<PriorityClass>,
 }
 
 impl Default for AdmissionConfig {
-    /// Both plugins on, with upstream's defaults (300 s; no cluster defaults or whitelist).
+    /// DefaultTolerationSeconds and PodTolerationRestriction on, with upstream's defaults (300 s;
+    /// no cluster defaults or whitelist); ExtendedResourceToleration off.
     fn default() -> Self {
         AdmissionConfig {
             default_toleration_seconds: Some(DefaultTolerationSecondsConfig::default()),
             pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
+            extended_resource_toleration: false,
             priority_classes: Vec::new(),
         }
     }
 }
 
-/// Admits a new pod: DefaultTolerationSeconds, then PodTolerationRestriction (admit, then
-/// validate). `namespace` is the pod's Namespace object; when the caller has none, the
-/// namespace is taken to exist without annotations, as it would in a cluster.
+/// Admits a pod through the enabled plugins in kube-apiserver's order: the mutating halves
+/// (DefaultTolerationSeconds, PodTolerationRestriction's Admit, ExtendedResourceToleration), then
+/// the validating one (PodTolerationRestriction's whitelist, which so also judges the tolerations
+/// ExtendedResourceToleration added). `namespace` is the pod's Namespace object; when the caller
+/// has none, the namespace is taken to exist without annotations, as it would in a cluster.
 pub fn admit_pod(
     pod: &mut Pod,
     namespace: Option<&Namespace>,
@@ -60,25 +77,33 @@ pub fn admit_pod(
     {
         default_toleration_seconds(spec, dts);
     }
-    if let Some(ptr) = &cfg.pod_toleration_restriction {
-        let implied;
-        let ns = match namespace {
-            Some(ns) => ns,
-            None => {
-                implied = Namespace {
-                    metadata: ObjectMeta {
-                        name: Some(namespace_of(&pod.metadata).to_string()),
-                        ..Default::default()
-                    },
+    let implied;
+    let ns = match namespace {
+        Some(ns) => ns,
+        None => {
+            implied = Namespace {
+                metadata: ObjectMeta {
+                    name: Some(namespace_of(&pod.metadata).to_string()),
                     ..Default::default()
-                };
-                &implied
-            }
-        };
+                },
+                ..Default::default()
+            };
+            &implied
+        }
+    };
+    if let Some(ptr) = &cfg.pod_toleration_restriction {
         if pod.metadata.namespace.is_none() {
             pod.metadata.namespace = Some(namespace_of(&pod.metadata).to_string());
         }
-        pod_toleration_restriction(pod, Some(ns), ptr, AdmissionOperation::Create)?;
+        pod_toleration_restriction_admit(pod, Some(ns), ptr, AdmissionOperation::Create)?;
+    }
+    if cfg.extended_resource_toleration
+        && let Some(spec) = pod.spec.as_mut()
+    {
+        extended_resource_toleration(spec);
+    }
+    if let Some(ptr) = &cfg.pod_toleration_restriction {
+        pod_toleration_restriction_validate(pod, Some(ns), ptr)?;
     }
     Ok(())
 }
@@ -319,6 +344,96 @@ mod tests {
             admit_pod(&mut pod, None, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(keys(&pod), want, "{name}");
         }
+    }
+
+    fn gpu_pod(extra: &[(&str, &str)]) -> Pod {
+        let mut p = pod_with_tolerations("gpu", vec![]);
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            let mut requests: BTreeMap<String, Quantity> =
+                [("nvidia.com/gpu".to_string(), Quantity("1".into()))].into();
+            for (k, v) in extra {
+                requests.insert(k.to_string(), Quantity(v.to_string()));
+            }
+            c.resources = Some(ResourceRequirements {
+                requests: Some(requests),
+                ..Default::default()
+            });
+        }
+        p
+    }
+
+    fn namespace(annotation: &str, value: &str) -> Namespace {
+        Namespace {
+            metadata: ObjectMeta {
+                name: Some("default".into()),
+                annotations: Some([(annotation.to_string(), value.to_string())].into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn extended_resource_toleration_in_upstreams_order() {
+        use crate::defaults::{NS_DEFAULT_TOLERATIONS, NS_WHITELIST_TOLERATIONS, WhitelistScope};
+        let nr = "node.kubernetes.io/not-ready";
+        let un = "node.kubernetes.io/unreachable";
+        let mp = "node.kubernetes.io/memory-pressure";
+        let gpu = "nvidia.com/gpu";
+        let ert = AdmissionConfig {
+            extended_resource_toleration: true,
+            ..Default::default()
+        };
+        let whitelist = namespace(
+            NS_WHITELIST_TOLERATIONS,
+            &format!(
+                r#"[{{"key":"{nr}","operator":"Exists"}},{{"key":"{un}","operator":"Exists"}}]"#
+            ),
+        );
+        let wildcard_default = namespace(NS_DEFAULT_TOLERATIONS, r#"[{"operator":"Exists"}]"#);
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Pod, Option<&Namespace>, AdmissionConfig, Result<Vec<String>, AdmissionError>)> = vec![
+            ("off by default, as upstream: a GPU pod gets no GPU toleration",
+                gpu_pod(&[]), None, AdmissionConfig::default(), Ok(vec![format!("{nr}:300"), format!("{un}:300")])),
+            ("on: the GPU toleration comes after DefaultTolerationSeconds' two",
+                gpu_pod(&[]), None, ert.clone(), Ok(vec![format!("{nr}:300"), format!("{un}:300"), format!("{gpu}:-")])),
+            ("on, Burstable: after PodTolerationRestriction's memory-pressure too",
+                gpu_pod(&[("cpu", "100m")]), None, ert.clone(), Ok(vec![format!("{nr}:300"), format!("{un}:300"), format!("{mp}:-"), format!("{gpu}:-")])),
+            ("without ExtendedResourceToleration, the whitelist admits the GPU pod",
+                gpu_pod(&[]), Some(&whitelist), AdmissionConfig::default(), Ok(vec![format!("{nr}:300"), format!("{un}:300")])),
+            ("the whitelist is validated after every mutating plugin: it refuses the GPU toleration ExtendedResourceToleration added",
+                gpu_pod(&[]), Some(&whitelist), ert.clone(), Err(AdmissionError::WhitelistConflict { scope: WhitelistScope::Namespace })),
+            ("a wildcard namespace default swallows DefaultTolerationSeconds' tolerations in the merge, but the GPU toleration is added after the merge and stays",
+                gpu_pod(&[]), Some(&wildcard_default), ert.clone(), Ok(vec![":-".to_string(), format!("{gpu}:-")])),
+            ("without PodTolerationRestriction, ExtendedResourceToleration still runs",
+                gpu_pod(&[]), Some(&whitelist), AdmissionConfig { pod_toleration_restriction: None, ..ert.clone() },
+                Ok(vec![format!("{nr}:300"), format!("{un}:300"), format!("{gpu}:-")])),
+        ];
+        for (name, mut pod, ns, cfg, want) in cases {
+            let got = admit_pod(&mut pod, ns, &cfg).map(|()| keys(&pod));
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn create_pod_reads_a_limit_only_gpu_after_defaulting() {
+        let mut p = pod_with_tolerations("gpu", vec![]);
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            c.resources = Some(ResourceRequirements {
+                limits: Some([("nvidia.com/gpu".to_string(), Quantity("1".into()))].into()),
+                ..Default::default()
+            });
+        }
+        let cfg = AdmissionConfig {
+            extended_resource_toleration: true,
+            ..Default::default()
+        };
+        create_pod(&mut p, None, &cfg, &FeatureGates::default()).unwrap();
+        assert!(
+            keys(&p).contains(&"nvidia.com/gpu:-".to_string()),
+            "a GPU asked for by limit alone is a request once defaulted, so it is tolerated: {:?}",
+            keys(&p)
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`pod_toleration_restriction`], [`merge_tolerations`], [`is_superset`],
 //!   [`verify_against_whitelist`]: the PodTolerationRestriction admission plugin.
 //! - [`taint_nodes_by_condition`]: the TaintNodesByCondition admission plugin.
+//! - [`extended_resource_toleration`], [`is_extended_resource_name`]: the
+//!   ExtendedResourceToleration admission plugin.
 //!
 //! All of it is pure: the caller says which operation is admitted and passes the namespace.
 
@@ -19,16 +21,25 @@ use crate::taint::{
 };
 use crate::toleration::OP_EXISTS;
 
+mod extended_resource;
 mod gojson;
 mod qos;
 mod restriction;
+
+pub use extended_resource::{
+    DEFAULT_RESOURCE_REQUESTS_PREFIX, EXTENDED_RESOURCE_TOLERATION,
+    RESOURCE_DEFAULT_NAMESPACE_PREFIX, extended_resource_toleration,
+    extended_resource_toleration_for, is_extended_resource_name, is_native_resource,
+    requested_extended_resources,
+};
 
 pub use qos::{QosClass, get_pod_qos, parse_quantity_nanos, pod_qos, quantity_is_positive};
 pub use restriction::{
     AdmissionError, AdmissionOperation, NS_DEFAULT_TOLERATIONS, NS_WHITELIST_TOLERATIONS,
     PodTolerationRestrictionConfig, WHITELIST_CONFLICT_CLUSTER, WHITELIST_CONFLICT_NAMESPACE,
     WhitelistScope, is_superset, memory_pressure_toleration, merge_tolerations,
-    namespace_tolerations, pod_toleration_restriction, verify_against_whitelist,
+    namespace_tolerations, pod_toleration_restriction, pod_toleration_restriction_admit,
+    pod_toleration_restriction_validate, verify_against_whitelist,
 };
 
 /// The kube-apiserver default of `--default-not-ready-toleration-seconds`.

@@ -15,7 +15,8 @@
 //! - [`validation`]: API-server validation of tolerations and node taints (`FieldError`).
 //! - [`kubectl`]: `kubectl taint` spec syntax and apply rules.
 //! - [`defaults`]: admission defaults and DaemonSet tolerations.
-//! - [`admission`]: the admission chain a new pod passes (DefaultTolerationSeconds, PodTolerationRestriction).
+//! - [`admission`]: the admission chain a new pod passes (DefaultTolerationSeconds,
+//!   PodTolerationRestriction, ExtendedResourceToleration); plugins by name.
 //! - [`conditions`]: node conditions → taints.
 //! - [`affinity`]: nodeSelector and required node affinity matching.
 //! - [`labels`]: label selectors (`-l`): parse, print, match; `metav1.LabelSelector`.

@@ -11,6 +11,7 @@
 //! manifests: [cluster.yaml]          # relative to the scenario file; and/or `objects:` inline
 //! featureGates: {TaintTolerationComparisonOperators: true}
 //! nodeMonitorGracePeriod: 50s        # controller flags, camelCase, at the top level
+//! enableAdmissionPlugins: [ExtendedResourceToleration]   # kube-apiserver's, a list or "A,B"
 //! seed: 7
 //! steps:
 //!   - at: 0s
@@ -97,6 +98,10 @@ pub struct ControllerFlags {
     pub large_cluster_size_threshold: Option<usize>,
     /// The scheduler's `percentageOfNodesToScore`.
     pub percentage_of_nodes_to_score: Option<i64>,
+    /// kube-apiserver's `--enable-admission-plugins` (upstream's plugin names, checked when read).
+    pub enable_admission_plugins: Vec<String>,
+    /// kube-apiserver's `--disable-admission-plugins`.
+    pub disable_admission_plugins: Vec<String>,
 }
 
 impl Default for ControllerFlags {
@@ -111,12 +116,14 @@ impl Default for ControllerFlags {
             unhealthy_zone_threshold: None,
             large_cluster_size_threshold: None,
             percentage_of_nodes_to_score: None,
+            enable_admission_plugins: Vec::new(),
+            disable_admission_plugins: Vec::new(),
         }
     }
 }
 
 /// The controller flags a scenario may set, as top-level fields.
-pub const CONTROLLER_FLAGS: [&str; 8] = [
+pub const CONTROLLER_FLAGS: [&str; 10] = [
     "defaultNotReadyTolerationSeconds",
     "defaultUnreachableTolerationSeconds",
     "nodeMonitorGracePeriod",
@@ -125,6 +132,8 @@ pub const CONTROLLER_FLAGS: [&str; 8] = [
     "unhealthyZoneThreshold",
     "largeClusterSizeThreshold",
     "percentageOfNodesToScore",
+    "enableAdmissionPlugins",
+    "disableAdmissionPlugins",
 ];
 
 /// One timed step.

@@ -54,13 +54,16 @@ impl SimConfig {
     /// The configuration a scenario asks for.
     pub fn from_scenario(s: &Scenario) -> Self {
         let f = &s.flags;
-        let admission = AdmissionConfig {
+        let mut admission = AdmissionConfig {
             default_toleration_seconds: Some(DefaultTolerationSecondsConfig {
                 not_ready_seconds: f.default_not_ready_toleration_seconds,
                 unreachable_seconds: f.default_unreachable_toleration_seconds,
             }),
             ..Default::default()
         };
+        // `parse_scenario` has checked the names; on an error nothing is applied.
+        let _ =
+            admission.apply_plugin_flags(&f.enable_admission_plugins, &f.disable_admission_plugins);
         let mut nl = NodeLifecycleConfig::default();
         if let Some(v) = f.node_monitor_grace_period {
             nl.node_monitor_grace_period = v;

@@ -1,8 +1,8 @@
 //! What kube-apiserver does to an object between decoding and storage, for the kinds served:
 //! strict field checks, decoding into the typed object (unknown fields dropped, as with
 //! `fieldValidation=Ignore`), defaulting and admission (repel-core: DefaultTolerationSeconds,
-//! PodTolerationRestriction with namespace annotations, Priority, TaintNodesByCondition) and
-//! validation (422 with repel-core's field errors).
+//! PodTolerationRestriction with namespace annotations, Priority, TaintNodesByCondition, and
+//! ExtendedResourceToleration when enabled) and validation (422 with repel-core's field errors).
 
 use std::collections::HashMap;
 
@@ -523,6 +523,39 @@ mod tests {
         assert_eq!(
             e.1["message"],
             "Pod \"p\" is invalid: spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds"
+        );
+    }
+
+    #[test]
+    fn extended_resource_toleration_runs_when_enabled() {
+        let s = store();
+        let pods = find("", "pods").unwrap();
+        let none = HashMap::new();
+        let gpu_pod = pod(json!({"spec": {"containers": [{"name": "c", "image": "i",
+            "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}));
+        let gpu = json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"});
+        let off = Admission::default();
+        let p = off
+            .create(&s, pods, Some("default"), gpu_pod.clone(), &none)
+            .unwrap();
+        assert!(
+            !p["spec"]["tolerations"].as_array().unwrap().contains(&gpu),
+            "off by default, as upstream"
+        );
+        let on = Admission {
+            config: AdmissionConfig {
+                extended_resource_toleration: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let p = on
+            .create(&s, pods, Some("default"), gpu_pod, &none)
+            .unwrap();
+        assert_eq!(
+            p["spec"]["tolerations"].as_array().unwrap().last(),
+            Some(&gpu),
+            "enabled: the GPU limit, defaulted into a request, gets its toleration, last"
         );
     }
 }

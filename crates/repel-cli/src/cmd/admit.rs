@@ -8,7 +8,7 @@ use repel_core::workload::{expand_pods, namespace_of};
 use serde_json::json;
 
 use crate::output::{print_machine, warn_all};
-use crate::{CliError, Format, Inputs};
+use crate::{AdmissionFlags, CliError, Format, Inputs};
 
 /// Arguments of `repel admit`.
 #[derive(Debug, Args)]
@@ -18,9 +18,8 @@ pub struct AdmitArgs {
     /// Output format (default yaml).
     #[arg(short = 'o', long = "output", default_value = "yaml")]
     pub output: Format,
-    /// Admission plugins to turn off, as kube-apiserver's flag: `DefaultTolerationSeconds`, `PodTolerationRestriction`.
-    #[arg(long = "disable-admission-plugins", value_delimiter = ',')]
-    pub disable: Vec<String>,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
     /// kube-apiserver's `--default-not-ready-toleration-seconds`.
     #[arg(long = "default-not-ready-toleration-seconds", default_value_t = 300)]
     pub not_ready_seconds: i64,
@@ -34,19 +33,7 @@ pub struct AdmitArgs {
 
 /// The admission configuration the flags describe.
 pub fn config(args: &AdmitArgs) -> Result<AdmissionConfig, CliError> {
-    let mut cfg = AdmissionConfig::default();
-    for p in &args.disable {
-        match p.trim() {
-            "DefaultTolerationSeconds" => cfg.default_toleration_seconds = None,
-            "PodTolerationRestriction" => cfg.pod_toleration_restriction = None,
-            "" => {}
-            other => {
-                return Err(CliError::Usage(format!(
-                    "--disable-admission-plugins: unknown or unsupported plugin {other:?} (repel runs DefaultTolerationSeconds and PodTolerationRestriction)"
-                )));
-            }
-        }
-    }
+    let mut cfg = args.admission.config()?;
     if let Some(dts) = cfg.default_toleration_seconds.as_mut() {
         *dts = DefaultTolerationSecondsConfig {
             not_ready_seconds: args.not_ready_seconds,

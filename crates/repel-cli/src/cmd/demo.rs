@@ -5,6 +5,7 @@
 use clap::Args;
 use k8s_openapi::api::core::v1::{Node, Pod, Toleration};
 use repel_core::FeatureGates;
+use repel_core::admission::AdmissionConfig;
 use repel_core::advice::{Advice, advise};
 use repel_core::explain::{Explanation, NodeVerdict};
 use repel_core::taint::taint_to_string;
@@ -107,7 +108,7 @@ fn section(
     nodes: &[Node],
     gates: &FeatureGates,
 ) -> Result<(Explanation, Vec<Advice>), CliError> {
-    let (_, _, admitted, e) = evaluate(target, nodes, gates, false)?;
+    let (_, _, admitted, e) = evaluate(target, nodes, gates, false, &AdmissionConfig::default())?;
     let tols: Vec<String> = own.iter().map(describe_toleration).collect();
     let tols = if tols.is_empty() {
         "no tolerations".to_string()
@@ -195,7 +196,8 @@ pub fn demo_text() -> Result<String, CliError> {
         if uses_gt {
             out.push_str("  Gt and Lt never match while TaintTolerationComparisonOperators is off (the v1.35 default).\n");
             out.push_str("  With --feature-gates TaintTolerationComparisonOperators=true:\n");
-            let (_, _, _, e_on) = evaluate(&target, &nodes, &on, false)?;
+            let (_, _, _, e_on) =
+                evaluate(&target, &nodes, &on, false, &AdmissionConfig::default())?;
             let mut sub = String::new();
             placement(&mut sub, &e_on);
             for line in sub.lines() {

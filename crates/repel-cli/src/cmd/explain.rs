@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use clap::Args;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Toleration};
 use repel_core::FeatureGates;
-use repel_core::admission::{AdmissionConfig, admit_pod};
+use repel_core::admission::{AdmissionConfig, admit_pod, set_defaults_pod};
 use repel_core::advice::{Advice, advise};
 use repel_core::affinity::RequiredNodeAffinity;
 use repel_core::explain::{Explanation, NodeVerdict, explain};
@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::input::Inventory;
 use crate::output::{print_machine, render, table, tolerations_yaml, warn_all};
-use crate::{CliError, Format, Inputs, SchedulerFlags};
+use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_engine::PodInfo;
 use repel_engine::load::build_cluster;
@@ -39,6 +39,8 @@ pub struct ExplainArgs {
     pub output: Option<Format>,
     #[command(flatten)]
     pub scheduler: SchedulerFlags,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
 }
 
 /// The kinds `kind/name` accepts, with kubectl's plural and short names.
@@ -468,6 +470,7 @@ pub fn evaluate(
     nodes: &[Node],
     gates: &FeatureGates,
     warn: bool,
+    admission: &AdmissionConfig,
 ) -> Result<(String, Vec<Toleration>, Vec<Toleration>, Explanation), CliError> {
     let mut pod = target.pod.clone();
     let original = pod
@@ -486,7 +489,10 @@ pub fn evaluate(
             eprintln!("warning: Pod {pod_id}: {e} (evaluated anyway, as upstream's matcher would)");
         }
     }
-    admit_pod(&mut pod, target.namespace, &AdmissionConfig::default())
+    if let Some(spec) = pod.spec.as_mut() {
+        set_defaults_pod(spec); // before admission, as the API server: limits become requests
+    }
+    admit_pod(&mut pod, target.namespace, admission)
         .map_err(|e| CliError::Usage(format!("Pod {pod_id}: {e}")))?;
     let spec = pod.spec.clone().unwrap_or_default();
     let tolerations = spec.tolerations.clone().unwrap_or_default();
@@ -496,6 +502,7 @@ pub fn evaluate(
 
 /// Runs `repel explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
+    let admission = args.admission.config()?;
     let inv = args.inputs.load("explain")?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
@@ -510,18 +517,14 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         eprintln!("explaining a pod of {origin}");
     }
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
-    let (pod_id, original, tolerations, core) = evaluate(&target, &nodes, &gates, true)?;
+    let (pod_id, original, tolerations, core) =
+        evaluate(&target, &nodes, &gates, true, &admission)?;
     let mut spec = target.pod.spec.clone().unwrap_or_default();
     spec.tolerations = Some(tolerations.clone());
     let advice = advise(&spec, &nodes, &core);
     // The scheduler's view: the cluster as stored, with this pod (not yet bound) evaluated
     // against every node.
-    let built = build_cluster(
-        inv.cluster_input(),
-        &gates,
-        &AdmissionConfig::default(),
-        args.scheduler.seed,
-    );
+    let built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);
     warn_all(&built.warnings);
     let mut cluster = built.cluster;
     let mut sched = Scheduler::new(
@@ -554,12 +557,8 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         }
         None => {
             let mut pod = target.pod.clone();
-            let _ = repel_core::admission::create_pod(
-                &mut pod,
-                target.namespace,
-                &AdmissionConfig::default(),
-                &gates,
-            );
+            let _ =
+                repel_core::admission::create_pod(&mut pod, target.namespace, &admission, &gates);
             if let Some(s) = pod.spec.as_mut() {
                 s.tolerations = Some(tolerations.clone());
             }

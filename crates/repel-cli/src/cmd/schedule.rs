@@ -1,14 +1,13 @@
 //! `repel schedule`: every pending pod through kube-scheduler's default profile.
 
 use clap::Args;
-use repel_core::admission::AdmissionConfig;
 use repel_engine::load::{Built, build_cluster};
 use repel_engine::scheduler::fast::FastScheduler;
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
 use crate::output::{print_machine, render, table, warn_all};
-use crate::{CliError, Format, Inputs, SchedulerFlags};
+use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 
 /// Arguments of `repel schedule`.
 #[derive(Debug, Args)]
@@ -17,6 +16,8 @@ pub struct ScheduleArgs {
     pub inputs: Inputs,
     #[command(flatten)]
     pub scheduler: SchedulerFlags,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
     /// Output format (default: tables).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
@@ -121,15 +122,11 @@ pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
 
 /// Runs `repel schedule`.
 pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
+    let admission = args.admission.config()?;
     let inv = args.inputs.load("schedule")?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
-    let mut built = build_cluster(
-        inv.cluster_input(),
-        &gates,
-        &AdmissionConfig::default(),
-        args.scheduler.seed,
-    );
+    let mut built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);
     warn_all(&built.warnings);
     let (pct, seed) = (
         args.scheduler.percentage_of_nodes_to_score,

@@ -9,9 +9,9 @@ use repel_core::FeatureGates;
 use repel_engine::generate::{GenerateOptions, generate};
 use serde_json::Value;
 
-use crate::CliError;
 use crate::cmd::demo::DEMO_CLUSTER;
 use crate::input::{expand_paths, parse_documents, read_text};
+use crate::{AdmissionFlags, CliError};
 
 /// Flags of `repel serve`.
 #[derive(Debug, Args)]
@@ -47,6 +47,8 @@ pub struct ServeArgs {
         default_value = ""
     )]
     pub feature_gates: FeatureGates,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
 }
 
 fn flatten(v: Value, out: &mut Vec<Value>) {
@@ -93,6 +95,7 @@ fn seed_objects(args: &ServeArgs) -> Result<Vec<Value>, CliError> {
 
 /// Runs the server until interrupted.
 pub fn run(args: ServeArgs) -> Result<u8, CliError> {
+    let admission = args.admission.config()?;
     let seed = seed_objects(&args)?;
     let cfg = repel_server::Config {
         listen: args.listen,
@@ -101,8 +104,8 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         time_scale: args.time_scale,
         seed,
         admission: repel_server::Admission {
+            config: admission,
             gates: args.feature_gates,
-            ..Default::default()
         },
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

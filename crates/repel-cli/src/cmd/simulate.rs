@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::input::{Inventory, Source, expand_paths, for_each_object, parse_documents, read_text};
 use crate::output::{print_machine, render, table, warn_all};
-use crate::{CliError, Format};
+use crate::{AdmissionFlags, CliError, Format};
 
 /// Arguments of `repel simulate`.
 #[derive(Debug, Args)]
@@ -21,6 +21,10 @@ pub struct SimulateArgs {
     /// Output format (default: a timeline).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
+    /// Admission plugins; these override the scenario's `enableAdmissionPlugins` and
+    /// `disableAdmissionPlugins` for the plugins they name.
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
 }
 
 /// Arguments of `repel test`.
@@ -33,6 +37,38 @@ pub struct TestArgs {
     /// "expectations", "refusedSteps"}], "passed", "failed"}`.
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
+    /// Admission plugins, for every scenario (as for `simulate`).
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
+}
+
+/// A scenario with the command line's admission flags put over its own: a plugin either flag
+/// names is dropped from the scenario's lists, then the flags' names are added.
+pub fn with_admission_flags(mut scenario: Scenario, flags: &AdmissionFlags) -> Scenario {
+    let named = |n: &String| {
+        flags
+            .enable
+            .iter()
+            .chain(&flags.disable)
+            .any(|m| m.trim() == n.trim())
+    };
+    let f = &mut scenario.flags;
+    f.enable_admission_plugins.retain(|n| !named(n));
+    f.disable_admission_plugins.retain(|n| !named(n));
+    f.enable_admission_plugins
+        .extend(flags.enable.iter().cloned());
+    f.disable_admission_plugins
+        .extend(flags.disable.iter().cloned());
+    scenario
+}
+
+/// [`load_scenario`] with the command line's admission flags applied.
+fn load_with_flags(
+    path: &Path,
+    flags: &AdmissionFlags,
+) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
+    let (scenario, input) = load_scenario(path)?;
+    Ok((with_admission_flags(scenario, flags), input))
 }
 
 /// Reads a scenario file and the manifests it names (relative to its folder) and holds inline.
@@ -173,7 +209,8 @@ pub fn timeline(r: &RunReport) -> String {
 
 /// Runs `repel simulate`.
 pub fn run(args: SimulateArgs) -> Result<u8, CliError> {
-    let (scenario, input) = load_scenario(&args.scenario)?;
+    args.admission.config()?;
+    let (scenario, input) = load_with_flags(&args.scenario, &args.admission)?;
     let report = run_scenario(&scenario, input);
     warn_all(&report.warnings);
     match args.output {
@@ -198,6 +235,7 @@ fn is_scenario(path: &Path) -> bool {
 
 /// Runs `repel test`.
 pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
+    args.admission.config()?;
     let files: Vec<PathBuf> = expand_paths(&args.scenarios, true)?
         .into_iter()
         .filter(|p| args.scenarios.contains(p) || is_scenario(p))
@@ -209,7 +247,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
         let mut rows = Vec::new();
         let (mut passed, mut failed) = (0, 0);
         for f in &files {
-            let (scenario, input) = load_scenario(f)?;
+            let (scenario, input) = load_with_flags(f, &args.admission)?;
             let report = run_scenario(&scenario, input);
             let refused: Vec<&repel_engine::sim::StepRecord> =
                 report.steps.iter().filter(|s| !s.ok).collect();
@@ -234,7 +272,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
-        let (scenario, input) = load_scenario(f)?;
+        let (scenario, input) = load_with_flags(f, &args.admission)?;
         let report = run_scenario(&scenario, input);
         let bad: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
         let refused: Vec<_> = report.steps.iter().filter(|s| !s.ok).collect();

@@ -198,9 +198,22 @@ pub fn memory_pressure_toleration() -> Toleration {
 }
 
 /// The PodTolerationRestriction admission plugin, Admit then Validate (Kubernetes v1.19+,
-/// unchanged through v1.35). `namespace` is the pod's namespace object (`None`: it does not exist).
+/// unchanged through v1.35): [`pod_toleration_restriction_admit`] then
+/// [`pod_toleration_restriction_validate`]. `namespace` is the pod's namespace object (`None`: it
+/// does not exist). kube-apiserver runs every mutating plugin before any validating one, so in a
+/// chain with plugins after it (ExtendedResourceToleration) call the two halves apart.
+pub fn pod_toleration_restriction(
+    pod: &mut Pod,
+    namespace: Option<&Namespace>,
+    cfg: &PodTolerationRestrictionConfig,
+    op: AdmissionOperation,
+) -> Result<(), AdmissionError> {
+    pod_toleration_restriction_admit(pod, namespace, cfg, op)?;
+    pod_toleration_restriction_validate(pod, namespace, cfg)
+}
+
+/// PodTolerationRestriction's `Admit` (the mutating half):
 ///
-/// Admit:
 /// 1. On `Create`, the namespace's `defaultTolerations` annotation (absent: the config default;
 ///    present but `""`: nothing) gives the extra tolerations.
 /// 2. On `Create` and `Update`, a pod whose QoS (`status.qosClass` if set, else computed) is not
@@ -208,28 +221,17 @@ pub fn memory_pressure_toleration() -> Toleration {
 /// 3. If there are extras, `tolerations = merge_tolerations(pod tolerations, extras)`. A pod
 ///    toleration never conflicts with a default: both stay unless one is a superset.
 ///
-/// Validate:
-/// 4. If the pod has tolerations, the whitelist is the namespace's `tolerationsWhitelist`
-///    annotation (absent: the config whitelist); an empty whitelist allows everything.
-/// 5. Every toleration must have a superset in it, else [`AdmissionError::WhitelistConflict`]
-///    naming the `namespace` or `cluster` whitelist.
-///
-/// A bad annotation is an error only when it is read (defaults on Create, the whitelist when the
-/// pod has tolerations); so is a missing namespace. On error the pod may already be mutated;
-/// upstream discards it too.
-pub fn pod_toleration_restriction(
+/// A bad annotation is an error only when it is read (defaults on Create); so is a missing
+/// namespace. On error the pod may already be mutated; upstream discards it too.
+pub fn pod_toleration_restriction_admit(
     pod: &mut Pod,
     namespace: Option<&Namespace>,
     cfg: &PodTolerationRestrictionConfig,
     op: AdmissionOperation,
 ) -> Result<(), AdmissionError> {
-    let ns_name = pod.metadata.namespace.clone().unwrap_or_default();
-    let namespace_or_err =
-        || namespace.ok_or_else(|| AdmissionError::NamespaceNotFound(ns_name.clone()));
-
     let mut extra: Vec<Toleration> = Vec::new();
     if op == AdmissionOperation::Create {
-        let ns = namespace_or_err()?;
+        let ns = namespace_or_err(pod, namespace)?;
         extra = namespace_tolerations(ns, NS_DEFAULT_TOLERATIONS)?
             .unwrap_or_else(|| cfg.default.clone());
     }
@@ -241,7 +243,23 @@ pub fn pod_toleration_restriction(
         let merged = merge_tolerations(spec.tolerations.as_deref().unwrap_or_default(), &extra);
         spec.tolerations = (!merged.is_empty()).then_some(merged);
     }
+    Ok(())
+}
 
+/// PodTolerationRestriction's `Validate` (the validating half), on the pod as every mutating
+/// plugin left it:
+///
+/// 1. If the pod has tolerations, the whitelist is the namespace's `tolerationsWhitelist`
+///    annotation (absent: the config whitelist); an empty whitelist allows everything.
+/// 2. Every toleration must have a superset in it, else [`AdmissionError::WhitelistConflict`]
+///    naming the `namespace` or `cluster` whitelist.
+///
+/// A bad annotation, or a missing namespace, is an error only when the pod has tolerations.
+pub fn pod_toleration_restriction_validate(
+    pod: &Pod,
+    namespace: Option<&Namespace>,
+    cfg: &PodTolerationRestrictionConfig,
+) -> Result<(), AdmissionError> {
     let tolerations = pod
         .spec
         .as_ref()
@@ -250,7 +268,7 @@ pub fn pod_toleration_restriction(
     if tolerations.is_empty() {
         return Ok(());
     }
-    let ns = namespace_or_err()?;
+    let ns = namespace_or_err(pod, namespace)?;
     let (whitelist, scope) = match namespace_tolerations(ns, NS_WHITELIST_TOLERATIONS)? {
         Some(list) => (list, WhitelistScope::Namespace),
         None => (cfg.whitelist.clone(), WhitelistScope::Cluster),
@@ -260,6 +278,16 @@ pub fn pod_toleration_restriction(
     } else {
         Err(AdmissionError::WhitelistConflict { scope })
     }
+}
+
+/// The namespace, or upstream's NotFound for the pod's namespace.
+fn namespace_or_err<'a>(
+    pod: &Pod,
+    namespace: Option<&'a Namespace>,
+) -> Result<&'a Namespace, AdmissionError> {
+    namespace.ok_or_else(|| {
+        AdmissionError::NamespaceNotFound(pod.metadata.namespace.clone().unwrap_or_default())
+    })
 }
 
 #[cfg(test)]

@@ -85,6 +85,8 @@ fn every_field() {
         "defaultNotReadyTolerationSeconds": 60, "defaultUnreachableTolerationSeconds": 30,
         "nodeMonitorGracePeriod": "50s", "nodeEvictionRate": 0.5, "secondaryNodeEvictionRate": 0.05,
         "unhealthyZoneThreshold": 0.6, "largeClusterSizeThreshold": 10, "percentageOfNodesToScore": 50,
+        "enableAdmissionPlugins": ["ExtendedResourceToleration"],
+        "disableAdmissionPlugins": "PodTolerationRestriction, DefaultTolerationSeconds",
         "seed": 7,
         "steps": [
             {"at": 30, "delete": ["pod/default/web-0", "node/n3", "deploy/web"]},
@@ -114,6 +116,11 @@ fn every_field() {
             unhealthy_zone_threshold: Some(0.6),
             large_cluster_size_threshold: Some(10),
             percentage_of_nodes_to_score: Some(50),
+            enable_admission_plugins: vec!["ExtendedResourceToleration".into()],
+            disable_admission_plugins: vec![
+                "PodTolerationRestriction".into(),
+                "DefaultTolerationSeconds".into()
+            ],
         }
     );
     assert_eq!(s.seed, Some(7));
@@ -239,6 +246,12 @@ fn errors_name_the_field() {
          vec!["expect[0].phase: unknown field"]),
         ("steps that are not a list", with(json!({"steps": {"at": 0}})), vec!["steps: expected a list, got a map"]),
         ("a negative seed", with(json!({"seed": -1})), vec!["seed: must be a whole number, 0 or more"]),
+        ("an unknown admission plugin, with kube-apiserver's message", with(json!({"enableAdmissionPlugins": ["ExtendedResourceTolerations"]})),
+         vec!["enableAdmissionPlugins: enable-admission-plugins plugin \"ExtendedResourceTolerations\" is unknown"]),
+        ("a plugin both enabled and disabled", with(json!({"enableAdmissionPlugins": "ExtendedResourceToleration", "disableAdmissionPlugins": ["ExtendedResourceToleration"]})),
+         vec!["enableAdmissionPlugins: [ExtendedResourceToleration] in enable-admission-plugins and disable-admission-plugins overlapped"]),
+        ("admission plugins of the wrong type", with(json!({"enableAdmissionPlugins": 3, "disableAdmissionPlugins": [true]})),
+         vec!["enableAdmissionPlugins: expected a list of admission plugin names, got a number", "disableAdmissionPlugins[0]: expected a string, got a boolean"]),
     ];
     for (name, v, want) in cases {
         assert_eq!(errors(v), want, "{name}");

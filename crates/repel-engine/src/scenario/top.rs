@@ -1,6 +1,7 @@
 //! Top-level fields: inline objects, feature gates, controller flags.
 
 use repel_core::FeatureGates;
+use repel_core::admission::{AdmissionConfig, PluginFlagError};
 use serde_json::{Map, Value};
 
 use super::read::{self, Reader, join};
@@ -105,6 +106,8 @@ pub(super) fn read_flags(r: &mut Reader, top: &Map<String, Value>) -> Controller
             "largeClusterSizeThreshold" => {
                 f.large_cluster_size_threshold = r.count(v, name).map(|n| n as usize)
             }
+            "enableAdmissionPlugins" => f.enable_admission_plugins = read_plugins(r, v, name),
+            "disableAdmissionPlugins" => f.disable_admission_plugins = read_plugins(r, v, name),
             _ => {
                 if let Some(n) = r.integer(v, name) {
                     if (0..=100).contains(&n) {
@@ -119,5 +122,53 @@ pub(super) fn read_flags(r: &mut Reader, top: &Map<String, Value>) -> Controller
             }
         }
     }
+    check_plugins(r, &f);
     f
+}
+
+/// A list of admission plugin names, or kube-apiserver's comma-separated string.
+fn read_plugins(r: &mut Reader, v: &Value, field: &str) -> Vec<String> {
+    if let Value::String(s) = v {
+        return s
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    let mut out = Vec::new();
+    if let Value::Array(_) = v {
+        for (path, item) in r.list(v, field) {
+            if let Some(s) = r.string(item, &path) {
+                out.push(s);
+            }
+        }
+    } else {
+        r.push(
+            field,
+            ScenarioErrorKind::WrongType {
+                expected: "a list of admission plugin names",
+                got: read::type_name(v),
+            },
+        );
+    }
+    out
+}
+
+/// The two plugin lists, checked as kube-apiserver checks its flags (repel-core's
+/// [`AdmissionConfig::apply_plugin_flags`]).
+fn check_plugins(r: &mut Reader, f: &ControllerFlags) {
+    let result = AdmissionConfig::default()
+        .apply_plugin_flags(&f.enable_admission_plugins, &f.disable_admission_plugins);
+    if let Err(errors) = result {
+        for e in errors.0 {
+            let field = match e {
+                PluginFlagError::UnknownDisabled(_) | PluginFlagError::AlwaysOn(_) => {
+                    "disableAdmissionPlugins"
+                }
+                _ => "enableAdmissionPlugins",
+            };
+            r.push(field, ScenarioErrorKind::Invalid(e.to_string()));
+        }
+    }
 }

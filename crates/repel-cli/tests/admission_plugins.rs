@@ -1,0 +1,207 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `--enable-admission-plugins ExtendedResourceToleration`: the binary on temp files. A GPU pod
+//! stays Pending on a GPU node tainted `nvidia.com/gpu:NoSchedule` without the plugin (off by
+//! default, as upstream) and is placed with it, through `admit`, `schedule`, `explain`, and a
+//! scenario's `enableAdmissionPlugins` through `test`.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const FLAG: &str = "--enable-admission-plugins";
+const ERT: &str = "ExtendedResourceToleration";
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json_out(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(args);
+    let v = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
+    (code, v)
+}
+
+fn gpu_node() -> Value {
+    json!({"apiVersion": "v1", "kind": "Node",
+           "metadata": {"name": "gpu-node", "labels": {"kubernetes.io/hostname": "gpu-node"}},
+           "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]},
+           "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "1"}}})
+}
+
+fn gpu_pod() -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer", "namespace": "default"},
+           "spec": {"containers": [{"name": "cuda", "image": "cuda",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
+}
+
+fn cluster(dir: &Path) -> PathBuf {
+    let p = dir.join("cluster.json");
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [gpu_node(), gpu_pod()]});
+    std::fs::write(&p, list.to_string()).unwrap();
+    p
+}
+
+fn gpu_toleration() -> Value {
+    json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})
+}
+
+#[test]
+fn schedule_places_the_gpu_pod_only_with_the_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = cluster(dir.path());
+    let f = f.to_str().unwrap();
+    let (code, off) = json_out(&["schedule", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(off["placements"], json!([]), "off by default: {off}");
+    let message = off["unschedulable"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("1 node(s) had untolerated taint(s)"),
+        "Pending for the taint: {message}"
+    );
+    let (code, on) = json_out(&["schedule", "-f", f, "-o", "json", FLAG, ERT]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        on["placements"],
+        json!([{"pod": "default/trainer", "node": "gpu-node"}]),
+        "placed with the plugin: {on}"
+    );
+}
+
+#[test]
+fn admit_prints_the_added_toleration() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = cluster(dir.path());
+    let f = f.to_str().unwrap();
+    let tolerations = |v: &Value| v["items"][0]["spec"]["tolerations"].clone();
+    let (code, off) = json_out(&["admit", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert!(
+        !tolerations(&off)
+            .as_array()
+            .unwrap()
+            .contains(&gpu_toleration()),
+        "off by default: {off}"
+    );
+    let (code, on) = json_out(&["admit", "-f", f, "-o", "json", FLAG, ERT]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        tolerations(&on).as_array().unwrap().last(),
+        Some(&gpu_toleration()),
+        "added last, after DefaultTolerationSeconds' two: {on}"
+    );
+    let (code, yaml, _) = run(&["admit", "-f", f, &format!("{FLAG}={ERT}")]);
+    assert_eq!(code, 0);
+    assert!(
+        yaml.contains("key: nvidia.com/gpu"),
+        "the YAML output shows it: {yaml}"
+    );
+}
+
+#[test]
+fn explain_judges_the_admitted_pod() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = cluster(dir.path());
+    let f = f.to_str().unwrap();
+    let (_, on) = json_out(&["explain", "trainer", "-f", f, "-o", "json", FLAG, ERT]);
+    assert!(
+        on["tolerations"]
+            .as_array()
+            .unwrap()
+            .contains(&gpu_toleration()),
+        "explain evaluates the toleration the plugin added: {on}"
+    );
+    let (_, off) = json_out(&["explain", "trainer", "-f", f, "-o", "json"]);
+    assert!(
+        !off["tolerations"]
+            .as_array()
+            .unwrap()
+            .contains(&gpu_toleration()),
+        "and not without it: {off}"
+    );
+}
+
+#[test]
+fn unknown_plugins_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = cluster(dir.path());
+    let f = f.to_str().unwrap();
+    #[rustfmt::skip]
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        ("a misspelt plugin, with kube-apiserver's message",
+            vec!["schedule", "-f", f, FLAG, "ExtendedResourceTolerations"],
+            "error: enable-admission-plugins plugin \"ExtendedResourceTolerations\" is unknown\n"),
+        ("a plugin both enabled and disabled",
+            vec!["admit", "-f", f, FLAG, ERT, "--disable-admission-plugins", ERT],
+            "error: [ExtendedResourceToleration] in enable-admission-plugins and disable-admission-plugins overlapped\n"),
+        ("an unknown disabled plugin",
+            vec!["explain", "trainer", "-f", f, "--disable-admission-plugins", "Nope"],
+            "error: disable-admission-plugins plugin \"Nope\" is unknown\n"),
+    ];
+    for (name, args, want) in cases {
+        let (code, _, err) = run(&args);
+        assert_eq!((code, err.as_str()), (2, want), "{name}");
+    }
+}
+
+#[test]
+fn an_upstream_plugin_repel_does_not_model_is_accepted_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = cluster(dir.path());
+    let (code, _, err) = run(&[
+        "schedule",
+        "-f",
+        f.to_str().unwrap(),
+        FLAG,
+        "NodeRestriction,ExtendedResourceToleration",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("warning: admission plugin NodeRestriction is not modelled by repel"),
+        "{err}"
+    );
+}
+
+#[test]
+fn scenarios_enable_the_plugin_and_the_command_line_overrides_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = |enable: bool| {
+        let mut s = json!({"kind": "Scenario", "objects": [gpu_node(), gpu_pod()], "until": "1m",
+            "expect": [{"pod": "default/trainer", "phase": "Running", "node": "gpu-node"}]});
+        if enable {
+            s["enableAdmissionPlugins"] = json!([ERT]);
+        }
+        s
+    };
+    let on = dir.path().join("on.json");
+    std::fs::write(&on, scenario(true).to_string()).unwrap();
+    let off = dir.path().join("off.json");
+    std::fs::write(&off, scenario(false).to_string()).unwrap();
+    let (on, off) = (on.to_str().unwrap(), off.to_str().unwrap());
+
+    let (code, out, err) = run(&["test", on]);
+    assert_eq!(code, 0, "the scenario's enableAdmissionPlugins: {out}{err}");
+    let (code, out, _) = run(&["test", off]);
+    assert_eq!(code, 1, "without it the pod stays Pending: {out}");
+    assert!(out.contains("FAIL"), "{out}");
+    let (code, out, err) = run(&["test", off, FLAG, ERT]);
+    assert_eq!(code, 0, "the flag turns it on: {out}{err}");
+    let (code, _, _) = run(&["test", on, "--disable-admission-plugins", ERT]);
+    assert_eq!(code, 1, "the flag overrides the scenario");
+    let (code, v) = json_out(&["simulate", off, "-o", "json", FLAG, ERT]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["final"]["pods"][0]["node"], "gpu-node",
+        "simulate takes the flag too: {v}"
+    );
+}
