@@ -8,18 +8,21 @@ use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, admit_pod, set_defaults_pod};
 use repel_core::advice::{Advice, advise};
 use repel_core::affinity::RequiredNodeAffinity;
-use repel_core::explain::{Explanation, NodeVerdict, explain};
+use repel_core::explain::{Explanation, NodeVerdict, daemon_verdicts, explain};
 use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
 use repel_core::validation::{ValidationOptions, validate_pod_spec_tolerations};
 use repel_core::workload::{Workload, expand_pods, namespace_of, representative_pod};
 use serde::Serialize;
 
+mod daemon;
+
 use crate::input::Inventory;
 use crate::output::{print_machine, render, table, tolerations_yaml, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_engine::PodInfo;
+use repel_engine::cluster::Cluster;
 use repel_engine::load::build_cluster;
 use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_pods};
 
@@ -214,6 +217,17 @@ pub struct NodeRow {
     /// (beyond upstream).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggested_tolerations: Vec<Toleration>,
+    /// For a DaemonSet: whether its controller creates a pod for this node
+    /// (`NodeShouldRunDaemonPod`); when not, `plugin` and `reasons` say which check refused it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon_pod: Option<bool>,
+    /// For a DaemonSet: its pod for this node, `ns/name`, pinned here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    /// For a DaemonSet: the FitError text of its pod for this node when that pod does not fit
+    /// (or the API server's refusal of it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// `repel explain -o json`.
@@ -244,17 +258,21 @@ pub struct PreemptionRow {
     pub victims: Vec<String>,
 }
 
-/// Joins the taint view (repel-core) and the scheduler's verdict (repel-engine) for one node.
-fn node_row(v: &NodeVerdict, id: usize, eval: &Evaluation) -> NodeRow {
-    let status = eval.diagnosis.status(id);
-    let scored = eval.scores.iter().find(|s| s.node == id);
-    let by_taints =
-        status.is_some_and(|s| s.plugin == TAINT_TOLERATION || s.plugin == NODE_UNSCHEDULABLE);
+/// A node's row from the taint view (repel-core), with the filter verdict given: the taints,
+/// the NoExecute outcome, and the tolerations that would open the node when taints or
+/// cordoning are what keep the pod out. No scores.
+fn base_row(
+    v: &NodeVerdict,
+    feasible: bool,
+    plugin: Option<&'static str>,
+    reasons: Vec<String>,
+) -> NodeRow {
+    let by_taints = plugin.is_some_and(|p| p == TAINT_TOLERATION || p == NODE_UNSCHEDULABLE);
     NodeRow {
         name: v.name.clone(),
-        feasible: status.is_none(),
-        reasons: status.map(|s| s.reasons.clone()).unwrap_or_default(),
-        plugin: status.map(|s| s.plugin),
+        feasible,
+        reasons,
+        plugin,
         cordoned: v.cordoned,
         taints: v
             .taints
@@ -267,41 +285,69 @@ fn node_row(v: &NodeVerdict, id: usize, eval: &Evaluation) -> NodeRow {
                 toleration: t.toleration,
             })
             .collect(),
-        scores: scored.map(|s| s.plugins.iter().map(|p| (p.plugin, p.score)).collect()),
-        score: scored.map(|s| s.total),
+        scores: None,
+        score: None,
         no_execute: v.no_execute.into(),
         suggested_tolerations: if by_taints {
             v.suggestions.clone()
         } else {
             Vec::new()
         },
+        daemon_pod: None,
+        pod: None,
+        message: None,
     }
 }
 
-/// The JSON report: taints from `core`, filters and scores from `eval`.
+/// Joins the taint view (repel-core) and the scheduler's verdict (repel-engine) for one node:
+/// feasible when the scheduler found it so (then with its scores), else the node's status (its
+/// own rejection, or the one PreFilter gave the nodes it ruled out).
+fn status_row(v: &NodeVerdict, id: usize, eval: &Evaluation) -> NodeRow {
+    let feasible = eval.feasible.contains(&id);
+    let status = if feasible {
+        None
+    } else {
+        eval.diagnosis.status(id)
+    };
+    let mut row = base_row(
+        v,
+        feasible,
+        status.map(|s| s.plugin),
+        status.map(|s| s.reasons.clone()).unwrap_or_default(),
+    );
+    if let Some(scored) = eval
+        .scores
+        .iter()
+        .find(|s| s.node == id)
+        .filter(|_| feasible)
+    {
+        row.scores = Some(scored.plugins.iter().map(|p| (p.plugin, p.score)).collect());
+        row.score = Some(scored.total);
+    }
+    row
+}
+
+/// The JSON report of one pod: taints from `core`, filters and scores from `eval` (node `i` of
+/// `core` is the cluster's node of the same name).
 pub fn report(
     pod_id: &str,
     tolerations: &[Toleration],
     core: &Explanation,
     eval: &Evaluation,
+    cluster: &Cluster,
     advice: &[Advice],
-    daemonset: bool,
     preemption: Option<PreemptionRow>,
 ) -> ExplainReport {
     ExplainReport {
         preemption,
         pod: pod_id.to_string(),
-        message: if daemonset {
-            String::new()
-        } else {
-            eval.message.clone()
-        },
+        message: eval.message.clone(),
         tolerations: tolerations.to_vec(),
         nodes: core
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, v)| node_row(v, i, eval))
+            .map(|(i, v)| status_row(v, cluster.node_id(&v.name).unwrap_or(i), eval))
             .collect(),
         advice: advice.iter().map(ToString::to_string).collect(),
     }
@@ -348,10 +394,12 @@ pub fn human(
         }
     }
     out.push('\n');
+    // A DaemonSet's rows carry no score (each pod is feasible on its own node only); they name
+    // the pod its controller creates for the node instead.
     let mut t = table(&[
         "NODE",
         "FITS",
-        "SCORE",
+        if daemonset { "POD" } else { "SCORE" },
         "TAINTS",
         "IF RUNNING THERE",
         "WHY NOT",
@@ -374,14 +422,24 @@ pub fn human(
         if taints.is_empty() {
             taints.push("<none>".to_string());
         }
-        let why = match (n.plugin, n.reasons.is_empty()) {
-            (Some(p), false) => format!("{p}: {}", n.reasons.join(", ")),
+        let why = match (n.plugin, n.reasons.is_empty(), &n.message) {
+            (Some(p), false, _) => format!("{p}: {}", n.reasons.join(", ")),
+            (_, _, Some(m)) => m.clone(),
             _ => String::new(),
+        };
+        let third = if daemonset {
+            match (&n.pod, n.daemon_pod) {
+                (Some(p), _) => p.rsplit('/').next().unwrap_or(p).to_string(),
+                (None, Some(true)) => "(not created)".to_string(),
+                (None, _) => "-".to_string(),
+            }
+        } else {
+            n.score.map_or("-".to_string(), |s| s.to_string())
         };
         t.add_row(vec![
             n.name.clone(),
             if n.feasible { "yes" } else { "no" }.to_string(),
-            n.score.map_or("-".to_string(), |s| s.to_string()),
+            third,
             taints.join("\n"),
             outcome_row_words(&n.no_execute),
             why,
@@ -390,19 +448,17 @@ pub fn human(
     out.push_str(&render(&t));
     out.push('\n');
     let feasible: Vec<&NodeRow> = r.nodes.iter().filter(|n| n.feasible).collect();
-    if feasible.is_empty() {
-        if daemonset {
-            out.push_str("The DaemonSet controller creates this pod on no node.\n");
-        } else {
-            out.push_str(&r.message);
-            out.push('\n');
-            if let Some(p) = &r.preemption {
-                out.push_str(&format!(
-                    "Preemption would make room on {} by deleting {}.\n",
-                    p.node,
-                    p.victims.join(", ")
-                ));
-            }
+    if daemonset {
+        out.push_str(&daemon_summary(r));
+    } else if feasible.is_empty() {
+        out.push_str(&r.message);
+        out.push('\n');
+        if let Some(p) = &r.preemption {
+            out.push_str(&format!(
+                "Preemption would make room on {} by deleting {}.\n",
+                p.node,
+                p.victims.join(", ")
+            ));
         }
     } else {
         let best = feasible.iter().filter_map(|n| n.score).max();
@@ -462,6 +518,42 @@ pub fn human(
         }
     }
     Ok(out)
+}
+
+/// The summary of a DaemonSet's rows: the nodes its controller creates a pod for, those the pod
+/// runs on, and the FitError of each pod left Pending.
+fn daemon_summary(r: &ExplainReport) -> String {
+    let created: Vec<&NodeRow> = r
+        .nodes
+        .iter()
+        .filter(|n| n.daemon_pod == Some(true))
+        .collect();
+    if created.is_empty() {
+        return "The DaemonSet controller creates this pod on no node.\n".to_string();
+    }
+    let runs: Vec<&str> = created
+        .iter()
+        .filter(|n| n.feasible)
+        .map(|n| n.name.as_str())
+        .collect();
+    let mut out = format!(
+        "The DaemonSet controller creates a pod for {} of {} node(s), each pinned to its node (matchFields metadata.name); it runs on {}.\n",
+        created.len(),
+        r.nodes.len(),
+        if runs.is_empty() {
+            "no node".to_string()
+        } else {
+            runs.join(", ")
+        }
+    );
+    for n in created.iter().filter(|n| !n.feasible) {
+        out.push_str(&format!(
+            "Its pod for {} stays Pending: {}\n",
+            n.name,
+            n.message.as_deref().unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// Admits the target pod and explains it; with `warn`, prints invalid tolerations as warnings first.
@@ -532,6 +624,38 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         args.scheduler.percentage_of_nodes_to_score,
         args.scheduler.seed,
     );
+    if target.daemonset {
+        // The controller judges the template with the DaemonSet tolerations, before admission.
+        let template = target.pod.spec.clone().unwrap_or_default();
+        let verdicts = daemon_verdicts(&template, &nodes, &gates);
+        let pods = daemon::evaluate_daemon_pods(
+            &mut sched,
+            &mut cluster,
+            &target,
+            &verdicts,
+            &gates,
+            &admission,
+        );
+        let r = ExplainReport {
+            pod: pod_id,
+            message: String::new(),
+            tolerations,
+            nodes: daemon::rows(&core, &verdicts, &pods, &cluster),
+            // A DaemonSet's pods do not land on one of the nodes they tolerate: one is pinned
+            // to each, so "a toleration does not attract" is no advice for them.
+            advice: advice
+                .iter()
+                .filter(|a| !matches!(a, Advice::ToleratesWithoutAffinity { .. }))
+                .map(ToString::to_string)
+                .collect(),
+            preemption: None,
+        };
+        match args.output {
+            Some(f) => print_machine(&r, f)?,
+            None => out!("{}", human(&r, &original, false, true)?),
+        }
+        return Ok(0);
+    }
     // The pods the queue puts before this one are placed first, as `repel schedule` would place
     // them; the pod itself is judged against that cluster.
     let existing = cluster
@@ -578,15 +702,15 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         &tolerations,
         &core,
         &eval,
+        &cluster,
         &advice,
-        target.daemonset,
         preemption,
     );
     match args.output {
         Some(f) => print_machine(&r, f)?,
         None => {
             let with_affinity = !RequiredNodeAffinity::from_pod_spec(&spec).is_empty();
-            out!("{}", human(&r, &original, with_affinity, target.daemonset)?)
+            out!("{}", human(&r, &original, with_affinity, false)?)
         }
     }
     Ok(0)

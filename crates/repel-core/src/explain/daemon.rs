@@ -113,6 +113,16 @@ mod tests {
         n
     }
 
+    /// (name, pod spec, node, should run, should continue running, refusal reason)
+    type Case = (
+        &'static str,
+        PodSpec,
+        Node,
+        bool,
+        bool,
+        Option<&'static str>,
+    );
+
     #[test]
     fn the_controller_decides_node_by_node() {
         let cordoned = {
@@ -123,7 +133,7 @@ mod tests {
             n
         };
         #[rustfmt::skip]
-        let cases: Vec<(&str, PodSpec, Node, bool, bool, Option<&str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("an untainted node runs the pod",
                 daemon_spec(None, None), node_with_taints("a", vec![]), true, true, None),
             ("an untolerated NoSchedule taint: no pod, but a running one stays",
