@@ -94,8 +94,17 @@ pub struct Inventory {
     pub priority_classes: Vec<Loaded<PriorityClass>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
-    /// Objects skipped (unknown kinds), one line each.
+    /// Notes for the user (legacy apiVersions read, and after [`Inventory::finish`] the
+    /// skipped kinds).
     pub warnings: Vec<String>,
+    /// Objects skipped (kinds repel does not use), one line each, in input order.
+    pub skipped: Vec<String>,
+    /// How many objects of each skipped kind.
+    skipped_kinds: std::collections::BTreeMap<String, usize>,
+    /// Seed for names generated from `metadata.generateName`.
+    seed: u64,
+    /// One name generator per `generateName` stream (kind, namespace, base).
+    name_streams: std::collections::HashMap<String, repel_core::workload::NameRng>,
 }
 
 /// A raw document of one file, kept for rewriting (`repel taint`).
@@ -270,11 +279,24 @@ pub fn for_each_object(
     }
 }
 
-fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
+/// Upstream `names.SimpleNameGenerator`: a generated name is the base (cut to 58 characters)
+/// and 5 random characters.
+pub const MAX_GENERATED_BASE: usize = 58;
+
+/// The object's name: `metadata.name`, or one generated from `metadata.generateName` (`None`),
+/// or the API server's error when neither is usable.
+fn require_name(source: &Source, v: &Value) -> Result<Option<String>, InputError> {
+    let generate = v
+        .pointer("/metadata/generateName")
+        .and_then(Value::as_str)
+        .filter(|g| !g.is_empty());
     let message = match v.pointer("/metadata/name") {
-        Some(Value::String(n)) if !n.is_empty() => return Ok(()),
+        Some(Value::String(n)) if !n.is_empty() => return Ok(None),
+        None | Some(Value::Null) | Some(Value::String(_)) if generate.is_some() => {
+            return Ok(generate.map(str::to_string));
+        }
         None | Some(Value::Null) | Some(Value::String(_)) => {
-            "metadata.name: Required value: name is required".to_string()
+            "metadata.name: Required value: name or generateName is required".to_string()
         }
         Some(other) => format!(
             "metadata.name: invalid type: {other}, expected a string (YAML reads unquoted y, n, yes, no, on, off, true, false and numbers as such: quote the name)"
@@ -285,6 +307,49 @@ fn require_name(source: &Source, v: &Value) -> Result<(), InputError> {
         what: v.get("kind").and_then(Value::as_str).map(str::to_string),
         message,
     })
+}
+
+/// Workload apiVersions upstream removed (v1.16 and v1.25) that old repositories still hold,
+/// with the current apiVersion of the kind. Their pod templates are the same; repel reads them
+/// as the current version with one warning, as a user converting them would.
+pub const LEGACY_API_VERSIONS: &[(&str, &str, &str)] = &[
+    ("Deployment", "extensions/v1beta1", "apps/v1"),
+    ("Deployment", "apps/v1beta1", "apps/v1"),
+    ("Deployment", "apps/v1beta2", "apps/v1"),
+    ("DaemonSet", "extensions/v1beta1", "apps/v1"),
+    ("DaemonSet", "apps/v1beta2", "apps/v1"),
+    ("ReplicaSet", "extensions/v1beta1", "apps/v1"),
+    ("ReplicaSet", "apps/v1beta2", "apps/v1"),
+    ("StatefulSet", "apps/v1beta1", "apps/v1"),
+    ("StatefulSet", "apps/v1beta2", "apps/v1"),
+    ("CronJob", "batch/v1beta1", "batch/v1"),
+    ("CronJob", "batch/v2alpha1", "batch/v1"),
+    ("PodDisruptionBudget", "policy/v1beta1", "policy/v1"),
+];
+
+/// Converts a legacy workload to its current apiVersion (see [`LEGACY_API_VERSIONS`]): the
+/// apiVersion is replaced, and a missing `spec.selector` (optional before apps/v1) becomes the
+/// template's labels, as the old versions' defaulting did. Returns the current apiVersion when
+/// it converted.
+fn convert_legacy(kind: &str, v: &mut Value) -> Option<&'static str> {
+    let api = v.get("apiVersion").and_then(Value::as_str)?;
+    let (_, _, current) = LEGACY_API_VERSIONS
+        .iter()
+        .find(|(k, old, _)| *k == kind && *old == api)?;
+    v["apiVersion"] = Value::String((*current).to_string());
+    if matches!(
+        kind,
+        "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet"
+    ) && v.pointer("/spec/selector").is_none_or(Value::is_null)
+        && let Some(labels) = v.pointer("/spec/template/metadata/labels").cloned()
+        && let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut)
+    {
+        spec.insert(
+            "selector".to_string(),
+            serde_json::json!({ "matchLabels": labels }),
+        );
+    }
+    Some(current)
 }
 
 /// Upstream's message for a quantity that does not parse.
@@ -384,9 +449,26 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
 }
 
 impl Inventory {
-    /// Reads every `-f` argument.
+    /// An empty inventory whose generated names come from `seed`.
+    pub fn with_seed(seed: u64) -> Inventory {
+        Inventory {
+            seed,
+            ..Inventory::default()
+        }
+    }
+
+    /// Reads every `-f` argument (generated names from seed 0).
     pub fn load(paths: &[PathBuf], recursive: bool) -> Result<Inventory, InputError> {
-        let mut inv = Inventory::default();
+        Inventory::load_seeded(paths, recursive, 0)
+    }
+
+    /// Reads every `-f` argument; names generated from `metadata.generateName` come from `seed`.
+    pub fn load_seeded(
+        paths: &[PathBuf],
+        recursive: bool,
+        seed: u64,
+    ) -> Result<Inventory, InputError> {
+        let mut inv = Inventory::with_seed(seed);
         for path in expand_paths(paths, recursive)? {
             let file = path.display().to_string();
             let text = read_text(&path)?;
@@ -420,13 +502,47 @@ impl Inventory {
             "PriorityClass",
         ];
         if !known.contains(&kind) {
-            self.warnings.push(format!(
+            self.skipped.push(format!(
                 "{source}: skipping {}: kind {kind} is not used by repel",
                 describe_value(v).unwrap_or_else(|| kind.to_string())
             ));
+            *self.skipped_kinds.entry(kind.to_string()).or_default() += 1;
             return Ok(());
         }
-        require_name(&source, v)?;
+        let kind = kind.to_string();
+        let kind = kind.as_str();
+        let generate = require_name(&source, v)?;
+        // A legacy apiVersion or a generated name: work on a copy.
+        let mut owned: Option<Value> = None;
+        let api = v
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if LEGACY_API_VERSIONS
+            .iter()
+            .any(|(k, old, _)| *k == kind && *old == api)
+        {
+            let mut edited = v.clone();
+            if let Some(current) = convert_legacy(kind, &mut edited) {
+                self.warnings.push(format!(
+                    "{source} ({kind} {}): apiVersion {api} is no longer served; read as {current}",
+                    v.pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .or(generate.as_deref())
+                        .unwrap_or_default(),
+                ));
+            }
+            owned = Some(edited);
+        }
+        if let Some(base) = generate {
+            let mut obj = owned.take().unwrap_or_else(|| v.clone());
+            let name = self.generate_name(kind, &obj, &base);
+            if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("name".to_string(), Value::String(name));
+            }
+            owned = Some(obj);
+        }
+        let v = owned.as_ref().unwrap_or(v);
         check_object(&source, kind, v)?;
         let id = {
             let ns = match kind {
@@ -512,6 +628,64 @@ impl Inventory {
                 .push(w(Workload::CronJob(typed(&source, v)?))),
         }
         Ok(())
+    }
+
+    /// A name for an object with `metadata.generateName` `base`, as the API server makes it
+    /// (upstream `SimpleNameGenerator.GenerateName`: the base cut to
+    /// [`MAX_GENERATED_BASE`] characters, then 5 characters of upstream's alphabet), drawn from
+    /// the inventory's seed; a name already taken is drawn again, as the API server retries a
+    /// generated name that already exists.
+    fn generate_name(&mut self, kind: &str, v: &Value, base: &str) -> String {
+        let ns = match kind {
+            "Node" | "Namespace" | "PriorityClass" => String::new(),
+            _ => v
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .unwrap_or("default")
+                .to_string(),
+        };
+        let base: String = base.chars().take(MAX_GENERATED_BASE).collect();
+        let stream = format!("generateName/{kind}/{ns}/{base}");
+        let seed = self.seed;
+        let rng = self
+            .name_streams
+            .entry(stream)
+            .or_insert_with_key(|k| repel_core::workload::NameRng::new(seed, k));
+        let prefix = if ns.is_empty() {
+            format!("{kind} ")
+        } else {
+            format!("{kind} {ns}/")
+        };
+        // 27^5 names per base: far more tries than objects, so this ends.
+        loop {
+            let name = format!("{base}{}", rng.suffix(5));
+            if !self.seen.contains_key(&format!("{prefix}{name}")) {
+                return name;
+            }
+        }
+    }
+
+    /// Ends reading: the skipped objects become one summary warning (`skipped 31 objects of
+    /// kinds repel does not use: 23 CustomResourceDefinition, 3 ServiceAccount, …`), or with
+    /// `verbose` one warning per object.
+    pub fn finish(&mut self, verbose: bool) {
+        if self.skipped.is_empty() {
+            return;
+        }
+        if verbose {
+            self.warnings.append(&mut self.skipped);
+            return;
+        }
+        let total = self.skipped.len();
+        let mut kinds: Vec<(&String, &usize)> = self.skipped_kinds.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        self.warnings.push(format!(
+            "skipped {total} object{} of kinds repel does not use: {} (-v lists them)",
+            if total == 1 { "" } else { "s" },
+            list.join(", ")
+        ));
     }
 
     /// Whether nothing usable was read.

@@ -56,6 +56,9 @@ pub struct Inputs {
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+    /// List every object skipped for its kind (by default one summary line).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
     /// Feature gates in kube's syntax, e.g. `TaintTolerationComparisonOperators=true` (default: upstream v1.35's, all alpha gates off).
     #[arg(
         long = "feature-gates",
@@ -129,7 +132,13 @@ impl Inputs {
     /// Reads the manifests for `command`; no objects at all is an error, as kubectl's
     /// "no objects passed to …".
     pub fn load(&self, command: &str) -> Result<input::Inventory, CliError> {
-        let inv = input::Inventory::load(&self.files, self.recursive)?;
+        self.load_seeded(command, 0)
+    }
+
+    /// [`Inputs::load`], with names generated from `metadata.generateName` drawn from `seed`.
+    pub fn load_seeded(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
+        let mut inv = input::Inventory::load_seeded(&self.files, self.recursive, seed)?;
+        inv.finish(self.verbose);
         if inv.is_empty() {
             return Err(CliError::Usage(format!("no objects passed to {command}")));
         }

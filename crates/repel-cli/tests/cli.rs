@@ -511,6 +511,14 @@ fn unknown_kinds_are_skipped_with_a_warning() {
     let (code, _, err) = run(&["check", "-f", p.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(
+        err.contains(
+            "warning: skipped 1 object of kinds repel does not use: 1 Service (-v lists them)"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = run(&["check", "-v", "-f", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
         err.contains("warning:") && err.contains("Service s"),
         "{err}"
     );

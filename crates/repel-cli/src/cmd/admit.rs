@@ -4,7 +4,8 @@ use clap::Args;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
 use repel_core::defaults::DefaultTolerationSecondsConfig;
-use repel_core::workload::{expand_pods, namespace_of};
+use repel_core::workload::claim::{claim_pods, taken_names};
+use repel_core::workload::{Workload, expand_planned, namespace_of};
 use serde_json::json;
 
 use crate::output::{print_machine, warn_all};
@@ -45,18 +46,21 @@ pub fn config(args: &AdmitArgs) -> Result<AdmissionConfig, CliError> {
 
 /// Runs `repel admit`.
 pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
-    let inv = args.inputs.load("admit")?;
+    let inv = args.inputs.load_seeded("admit", args.seed)?;
     warn_all(&inv.warnings);
     let cfg = config(&args)?;
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
     let mut pods: Vec<Pod> = inv.pods.iter().map(|p| p.obj.clone()).collect();
-    for w in &inv.workloads {
-        pods.extend(expand_pods(
-            &w.obj,
-            &nodes,
-            &args.inputs.feature_gates,
-            args.seed,
-        ));
+    // Workloads create only the pods they do not already have (their own, and orphans they
+    // adopt).
+    let workloads: Vec<Workload> = inv.workloads.iter().map(|w| w.obj.clone()).collect();
+    let plan = claim_pods(&workloads, &mut pods, &nodes, &args.inputs.feature_gates);
+    let taken = taken_names(&pods);
+    for (w, wp) in workloads.iter().zip(&plan.workloads) {
+        let ns = w.namespace();
+        pods.extend(expand_planned(w, wp, args.seed, |name| {
+            taken.contains(&format!("{ns}/{name}"))
+        }));
     }
     let mut items = Vec::new();
     let mut failed = false;

@@ -595,7 +595,7 @@ pub fn evaluate(
 /// Runs `repel explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     let admission = args.admission.config()?;
-    let inv = args.inputs.load("explain")?;
+    let inv = args.inputs.load_seeded("explain", args.scheduler.seed)?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
     let target = resolve(

@@ -123,7 +123,7 @@ pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
 /// Runs `repel schedule`.
 pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
     let admission = args.admission.config()?;
-    let inv = args.inputs.load("schedule")?;
+    let inv = args.inputs.load_seeded("schedule", args.scheduler.seed)?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
     let mut built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);

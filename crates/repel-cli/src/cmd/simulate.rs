@@ -126,10 +126,11 @@ pub fn load_scenario_text(
         step.action = StepAction::Apply(objects);
     }
     let manifests: Vec<PathBuf> = scenario.manifests.iter().map(|m| dir.join(m)).collect();
+    let seed = scenario.seed.unwrap_or(0);
     let mut inv = if manifests.is_empty() {
-        Inventory::default()
+        Inventory::with_seed(seed)
     } else {
-        Inventory::load(&manifests, false)?
+        Inventory::load_seeded(&manifests, false, seed)?
     };
     for (i, obj) in scenario.objects.iter().enumerate() {
         let source = Source {
@@ -144,6 +145,7 @@ pub fn load_scenario_text(
         }
         inv.add(source, obj)?;
     }
+    inv.finish(false);
     warn_all(&inv.warnings);
     Ok((scenario, inv.cluster_input()))
 }

@@ -44,7 +44,8 @@ fn pod(name: &str, app: &str, owner: Option<(&str, &str, &str)>, phase: &str) ->
 fn node(name: &str, taint: bool) -> Node {
     let mut v = json!({"metadata": {"name": name}});
     if taint {
-        v["spec"] = json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
+        v["spec"] =
+            json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
     }
     serde_json::from_value(v).expect("test node parses")
 }
@@ -62,25 +63,45 @@ fn replicaset_counts_the_pods_it_owns() {
         (
             "a ReplicaSet of 1 with its running pod creates nothing",
             1,
-            vec![pod("web-abcde", "web", Some(("ReplicaSet", "web", "uid-web")), "Running")],
+            vec![pod(
+                "web-abcde",
+                "web",
+                Some(("ReplicaSet", "web", "uid-web")),
+                "Running",
+            )],
             Create::Nothing,
         ),
         (
             "a ReplicaSet of 3 with one pod creates two",
             3,
-            vec![pod("web-abcde", "web", Some(("ReplicaSet", "web", "uid-web")), "Running")],
+            vec![pod(
+                "web-abcde",
+                "web",
+                Some(("ReplicaSet", "web", "uid-web")),
+                "Running",
+            )],
             Create::Pods(2),
         ),
         (
             "a pod of another ReplicaSet named alike (another uid) is not counted",
             1,
-            vec![pod("web-abcde", "web", Some(("ReplicaSet", "web", "uid-other")), "Running")],
+            vec![pod(
+                "web-abcde",
+                "web",
+                Some(("ReplicaSet", "web", "uid-other")),
+                "Running",
+            )],
             Create::Pods(1),
         ),
         (
             "a failed pod is not active: it is replaced",
             1,
-            vec![pod("web-abcde", "web", Some(("ReplicaSet", "web", "uid-web")), "Failed")],
+            vec![pod(
+                "web-abcde",
+                "web",
+                Some(("ReplicaSet", "web", "uid-web")),
+                "Failed",
+            )],
             Create::Pods(1),
         ),
         (
@@ -99,8 +120,18 @@ fn replicaset_counts_the_pods_it_owns() {
             "surplus pods are left, nothing created",
             1,
             vec![
-                pod("web-aaaaa", "web", Some(("ReplicaSet", "web", "uid-web")), "Running"),
-                pod("web-bbbbb", "web", Some(("ReplicaSet", "web", "uid-web")), "Running"),
+                pod(
+                    "web-aaaaa",
+                    "web",
+                    Some(("ReplicaSet", "web", "uid-web")),
+                    "Running",
+                ),
+                pod(
+                    "web-bbbbb",
+                    "web",
+                    Some(("ReplicaSet", "web", "uid-web")),
+                    "Running",
+                ),
             ],
             Create::Nothing,
         ),
@@ -113,7 +144,11 @@ fn replicaset_counts_the_pods_it_owns() {
 
 #[test]
 fn adopted_orphans_get_the_controller_reference() {
-    let (p, pods) = run(&[rs("web", 2, "web")], vec![pod("stray", "web", None, "Running")], &[]);
+    let (p, pods) = run(
+        &[rs("web", 2, "web")],
+        vec![pod("stray", "web", None, "Running")],
+        &[],
+    );
     assert_eq!(p.workloads[0].owned, vec![0]);
     let r = pods[0]
         .metadata
@@ -123,7 +158,12 @@ fn adopted_orphans_get_the_controller_reference() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(
-        (r.kind.as_str(), r.name.as_str(), r.uid.as_str(), r.controller),
+        (
+            r.kind.as_str(),
+            r.name.as_str(),
+            r.uid.as_str(),
+            r.controller
+        ),
         ("ReplicaSet", "web", "uid-web", Some(true))
     );
     // The new pods skip the names taken.
@@ -138,8 +178,7 @@ fn a_deployment_counts_its_replicasets_pods() {
         "metadata": {"name": "web", "namespace": "default", "uid": "uid-dep"},
         "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": template("web")}});
     let mut owned_rs = rs("web-5d78c9869d", 3, "web");
-    owned_rs["metadata"]["ownerReferences"] =
-        json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "uid-dep", "controller": true}]);
+    owned_rs["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "uid-dep", "controller": true}]);
     owned_rs["spec"]["template"]["metadata"]["labels"]["pod-template-hash"] = json!("5d78c9869d");
     let rs_pod = |n: &str| {
         pod(
@@ -153,16 +192,30 @@ fn a_deployment_counts_its_replicasets_pods() {
     // With its ReplicaSet: the ReplicaSet creates nothing itself; the Deployment the missing one.
     let (p, _) = run(
         &[dep.clone(), owned_rs],
-        vec![rs_pod("web-5d78c9869d-aaaaa"), rs_pod("web-5d78c9869d-bbbbb")],
+        vec![
+            rs_pod("web-5d78c9869d-aaaaa"),
+            rs_pod("web-5d78c9869d-bbbbb"),
+        ],
         &[],
     );
-    assert_eq!(p.workloads[0].create, Create::Pods(1), "deployment with its ReplicaSet");
     assert_eq!(
-        p.workloads[0].owner.as_ref().map(|o| (o.name.as_str(), o.uid.as_deref())),
+        p.workloads[0].create,
+        Create::Pods(1),
+        "deployment with its ReplicaSet"
+    );
+    assert_eq!(
+        p.workloads[0]
+            .owner
+            .as_ref()
+            .map(|o| (o.name.as_str(), o.uid.as_deref())),
         Some(("web-5d78c9869d", Some("uid-web-5d78c9869d"))),
         "the new pod belongs to the ReplicaSet of the current template"
     );
-    assert_eq!(p.workloads[1].create, Create::Nothing, "the Deployment's ReplicaSet");
+    assert_eq!(
+        p.workloads[1].create,
+        Create::Nothing,
+        "the Deployment's ReplicaSet"
+    );
     assert!(p.workloads[1].owner.is_none());
 
     // Pods exported without their ReplicaSet.
@@ -175,7 +228,11 @@ fn a_deployment_counts_its_replicasets_pods() {
         ],
         &[],
     );
-    assert_eq!(p.workloads[0].create, Create::Nothing, "all three pods there");
+    assert_eq!(
+        p.workloads[0].create,
+        Create::Nothing,
+        "all three pods there"
+    );
     let mut four = dep;
     four["spec"]["replicas"] = json!(4);
     let ws = [workload(four.clone())];
@@ -184,9 +241,16 @@ fn a_deployment_counts_its_replicasets_pods() {
     assert_eq!(made.len(), 3, "4 replicas, one there");
     for m in &made {
         let name = m.metadata.name.as_deref().unwrap_or_default();
-        assert!(name.starts_with("web-5d78c9869d-"), "{name} belongs to the pods' ReplicaSet");
+        assert!(
+            name.starts_with("web-5d78c9869d-"),
+            "{name} belongs to the pods' ReplicaSet"
+        );
         assert_eq!(
-            m.metadata.labels.as_ref().and_then(|l| l.get("pod-template-hash")).map(String::as_str),
+            m.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("pod-template-hash"))
+                .map(String::as_str),
             Some("5d78c9869d")
         );
     }
@@ -200,8 +264,18 @@ fn a_statefulset_creates_its_missing_ordinals() {
     let (p, _) = run(
         std::slice::from_ref(&sts),
         vec![
-            pod("db-0", "db", Some(("StatefulSet", "db", "uid-db")), "Running"),
-            pod("db-2", "db", Some(("StatefulSet", "db", "uid-db")), "Failed"),
+            pod(
+                "db-0",
+                "db",
+                Some(("StatefulSet", "db", "uid-db")),
+                "Running",
+            ),
+            pod(
+                "db-2",
+                "db",
+                Some(("StatefulSet", "db", "uid-db")),
+                "Failed",
+            ),
             pod("other", "db", None, "Running"),
         ],
         &[],
@@ -225,7 +299,12 @@ fn a_daemonset_skips_the_nodes_that_run_its_pod() {
         "metadata": {"name": "agent", "namespace": "default", "uid": "uid-agent"},
         "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": template("agent")}});
     let nodes = [node("n1", false), node("n2", false), node("n3", true)];
-    let mut on_n1 = pod("agent-aaaaa", "agent", Some(("DaemonSet", "agent", "uid-agent")), "Running");
+    let mut on_n1 = pod(
+        "agent-aaaaa",
+        "agent",
+        Some(("DaemonSet", "agent", "uid-agent")),
+        "Running",
+    );
     on_n1.spec.get_or_insert_with(Default::default).node_name = Some("n1".into());
     let (p, _) = run(&[ds], vec![on_n1], &nodes);
     assert_eq!(
@@ -252,7 +331,12 @@ fn a_job_counts_its_completions() {
         (
             "5 completions, parallelism 2: 3 succeeded and 1 running leaves one to start",
             job(Some(5), 2, json!({})),
-            vec![p("Succeeded", 0), p("Succeeded", 1), p("Succeeded", 2), p("Running", 3)],
+            vec![
+                p("Succeeded", 0),
+                p("Succeeded", 1),
+                p("Succeeded", 2),
+                p("Running", 3),
+            ],
             Create::Pods(1),
         ),
         (
@@ -275,7 +359,11 @@ fn a_job_counts_its_completions() {
         ),
         (
             "a Complete Job creates nothing",
-            job(Some(4), 2, json!({"conditions": [{"type": "Complete", "status": "True"}]})),
+            job(
+                Some(4),
+                2,
+                json!({"conditions": [{"type": "Complete", "status": "True"}]}),
+            ),
             vec![],
             Create::Nothing,
         ),
@@ -306,8 +394,20 @@ fn a_cronjob_with_its_job_given_creates_nothing() {
                      "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly", "uid": "uid-cj", "controller": true}]},
         "spec": {"template": template("n")}});
     let (p, _) = run(&[cj.clone(), job], vec![], &[]);
-    assert_eq!(p.workloads[0].create, Create::Nothing, "its Job runs the pods");
-    assert_eq!(p.workloads[1].create, Create::Pods(1), "the Job starts its pod");
+    assert_eq!(
+        p.workloads[0].create,
+        Create::Nothing,
+        "its Job runs the pods"
+    );
+    assert_eq!(
+        p.workloads[1].create,
+        Create::Pods(1),
+        "the Job starts its pod"
+    );
     let (p, _) = run(&[cj], vec![], &[]);
-    assert_eq!(p.workloads[0].create, Create::Pods(1), "alone: the next run's pod");
+    assert_eq!(
+        p.workloads[0].create,
+        Create::Pods(1),
+        "alone: the next run's pod"
+    );
 }
