@@ -1,5 +1,7 @@
 //! A seeded generator of realistic clusters, as the objects users apply (`repel generate`,
 //! `repel bench`). Pure: the same [`GenerateOptions`] give the same objects, names included.
+//! Two shapes ([`ClusterShape`]): this module's default one, many small workloads over ten
+//! pools (below), and [`large`]'s, tens of large Deployments over four.
 //!
 //! # Node pools (shares of the nodes, AKS-style names `aks-<pool>-vmss<NNNNNN>`)
 //!
@@ -41,6 +43,7 @@
 //!   Jobs `batch-low` (never preempts), spot half `batch-low`; otherwise 10 %
 //!   `business-critical`, 25 % `high-priority`, 55 % `standard`, 10 % none.
 
+pub mod large;
 pub mod nodes;
 pub mod workloads;
 
@@ -84,6 +87,60 @@ impl Default for GenerateOptions {
             seed: 1,
             taints_per_node: 0,
         }
+    }
+}
+
+/// Which cluster to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClusterShape {
+    /// [`generate`]: tens of thousands of small workloads over ten pools (`default`).
+    #[default]
+    Default,
+    /// [`large::generate`]: tens of Deployments of 100–3,000 replicas, node agents, four pools
+    /// (`large-workloads`).
+    LargeWorkloads,
+}
+
+impl ClusterShape {
+    /// Every shape.
+    pub const ALL: [ClusterShape; 2] = [ClusterShape::Default, ClusterShape::LargeWorkloads];
+
+    /// The shape's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterShape::Default => "default",
+            ClusterShape::LargeWorkloads => "large-workloads",
+        }
+    }
+
+    /// Generates a cluster of this shape.
+    pub fn generate(self, opts: &GenerateOptions) -> Generated {
+        match self {
+            ClusterShape::Default => generate(opts),
+            ClusterShape::LargeWorkloads => large::generate(opts),
+        }
+    }
+}
+
+impl std::fmt::Display for ClusterShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A shape name that is none of [`ClusterShape::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown cluster shape {0:?} (expected default or large-workloads)")]
+pub struct UnknownShape(pub String);
+
+impl std::str::FromStr for ClusterShape {
+    type Err = UnknownShape;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ClusterShape::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| UnknownShape(s.to_string()))
     }
 }
 

@@ -1,22 +1,32 @@
-//! `repel bench`: generate a cluster in memory and measure what repel does with it — load,
-//! scheduling every pending pod (every node scored, and upstream's adaptive percentage), the
-//! eviction plan of a NoExecute taint on 1,000 nodes, `explain` of one pod, peak memory.
+//! `repel bench`: measure what repel does with a cluster — a generated one (`--nodes`,
+//! `--pods`, `--shape`) or your own (`-f`) — load, scheduling every pending pod (every node
+//! scored, and upstream's adaptive percentage), the eviction plan of a NoExecute taint on
+//! 1,000 nodes, `explain` of one pod, peak memory, and the whole pipeline of `repel schedule
+//! -o json` phase by phase (parse, build, schedule, output: YAML in, JSON placements out).
 //! A benchmark, never a test: numbers depend on the machine.
 
+mod human;
+mod pipeline;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;
-use repel_engine::generate::{GenerateOptions, Generated, generate};
+use repel_engine::cluster::Cluster;
+use repel_engine::generate::{ClusterShape, GenerateOptions};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
 use repel_engine::scheduler::fast::{FastScheduler, FastStats};
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
-use crate::output::{print_machine, render, table};
-use crate::{CliError, Format};
+use crate::cmd::generate::{shape_parser, write_manifests};
+use crate::output::{print_machine, render};
+use crate::{CliError, Format, Inputs};
+use pipeline::{Phases, TempDir, peak_rss_bytes};
 
 /// Arguments of `repel bench`.
 #[derive(Debug, Args)]
@@ -27,12 +37,34 @@ pub struct BenchArgs {
     /// Pods to generate (workload replicas included).
     #[arg(long, default_value_t = 150_000)]
     pub pods: usize,
-    /// Seed of the generator and the scheduler.
+    /// Seed of the generator and the scheduler (and of workload pods' names with -f).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Extra taints per node (tolerated by most pods), to load taint matching.
     #[arg(long = "taints-per-node", default_value_t = 0)]
     pub taints_per_node: usize,
+    /// The generated cluster's shape: `default` or `large-workloads` (see `repel generate`).
+    #[arg(long, default_value = "default", value_parser = shape_parser())]
+    pub shape: ClusterShape,
+    /// Measure your own cluster instead of a generated one: manifest file, directory or `-`;
+    /// repeatable, read as `repel schedule -f` reads it.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE|DIR|-",
+        conflicts_with_all = ["nodes", "pods", "taints_per_node", "shape"]
+    )]
+    pub files: Vec<PathBuf>,
+    /// Read directories given with -f recursively.
+    #[arg(short = 'R', long, requires = "files")]
+    pub recursive: bool,
+    /// Feature gates in kube's syntax, as `repel schedule --feature-gates`.
+    #[arg(
+        long = "feature-gates",
+        value_name = "GATE=BOOL,...",
+        default_value = ""
+    )]
+    pub feature_gates: FeatureGates,
     /// Output format (default: a table).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
@@ -56,7 +88,7 @@ pub struct BenchReport {
     pub scheduled: usize,
     /// Pods it could not place.
     pub unschedulable: usize,
-    /// Generating the objects, seconds.
+    /// Generating the objects, seconds (0 with `-f`).
     pub generate_seconds: f64,
     /// Building the cluster (admission, indexes), seconds.
     pub load_seconds: f64,
@@ -80,26 +112,26 @@ pub struct BenchReport {
     pub paths: FastStats,
     /// `explain` of one pod against every node, seconds.
     pub explain_seconds: f64,
-    /// Peak resident memory of the process, bytes (`VmHWM`).
+    /// Peak resident memory of the process, bytes (`VmHWM`), before the YAML pipeline of a
+    /// generated cluster (with `-f`: of the whole run).
     pub peak_rss_bytes: u64,
-}
-
-fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    /// `generated` or `files` (`-f`).
+    pub source: &'static str,
+    /// The generated cluster's shape (`null` with `-f`).
+    pub shape: Option<&'static str>,
+    /// Writing the generated cluster as `repel generate -o DIR` does (into a temporary
+    /// directory the pipeline then reads), seconds (0 with `-f`).
+    pub write_yaml_seconds: f64,
+    /// The whole pipeline, YAML in to JSON placements out, phase by phase. With `-f` its
+    /// schedule is the every-node run above; for a generated cluster it is a run of its own
+    /// on the cluster read back from YAML.
+    pub phases: Phases,
 }
 
 /// Schedules every pending pod with the engine `args` asks for; returns the placements and
 /// which path the pods took (all zero for the reference engine).
 fn run_schedule(
-    cluster: &mut repel_engine::cluster::Cluster,
+    cluster: &mut Cluster,
     gates: FeatureGates,
     percentage: Option<i64>,
     args: &BenchArgs,
@@ -114,6 +146,66 @@ fn run_schedule(
     }
 }
 
+/// What the every-node run and the measures after it found.
+struct Measures {
+    nodes: usize,
+    pods: usize,
+    scheduled: usize,
+    unschedulable: usize,
+    paths: FastStats,
+    eviction_plan_seconds: f64,
+    eviction_plan_pods: usize,
+    explain_seconds: f64,
+}
+
+/// The eviction plan and `explain` on the cluster the every-node run scheduled.
+fn after_schedule(
+    every: &mut Cluster,
+    pods: usize,
+    placements: &[Placement],
+    paths: FastStats,
+    args: &BenchArgs,
+    say: &dyn Fn(&str),
+) -> Measures {
+    let gates = args.feature_gates;
+    let scheduled = placements
+        .iter()
+        .filter(|p| matches!(p.outcome, Outcome::Scheduled { .. }))
+        .count();
+    say("eviction plan of a NoExecute taint on 1,000 nodes");
+    let mut by_load: Vec<usize> = (0..every.nodes.len()).collect();
+    by_load.sort_by_key(|n| std::cmp::Reverse(every.nodes[*n].pods.len()));
+    by_load.truncate(1000);
+    let taint = repel_core::taint::new_taint("bench.repel.dev/maintenance", "true", "NoExecute");
+    let t = Instant::now();
+    let plan = eviction_plan(every, &by_load, &taint, &gates);
+    let eviction_plan_seconds = t.elapsed().as_secs_f64();
+
+    say("explain of one pod against every node");
+    let explain_seconds = match every.pods.iter().position(|p| p.node.is_some()) {
+        Some(id) => {
+            let mut info = every.pods[id].clone();
+            every.unbind(id);
+            info.node = None;
+            let mut s = Scheduler::new(gates, Some(100), args.seed);
+            let t = Instant::now();
+            let _ = s.evaluate(every, &info);
+            t.elapsed().as_secs_f64()
+        }
+        None => 0.0,
+    };
+    Measures {
+        nodes: every.nodes.len(),
+        pods,
+        scheduled,
+        unschedulable: placements.len() - scheduled,
+        paths,
+        eviction_plan_seconds,
+        eviction_plan_pods: plan.len(),
+        explain_seconds,
+    }
+}
+
 /// Runs `repel bench`.
 pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     // Progress on stderr, one line per phase, only for a person watching (a terminal) and
@@ -124,10 +216,56 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
             eprintln!("bench: {msg}");
         }
     };
-    let gates = FeatureGates::default();
+    let report = if args.files.is_empty() {
+        bench_generated(&args, &say)?
+    } else {
+        bench_files(&args, &say)?
+    };
+    match args.output {
+        Some(f) => print_machine(&report, f)?,
+        None => out!("{}", render(&human::human(&report))),
+    }
+    Ok(0)
+}
+
+fn per_second(pods: usize, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        pods as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// The [`Inputs`] of `repel schedule -f FILE… [-R]`, parsed from those arguments so that they
+/// are read exactly as `schedule` reads them (every other field at its default).
+fn inputs(files: &[PathBuf], recursive: bool, gates: FeatureGates) -> Result<Inputs, CliError> {
+    #[derive(Debug, clap::Parser)]
+    struct Schedule {
+        #[command(flatten)]
+        inputs: Inputs,
+    }
+    let mut argv: Vec<OsString> = vec!["schedule".into()];
+    for f in files {
+        let mut arg = OsString::from("--filename=");
+        arg.push(f);
+        argv.push(arg);
+    }
+    if recursive {
+        argv.push("--recursive".into());
+    }
+    let mut parsed = <Schedule as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    parsed.inputs.feature_gates = gates;
+    Ok(parsed.inputs)
+}
+
+/// A generated cluster: the measures on the generated objects, then the pipeline on them
+/// written as YAML.
+fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliError> {
+    let gates = args.feature_gates;
     say(&format!(
-        "generating {} nodes and {} pods (seed {})",
-        args.nodes, args.pods, args.seed
+        "generating {} nodes and {} pods (seed {}, {} shape)",
+        args.nodes, args.pods, args.seed, args.shape
     ));
     let options = GenerateOptions {
         nodes: args.nodes,
@@ -135,12 +273,12 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
         seed: args.seed,
         taints_per_node: args.taints_per_node,
     };
+    let generate = || args.shape.generate(&options);
     let t = Instant::now();
-    let generated = generate(&options);
+    let generated = generate();
     let generate_seconds = t.elapsed().as_secs_f64();
     say("loading (admission, indexes)");
-    let t = Instant::now();
-    let build = |generated: Generated| {
+    let build = |generated: repel_engine::generate::Generated| {
         build_cluster(
             generated.into_input(),
             &gates,
@@ -152,140 +290,150 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
     // Each run gets a cluster built afresh from objects generated afresh (the generator is
     // seeded: the same objects) rather than a clone of either, so that only one cluster and
     // one set of objects are in memory at a time (peak memory is one of the measures).
+    let t = Instant::now();
     let mut adaptive = build(generated);
     let load_seconds = t.elapsed().as_secs_f64();
     let pods = adaptive.pods.len();
 
     say("scheduling with the adaptive percentageOfNodesToScore");
     let t = Instant::now();
-    run_schedule(&mut adaptive, gates, None, &args);
+    run_schedule(&mut adaptive, gates, None, args);
     let adaptive_schedule_seconds = t.elapsed().as_secs_f64();
     drop(adaptive);
 
     say("scheduling every pending pod again, every node scored");
-    let mut every = build(generate(&options));
+    let mut every = build(generate());
     let t = Instant::now();
-    let (placements, paths) = run_schedule(&mut every, gates, Some(100), &args);
+    let (placements, paths) = run_schedule(&mut every, gates, Some(100), args);
     let schedule_seconds = t.elapsed().as_secs_f64();
-    let scheduled = placements
-        .iter()
-        .filter(|p| matches!(p.outcome, Outcome::Scheduled { .. }))
-        .count();
-    let unschedulable = placements.len() - scheduled;
+    let m = after_schedule(&mut every, pods, &placements, paths, args, say);
+    drop((every, placements));
+    let peak_rss_bytes = peak_rss_bytes();
 
-    say("eviction plan of a NoExecute taint on 1,000 nodes");
-    let mut by_load: Vec<usize> = (0..every.nodes.len()).collect();
-    by_load.sort_by_key(|n| std::cmp::Reverse(every.nodes[*n].pods.len()));
-    by_load.truncate(1000);
-    let taint = repel_core::taint::new_taint("bench.repel.dev/maintenance", "true", "NoExecute");
+    say("writing the cluster as YAML (as repel generate -o DIR)");
+    let dir = TempDir::new()?;
+    let generated = generate();
     let t = Instant::now();
-    let plan = eviction_plan(&every, &by_load, &taint, &gates);
-    let eviction_plan_seconds = t.elapsed().as_secs_f64();
-
-    say("explain of one pod against every node");
-    let explain_seconds = match every.pods.iter().position(|p| p.node.is_some()) {
-        Some(id) => {
-            let mut info = every.pods[id].clone();
-            every.unbind(id);
-            info.node = None;
-            let mut s = Scheduler::new(gates, Some(100), args.seed);
-            let t = Instant::now();
-            let _ = s.evaluate(&every, &info);
-            t.elapsed().as_secs_f64()
-        }
-        None => 0.0,
-    };
-    let report = BenchReport {
-        nodes: every.nodes.len(),
-        pods,
-        scheduled,
-        unschedulable,
-        generate_seconds,
-        load_seconds,
-        schedule_seconds,
-        pods_per_second: if schedule_seconds > 0.0 {
-            scheduled as f64 / schedule_seconds
-        } else {
-            0.0
+    write_manifests(&generated, dir.path())?;
+    let write_yaml_seconds = t.elapsed().as_secs_f64();
+    drop(generated);
+    let inputs = inputs(&[dir.path().to_path_buf()], false, gates)?;
+    let phases = pipeline::run(&inputs, args, say)?.phases;
+    if phases.placed != m.scheduled {
+        eprintln!(
+            "warning: the cluster read back from YAML placed {} pods, the generated objects {}",
+            phases.placed, m.scheduled
+        );
+    }
+    Ok(report(
+        m,
+        Timings {
+            generate_seconds,
+            load_seconds,
+            schedule_seconds,
+            adaptive_schedule_seconds,
+            write_yaml_seconds,
+            peak_rss_bytes,
         },
-        adaptive_schedule_seconds,
-        eviction_plan_seconds,
-        eviction_plan_pods: plan.len(),
+        args,
+        Some(args.shape.name()),
+        phases,
+    ))
+}
+
+/// Your own cluster: the pipeline on the files, the measures on its cluster, then the
+/// adaptive run on a cluster built again from the same objects.
+fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliError> {
+    let gates = args.feature_gates;
+    let inputs = inputs(&args.files, args.recursive, gates)?;
+    let run = pipeline::run(&inputs, args, say)?;
+    crate::output::warn_all(&run.inventory.warnings);
+    crate::output::warn_all(&run.built.warnings);
+    let mut built = run.built;
+    let pods = built.cluster.pods.len();
+    let m = after_schedule(
+        &mut built.cluster,
+        pods,
+        &run.placements,
+        run.stats,
+        args,
+        say,
+    );
+    drop((built, run.placements));
+    say("scheduling again with the adaptive percentageOfNodesToScore");
+    let mut adaptive = build_cluster(
+        run.inventory.cluster_input(),
+        &gates,
+        &AdmissionConfig::default(),
+        args.seed,
+    )
+    .cluster;
+    let t = Instant::now();
+    run_schedule(&mut adaptive, gates, None, args);
+    let adaptive_schedule_seconds = t.elapsed().as_secs_f64();
+    drop(adaptive);
+    let phases = run.phases;
+    Ok(report(
+        m,
+        Timings {
+            generate_seconds: 0.0,
+            load_seconds: phases.build_seconds,
+            schedule_seconds: phases.schedule_seconds,
+            adaptive_schedule_seconds,
+            write_yaml_seconds: 0.0,
+            peak_rss_bytes: peak_rss_bytes(),
+        },
+        args,
+        None,
+        phases,
+    ))
+}
+
+/// The timings outside the pipeline.
+struct Timings {
+    generate_seconds: f64,
+    load_seconds: f64,
+    schedule_seconds: f64,
+    adaptive_schedule_seconds: f64,
+    write_yaml_seconds: f64,
+    peak_rss_bytes: u64,
+}
+
+fn report(
+    m: Measures,
+    t: Timings,
+    args: &BenchArgs,
+    shape: Option<&'static str>,
+    phases: Phases,
+) -> BenchReport {
+    BenchReport {
+        nodes: m.nodes,
+        pods: m.pods,
+        scheduled: m.scheduled,
+        unschedulable: m.unschedulable,
+        generate_seconds: t.generate_seconds,
+        load_seconds: t.load_seconds,
+        schedule_seconds: t.schedule_seconds,
+        pods_per_second: per_second(m.scheduled, t.schedule_seconds),
+        adaptive_schedule_seconds: t.adaptive_schedule_seconds,
+        eviction_plan_seconds: m.eviction_plan_seconds,
+        eviction_plan_pods: m.eviction_plan_pods,
         engine: if args.reference {
             "reference"
         } else {
             "compiled"
         },
-        compiled_pods: paths.compiled,
-        paths,
-        explain_seconds,
-        peak_rss_bytes: peak_rss_bytes(),
-    };
-    match args.output {
-        Some(f) => print_machine(&report, f)?,
-        None => {
-            let mut t = table(&["MEASURE", "VALUE"]);
-            let rows: Vec<(&str, String)> = vec![
-                ("nodes", report.nodes.to_string()),
-                ("pods", report.pods.to_string()),
-                (
-                    "scheduled / unschedulable",
-                    format!("{} / {}", report.scheduled, report.unschedulable),
-                ),
-                ("engine", report.engine.to_string()),
-                (
-                    "compiled placements (repeat path)",
-                    format!("{} ({})", report.paths.compiled, report.paths.repeated),
-                ),
-                (
-                    "compiled unschedulable (like the pod before)",
-                    format!(
-                        "{} ({})",
-                        report.paths.compiled_unschedulable, report.paths.repeated_unschedulable
-                    ),
-                ),
-                ("reference path", report.paths.reference.to_string()),
-                (
-                    "node / pod classes",
-                    format!(
-                        "{} / {}",
-                        report.paths.node_classes, report.paths.pod_classes
-                    ),
-                ),
-                ("generate", format!("{:.3} s", report.generate_seconds)),
-                ("load", format!("{:.3} s", report.load_seconds)),
-                (
-                    "schedule, every node scored",
-                    format!(
-                        "{:.3} s ({:.0} pods/s)",
-                        report.schedule_seconds, report.pods_per_second
-                    ),
-                ),
-                (
-                    "schedule, adaptive percentage",
-                    format!("{:.3} s", report.adaptive_schedule_seconds),
-                ),
-                (
-                    "eviction plan, 1,000 nodes",
-                    format!(
-                        "{:.4} s ({} pods)",
-                        report.eviction_plan_seconds, report.eviction_plan_pods
-                    ),
-                ),
-                (
-                    "explain one pod",
-                    format!("{:.4} s", report.explain_seconds),
-                ),
-                (
-                    "peak memory",
-                    format!("{:.1} MiB", report.peak_rss_bytes as f64 / 1_048_576.0),
-                ),
-            ];
-            for (k, v) in rows {
-                t.add_row(vec![k.to_string(), v]);
-            }
-            out!("{}", render(&t));
-        }
+        compiled_pods: m.paths.compiled,
+        paths: m.paths,
+        explain_seconds: m.explain_seconds,
+        peak_rss_bytes: t.peak_rss_bytes,
+        source: if shape.is_some() {
+            "generated"
+        } else {
+            "files"
+        },
+        shape,
+        write_yaml_seconds: t.write_yaml_seconds,
+        phases,
     }
-    Ok(0)
 }

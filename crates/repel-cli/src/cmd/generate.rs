@@ -1,9 +1,10 @@
 //! `repel generate`: a realistic cluster as ordinary manifests (the same seed, the same files).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use repel_engine::generate::{GenerateOptions, generate};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use repel_engine::generate::{ClusterShape, GenerateOptions, Generated};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -25,6 +26,11 @@ pub struct GenerateArgs {
     /// Extra taints per node, tolerated by most pods.
     #[arg(long = "taints-per-node", default_value_t = 0)]
     pub taints_per_node: usize,
+    /// The cluster's shape: `default` (many small workloads over ten pools) or
+    /// `large-workloads` (tens of Deployments of 100-3,000 replicas, node agents, GPU, spot
+    /// and system pools).
+    #[arg(long, default_value = "default", value_parser = shape_parser())]
+    pub shape: ClusterShape,
     /// A directory to write `nodes.yaml`, `priorityclasses.yaml` and `workloads.yaml` into, or
     /// `-` for one multi-document YAML stream on stdout.
     #[arg(short = 'o', long = "output", default_value = "-")]
@@ -49,14 +55,16 @@ fn documents(values: &[Value]) -> Result<String, CliError> {
     Ok(out)
 }
 
-/// Runs `repel generate`.
-pub fn run(args: GenerateArgs) -> Result<u8, CliError> {
-    let g = generate(&GenerateOptions {
-        nodes: args.nodes,
-        pods: args.pods,
-        seed: args.seed,
-        taints_per_node: args.taints_per_node,
-    });
+/// `--shape`: one of [`ClusterShape::ALL`] by name.
+pub fn shape_parser() -> impl TypedValueParser<Value = ClusterShape> {
+    PossibleValuesParser::new(ClusterShape::ALL.map(ClusterShape::name))
+        .try_map(|s| s.parse::<ClusterShape>())
+}
+
+/// The files `repel generate -o DIR` writes, with their text: `priorityclasses.yaml`,
+/// `nodes.yaml` and `workloads.yaml` (workloads, then bare pods). Their concatenation is what
+/// `-o -` prints.
+pub fn manifests(g: &Generated) -> Result<Vec<(&'static str, String)>, CliError> {
     let nodes: Vec<Value> = g
         .nodes
         .iter()
@@ -82,24 +90,39 @@ pub fn run(args: GenerateArgs) -> Result<u8, CliError> {
     for p in &g.pods {
         workloads.push(with_kind(p, "v1", "Pod")?);
     }
-    if args.output == std::path::Path::new("-") {
-        let mut all = classes;
-        all.extend(nodes);
-        all.extend(workloads);
-        out!("{}", documents(&all)?);
+    Ok(vec![
+        ("priorityclasses.yaml", documents(&classes)?),
+        ("nodes.yaml", documents(&nodes)?),
+        ("workloads.yaml", documents(&workloads)?),
+    ])
+}
+
+/// Writes [`manifests`] into `dir`, creating it.
+pub fn write_manifests(g: &Generated, dir: &Path) -> Result<(), CliError> {
+    let io =
+        |path: &Path, err: std::io::Error| CliError::Usage(format!("{}: {err}", path.display()));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    for (file, text) in manifests(g)? {
+        let path = dir.join(file);
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Runs `repel generate`.
+pub fn run(args: GenerateArgs) -> Result<u8, CliError> {
+    let g = args.shape.generate(&GenerateOptions {
+        nodes: args.nodes,
+        pods: args.pods,
+        seed: args.seed,
+        taints_per_node: args.taints_per_node,
+    });
+    if args.output == Path::new("-") {
+        let all: String = manifests(&g)?.into_iter().map(|(_, text)| text).collect();
+        out!("{all}");
         return Ok(0);
     }
-    let io =
-        |path: &PathBuf, err: std::io::Error| CliError::Usage(format!("{}: {err}", path.display()));
-    std::fs::create_dir_all(&args.output).map_err(|e| io(&args.output, e))?;
-    for (file, values) in [
-        ("priorityclasses.yaml", &classes),
-        ("nodes.yaml", &nodes),
-        ("workloads.yaml", &workloads),
-    ] {
-        let path = args.output.join(file);
-        std::fs::write(&path, documents(values)?).map_err(|e| io(&path, e))?;
-    }
+    write_manifests(&g, &args.output)?;
     eprintln!(
         "wrote {} nodes, {} workloads and {} pods to {}",
         g.nodes.len(),

@@ -89,7 +89,12 @@ pub struct PodShape {
     pub restart_never: bool,
 }
 
-fn toleration(key: &str, op: &str, value: Option<&str>, effect: Option<&str>) -> Toleration {
+pub(super) fn toleration(
+    key: &str,
+    op: &str,
+    value: Option<&str>,
+    effect: Option<&str>,
+) -> Toleration {
     Toleration {
         key: Some(key.to_string()),
         operator: Some(op.to_string()),
@@ -99,7 +104,7 @@ fn toleration(key: &str, op: &str, value: Option<&str>, effect: Option<&str>) ->
     }
 }
 
-fn requirement(key: &str, op: &str, values: &[String]) -> NodeSelectorRequirement {
+pub(super) fn requirement(key: &str, op: &str, values: &[String]) -> NodeSelectorRequirement {
     NodeSelectorRequirement {
         key: key.to_string(),
         operator: op.to_string(),
@@ -107,7 +112,7 @@ fn requirement(key: &str, op: &str, values: &[String]) -> NodeSelectorRequiremen
     }
 }
 
-fn required_affinity(req: NodeSelectorRequirement) -> Affinity {
+pub(super) fn required_affinity(req: NodeSelectorRequirement) -> Affinity {
     Affinity {
         node_affinity: Some(NodeAffinity {
             required_during_scheduling_ignored_during_execution: Some(NodeSelector {
@@ -122,21 +127,21 @@ fn required_affinity(req: NodeSelectorRequirement) -> Affinity {
     }
 }
 
-fn app_labels(app: &str) -> BTreeMap<String, String> {
+pub(super) fn app_labels(app: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
         ("app".to_string(), app.to_string()),
         ("app.kubernetes.io/name".to_string(), app.to_string()),
     ])
 }
 
-fn selector(app: &str) -> LabelSelector {
+pub(super) fn selector(app: &str) -> LabelSelector {
     LabelSelector {
         match_labels: Some(BTreeMap::from([("app".to_string(), app.to_string())])),
         match_expressions: None,
     }
 }
 
-fn spread(key: &str, when: &str, app: &str) -> TopologySpreadConstraint {
+pub(super) fn spread(key: &str, when: &str, app: &str) -> TopologySpreadConstraint {
     TopologySpreadConstraint {
         label_selector: Some(selector(app)),
         max_skew: 1,
@@ -254,7 +259,7 @@ pub fn template(s: &PodShape) -> PodTemplateSpec {
     }
 }
 
-fn meta(name: &str, namespace: &str, app: &str) -> ObjectMeta {
+pub(super) fn meta(name: &str, namespace: &str, app: &str) -> ObjectMeta {
     ObjectMeta {
         name: Some(name.to_string()),
         namespace: Some(namespace.to_string()),

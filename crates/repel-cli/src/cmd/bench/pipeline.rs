@@ -1,0 +1,170 @@
+//! The whole pipeline of `repel schedule -f … --percentage-of-nodes-to-score 100 -o json`,
+//! timed phase by phase: parse, build, schedule, output.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use repel_core::admission::AdmissionConfig;
+use repel_engine::load::{Built, build_cluster};
+use repel_engine::scheduler::Placement;
+use repel_engine::scheduler::fast::FastStats;
+use serde::Serialize;
+
+use super::{BenchArgs, run_schedule};
+use crate::cmd::schedule::report;
+use crate::input::{Inventory, expand_paths};
+use crate::{CliError, Inputs};
+
+/// The pipeline's phases, YAML in to JSON placements out (`phases` in `repel bench -o json`).
+#[derive(Debug, Default, Serialize)]
+pub struct Phases {
+    /// Reading the files and YAML → objects (`repel schedule`'s `-f` reading), seconds.
+    pub parse_seconds: f64,
+    /// Defaulting, admission, workload expansion and the cluster's indexes, seconds.
+    pub build_seconds: f64,
+    /// Scheduling every pending pod, every node scored, seconds.
+    pub schedule_seconds: f64,
+    /// Rendering the placements as `repel schedule -o json` does, into a buffer, seconds.
+    pub output_seconds: f64,
+    /// The sum of the four: YAML in → JSON placements out, seconds.
+    pub end_to_end_seconds: f64,
+    /// Bytes of manifests read (0 for stdin).
+    pub input_bytes: u64,
+    /// Bytes of JSON rendered.
+    pub output_bytes: usize,
+    /// Pods the JSON lists as placed.
+    pub placed: usize,
+    /// Pods the JSON lists as unschedulable.
+    pub unschedulable: usize,
+    /// Peak resident memory during the pipeline, bytes (`VmHWM`, reset before the pipeline
+    /// where the kernel allows it; else the process's peak until then).
+    pub peak_rss_bytes: u64,
+}
+
+/// A pipeline's run: its phases, and what it leaves for the other measures.
+pub struct Run {
+    /// The timings.
+    pub phases: Phases,
+    /// The objects read.
+    pub inventory: Inventory,
+    /// The cluster, scheduled.
+    pub built: Built,
+    /// The placements.
+    pub placements: Vec<Placement>,
+    /// Which path the pods took.
+    pub stats: FastStats,
+}
+
+/// Peak resident memory of the process, bytes (`VmHWM`; 0 where there is no `/proc`).
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Resets `VmHWM` to the current resident size (Linux ≥ 4.0); whether it could.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Runs the pipeline on `inputs`: every pending pod scheduled with every node scored, the
+/// placements rendered as `repel schedule -o json` renders them.
+pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run, CliError> {
+    let gates = inputs.feature_gates;
+    let input_bytes = expand_paths(&inputs.files, inputs.recursive)
+        .map(|paths| {
+            paths
+                .iter()
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    reset_peak_rss();
+    say("pipeline: parse (reading the files, YAML to objects)");
+    let t = Instant::now();
+    let inventory = inputs.load("bench")?;
+    let parse_seconds = t.elapsed().as_secs_f64();
+    say("pipeline: build (defaulting, admission, workload pods, indexes)");
+    let t = Instant::now();
+    let mut built = build_cluster(
+        inventory.cluster_input(),
+        &gates,
+        &AdmissionConfig::default(),
+        args.seed,
+    );
+    let build_seconds = t.elapsed().as_secs_f64();
+    say("pipeline: schedule, every node scored");
+    let t = Instant::now();
+    let (placements, stats) = run_schedule(&mut built.cluster, gates, Some(100), args);
+    let schedule_seconds = t.elapsed().as_secs_f64();
+    say("pipeline: output (the placements as JSON)");
+    let t = Instant::now();
+    let r = report(&built, &placements);
+    let json = serde_json::to_string_pretty(&r)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::Output(e.to_string()))?;
+    let output_seconds = t.elapsed().as_secs_f64();
+    let phases = Phases {
+        parse_seconds,
+        build_seconds,
+        schedule_seconds,
+        output_seconds,
+        end_to_end_seconds: parse_seconds + build_seconds + schedule_seconds + output_seconds,
+        input_bytes,
+        output_bytes: json.len(),
+        placed: r.placements.len(),
+        unschedulable: r.unschedulable.len(),
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    Ok(Run {
+        phases,
+        inventory,
+        built,
+        placements,
+        stats,
+    })
+}
+
+/// A directory of its own under the system's temporary directory, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `repel-bench-<pid>-<n>` under the temporary directory.
+    pub fn new() -> Result<TempDir, CliError> {
+        let base = std::env::temp_dir();
+        let mut last = None;
+        for n in 0..1000 {
+            let path = base.join(format!("repel-bench-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(TempDir(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Err(CliError::Usage(format!("{}: {e}", path.display())));
+                }
+            }
+        }
+        Err(CliError::Usage(format!(
+            "{}: no free directory name: {}",
+            base.display(),
+            last.map(|e| e.to_string()).unwrap_or_default()
+        )))
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
