@@ -138,9 +138,20 @@ impl Inputs {
     /// [`Inputs::load`], with names generated from `metadata.generateName` drawn from `seed`.
     pub fn load_seeded(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
         let mut inv = input::Inventory::load_seeded(&self.files, self.recursive, seed)?;
+        let skipped = inv.skipped.len();
         inv.finish(self.verbose);
         if inv.is_empty() {
-            return Err(CliError::Usage(format!("no objects passed to {command}")));
+            // kubectl's words when the files hold nothing; when they held only kinds repel does
+            // not use, the files and those kinds.
+            if skipped == 0 {
+                return Err(CliError::Usage(format!("no objects passed to {command}")));
+            }
+            let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+            return Err(CliError::Usage(format!(
+                "no objects passed to {command}: {} held nothing repel uses ({})",
+                files.join(", "),
+                inv.warnings.join("; ")
+            )));
         }
         Ok(inv)
     }

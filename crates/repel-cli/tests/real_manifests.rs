@@ -269,3 +269,26 @@ fn skipped_kinds_are_one_summary_line_and_listed_with_v() {
         "{err}"
     );
 }
+
+#[test]
+fn a_file_of_kinds_repel_does_not_use_is_named_with_its_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "pool.yaml",
+        &[
+            json!({"apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig", "metadata": {"name": "c"}}),
+        ],
+    );
+    for cmd in ["check", "admit", "schedule"] {
+        let (code, _, err) = run(&[cmd, "-f", &f]);
+        assert_eq!(code, 2, "{cmd}");
+        assert_eq!(
+            err,
+            format!(
+                "error: no objects passed to {cmd}: {f} held nothing repel uses (skipped 1 object of kinds repel does not use: 1 ClusterConfig (-v lists them))\n"
+            ),
+            "{cmd}"
+        );
+    }
+}
