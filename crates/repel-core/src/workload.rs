@@ -212,13 +212,13 @@ fn owner_ref(api_version: &str, kind: &str, meta: &ObjectMeta) -> Option<OwnerRe
     })
 }
 
-fn pod_from_template(
+fn meta_from_template(
     template: &PodTemplateSpec,
     namespace: &str,
     name: String,
     extra_labels: &[(&str, String)],
     owner: Option<OwnerReference>,
-) -> Pod {
+) -> ObjectMeta {
     let mut labels: BTreeMap<String, String> = template
         .metadata
         .as_ref()
@@ -227,18 +227,28 @@ fn pod_from_template(
     for (k, v) in extra_labels {
         labels.insert((*k).to_string(), v.clone());
     }
+    ObjectMeta {
+        name: Some(name),
+        namespace: Some(namespace.to_string()),
+        labels: (!labels.is_empty()).then_some(labels),
+        annotations: template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.annotations.clone()),
+        owner_references: owner.map(|o| vec![o]),
+        ..Default::default()
+    }
+}
+
+fn pod_from_template(
+    template: &PodTemplateSpec,
+    namespace: &str,
+    name: String,
+    extra_labels: &[(&str, String)],
+    owner: Option<OwnerReference>,
+) -> Pod {
     Pod {
-        metadata: ObjectMeta {
-            name: Some(name),
-            namespace: Some(namespace.to_string()),
-            labels: (!labels.is_empty()).then_some(labels),
-            annotations: template
-                .metadata
-                .as_ref()
-                .and_then(|m| m.annotations.clone()),
-            owner_references: owner.map(|o| vec![o]),
-            ..Default::default()
-        },
+        metadata: meta_from_template(template, namespace, name, extra_labels, owner),
         spec: Some(template.spec.clone().unwrap_or_default()),
         status: None,
     }
@@ -324,6 +334,38 @@ pub fn expand_pods(w: &Workload, nodes: &[Node], gates: &FeatureGates, seed: u64
     }
 }
 
+/// The pods a workload's controller creates, as metadata beside one shared spec: what
+/// [`expand_planned`] returns, without a copy of the spec per pod (a workload's pods share it
+/// until admission; a DaemonSet's differ only in the node each is pinned to).
+#[derive(Debug, Clone)]
+pub struct PlannedPods {
+    /// The template's spec as the controller sets it (a DaemonSet's with the DaemonSet
+    /// tolerations), before any pinning.
+    pub spec: PodSpec,
+    /// Each pod's metadata, and the node a DaemonSet pod is pinned to.
+    pub pods: Vec<(ObjectMeta, Option<String>)>,
+}
+
+impl PlannedPods {
+    /// The pods as whole objects (each with its own copy of the spec, pinned when a DaemonSet's).
+    pub fn into_pods(self) -> Vec<Pod> {
+        let PlannedPods { spec, pods } = self;
+        pods.into_iter()
+            .map(|(metadata, pin)| {
+                let mut spec = spec.clone();
+                if let Some(node) = pin {
+                    pin_to_node(&mut spec, &node);
+                }
+                Pod {
+                    metadata,
+                    spec: Some(spec),
+                    status: None,
+                }
+            })
+            .collect()
+    }
+}
+
 /// The pods `w`'s controller creates according to its share of a [`claim::plan`]: its missing
 /// pods, owned by the plan's owner, named as in the module docs; a generated name `taken(name)`
 /// says exists already (in the workload's namespace) is drawn again.
@@ -333,11 +375,24 @@ pub fn expand_planned(
     seed: u64,
     taken: impl Fn(&str) -> bool,
 ) -> Vec<Pod> {
+    expand_planned_parts(w, plan, seed, taken).map_or_else(Vec::new, PlannedPods::into_pods)
+}
+
+/// [`expand_planned`] as metadata beside one shared spec; `None` when the workload has no
+/// template.
+pub fn expand_planned_parts(
+    w: &Workload,
+    plan: &claim::WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+) -> Option<PlannedPods> {
     match &plan.owner {
         Some(owner) => pods_for(w, &plan.create, Some(owner), seed, &taken),
         // A CronJob's next run (its Job is not in the input).
-        None if matches!(w, Workload::CronJob(_)) => pods_for(w, &plan.create, None, seed, &taken),
-        None => Vec::new(),
+        None if matches!(w, Workload::CronJob(_)) => {
+            pods_for(w, &plan.create, None, seed, &taken)
+        }
+        None => None,
     }
 }
 
@@ -345,7 +400,8 @@ pub fn expand_planned(
 /// explaining where the workload's pods may go. A DaemonSet's pod carries the DaemonSet
 /// tolerations but is not pinned to a node.
 pub fn representative_pod(w: &Workload, seed: u64) -> Option<Pod> {
-    pods_for(w, &claim::Create::Pods(1), None, seed, &|_| false)
+    pods_for(w, &claim::Create::Pods(1), None, seed, &|_| false)?
+        .into_pods()
         .into_iter()
         .next()
 }
@@ -368,11 +424,13 @@ fn pods_for(
     owner: Option<&claim::OwnerId>,
     seed: u64,
     taken: &dyn Fn(&str) -> bool,
-) -> Vec<Pod> {
+) -> Option<PlannedPods> {
     use claim::Create;
-    let Some((template, _)) = w.template() else {
-        return Vec::new();
-    };
+    let (template, _) = w.template()?;
+    let mut spec = template.spec.clone().unwrap_or_default();
+    if matches!(w, Workload::DaemonSet(_)) {
+        add_daemonset_tolerations(&mut spec);
+    }
     let ns = w.namespace();
     let name = w.name();
     let mut rng = NameRng::new(seed, &format!("{}/{}/{}", w.kind(), ns, name));
@@ -395,7 +453,9 @@ fn pods_for(
             |o| owner_ref(api_version_of(kind), kind, &owner_meta(o)),
         )
     };
-    match w {
+    // The node each DaemonSet pod is pinned to.
+    let mut pins: Vec<Option<String>> = Vec::new();
+    let metas: Vec<ObjectMeta> = match w {
         Workload::Deployment(_) => {
             let (rs, hash, rs_meta) = match owner {
                 Some(o) => {
@@ -421,7 +481,7 @@ fn pods_for(
             (0..count)
                 .map(|_| {
                     let pod_name = fresh(&mut rng, &rs, taken);
-                    pod_from_template(
+                    meta_from_template(
                         template,
                         ns,
                         pod_name,
@@ -434,7 +494,7 @@ fn pods_for(
         Workload::ReplicaSet(_) => (0..count)
             .map(|_| {
                 let pod_name = fresh(&mut rng, name, taken);
-                pod_from_template(template, ns, pod_name, &[], self_owner("ReplicaSet"))
+                meta_from_template(template, ns, pod_name, &[], self_owner("ReplicaSet"))
             })
             .collect(),
         Workload::StatefulSet(_) => {
@@ -450,30 +510,24 @@ fn pods_for(
                         ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
                         ("apps.kubernetes.io/pod-index", i.to_string()),
                     ];
-                    pod_from_template(template, ns, pod_name, &labels, self_owner("StatefulSet"))
+                    meta_from_template(template, ns, pod_name, &labels, self_owner("StatefulSet"))
                 })
                 .collect()
         }
         Workload::DaemonSet(_) => {
-            let targets: Vec<Option<&str>> = match create {
-                Create::OnNodes(nodes) => nodes.iter().map(|n| Some(n.as_str())).collect(),
+            let targets: Vec<Option<String>> = match create {
+                Create::OnNodes(nodes) => nodes.iter().cloned().map(Some).collect(),
                 _ => vec![None; count],
             };
-            targets
-                .into_iter()
-                .map(|node| {
+            let metas = targets
+                .iter()
+                .map(|_| {
                     let pod_name = fresh(&mut rng, name, taken);
-                    let mut pod =
-                        pod_from_template(template, ns, pod_name, &[], self_owner("DaemonSet"));
-                    if let Some(spec) = pod.spec.as_mut() {
-                        add_daemonset_tolerations(spec);
-                        if let Some(node) = node {
-                            pin_to_node(spec, node);
-                        }
-                    }
-                    pod
+                    meta_from_template(template, ns, pod_name, &[], self_owner("DaemonSet"))
                 })
-                .collect()
+                .collect();
+            pins = targets;
+            metas
         }
         Workload::Job(_) => (0..count)
             .map(|_| {
@@ -482,7 +536,7 @@ fn pods_for(
                     ("job-name", name.to_string()),
                 ];
                 let pod_name = fresh(&mut rng, name, taken);
-                pod_from_template(template, ns, pod_name, &labels, self_owner("Job"))
+                meta_from_template(template, ns, pod_name, &labels, self_owner("Job"))
             })
             .collect(),
         Workload::CronJob(_) => {
@@ -501,7 +555,7 @@ fn pods_for(
                         ..Default::default()
                     };
                     let pod_name = fresh(&mut rng, &job, taken);
-                    pod_from_template(
+                    meta_from_template(
                         template,
                         ns,
                         pod_name,
@@ -511,7 +565,12 @@ fn pods_for(
                 })
                 .collect()
         }
-    }
+    };
+    let pods = metas
+        .into_iter()
+        .zip(pins.into_iter().chain(std::iter::repeat(None)))
+        .collect();
+    Some(PlannedPods { spec, pods })
 }
 
 fn api_version_of(kind: &str) -> &'static str {

@@ -487,6 +487,35 @@ impl Cluster {
         id
     }
 
+    /// Adds a new pending pod whose stored spec is the same as pod `like`'s (another pod of its
+    /// workload, admitted alike): it shares that spec and the figures read from it (priority,
+    /// requests, host ports) instead of computing them again; `meta` is its own. Returns `None`
+    /// when `like` is not a pod.
+    pub fn add_pod_like(&mut self, like: PodId, meta: ObjectMeta) -> Option<PodId> {
+        let id = self.pods.len();
+        let l = self.pods.get(like)?;
+        let info = PodInfo {
+            namespace: namespace_of(&meta).to_string(),
+            name: meta.name.clone().unwrap_or_default(),
+            priority: l.priority,
+            requests: l.requests.clone(),
+            non_zero: l.non_zero,
+            ports: l.ports.clone(),
+            seq: id,
+            node: None,
+            nominated: None,
+            phase: PodPhase::Pending,
+            deleted: false,
+            terminating: false,
+            node_name: l.spec.as_ref().and_then(|s| s.node_name.clone()),
+            meta,
+            spec: l.spec.clone(),
+            status: None,
+        };
+        self.pods.push(info);
+        Some(id)
+    }
+
     /// Binds a pod to a node.
     pub fn bind(&mut self, pod: PodId, node: NodeId) {
         let (Some(info), Some(n)) = (self.pods.get_mut(pod), self.nodes.get_mut(node)) else {

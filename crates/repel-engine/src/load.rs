@@ -9,9 +9,9 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
 use repel_core::workload::claim::{OwnerId, claim_pods, taken_names};
-use repel_core::workload::{Workload, expand_planned, namespace_of};
+use repel_core::workload::{PlannedPods, Workload, expand_planned_parts, namespace_of};
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, PodId};
 
 /// What a node without `status.allocatable` is taken to offer: kubelet's default `maxPods`
 /// (110) and more CPU, memory and storage than any pod asks for. Hand-written manifests rarely
@@ -74,6 +74,24 @@ pub fn assume_allocatable(node: &mut Node) -> bool {
     true
 }
 
+/// Admits a pod as the API server would create it and adds it; a refused pod is listed.
+fn admit_and_add(
+    built: &mut Built,
+    mut pod: Pod,
+    admission: &AdmissionConfig,
+    gates: &FeatureGates,
+) -> Option<PodId> {
+    let ns = namespace_of(&pod.metadata).to_string();
+    match create_pod(&mut pod, built.cluster.namespace(&ns), admission, gates) {
+        Ok(()) => Some(built.cluster.add_pod(pod)),
+        Err(e) => {
+            let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
+            built.rejected.push((key, e.to_string()));
+            None
+        }
+    }
+}
+
 /// Builds the cluster: nodes (with [`assume_allocatable`]), then pods admitted in creation
 /// order (Pods as given, then workload pods named from `seed`); pods the API server would
 /// refuse (admission, or invalid tolerations) are left out and listed.
@@ -120,27 +138,43 @@ pub fn build_cluster(
     }
     built.owners = claims.workloads.iter().map(|w| w.owner.clone()).collect();
     let taken = taken_names(&pods);
-    // One workload's pods at a time, so that the pods are never all held as whole objects
-    // besides the cluster's (which shares their specs).
-    let expanded = input
-        .workloads
-        .iter()
-        .zip(claims.workloads)
-        .flat_map(|(w, wp)| {
-            let ns = w.namespace().to_string();
-            let taken = &taken;
-            expand_planned(w, &wp, seed, move |name| {
-                taken.contains(&format!("{ns}/{name}"))
-            })
-        });
-    for mut pod in pods.into_iter().chain(expanded) {
-        let ns = namespace_of(&pod.metadata).to_string();
-        let key = format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default());
-        match create_pod(&mut pod, built.cluster.namespace(&ns), &admission, gates) {
-            Ok(()) => {
-                built.cluster.add_pod(pod);
+    for pod in pods {
+        admit_and_add(&mut built, pod, &admission, gates);
+    }
+    // One workload's pods at a time. A workload's pods share one spec: it is admitted once (the
+    // admission chain reads only the spec and the namespace) and the cluster shares it, with
+    // what the scheduler reads of it, among them; a DaemonSet's pods each carry their node.
+    for (w, wp) in input.workloads.iter().zip(&claims.workloads) {
+        let ns = w.namespace();
+        let Some(planned) = expand_planned_parts(w, wp, seed, |name| {
+            !taken.is_empty() && taken.contains(&format!("{ns}/{name}"))
+        }) else {
+            continue;
+        };
+        let shared = planned.pods.iter().all(|(_, pin)| pin.is_none())
+            && planned.spec.node_name.as_deref().is_none_or(str::is_empty);
+        if !shared {
+            for pod in planned.into_pods() {
+                admit_and_add(&mut built, pod, &admission, gates);
             }
-            Err(e) => built.rejected.push((key, e.to_string())),
+            continue;
+        }
+        let PlannedPods { spec, pods } = planned;
+        let mut first: Option<PodId> = None;
+        for (meta, _) in pods {
+            if let Some(like) = first {
+                if built.cluster.add_pod_like(like, meta).is_some() {
+                    continue;
+                }
+                break;
+            }
+            let pod = Pod {
+                metadata: meta,
+                spec: Some(spec.clone()),
+                status: None,
+            };
+            // Refused: each pod is refused alike, with its own name in the message.
+            first = admit_and_add(&mut built, pod, &admission, gates);
         }
     }
     let orphans: Vec<String> = built
