@@ -37,6 +37,12 @@ pub(super) struct Buckets {
     top: Vec<i64>,
     /// Lists that may hold nodes, to empty them.
     used: Vec<usize>,
+    /// Per node: set aside for this pod (it scores on its own), while staying in its list.
+    aside: Vec<bool>,
+    /// Per list: how many of its nodes are set aside.
+    aside_in: Vec<u32>,
+    /// The nodes set aside, to put back.
+    aside_nodes: Vec<NodeId>,
 }
 
 impl Buckets {
@@ -55,6 +61,60 @@ impl Buckets {
         self.score.resize(nodes, 0);
         self.top.clear();
         self.top.resize(classes, -1);
+        self.aside.clear();
+        self.aside.resize(nodes, false);
+        self.aside_in.clear();
+        self.aside_in.resize(classes * self.width, 0);
+        self.aside_nodes.clear();
+    }
+
+    /// Sets `node` aside for one pod: it stays in its list (no list is shifted), but
+    /// [`Buckets::best`] and [`Buckets::count`] leave it out until [`Buckets::restore`].
+    fn set_aside(&mut self, class: usize, node: NodeId) {
+        if !self.held[node] || self.aside[node] {
+            return;
+        }
+        self.aside[node] = true;
+        self.aside_in[class * self.width + self.score[node] as usize] += 1;
+        self.aside_nodes.push(node);
+    }
+
+    /// Puts back every node set aside.
+    fn restore(&mut self, node_class: &[u32]) {
+        for n in std::mem::take(&mut self.aside_nodes) {
+            self.aside[n] = false;
+            let l = node_class[n] as usize * self.width + self.score[n] as usize;
+            self.aside_in[l] = 0;
+        }
+    }
+
+    /// The highest score of `class` with nodes not set aside (-1: none).
+    fn best(&self, class: usize) -> i64 {
+        let mut t = self.top[class];
+        while t >= 0 {
+            let l = class * self.width + t as usize;
+            if self.lists[l].len() > self.aside_in[l] as usize {
+                return t;
+            }
+            t -= 1;
+        }
+        -1
+    }
+
+    /// How many nodes of `class` with score `score` are not set aside.
+    fn count(&self, class: usize, score: i64) -> usize {
+        let l = class * self.width + score as usize;
+        self.lists[l].len() - self.aside_in[l] as usize
+    }
+
+    /// Whether a list of `class` holds nodes set aside.
+    fn has_aside(&self, class: usize, score: i64) -> bool {
+        self.aside_in[class * self.width + score as usize] > 0
+    }
+
+    /// The nodes of `class` with score `score`, in node order (set-aside ones included).
+    fn list(&self, class: usize, score: i64) -> &[NodeId] {
+        &self.lists[class * self.width + score as usize]
     }
 
     /// Records `node` with `score` in `class`; returns the list it goes in.
@@ -96,14 +156,6 @@ impl Buckets {
             && self.lists[class * self.width + self.top[class] as usize].is_empty()
         {
             self.top[class] -= 1;
-        }
-    }
-
-    /// The nodes of `class` with its top score, in node order.
-    fn best_of(&self, class: usize) -> &[NodeId] {
-        match usize::try_from(self.top[class]) {
-            Ok(t) => &self.lists[class * self.width + t],
-            Err(_) => &[],
         }
     }
 }
@@ -500,17 +552,20 @@ impl FastScheduler {
         }
         run.pass += 1;
         class_scores(run, class, tt_raw, na_raw);
-        // Nodes scoring on their own leave their buckets while the best is found.
-        let mut own = std::mem::take(&mut run.own);
+        // Nodes scoring on their own are set aside in their buckets while the best is found
+        // (no list shifts: a Deployment spread over thousands of nodes has thousands of them).
+        let own = std::mem::take(&mut run.own);
+        let mut own = own;
         for (n, s) in own.iter_mut() {
             let c = run.node_class[*n] as usize;
-            run.buckets.remove(c, *n);
+            run.buckets.set_aside(c, *n);
             *s += run.buckets.score[*n];
         }
+        let tops: Vec<i64> = (0..nc).map(|c| run.buckets.best(c)).collect();
         let mut best = i64::MIN;
         for c in 0..nc {
-            if run.buckets.top[c] >= 0 {
-                best = best.max(run.class_score[c] + run.buckets.top[c]);
+            if tops[c] >= 0 {
+                best = best.max(run.class_score[c] + tops[c]);
             }
         }
         for &(_, s) in &own {
@@ -520,20 +575,21 @@ impl FastScheduler {
         // their number only, so only the node in that place is looked for: in one list (in
         // node order) at once, else counted off a bit set of the best nodes.
         let start = self.reference.next_start_node_index % n_all;
-        let is_best = |b: &Buckets, class_score: &[i64], c: usize| {
-            b.top[c] >= 0 && class_score[c] + b.top[c] == best
-        };
+        let is_best = |c: usize| tops[c] >= 0 && run.class_score[c] + tops[c] == best;
         let own_best = own.iter().filter(|(_, s)| *s == best).count();
         let (mut best_classes, mut best_class, mut tied) = (0, 0, own_best);
         for c in 0..nc {
-            if is_best(&run.buckets, &run.class_score, c) {
+            if is_best(c) {
                 best_classes += 1;
                 best_class = c;
-                tied += run.buckets.best_of(c).len();
+                tied += run.buckets.count(c, tops[c]);
             }
         }
-        let chosen = if best_classes == 1 && own_best == 0 {
-            let list = run.buckets.best_of(best_class);
+        let chosen = if best_classes == 1
+            && own_best == 0
+            && !run.buckets.has_aside(best_class, tops[best_class])
+        {
+            let list = run.buckets.list(best_class, tops[best_class]);
             self.reference
                 .rng
                 .reservoir(list.len())
@@ -542,9 +598,11 @@ impl FastScheduler {
             let mut bits = std::mem::take(&mut run.tie_bits);
             bits.resize(n_all.div_ceil(64), 0);
             for c in 0..nc {
-                if is_best(&run.buckets, &run.class_score, c) {
-                    for &n in run.buckets.best_of(c) {
-                        mark(&mut bits, n);
+                if is_best(c) {
+                    for &n in run.buckets.list(c, tops[c]) {
+                        if !run.buckets.aside[n] {
+                            mark(&mut bits, n);
+                        }
                     }
                 }
             }
@@ -560,10 +618,7 @@ impl FastScheduler {
             run.tie_bits = bits;
             chosen
         };
-        for &(n, _) in &own {
-            let score = run.buckets.score[n];
-            run.buckets.insert(run.node_class[n] as usize, n, score);
-        }
+        run.buckets.restore(&run.node_class);
         run.own = own;
         let node = chosen?;
         // Every candidate was processed.
