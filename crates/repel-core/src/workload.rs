@@ -389,9 +389,7 @@ pub fn expand_planned_parts(
     match &plan.owner {
         Some(owner) => pods_for(w, &plan.create, Some(owner), seed, &taken),
         // A CronJob's next run (its Job is not in the input).
-        None if matches!(w, Workload::CronJob(_)) => {
-            pods_for(w, &plan.create, None, seed, &taken)
-        }
+        None if matches!(w, Workload::CronJob(_)) => pods_for(w, &plan.create, None, seed, &taken),
         None => None,
     }
 }
@@ -478,6 +476,7 @@ fn pods_for(
                     (rs, hash, rs_meta)
                 }
             };
+            let owner = owner_ref("apps/v1", "ReplicaSet", &rs_meta);
             (0..count)
                 .map(|_| {
                     let pod_name = fresh(&mut rng, &rs, taken);
@@ -486,22 +485,26 @@ fn pods_for(
                         ns,
                         pod_name,
                         &[("pod-template-hash", hash.clone())],
-                        owner_ref("apps/v1", "ReplicaSet", &rs_meta),
+                        owner.clone(),
                     )
                 })
                 .collect()
         }
-        Workload::ReplicaSet(_) => (0..count)
-            .map(|_| {
-                let pod_name = fresh(&mut rng, name, taken);
-                meta_from_template(template, ns, pod_name, &[], self_owner("ReplicaSet"))
-            })
-            .collect(),
+        Workload::ReplicaSet(_) => {
+            let owner = self_owner("ReplicaSet");
+            (0..count)
+                .map(|_| {
+                    let pod_name = fresh(&mut rng, name, taken);
+                    meta_from_template(template, ns, pod_name, &[], owner.clone())
+                })
+                .collect()
+        }
         Workload::StatefulSet(_) => {
             let ordinals: Vec<u64> = match create {
                 Create::Ordinals(o) => o.clone(),
                 _ => (0..count as u64).collect(),
             };
+            let owner = self_owner("StatefulSet");
             ordinals
                 .into_iter()
                 .map(|i| {
@@ -510,7 +513,7 @@ fn pods_for(
                         ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
                         ("apps.kubernetes.io/pod-index", i.to_string()),
                     ];
-                    meta_from_template(template, ns, pod_name, &labels, self_owner("StatefulSet"))
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
                 })
                 .collect()
         }
@@ -519,49 +522,48 @@ fn pods_for(
                 Create::OnNodes(nodes) => nodes.iter().cloned().map(Some).collect(),
                 _ => vec![None; count],
             };
+            let owner = self_owner("DaemonSet");
             let metas = targets
                 .iter()
                 .map(|_| {
                     let pod_name = fresh(&mut rng, name, taken);
-                    meta_from_template(template, ns, pod_name, &[], self_owner("DaemonSet"))
+                    meta_from_template(template, ns, pod_name, &[], owner.clone())
                 })
                 .collect();
             pins = targets;
             metas
         }
-        Workload::Job(_) => (0..count)
-            .map(|_| {
-                let labels = [
-                    ("batch.kubernetes.io/job-name", name.to_string()),
-                    ("job-name", name.to_string()),
-                ];
-                let pod_name = fresh(&mut rng, name, taken);
-                meta_from_template(template, ns, pod_name, &labels, self_owner("Job"))
-            })
-            .collect(),
+        Workload::Job(_) => {
+            let owner = self_owner("Job");
+            (0..count)
+                .map(|_| {
+                    let labels = [
+                        ("batch.kubernetes.io/job-name", name.to_string()),
+                        ("job-name", name.to_string()),
+                    ];
+                    let pod_name = fresh(&mut rng, name, taken);
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
+                })
+                .collect()
+        }
         Workload::CronJob(_) => {
             // Upstream names a CronJob's job after its scheduled time in minutes since the epoch;
             // there is no clock here, so the minutes come from the seed.
             let job = format!("{name}-{}", 29_000_000 + rng.next() % 1_000_000);
+            let job_meta = ObjectMeta {
+                name: Some(job.clone()),
+                namespace: Some(ns.to_string()),
+                ..Default::default()
+            };
+            let owner = owner_ref("batch/v1", "Job", &job_meta);
             (0..count)
                 .map(|_| {
                     let labels = [
                         ("batch.kubernetes.io/job-name", job.clone()),
                         ("job-name", job.clone()),
                     ];
-                    let job_meta = ObjectMeta {
-                        name: Some(job.clone()),
-                        namespace: Some(ns.to_string()),
-                        ..Default::default()
-                    };
                     let pod_name = fresh(&mut rng, &job, taken);
-                    meta_from_template(
-                        template,
-                        ns,
-                        pod_name,
-                        &labels,
-                        owner_ref("batch/v1", "Job", &job_meta),
-                    )
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
                 })
                 .collect()
         }

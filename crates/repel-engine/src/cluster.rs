@@ -492,8 +492,24 @@ impl Cluster {
     /// requests, host ports) instead of computing them again; `meta` is its own. Returns `None`
     /// when `like` is not a pod.
     pub fn add_pod_like(&mut self, like: PodId, meta: ObjectMeta) -> Option<PodId> {
+        self.add_pod_like_with(like, meta, None)
+    }
+
+    /// [`Cluster::add_pod_like`] with a spec of its own that differs from `like`'s only where
+    /// neither priority, requests nor host ports are read (a DaemonSet pod pinned to another
+    /// node), or, with `None`, `like`'s spec shared.
+    pub fn add_pod_like_with(
+        &mut self,
+        like: PodId,
+        meta: ObjectMeta,
+        spec: Option<PodSpec>,
+    ) -> Option<PodId> {
         let id = self.pods.len();
         let l = self.pods.get(like)?;
+        let spec = match spec {
+            Some(s) => Some(Arc::new(s)),
+            None => l.spec.clone(),
+        };
         let info = PodInfo {
             namespace: namespace_of(&meta).to_string(),
             name: meta.name.clone().unwrap_or_default(),
@@ -507,9 +523,9 @@ impl Cluster {
             phase: PodPhase::Pending,
             deleted: false,
             terminating: false,
-            node_name: l.spec.as_ref().and_then(|s| s.node_name.clone()),
+            node_name: spec.as_ref().and_then(|s| s.node_name.clone()),
             meta,
-            spec: l.spec.clone(),
+            spec,
             status: None,
         };
         self.pods.push(info);

@@ -2,14 +2,18 @@
 //! every pod admitted (DefaultTolerationSeconds, PodTolerationRestriction) — plain Pods in input
 //! order, then each workload's pods as its controller creates them.
 
-use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod};
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod, PodSpec};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
 use repel_core::workload::claim::{OwnerId, claim_pods, taken_names};
-use repel_core::workload::{PlannedPods, Workload, expand_planned_parts, namespace_of};
+use repel_core::workload::{
+    PlannedPods, Workload, expand_planned_parts, namespace_of, pin_to_node,
+};
 
 use crate::cluster::{Cluster, PodId};
 
@@ -151,30 +155,47 @@ pub fn build_cluster(
         }) else {
             continue;
         };
-        let shared = planned.pods.iter().all(|(_, pin)| pin.is_none())
-            && planned.spec.node_name.as_deref().is_none_or(str::is_empty);
-        if !shared {
+        if planned
+            .spec
+            .node_name
+            .as_deref()
+            .is_some_and(|n| !n.is_empty())
+        {
             for pod in planned.into_pods() {
                 admit_and_add(&mut built, pod, &admission, gates);
             }
             continue;
         }
         let PlannedPods { spec, pods } = planned;
-        let mut first: Option<PodId> = None;
-        for (meta, _) in pods {
-            if let Some(like) = first {
-                if built.cluster.add_pod_like(like, meta).is_some() {
+        // The first pod admitted, and its stored spec (a DaemonSet's pods then differ from it
+        // only in the node each is pinned to, which admission does not read).
+        let mut first: Option<(PodId, Arc<PodSpec>)> = None;
+        for (meta, pin) in pods {
+            if let Some((like, admitted)) = &first {
+                let own = pin.map(|node| {
+                    let mut s = PodSpec::clone(admitted);
+                    pin_to_node(&mut s, &node);
+                    s
+                });
+                if built.cluster.add_pod_like_with(*like, meta, own).is_some() {
                     continue;
                 }
                 break;
             }
+            let mut spec = spec.clone();
+            if let Some(node) = &pin {
+                pin_to_node(&mut spec, node);
+            }
             let pod = Pod {
                 metadata: meta,
-                spec: Some(spec.clone()),
+                spec: Some(spec),
                 status: None,
             };
             // Refused: each pod is refused alike, with its own name in the message.
-            first = admit_and_add(&mut built, pod, &admission, gates);
+            first = admit_and_add(&mut built, pod, &admission, gates).and_then(|id| {
+                let admitted = Arc::clone(built.cluster.pods.get(id)?.shared_spec()?);
+                Some((id, admitted))
+            });
         }
     }
     let orphans: Vec<String> = built
