@@ -35,6 +35,12 @@ pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, CliError> {
     serde_saphyr::to_string(value).map_err(|e| CliError::Output(e.to_string()))
 }
 
+/// Leaves `value` to the operating system: the command is about to exit, and freeing a cluster
+/// of 150,000 pods object by object costs a few hundred milliseconds the user would wait for.
+pub fn leave_at_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Prints warnings (skipped objects and the like) to stderr.
 pub fn warn_all(warnings: &[String]) {
     for w in warnings {

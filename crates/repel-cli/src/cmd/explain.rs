@@ -18,7 +18,7 @@ use serde::Serialize;
 mod daemon;
 
 use crate::input::Inventory;
-use crate::output::{print_machine, render, table, tolerations_yaml, warn_all};
+use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_engine::PodInfo;
@@ -713,5 +713,6 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
             out!("{}", human(&r, &original, with_affinity, false)?)
         }
     }
+    leave_at_exit((inv, cluster, sched));
     Ok(0)
 }

@@ -6,7 +6,7 @@ use repel_engine::scheduler::fast::FastScheduler;
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
-use crate::output::{print_machine, render, table, warn_all};
+use crate::output::{leave_at_exit, print_machine, render, table, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 
 /// Arguments of `repel schedule`.
@@ -183,5 +183,6 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
         }
     }
     let failed = !r.rejected.is_empty() || (args.fail_unschedulable && !r.unschedulable.is_empty());
+    leave_at_exit((inv, built, placements, r));
     Ok(if failed { 1 } else { 0 })
 }

@@ -272,9 +272,10 @@ pub fn plan(
     for (i, w) in workloads.iter().enumerate() {
         let ns = w.namespace();
         match w {
-            Workload::Deployment(_) => {
-                by_parent.entry((ns, "ReplicaSet", w.name())).or_default().push(i)
-            }
+            Workload::Deployment(_) => by_parent
+                .entry((ns, "ReplicaSet", w.name()))
+                .or_default()
+                .push(i),
             Workload::CronJob(_) => by_parent.entry((ns, "Job", w.name())).or_default().push(i),
             other => {
                 let kind = pod_owner_kind(other).unwrap_or_default();
@@ -322,7 +323,9 @@ pub fn plan(
                 let found = adopters.get(ns).and_then(|ws| {
                     ws.iter().copied().find(|i| {
                         let w = &workloads[*i];
-                        selectors[*i].as_ref().is_some_and(|s| s.matches(pod.labels()))
+                        selectors[*i]
+                            .as_ref()
+                            .is_some_and(|s| s.matches(pod.labels()))
                             && match w {
                                 Workload::StatefulSet(_) => pod
                                     .name()
