@@ -563,9 +563,9 @@ impl FastScheduler {
         }
         let tops: Vec<i64> = (0..nc).map(|c| run.buckets.best(c)).collect();
         let mut best = i64::MIN;
-        for c in 0..nc {
-            if tops[c] >= 0 {
-                best = best.max(run.class_score[c] + tops[c]);
+        for (c, &top) in tops.iter().enumerate() {
+            if top >= 0 {
+                best = best.max(run.class_score[c] + top);
             }
         }
         for &(_, s) in &own {
@@ -578,11 +578,11 @@ impl FastScheduler {
         let is_best = |c: usize| tops[c] >= 0 && run.class_score[c] + tops[c] == best;
         let own_best = own.iter().filter(|(_, s)| *s == best).count();
         let (mut best_classes, mut best_class, mut tied) = (0, 0, own_best);
-        for c in 0..nc {
+        for (c, &top) in tops.iter().enumerate() {
             if is_best(c) {
                 best_classes += 1;
                 best_class = c;
-                tied += run.buckets.count(c, tops[c]);
+                tied += run.buckets.count(c, top);
             }
         }
         let chosen = if best_classes == 1
@@ -597,9 +597,9 @@ impl FastScheduler {
         } else {
             let mut bits = std::mem::take(&mut run.tie_bits);
             bits.resize(n_all.div_ceil(64), 0);
-            for c in 0..nc {
+            for (c, &top) in tops.iter().enumerate() {
                 if is_best(c) {
-                    for &n in run.buckets.list(c, tops[c]) {
+                    for &n in run.buckets.list(c, top) {
                         if !run.buckets.aside[n] {
                             mark(&mut bits, n);
                         }
