@@ -803,6 +803,8 @@ struct Run {
     own: Vec<(NodeId, i64)>,
     own_in_class: Vec<u32>,
     class_raw: Vec<i64>,
+    /// Scratch of `class_scores`: raw spread scores by zone slot, hostname label and count.
+    raw_memo: Vec<i64>,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -1081,6 +1083,7 @@ impl Run {
             own: Vec::new(),
             own_in_class: vec![0; classes],
             class_raw: vec![0; classes],
+            raw_memo: Vec::new(),
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: FastMap::default(),

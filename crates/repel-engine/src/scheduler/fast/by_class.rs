@@ -290,14 +290,39 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
         // Feasible nodes holding pods the hostname constraint matches score on their own.
         own_in_class.iter_mut().for_each(|k| *k = 0);
         if let Some(h) = host {
+            // A node's raw score depends only on its zone slot, whether it has the hostname
+            // label and its count: thousands of nodes of a large Deployment share a few
+            // values, each computed once per pod.
+            const COUNTS: usize = 16;
+            let mut memo = std::mem::take(&mut run.raw_memo);
+            memo.clear();
+            memo.resize((slots + 1) * 2 * COUNTS, i64::MIN);
             for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
                 let c = run.node_class[n] as usize;
                 if k == 0 || run.feasible_mark[n] != run.feasible_pass || ignored(c) {
                     continue;
                 }
-                own.push((n, raw_of(n, i64::from(k))));
+                let k = k as usize;
+                let raw = if k < COUNTS {
+                    let slot = match zone {
+                        Some(z) if run.domains[z.dom].has[n] => {
+                            run.domains[z.dom].of_node[n] as usize
+                        }
+                        _ => slots,
+                    };
+                    let has_host = usize::from(run.domains[h.dom].has[n]);
+                    let m = &mut memo[(slot * 2 + has_host) * COUNTS + k];
+                    if *m == i64::MIN {
+                        *m = raw_of(n, k as i64);
+                    }
+                    *m
+                } else {
+                    raw_of(n, k as i64)
+                };
+                own.push((n, raw));
                 own_in_class[c] += 1;
             }
+            run.raw_memo = memo;
         }
         let mut min_score = i64::MAX;
         let mut max_score = 0;
