@@ -1,0 +1,553 @@
+//! Reading a YAML stream fast. serde-saphyr's deserializer spends most of its time on layers a
+//! manifest does not need; here the event parser under it (granit-parser, same version and the
+//! same parser options) builds `serde_json::Value`s directly for the plain subset manifests use,
+//! and the documents of a file are parsed on several threads. Anything outside that subset
+//! (anchors, aliases, tags, merge keys, duplicate keys, floats, octal or YAML 1.1 spellings,
+//! directives, errors, stream-wide budgets near their limits) goes through serde-saphyr exactly
+//! as before, so values, errors and budgets are the same as a plain serde-saphyr read.
+//!
+//! Splitting is textual: a `---` at the start of a line followed by a space, a tab, a line break
+//! or the end cannot occur inside any node (YAML 1.2 `c-forbidden`), so each piece between two
+//! such markers is a stream of its own.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use granit_parser::{Event, Parser, ScalarStyle};
+use serde_json::{Map, Number, Value};
+
+/// serde-saphyr's default budget (1,024 documents, 250,000 nodes) refuses the manifests of a
+/// large cluster (`repel generate --nodes 5000 -o -` writes one document per node); these
+/// limits scale to upstream's largest cluster and keep the protection against alias bombs and
+/// runaway nesting.
+fn budget() -> serde_saphyr::Budget {
+    let budget = serde_saphyr::budget! {
+        max_documents: 10_000_000,
+        max_nodes: 500_000_000,
+        max_events: 1_000_000_000,
+        max_total_scalar_bytes: 4 << 30,
+    };
+    budget.unwrap_or_default()
+}
+
+/// The options every serde-saphyr read uses.
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! { budget: Some(budget()) }
+}
+
+/// Nesting deeper than this goes to serde-saphyr, which enforces its `max_depth` (64).
+const MAX_FAST_DEPTH: usize = 48;
+
+/// Below this size a file is parsed on one thread.
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
+
+/// Parses a multi-document YAML stream into its non-empty documents, as
+/// `serde_saphyr::from_multiple_with_options` does with [`options`]: same values, same errors.
+pub fn parse_stream(text: &str) -> Result<Vec<Value>, serde_saphyr::Error> {
+    match parse_pieces(text) {
+        Some(values) => Ok(values),
+        None => serde_saphyr::from_multiple_with_options::<Value>(text, options()),
+    }
+}
+
+/// What a stream used, summed over pieces to keep serde-saphyr's stream-wide budget.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    events: usize,
+    nodes: usize,
+    documents: usize,
+    scalar_bytes: usize,
+    comment_bytes: usize,
+}
+
+impl Counts {
+    fn add(&mut self, o: Counts) {
+        self.events += o.events;
+        self.nodes += o.nodes;
+        self.documents += o.documents;
+        self.scalar_bytes += o.scalar_bytes;
+        self.comment_bytes += o.comment_bytes;
+    }
+
+    /// Whether the whole stream stays well inside the budget (half of each limit), so that
+    /// reading it in one piece could not have breached it.
+    fn well_inside(&self) -> bool {
+        let b = budget();
+        self.events < b.max_events / 2
+            && self.nodes < b.max_nodes / 2
+            && self.documents < b.max_documents / 2
+            && self.scalar_bytes < b.max_total_scalar_bytes / 2
+            && self.comment_bytes < b.max_total_comment_bytes / 2
+    }
+}
+
+/// The stream split at its document markers and parsed piece by piece on several threads;
+/// `None` when it must be read in one piece by serde-saphyr (a directive, an error, an anchor,
+/// an alias or a merge key anywhere, or a budget approached).
+fn parse_pieces(text: &str) -> Option<Vec<Value>> {
+    if text.starts_with('%') || text.contains("\n%") || text.contains("\r%") {
+        return None;
+    }
+    let pieces = split_documents(text);
+    let threads = if text.len() < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, 8)
+            .min(pieces.len())
+    };
+    let stop = AtomicBool::new(false);
+    let parts: Vec<Option<(Vec<Value>, Counts)>> = if threads <= 1 {
+        vec![parse_run(&pieces, &stop)]
+    } else {
+        let runs = balance(&pieces, threads);
+        std::thread::scope(|s| {
+            let stop = &stop;
+            let handles: Vec<_> = runs[1..]
+                .iter()
+                .map(|run| s.spawn(move || parse_run(run, stop)))
+                .collect();
+            let mut parts = vec![parse_run(runs[0], stop)];
+            for h in handles {
+                parts.push(h.join().unwrap_or(None));
+            }
+            parts
+        })
+    };
+    let mut values = Vec::new();
+    let mut counts = Counts::default();
+    for part in parts {
+        let (v, c) = part?;
+        values.extend(v);
+        counts.add(c);
+    }
+    counts.well_inside().then_some(values)
+}
+
+/// Consecutive runs of pieces of about equal size, one per thread.
+fn balance<'a, 't>(pieces: &'a [&'t str], threads: usize) -> Vec<&'a [&'t str]> {
+    let total: usize = pieces.iter().map(|p| p.len()).sum();
+    let mut runs = Vec::with_capacity(threads);
+    let mut start = 0;
+    let mut acc = 0;
+    for (i, p) in pieces.iter().enumerate() {
+        acc += p.len();
+        if runs.len() + 1 < threads && acc * threads >= total * (runs.len() + 1) {
+            runs.push(&pieces[start..=i]);
+            start = i + 1;
+        }
+    }
+    runs.push(&pieces[start..]);
+    runs
+}
+
+/// Parses consecutive pieces; `None` if one of them needs the whole stream.
+fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts)> {
+    let mut values = Vec::new();
+    let mut counts = Counts::default();
+    for piece in pieces {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let done = match build(piece) {
+            Built::Done(v, c) => Some((v, c)),
+            Built::Unusual => parse_piece_saphyr(piece),
+            Built::Error => None,
+        };
+        let Some((v, c)) = done else {
+            stop.store(true, Ordering::Relaxed);
+            return None;
+        };
+        values.extend(v);
+        counts.add(c);
+    }
+    Some((values, counts))
+}
+
+/// A piece outside the fast subset, read by serde-saphyr; `None` if it errs or uses what is
+/// budgeted over the whole stream (anchors, aliases, merge keys).
+fn parse_piece_saphyr(piece: &str) -> Option<(Vec<Value>, Counts)> {
+    let report = std::rc::Rc::new(std::cell::Cell::new(None));
+    let sink = report.clone();
+    let opts = options().with_budget_report(move |r: serde_saphyr::budget::BudgetReport| {
+        sink.set(Some(r));
+    });
+    let values = serde_saphyr::from_multiple_with_options::<Value>(piece, opts).ok()?;
+    let r = report.take()?;
+    if r.breached.is_some() || r.anchors > 0 || r.aliases > 0 || r.merge_keys > 0 {
+        return None;
+    }
+    let counts = Counts {
+        events: r.events,
+        nodes: r.nodes,
+        documents: r.documents,
+        scalar_bytes: r.total_scalar_bytes,
+        comment_bytes: r.total_comment_bytes,
+    };
+    Some((values, counts))
+}
+
+/// The text split before each document start marker (`---` at the start of a line, followed
+/// by a space, a tab, a line break or the end of the text).
+pub fn split_documents(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut line = 0;
+    while line < b.len() {
+        if line > start
+            && b[line..].starts_with(b"---")
+            && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            pieces.push(&text[start..line]);
+            start = line;
+        }
+        match b[line..].iter().position(|&c| c == b'\n') {
+            Some(p) => line += p + 1,
+            None => break,
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
+/// The outcome of the fast read of one piece.
+enum Built {
+    /// The piece's non-empty documents.
+    Done(Vec<Value>, Counts),
+    /// Something outside the fast subset: read it with serde-saphyr.
+    Unusual,
+    /// A syntax error: read the whole stream with serde-saphyr for its message.
+    Error,
+}
+
+/// A collection being built.
+enum Frame {
+    Map(Map<String, Value>, Option<String>),
+    Seq(Vec<Value>),
+}
+
+/// The parser options serde-saphyr derives from [`budget`] (`Budget::parser_options`).
+fn parser_options() -> granit_parser::Options {
+    let b = budget();
+    let mut o = granit_parser::Options::default();
+    o.simple_key_max_lookahead = b.simple_key_max_lookahead;
+    o.flow_nesting_limit = b.flow_nesting_limit;
+    o.block_nesting_limit = o.block_nesting_limit.max(b.max_depth.saturating_add(1));
+    o.emit_comments = true;
+    o.max_buffered_comment_events = b.max_buffered_comment_events;
+    o
+}
+
+/// Reads one piece into values when it stays inside the fast subset.
+fn build(piece: &str) -> Built {
+    let mut parser = Parser::new_from_str_with_options(piece, parser_options());
+    let mut counts = Counts::default();
+    let mut docs = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    loop {
+        let event = match parser.next_event() {
+            None => break,
+            Some(Err(_)) => return Built::Error,
+            Some(Ok((event, _))) => event,
+        };
+        counts.events += 1;
+        let value = match event {
+            Event::StreamStart | Event::DocumentEnd => continue,
+            Event::StreamEnd => break,
+            Event::DocumentStart(_, version) => {
+                if version.is_some() {
+                    return Built::Unusual;
+                }
+                counts.documents += 1;
+                continue;
+            }
+            Event::Comment(text, _) => {
+                counts.comment_bytes += text.len();
+                continue;
+            }
+            Event::MappingStart(_, anchor, tag) | Event::SequenceStart(_, anchor, tag)
+                if anchor != 0 || tag.is_some() =>
+            {
+                return Built::Unusual;
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..)
+                if stack.len() >= MAX_FAST_DEPTH
+                    || matches!(stack.last(), Some(Frame::Map(_, None))) =>
+            {
+                // Too deep for the fast path, or a collection as a mapping key.
+                return Built::Unusual;
+            }
+            Event::MappingStart(..) => {
+                counts.nodes += 1;
+                stack.push(Frame::Map(Map::new(), None));
+                continue;
+            }
+            Event::SequenceStart(..) => {
+                counts.nodes += 1;
+                stack.push(Frame::Seq(Vec::new()));
+                continue;
+            }
+            Event::MappingEnd | Event::SequenceEnd => match stack.pop() {
+                Some(Frame::Map(m, None)) => Value::Object(m),
+                Some(Frame::Seq(s)) => Value::Array(s),
+                _ => return Built::Error,
+            },
+            Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 || tag.is_some() {
+                    return Built::Unusual;
+                }
+                counts.nodes += 1;
+                counts.scalar_bytes += text.len();
+                if let Some(Frame::Map(m, key @ None)) = stack.last_mut() {
+                    let plain = style == ScalarStyle::Plain;
+                    if (plain && !plain_string(&text))
+                        || text == "<<"
+                        || m.contains_key(text.as_ref())
+                    {
+                        return Built::Unusual;
+                    }
+                    *key = Some(text.into_owned());
+                    continue;
+                }
+                if style != ScalarStyle::Plain {
+                    Value::String(text.into_owned())
+                } else if let Some(v) = resolve_plain(&text) {
+                    v
+                } else {
+                    return Built::Unusual;
+                }
+            }
+            // Anchors, aliases and anything newer go to serde-saphyr.
+            _ => return Built::Unusual,
+        };
+        match stack.last_mut() {
+            Some(Frame::Map(m, key)) => match key.take() {
+                Some(k) => {
+                    m.insert(k, value);
+                }
+                None => return Built::Error,
+            },
+            Some(Frame::Seq(s)) => s.push(value),
+            // A document's root: empty and null documents are skipped, as serde-saphyr does.
+            None if value.is_null() => {}
+            None => docs.push(value),
+        }
+    }
+    if !stack.is_empty() {
+        return Built::Error;
+    }
+    Built::Done(docs, counts)
+}
+
+/// Whether serde-saphyr reads this plain scalar as the string it spells: it starts with a
+/// letter and is none of the words YAML reads as a boolean, a null or a float (serde-saphyr
+/// takes YAML 1.1's booleans, and Rust's float syntax takes `inf`, `infinity` and `nan`), or it
+/// holds a character that no boolean, null, integer (any radix) or float can hold, as the unit
+/// of a quantity (`100m`, `128Mi`) does.
+fn plain_string(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "y", "yes", "n", "no", "true", "false", "on", "off", "null", "inf", "infinity", "nan",
+    ];
+    /// Every character of the spellings serde-saphyr reads as something else than a string.
+    fn numeric_or_word(c: u8) -> bool {
+        c.is_ascii_digit()
+            || matches!(
+                c.to_ascii_lowercase(),
+                b'a'..=b'f' | b'i' | b'l' | b'n' | b'o' | b'r' | b's' | b't' | b'u' | b'x' | b'y'
+            )
+            || matches!(c, b'+' | b'-' | b'.' | b'_' | b'~')
+    }
+    (s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && !WORDS.iter().any(|w| w.eq_ignore_ascii_case(s)))
+        || !s.bytes().all(numeric_or_word)
+}
+
+/// The value serde-saphyr gives a plain scalar in the fast subset: a string as
+/// [`plain_string`] says, `true`, `false`, a null (`~`, `null`, empty) or a decimal integer
+/// without a leading zero; `None` for anything else.
+fn resolve_plain(s: &str) -> Option<Value> {
+    match s {
+        "" | "~" | "null" => return Some(Value::Null),
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        "0" => return Some(Value::Number(Number::from(0u64))),
+        _ => {}
+    }
+    if plain_string(s) {
+        return Some(Value::String(s.to_string()));
+    }
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    if digits.is_empty()
+        || digits.len() > 18
+        || digits.starts_with('0')
+        || !digits.bytes().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let n: i64 = digits.parse().ok()?;
+    Some(Value::Number(if neg {
+        Number::from(-n)
+    } else {
+        Number::from(n)
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference: one serde-saphyr read of the whole stream.
+    fn reference(text: &str) -> Result<Vec<Value>, String> {
+        serde_saphyr::from_multiple_with_options::<Value>(text, options())
+            .map_err(|e| e.to_string())
+    }
+
+    fn assert_same(name: &str, text: &str) {
+        let fast = parse_stream(text).map_err(|e| e.to_string());
+        assert_eq!(fast, reference(text), "case: {name}");
+        // Big enough to be parsed on several threads.
+        let repeated = text.repeat(PARALLEL_MIN_BYTES / text.len().max(1) + 2);
+        let fast = parse_stream(&repeated).map_err(|e| e.to_string());
+        assert_eq!(fast, reference(&repeated), "case (repeated): {name}");
+    }
+
+    #[test]
+    fn the_fast_read_gives_serde_saphyr_values_and_errors() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "a plain manifest",
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: 1, memory: 10Mi}\n",
+            ),
+            (
+                "documents without markers between ends",
+                "a: 1\n...\nb: 2\n...\n",
+            ),
+            (
+                "empty and null documents are skipped",
+                "---\n---\n~\n---\nnull\n---\nkind: X\n---\n",
+            ),
+            (
+                "comments before and inside documents",
+                "# head\n---\n# c\nkind: X # tail\n---\n# only a comment\n",
+            ),
+            (
+                "YAML 1.1 booleans and nulls",
+                "a: yes\nb: No\nc: on\nd: OFF\ne: y\nf: ~\ng:\nh: Null\ni: TRUE\n",
+            ),
+            (
+                "numbers of every shape",
+                "a: 0\nb: -5\nc: 0755\nd: 0x1F\ne: 1e3\nf: .5\ng: +1\nh: 1_000\ni: .inf\nj: -.nan\nk: 12345678901234567890\nl: -0\nm: 3.0\n",
+            ),
+            (
+                "words that read as floats",
+                "a: inf\nb: NaN\nc: Infinity\nd: infinite\n",
+            ),
+            (
+                "quoted and block scalars",
+                "a: 'yes'\nb: \"1\"\nc: |\n  text\n  more\nd: >-\n  folded\n  line\ne: \"esc\\tape\\u00e9\"\n",
+            ),
+            ("plain keys that are not strings", "1: a\ntrue: b\n~: c\n"),
+            (
+                "anchors, aliases and merge keys",
+                "base: &b {x: 1}\nuse: *b\nmerged:\n  <<: *b\n  y: 2\n",
+            ),
+            ("tags", "a: !!str 1\nb: !!int \"2\"\nc: !custom x\n"),
+            ("duplicate keys", "a: 1\na: 2\n"),
+            ("a collection as a key", "? [a, b]\n: c\n"),
+            (
+                "a syntax error in a later document",
+                "a: 1\n---\nb: [1, 2\n---\nc: 3\n",
+            ),
+            ("a tab indentation error", "a:\n\tb: 1\n"),
+            ("a directive", "%YAML 1.2\n---\na: 1\n"),
+            (
+                "markers inside a block scalar and quotes",
+                "a: |\n  --- not a marker\nb: \"x\n  --- y\"\n",
+            ),
+            (
+                "a marker followed by content",
+                "--- {a: 1}\n--- [1, 2]\n--- text\n",
+            ),
+            ("CRLF line ends", "---\r\na: 1\r\n---\r\nb: two\r\n"),
+            (
+                "deep nesting",
+                &format!("{}1{}\n", "[".repeat(70), "]".repeat(70)),
+            ),
+            (
+                "deep block nesting",
+                &(0..70)
+                    .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
+                    .collect::<String>(),
+            ),
+            ("a top-level scalar and sequence", "--- text\n--- [1]\n"),
+            ("a byte-order mark", "\u{feff}a: 1\n---\nb: 2\n"),
+        ];
+        for (name, text) in cases {
+            assert_same(name, text);
+        }
+    }
+
+    #[test]
+    fn the_fast_read_agrees_with_serde_saphyr_on_the_shared_corpus() {
+        let corpus =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
+        let Ok(dir) = std::fs::read_dir(&corpus) else {
+            eprintln!("note: {} is absent; skipped", corpus.display());
+            return;
+        };
+        for entry in dir.flatten() {
+            let path = entry.path();
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                assert_same(&path.display().to_string(), &text);
+            }
+        }
+    }
+
+    #[test]
+    fn documents_split_at_markers_only() {
+        let text = "a: 1\n---\nb: 2\n----\n--- c\n---x\n  ---\n---";
+        assert_eq!(
+            split_documents(text),
+            vec!["a: 1\n", "---\nb: 2\n----\n", "--- c\n---x\n  ---\n", "---"],
+        );
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+
+    #[test]
+    fn plain_manifests_take_the_fast_path_and_unusual_ones_the_whole_stream() {
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "plain documents are read piece by piece",
+                "a: 1\n---\nb: [x, 'y']\n",
+                true,
+            ),
+            (
+                "a float goes through serde-saphyr for its piece only",
+                "a: 1.5\n---\nb: 2\n",
+                true,
+            ),
+            (
+                "an alias makes the whole stream one read",
+                "a: &x 1\nb: *x\n",
+                false,
+            ),
+            (
+                "a directive makes the whole stream one read",
+                "%YAML 1.2\n---\na: 1\n",
+                false,
+            ),
+            ("an error makes the whole stream one read", "a: [\n", false),
+        ];
+        for (name, text, fast) in cases {
+            assert_eq!(parse_pieces(text).is_some(), *fast, "case: {name}");
+        }
+    }
+}
