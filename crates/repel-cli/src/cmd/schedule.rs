@@ -126,7 +126,12 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
     let inv = args.inputs.load_seeded("schedule", args.scheduler.seed)?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
-    let mut built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);
+    let mut built = build_cluster(
+        inv.into_cluster_input(),
+        &gates,
+        &admission,
+        args.scheduler.seed,
+    );
     warn_all(&built.warnings);
     let (pct, seed) = (
         args.scheduler.percentage_of_nodes_to_score,
@@ -183,6 +188,6 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
         }
     }
     let failed = !r.rejected.is_empty() || (args.fail_unschedulable && !r.unschedulable.is_empty());
-    leave_at_exit((inv, built, placements, r));
+    leave_at_exit((built, placements, r));
     Ok(if failed { 1 } else { 0 })
 }

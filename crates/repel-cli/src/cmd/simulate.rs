@@ -147,7 +147,7 @@ pub fn load_scenario_text(
     }
     inv.finish(false);
     warn_all(&inv.warnings);
-    Ok((scenario, inv.cluster_input()))
+    Ok((scenario, inv.into_cluster_input()))
 }
 
 /// The human timeline: steps and events in time order, then the final placement.

@@ -706,6 +706,19 @@ impl Inventory {
         }
     }
 
+    /// The objects a cluster is built from, moved out of the inventory (no copy of 150,000
+    /// pods' worth of objects).
+    pub fn into_cluster_input(self) -> ClusterInput {
+        ClusterInput {
+            nodes: self.nodes.into_iter().map(|n| n.obj).collect(),
+            pods: self.pods.into_iter().map(|p| p.obj).collect(),
+            workloads: self.workloads.into_iter().map(|w| w.obj).collect(),
+            namespaces: self.namespaces.into_iter().map(|n| n.obj).collect(),
+            pdbs: self.pdbs.into_iter().map(|p| p.obj).collect(),
+            priority_classes: self.priority_classes.into_iter().map(|p| p.obj).collect(),
+        }
+    }
+
     /// The namespace object named `name`, if one was given.
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
         self.namespaces
