@@ -292,3 +292,39 @@ fn a_file_of_kinds_repel_does_not_use_is_named_with_its_kinds() {
         );
     }
 }
+
+#[test]
+fn explain_finds_the_pod_schedule_creates_for_an_exported_deployment() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = json!({"app": "web", "pod-template-hash": "5d78c9869d"});
+    let f = write(
+        dir.path(),
+        "dep.yaml",
+        &[
+            node("n1"),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "web", "namespace": "default", "uid": "d-1"},
+                   "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": container("1")}}}}),
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": "web-5d78c9869d-aaaaa", "namespace": "default", "labels": labels,
+                                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d78c9869d", "uid": "rs-1", "controller": true}]},
+                   "spec": {"nodeName": "n1", "containers": container("1")}, "status": {"phase": "Running"}}),
+        ],
+    );
+    let (code, out, err) = run(&["schedule", "-f", &f, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let placed = v["placements"].as_array().unwrap();
+    assert_eq!(placed.len(), 1, "one replica missing: {out}");
+    let pod = placed[0]["pod"].as_str().unwrap();
+    assert!(
+        pod.starts_with("default/web-5d78c9869d-"),
+        "named after the ReplicaSet its pods name: {pod}"
+    );
+    let (code, out, err) = run(&["explain", pod, "-f", &f, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pod"].as_str(), Some(pod));
+    assert_eq!(v["nodes"][0]["feasible"], json!(true), "{out}");
+}

@@ -12,7 +12,8 @@ use repel_core::explain::{Explanation, NodeVerdict, daemon_verdicts, explain};
 use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
 use repel_core::validation::{ValidationOptions, validate_pod_spec_tolerations};
-use repel_core::workload::{Workload, expand_pods, namespace_of, representative_pod};
+use repel_core::workload::claim::{claim_pods, taken_names};
+use repel_core::workload::{Workload, expand_planned, namespace_of, representative_pod};
 use serde::Serialize;
 
 mod daemon;
@@ -112,12 +113,17 @@ pub fn resolve<'a>(
                 daemonset: false,
             });
         }
+        // A workload's pod as `schedule` names it: only the pods its workload is missing, as
+        // the claim plan finds them (the same plan `build_cluster` follows).
         let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
-        for w in inv.workloads.iter().map(|w| &w.obj) {
-            if let Some(pod) = expand_pods(w, &nodes, gates, seed)
-                .into_iter()
-                .find(|p| is_it(p))
-            {
+        let workloads: Vec<Workload> = inv.workloads.iter().map(|w| w.obj.clone()).collect();
+        let mut pods: Vec<Pod> = inv.pods.iter().map(|p| p.obj.clone()).collect();
+        let plan = claim_pods(&workloads, &mut pods, &nodes, gates);
+        let taken = taken_names(&pods);
+        for (w, wp) in workloads.iter().zip(&plan.workloads) {
+            let ns = w.namespace();
+            let made = expand_planned(w, wp, seed, |n| taken.contains(&format!("{ns}/{n}")));
+            if let Some(pod) = made.into_iter().find(|p| is_it(p)) {
                 return Ok(Target {
                     pod,
                     namespace: inv.namespace(namespace),
