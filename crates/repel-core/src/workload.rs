@@ -286,30 +286,65 @@ pub fn node_should_run_daemon_pod(
     node: &Node,
     gates: &FeatureGates,
 ) -> (bool, bool) {
+    match daemon_pod_refusal(spec, node, gates) {
+        None => (true, true),
+        Some(DaemonPredicate::NodeName | DaemonPredicate::NodeAffinity) => (false, false),
+        Some(DaemonPredicate::Taints) => {
+            let keeps = find_matching_untolerated_taint(
+                node_taints(node),
+                spec.tolerations.as_deref().unwrap_or_default(),
+                |t| t.effect == NO_EXECUTE,
+                gates,
+            )
+            .is_none();
+            (false, keeps)
+        }
+    }
+}
+
+/// The predicates of upstream `NodeShouldRunDaemonPod`, in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DaemonPredicate {
+    /// The pod's `nodeName` names another node.
+    NodeName,
+    /// Its required node affinity (or nodeSelector) does not match (a term that cannot be
+    /// parsed matches nothing, as upstream ignores the parse error here).
+    NodeAffinity,
+    /// A `NoSchedule`/`NoExecute` taint is not tolerated.
+    Taints,
+}
+
+/// The first of [`node_should_run_daemon_pod`]'s predicates that `node` fails; `None` when the
+/// DaemonSet runs its pod there.
+pub fn daemon_pod_refusal(
+    spec: &PodSpec,
+    node: &Node,
+    gates: &FeatureGates,
+) -> Option<DaemonPredicate> {
     let name = node.metadata.name.as_deref().unwrap_or_default();
-    let fits_name = spec
+    if !spec
         .node_name
         .as_deref()
-        .is_none_or(|n| n.is_empty() || n == name);
-    let fits_affinity = RequiredNodeAffinity::from_pod_spec(spec)
-        .matches(node)
-        .unwrap_or(false);
-    if !fits_name || !fits_affinity {
-        return (false, false);
+        .is_none_or(|n| n.is_empty() || n == name)
+    {
+        return Some(DaemonPredicate::NodeName);
     }
-    let taints = node
-        .spec
+    if !RequiredNodeAffinity::from_pod_spec(spec)
+        .matches(node)
+        .unwrap_or(false)
+    {
+        return Some(DaemonPredicate::NodeAffinity);
+    }
+    let tolerations = spec.tolerations.as_deref().unwrap_or_default();
+    find_matching_untolerated_taint(node_taints(node), tolerations, is_do_not_schedule, gates)
+        .map(|_| DaemonPredicate::Taints)
+}
+
+fn node_taints(node: &Node) -> &[k8s_openapi::api::core::v1::Taint] {
+    node.spec
         .as_ref()
         .and_then(|s| s.taints.as_deref())
-        .unwrap_or_default();
-    let tolerations = spec.tolerations.as_deref().unwrap_or_default();
-    if find_matching_untolerated_taint(taints, tolerations, is_do_not_schedule, gates).is_some() {
-        let keeps =
-            find_matching_untolerated_taint(taints, tolerations, |t| t.effect == NO_EXECUTE, gates)
-                .is_none();
-        return (false, keeps);
-    }
-    (true, true)
+        .unwrap_or_default()
 }
 
 /// The nodes a DaemonSet runs a pod on, in node order.
@@ -575,7 +610,8 @@ fn pods_for(
     Some(PlannedPods { spec, pods })
 }
 
-fn api_version_of(kind: &str) -> &'static str {
+/// The apiVersion of a controller kind that owns pods (`batch/v1` for a Job, else `apps/v1`).
+pub(crate) fn api_version_of(kind: &str) -> &'static str {
     if kind == "Job" { "batch/v1" } else { "apps/v1" }
 }
 
@@ -619,11 +655,7 @@ pub fn controller_pod(
         }
         _ => {}
     }
-    let api_version = if matches!(owner_kind, "Job") {
-        "batch/v1"
-    } else {
-        "apps/v1"
-    };
+    let api_version = api_version_of(owner_kind);
     let owner_meta = ObjectMeta {
         name: Some(owner_name.to_string()),
         namespace: Some(ns.to_string()),

@@ -11,10 +11,8 @@ use super::{
     ERR_REASON_NODE_AFFINITY, ERR_REASON_NODE_NAME, ERR_REASON_UNTOLERATED, NODE_AFFINITY,
     NODE_NAME, Rejection, TAINT_TOLERATION,
 };
-use crate::affinity::RequiredNodeAffinity;
 use crate::gates::FeatureGates;
-use crate::taint::{find_matching_untolerated_taint, is_do_not_schedule};
-use crate::workload::node_should_run_daemon_pod;
+use crate::workload::{DaemonPredicate, daemon_pod_refusal, node_should_run_daemon_pod};
 
 /// What the DaemonSet controller decides for one node.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,33 +58,12 @@ pub fn daemon_verdicts(spec: &PodSpec, nodes: &[Node], gates: &FeatureGates) -> 
 
 /// The first of upstream's `predicates` that fails for `node`.
 fn refusal(spec: &PodSpec, node: &Node, gates: &FeatureGates) -> Rejection {
-    let name = node.metadata.name.as_deref().unwrap_or_default();
-    let fits_name = spec
-        .node_name
-        .as_deref()
-        .is_none_or(|n| n.is_empty() || n == name);
-    // Upstream ignores affinity parse errors here: a term that cannot be parsed matches nothing.
-    let fits_affinity = RequiredNodeAffinity::from_pod_spec(spec)
-        .matches(node)
-        .unwrap_or(false);
-    let taints = node
-        .spec
-        .as_ref()
-        .and_then(|s| s.taints.as_deref())
-        .unwrap_or_default();
-    let tolerations = spec.tolerations.as_deref().unwrap_or_default();
-    let (plugin, reason) = if !fits_name {
-        (NODE_NAME, ERR_REASON_NODE_NAME)
-    } else if !fits_affinity {
-        (NODE_AFFINITY, ERR_REASON_NODE_AFFINITY)
-    } else if find_matching_untolerated_taint(taints, tolerations, is_do_not_schedule, gates)
-        .is_some()
-    {
-        (TAINT_TOLERATION, ERR_REASON_UNTOLERATED)
-    } else {
-        // `node_should_run_daemon_pod` refused for a reason these checks do not see; name
-        // the affinity check, the one the pod's pinning stands in for.
-        (NODE_AFFINITY, ERR_REASON_NODE_AFFINITY)
+    let (plugin, reason) = match daemon_pod_refusal(spec, node, gates) {
+        Some(DaemonPredicate::NodeName) => (NODE_NAME, ERR_REASON_NODE_NAME),
+        Some(DaemonPredicate::Taints) => (TAINT_TOLERATION, ERR_REASON_UNTOLERATED),
+        // `None` cannot follow a refusal; name the affinity check, the one the pod's pinning
+        // stands in for.
+        Some(DaemonPredicate::NodeAffinity) | None => (NODE_AFFINITY, ERR_REASON_NODE_AFFINITY),
     };
     Rejection { plugin, reason }
 }

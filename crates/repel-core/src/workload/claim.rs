@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use k8s_openapi::api::core::v1::{Node, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 
-use super::{Workload, daemon_nodes, namespace_of, pod_template_hash};
+use super::{Workload, api_version_of, daemon_nodes, namespace_of, pod_template_hash};
 use crate::gates::FeatureGates;
 use crate::labels::{LabelSelector as Selector, label_selector_from_api};
 
@@ -195,10 +195,6 @@ fn pod_owner_kind(w: &Workload) -> Option<&'static str> {
     }
 }
 
-fn api_version(kind: &str) -> &'static str {
-    if kind == "Job" { "batch/v1" } else { "apps/v1" }
-}
-
 /// Two pod templates equal but for the `pod-template-hash` label (upstream
 /// `EqualIgnoreHash`).
 fn equal_ignore_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
@@ -344,7 +340,7 @@ pub fn plan(
                     adopt.push((
                         p,
                         OwnerReference {
-                            api_version: api_version(kind).to_string(),
+                            api_version: api_version_of(kind).to_string(),
                             kind: kind.to_string(),
                             name: w.name().to_string(),
                             uid: meta.uid.clone().unwrap_or_default(),

@@ -26,8 +26,8 @@ use crate::events::Event;
 pub const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
 /// Upstream's event reason for a deleted pod.
 pub const SUCCESSFUL_DELETE: &str = "SuccessfulDelete";
-/// A Job's default `backoffLimit`.
-pub const DEFAULT_BACKOFF_LIMIT: i32 = 6;
+/// A Job's default `backoffLimit` (the claim rules' own).
+pub use repel_core::workload::claim::DEFAULT_BACKOFF_LIMIT;
 
 /// One workload and its name generator.
 #[derive(Debug, Clone)]
@@ -398,7 +398,7 @@ impl WorkloadControllers {
                 .node
                 .and_then(|n| cluster.nodes.get(n))
                 .map(|n| n.name.clone())
-                .or_else(|| pinned_node(info.spec()));
+                .or_else(|| repel_core::workload::claim::pinned_node(info.spec()));
             if let Some(t) = target {
                 by_node.entry(t).or_default().push(p);
             }
@@ -438,21 +438,6 @@ impl WorkloadControllers {
             }
         }
     }
-}
-
-/// The node a pod is pinned to by `matchFields metadata.name In [node]` (a DaemonSet pod).
-fn pinned_node(spec: &k8s_openapi::api::core::v1::PodSpec) -> Option<String> {
-    spec.affinity
-        .as_ref()?
-        .node_affinity
-        .as_ref()?
-        .required_during_scheduling_ignored_during_execution
-        .as_ref()?
-        .node_selector_terms
-        .iter()
-        .flat_map(|t| t.match_fields.iter().flatten())
-        .find(|f| f.key == "metadata.name")
-        .and_then(|f| f.values.as_ref()?.first().cloned())
 }
 
 impl Controller for WorkloadControllers {
