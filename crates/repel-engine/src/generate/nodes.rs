@@ -277,6 +277,17 @@ pub fn node(pool: Pool, index: usize, shape: Shape, extra: usize) -> Node {
     if shape.gpus > 0 {
         allocatable.insert(GPU_RESOURCE.to_string(), Quantity(shape.gpus.to_string()));
     }
+    ready_node(name, labels, taints, allocatable)
+}
+
+/// A Ready node as a kubelet registers it: `labels`, `taints`, and `allocatable` as its
+/// capacity too.
+pub(super) fn ready_node(
+    name: String,
+    labels: BTreeMap<String, String>,
+    taints: Vec<Taint>,
+    allocatable: BTreeMap<String, Quantity>,
+) -> Node {
     Node {
         metadata: ObjectMeta {
             name: Some(name),

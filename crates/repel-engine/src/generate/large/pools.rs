@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSpec, NodeStatus, Taint};
+use k8s_openapi::api::core::v1::{Node, Taint};
+
+use crate::generate::nodes::ready_node;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::generate::nodes::{
     BENCH_TAINT_PREFIX, CRITICAL_ADDONS_ONLY, GPU_RESOURCE, HOSTNAME_LABEL, ZONE_LABEL,
@@ -204,27 +205,5 @@ pub(super) fn node(pool: Pool, index: usize, m: Machine, extra: usize) -> Node {
     if m.gpus > 0 {
         allocatable.insert(GPU_RESOURCE.to_string(), Quantity(m.gpus.to_string()));
     }
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name),
-            labels: Some(labels),
-            ..Default::default()
-        },
-        spec: Some(NodeSpec {
-            taints: (!taints.is_empty()).then_some(taints),
-            ..Default::default()
-        }),
-        status: Some(NodeStatus {
-            capacity: Some(allocatable.clone()),
-            allocatable: Some(allocatable),
-            conditions: Some(vec![NodeCondition {
-                type_: "Ready".to_string(),
-                status: "True".to_string(),
-                reason: Some("KubeletReady".to_string()),
-                message: Some("kubelet is posting ready status".to_string()),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-    }
+    ready_node(name, labels, taints, allocatable)
 }
