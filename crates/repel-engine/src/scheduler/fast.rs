@@ -214,6 +214,11 @@ impl Sel {
         }
     }
 
+    /// The matching pods on `node`.
+    fn count(&self, node: NodeId) -> u32 {
+        self.slot.get(&node).map_or(0, |&i| self.nonzero[i].1)
+    }
+
     /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`.
     fn moved(&mut self, node: NodeId, delta: i32) {
         match self.slot.get(&node) {

@@ -13,9 +13,12 @@
 //! [`FastScheduler::compiled_repeat`] schedules a pod of the same class as the pod just
 //! placed, when every node is evaluated: nothing has changed since but that pod's node, so
 //! the feasible nodes are the same but perhaps that one, the round-robin start is the same
-//! (every candidate was processed), and only that node's resource score moved. The feasible
-//! nodes are kept in buckets by resource score per node class ([`Buckets`]), so the best
-//! nodes are read from the top buckets instead of visiting every node.
+//! (every candidate was processed), and only that node's scores moved. The feasible nodes are
+//! kept in groups — node class and the hostname constraint's count on the node, so every
+//! score but the resource scores is the group's — and in each group by resource score
+//! ([`Buckets`]); the other spread key's domain counts are kept up to date bind by bind. A
+//! pod then costs a pass over the groups, whatever the number of nodes its Deployment
+//! already runs on.
 
 use super::*;
 
@@ -23,139 +26,148 @@ use super::*;
 const RESOURCE_MAX: i64 =
     MAX_NODE_SCORE * (node_resources_fit::WEIGHT + balanced_allocation::WEIGHT);
 
-/// The feasible nodes of a chain of like pods, per node class and resource score, each list
-/// in node order.
+/// Lists per group: one per resource score.
+const WIDTH: usize = RESOURCE_MAX as usize + 1;
+
+/// No group.
+const NO_GROUP: u32 = u32::MAX;
+
+/// A set of nodes as bits, and how many.
+#[derive(Default)]
+struct NodeSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+/// The feasible nodes of a chain of like pods by group and resource score. A group is a node
+/// class and a count of the pods the hostname spread constraint matches on the node: every
+/// score but the resource scores is the same for the nodes of a group, so a pod costs a pass
+/// over the groups, not over the nodes. Each list is a bit set of nodes: a node moves in and
+/// out in constant time, and the draw counts off the list in filter order a word at a time.
 #[derive(Default)]
 pub(super) struct Buckets {
-    /// `class * width + score` → its nodes, in node order.
-    lists: Vec<Vec<NodeId>>,
-    width: usize,
-    /// Per node: whether it is in a list, and its score.
-    held: Vec<bool>,
-    score: Vec<i64>,
-    /// Per node class: the highest score with nodes (-1: none).
+    /// `group * WIDTH + score` → the list's index in `sets` plus one (0: none yet).
+    slot: Vec<u32>,
+    /// The lists, reused from chain to chain (`free` of them are empty and unassigned).
+    sets: Vec<NodeSet>,
+    free: Vec<u32>,
+    /// Words per list.
+    words: usize,
+    /// Per group: its node class and hostname count, its highest score with nodes (-1: none)
+    /// and how many nodes it holds.
+    groups: Vec<(u32, u32)>,
+    group_index: FastMap<(u32, u32), u32>,
     top: Vec<i64>,
-    /// Lists that may hold nodes, to empty them.
-    used: Vec<usize>,
-    /// Per node: set aside for this pod (it scores on its own), while staying in its list.
-    aside: Vec<bool>,
-    /// Per list: how many of its nodes are set aside.
-    aside_in: Vec<u32>,
-    /// The nodes set aside, to put back.
-    aside_nodes: Vec<NodeId>,
+    size: Vec<usize>,
+    /// Per node: its group (`NO_GROUP`: not held) and its resource score.
+    node_group: Vec<u32>,
+    score: Vec<i64>,
+    /// The other spread key's present domains and matching pods per domain (see
+    /// [`zone_counts`]), kept up to date along the chain, and the weight.
+    present: Vec<bool>,
+    counts: Vec<i64>,
+    w_z: f64,
+    /// Scratch: per group, its score without the resource scores.
+    group_score: Vec<i64>,
 }
 
 impl Buckets {
-    /// Empty, for `classes` node classes and `nodes` nodes.
-    fn reset(&mut self, classes: usize, nodes: usize) {
-        for &l in &self.used {
-            if let Some(list) = self.lists.get_mut(l) {
-                list.clear();
+    /// Empty, for `nodes` nodes.
+    fn reset(&mut self, nodes: usize) {
+        self.words = nodes.div_ceil(64);
+        self.free.clear();
+        for (i, set) in self.sets.iter_mut().enumerate() {
+            if set.len > 0 {
+                set.bits.fill(0);
+                set.len = 0;
             }
+            set.bits.resize(self.words, 0);
+            self.free.push(i as u32);
         }
-        self.used.clear();
-        self.width = RESOURCE_MAX as usize + 1;
-        self.lists.resize(classes * self.width, Vec::new());
-        self.held.clear();
-        self.held.resize(nodes, false);
-        self.score.resize(nodes, 0);
+        self.slot.clear();
+        self.groups.clear();
+        self.group_index.clear();
         self.top.clear();
-        self.top.resize(classes, -1);
-        self.aside.clear();
-        self.aside.resize(nodes, false);
-        self.aside_in.clear();
-        self.aside_in.resize(classes * self.width, 0);
-        self.aside_nodes.clear();
+        self.size.clear();
+        self.node_group.clear();
+        self.node_group.resize(nodes, NO_GROUP);
+        self.score.clear();
+        self.score.resize(nodes, 0);
     }
 
-    /// Sets `node` aside for one pod: it stays in its list (no list is shifted), but
-    /// [`Buckets::best`] and [`Buckets::count`] leave it out until [`Buckets::restore`].
-    fn set_aside(&mut self, class: usize, node: NodeId) {
-        if !self.held[node] || self.aside[node] {
-            return;
+    /// The group of node class `class` with `k` matching pods on the node, added if new.
+    fn group(&mut self, class: usize, k: u32) -> u32 {
+        let key = (class as u32, k);
+        if let Some(&g) = self.group_index.get(&key) {
+            return g;
         }
-        self.aside[node] = true;
-        self.aside_in[class * self.width + self.score[node] as usize] += 1;
-        self.aside_nodes.push(node);
+        let g = self.groups.len() as u32;
+        self.groups.push(key);
+        self.group_index.insert(key, g);
+        self.top.push(-1);
+        self.size.push(0);
+        self.slot.resize(self.slot.len() + WIDTH, 0);
+        g
     }
 
-    /// Puts back every node set aside.
-    fn restore(&mut self, node_class: &[u32]) {
-        for n in std::mem::take(&mut self.aside_nodes) {
-            self.aside[n] = false;
-            let l = node_class[n] as usize * self.width + self.score[n] as usize;
-            self.aside_in[l] = 0;
-        }
+    /// The list of `group` with `score`, if it has one.
+    fn set(&self, group: u32, score: i64) -> Option<&NodeSet> {
+        let s = *self.slot.get(group as usize * WIDTH + score as usize)?;
+        s.checked_sub(1).and_then(|i| self.sets.get(i as usize))
     }
 
-    /// The highest score of `class` with nodes not set aside (-1: none).
-    fn best(&self, class: usize) -> i64 {
-        let mut t = self.top[class];
-        while t >= 0 {
-            let l = class * self.width + t as usize;
-            if self.lists[l].len() > self.aside_in[l] as usize {
-                return t;
-            }
-            t -= 1;
-        }
-        -1
+    /// How many nodes of `group` have `score`.
+    fn count(&self, group: u32, score: i64) -> usize {
+        self.set(group, score).map_or(0, |s| s.len)
     }
 
-    /// How many nodes of `class` with score `score` are not set aside.
-    fn count(&self, class: usize, score: i64) -> usize {
-        let l = class * self.width + score as usize;
-        self.lists[l].len() - self.aside_in[l] as usize
-    }
-
-    /// Whether a list of `class` holds nodes set aside.
-    fn has_aside(&self, class: usize, score: i64) -> bool {
-        self.aside_in[class * self.width + score as usize] > 0
-    }
-
-    /// The nodes of `class` with score `score`, in node order (set-aside ones included).
-    fn list(&self, class: usize, score: i64) -> &[NodeId] {
-        &self.lists[class * self.width + score as usize]
-    }
-
-    /// Records `node` with `score` in `class`; returns the list it goes in.
-    fn list_for(&mut self, class: usize, node: NodeId, score: i64) -> &mut Vec<NodeId> {
+    /// Adds `node` to `group` with `score`.
+    fn add(&mut self, group: u32, node: NodeId, score: i64) {
         let score = score.clamp(0, RESOURCE_MAX);
-        let l = class * self.width + score as usize;
-        if self.lists[l].is_empty() {
-            self.used.push(l);
+        let l = group as usize * WIDTH + score as usize;
+        if self.slot[l] == 0 {
+            let i = match self.free.pop() {
+                Some(i) => i,
+                None => {
+                    self.sets.push(NodeSet {
+                        bits: vec![0; self.words],
+                        len: 0,
+                    });
+                    (self.sets.len() - 1) as u32
+                }
+            };
+            self.slot[l] = i + 1;
         }
-        self.held[node] = true;
+        let set = &mut self.sets[self.slot[l] as usize - 1];
+        mark(&mut set.bits, node);
+        set.len += 1;
+        let g = group as usize;
+        self.node_group[node] = group;
         self.score[node] = score;
-        self.top[class] = self.top[class].max(score);
-        &mut self.lists[l]
+        self.size[g] += 1;
+        self.top[g] = self.top[g].max(score);
     }
 
-    /// Adds `node` at the end of its list: nodes must come in node order.
-    fn push(&mut self, class: usize, node: NodeId, score: i64) {
-        self.list_for(class, node, score).push(node);
-    }
-
-    /// Adds `node` in node order.
-    fn insert(&mut self, class: usize, node: NodeId, score: i64) {
-        let list = self.list_for(class, node, score);
-        let at = list.partition_point(|n| *n < node);
-        list.insert(at, node);
-    }
-
-    /// Takes `node` out (it keeps its score in `score`).
-    fn remove(&mut self, class: usize, node: NodeId) {
-        if !self.held[node] {
+    /// Takes `node` out.
+    fn remove(&mut self, node: NodeId) {
+        let group = self.node_group[node];
+        if group == NO_GROUP {
             return;
         }
-        let list = &mut self.lists[class * self.width + self.score[node] as usize];
-        if let Ok(i) = list.binary_search(&node) {
-            list.remove(i);
-        }
-        self.held[node] = false;
-        while self.top[class] >= 0
-            && self.lists[class * self.width + self.top[class] as usize].is_empty()
+        let g = group as usize;
+        let l = g * WIDTH + self.score[node] as usize;
+        if let Some(set) = self.slot[l]
+            .checked_sub(1)
+            .and_then(|i| self.sets.get_mut(i as usize))
+            && let Some(word) = set.bits.get_mut(node >> 6)
         {
-            self.top[class] -= 1;
+            *word &= !(1 << (node & 63));
+            set.len -= 1;
+        }
+        self.node_group[node] = NO_GROUP;
+        self.size[g] -= 1;
+        while self.top[g] >= 0 && self.count(group, self.top[g]) == 0 {
+            self.top[g] -= 1;
         }
     }
 }
@@ -243,50 +255,13 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
         // the label is in the "" domain, as upstream reads `node.Labels[key]`), and the
         // matching pods of each, over the nodes the inclusion policies admit.
         let mut w_z = 0.0;
-        let mut slots = 0;
+        counts.clear();
         if let Some(z) = zone {
-            let d = &run.domains[z.dom];
-            slots = d.count;
-            present.clear();
-            present.resize(d.count, false);
-            for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
-                present[d.of_node[run.reps[c]] as usize] = true;
-            }
-            counts.clear();
-            counts.resize(d.count, 0);
-            for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
-                let c = run.node_class[n] as usize;
-                if ignored(c) || !z.include[c] {
-                    continue;
-                }
-                let dom = d.of_node[n] as usize;
-                if present[dom] {
-                    counts[dom] += i64::from(k);
-                }
-            }
-            w_z = topology_normalizing_weight(present.iter().filter(|p| **p).count());
+            w_z = zone_counts(run, class, z, &mut present, &mut counts);
         }
-        // A node's raw score from its domain slot (`slots` when it lacks the key), whether
-        // it has the hostname label, and its matching pods, adding the terms in constraint
-        // order.
-        let raw_of = |n: NodeId, hc: i64| -> i64 {
-            let slot = match zone {
-                Some(z) if run.domains[z.dom].has[n] => run.domains[z.dom].of_node[n] as usize,
-                _ => slots,
-            };
-            let has_host = host.is_some_and(|h| run.domains[h.dom].has[n]);
-            let mut total = 0.0_f64;
-            for s in &class.soft {
-                if s.hostname {
-                    if has_host {
-                        total += score_for_count(hc, s.max_skew, w_h);
-                    }
-                } else if slot < slots {
-                    total += score_for_count(counts[slot], s.max_skew, w_z);
-                }
-            }
-            total.round() as i64
-        };
+        let slots = counts.len();
+        let mut memo = std::mem::take(&mut run.raw_memo);
+        let raw_of = |n: NodeId, hc: i64| raw_spread_score(run, class, n, hc, w_h, &counts, w_z);
         // Feasible nodes holding pods the hostname constraint matches score on their own.
         own_in_class.iter_mut().for_each(|k| *k = 0);
         if let Some(h) = host {
@@ -294,7 +269,6 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
             // label and its count: thousands of nodes of a large Deployment share a few
             // values, each computed once per pod.
             const COUNTS: usize = 16;
-            let mut memo = std::mem::take(&mut run.raw_memo);
             memo.clear();
             memo.resize((slots + 1) * 2 * COUNTS, i64::MIN);
             for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
@@ -322,7 +296,6 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
                 own.push((n, raw));
                 own_in_class[c] += 1;
             }
-            run.raw_memo = memo;
         }
         let mut min_score = i64::MAX;
         let mut max_score = 0;
@@ -337,20 +310,14 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
             min_score = min_score.min(r);
             max_score = max_score.max(r);
         }
-        let weighted = |raw: i64| -> i64 {
-            let s = if max_score == 0 {
-                MAX_NODE_SCORE
-            } else {
-                MAX_NODE_SCORE * (max_score + min_score - raw) / max_score
-            };
-            s.clamp(0, MAX_NODE_SCORE) * pod_topology_spread::WEIGHT
-        };
+        let weighted = |raw: i64| weighted_spread(raw, min_score, max_score);
         for o in own.iter_mut() {
             o.1 = class_score[run.node_class[o.0] as usize] + weighted(o.1);
         }
         for c in (0..nc).filter(|c| cf[*c] > 0 && !ignored(*c)) {
             class_score[c] += weighted(class_raw[c]);
         }
+        run.raw_memo = memo;
         run.soft_present[0] = present;
         run.dom_cnt[0] = counts;
         run.own_in_class = own_in_class;
@@ -364,23 +331,77 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
     run.class_score = class_score;
 }
 
-/// The `j`-th in filter order (node order from the round-robin `start`, wrapping) of nodes
-/// given in node order.
-pub(super) fn nth_of_ordered_in_filter_order(
-    nodes: &[NodeId],
-    j: usize,
-    start: usize,
-) -> Option<NodeId> {
-    if j >= nodes.len() {
-        return None;
+/// PodTopologySpread PreScore of a by-class pod's soft constraint `z` on a key other than the
+/// hostname: marks in `present` the domains of the node classes with feasible, not ignored
+/// nodes (a node without the label is in the "" domain, as upstream reads
+/// `node.Labels[key]`), counts into `counts` the matching pods of each present domain over the
+/// nodes the inclusion policies admit, and returns the constraint's weight.
+fn zone_counts(
+    run: &Run,
+    class: &PodClass,
+    z: &Spread,
+    present: &mut Vec<bool>,
+    counts: &mut Vec<i64>,
+) -> f64 {
+    let d = &run.domains[z.dom];
+    let cf = &run.class_feasible;
+    let ignored = |c: usize| class.spread_ignored(c as u32);
+    present.clear();
+    present.resize(d.count, false);
+    for c in (0..run.reps.len()).filter(|c| cf[*c] > 0 && !ignored(*c)) {
+        present[d.of_node[run.reps[c]] as usize] = true;
     }
-    let split = nodes.partition_point(|n| *n < start);
-    let from_start = nodes.len() - split;
-    if j < from_start {
-        nodes.get(split + j).copied()
+    counts.clear();
+    counts.resize(d.count, 0);
+    for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
+        let c = run.node_class[n] as usize;
+        if ignored(c) || !z.include[c] {
+            continue;
+        }
+        let dom = d.of_node[n] as usize;
+        if present[dom] {
+            counts[dom] += i64::from(k);
+        }
+    }
+    topology_normalizing_weight(present.iter().filter(|p| **p).count())
+}
+
+/// PodTopologySpread's raw score of node `n` holding `k` pods the hostname constraint
+/// matches: the constraints' terms in their order, the other key's from the count of the
+/// node's domain in `counts` (none for a node without the key).
+fn raw_spread_score(
+    run: &Run,
+    class: &PodClass,
+    n: NodeId,
+    k: i64,
+    w_h: f64,
+    counts: &[i64],
+    w_z: f64,
+) -> i64 {
+    let mut total = 0.0_f64;
+    for s in &class.soft {
+        let d = &run.domains[s.dom];
+        if s.hostname {
+            if d.has[n] {
+                total += score_for_count(k, s.max_skew, w_h);
+            }
+        } else if d.has[n]
+            && let Some(&count) = counts.get(d.of_node[n] as usize)
+        {
+            total += score_for_count(count, s.max_skew, w_z);
+        }
+    }
+    total.round() as i64
+}
+
+/// PodTopologySpread NormalizeScore of a raw score, weighted.
+fn weighted_spread(raw: i64, min_score: i64, max_score: i64) -> i64 {
+    let s = if max_score == 0 {
+        MAX_NODE_SCORE
     } else {
-        nodes.get(j - from_start).copied()
-    }
+        MAX_NODE_SCORE * (max_score + min_score - raw) / max_score
+    };
+    s.clamp(0, MAX_NODE_SCORE) * pod_topology_spread::WEIGHT
 }
 
 /// Marks `node` in a bit set of nodes.
@@ -532,125 +553,173 @@ impl FastScheduler {
         let b = chain.bound;
         let cb = run.node_class[b] as usize;
         let key = class.score_key;
+        let host = class.soft.iter().find(|s| s.hostname);
+        let zone = class.soft.iter().find(|s| !s.hostname);
+        let ignored = |c: usize| class.spread_ignored(c as u32);
+        // A node's group: its class, and the pods the hostname constraint matches on it (none
+        // counted on an ignored node: it scores as its class).
+        let group_of = |run: &Run, buckets: &mut Buckets, n: NodeId| -> u32 {
+            let c = run.node_class[n] as usize;
+            let k = match host {
+                Some(h) if !ignored(c) => run.sel.sels[h.sel as usize].count(n),
+                _ => 0,
+            };
+            buckets.group(c, k)
+        };
+        let mut buckets = std::mem::take(&mut run.buckets);
         if chain.built {
-            run.buckets.remove(cb, b);
+            buckets.remove(b);
         } else {
             // The previous pod's feasible nodes, with the resource scores it computed (the
-            // node it went to is taken anew below). They are in filter order: the class's
-            // allowed nodes (in node order) from the round-robin start on, then from the
-            // first; read from the wrap (the first node below the first one) they are in node
-            // order.
+            // node it went to is taken anew below).
             let cache = run.scores(&key);
-            let mut buckets = std::mem::take(&mut run.buckets);
-            buckets.reset(nc, n_all);
-            let f = &run.feasible;
-            let wrap = f
-                .first()
-                .map_or(0, |&first| f.partition_point(|n| *n >= first));
-            debug_assert!(f[wrap..].iter().chain(&f[..wrap]).is_sorted());
-            for part in [&f[wrap..], &f[..wrap]] {
-                for &n in part {
-                    if n == b {
-                        continue;
-                    }
-                    let mut r = run.caches[cache].scores[n];
-                    if r == UNKNOWN {
-                        r = resource_scores(&run.res[n], &key);
-                    }
-                    buckets.push(run.node_class[n] as usize, n, r);
+            buckets.reset(n_all);
+            for &n in &run.feasible {
+                if n == b {
+                    continue;
                 }
+                let mut r = run.caches[cache].scores[n];
+                if r == UNKNOWN {
+                    r = resource_scores(&run.res[n], &key);
+                }
+                let g = group_of(run, &mut buckets, n);
+                buckets.add(g, n, r);
             }
-            run.buckets = buckets;
         }
         let mut feasible = chain.feasible;
+        // The other key's domain counts are counted afresh when the chain starts or the
+        // present domains may have changed, else kept up to date at each bind below.
+        let mut recount = !chain.built;
         if fits_free(class, &run.free[b], &cluster.nodes[b]) {
-            run.buckets
-                .insert(cb, b, resource_scores(&run.res[b], &key));
+            let g = group_of(run, &mut buckets, b);
+            buckets.add(g, b, resource_scores(&run.res[b], &key));
         } else {
             run.feasible_mark[b] = 0;
             run.class_feasible[cb] -= 1;
             feasible -= 1;
+            recount |= run.class_feasible[cb] == 0;
         }
         if feasible <= 1 {
             // One node left needs no scores, none the FitError: the full path's.
+            run.buckets = buckets;
             return None;
         }
-        run.pass += 1;
-        class_scores(run, class, tt_raw, na_raw);
-        // Nodes scoring on their own are set aside in their buckets while the best is found
-        // (no list shifts: a Deployment spread over thousands of nodes has thousands of them).
-        let own = std::mem::take(&mut run.own);
-        let mut own = own;
-        for (n, s) in own.iter_mut() {
-            let c = run.node_class[*n] as usize;
-            run.buckets.set_aside(c, *n);
-            *s += run.buckets.score[*n];
-        }
-        let tops: Vec<i64> = (0..nc).map(|c| run.buckets.best(c)).collect();
-        let mut best = i64::MIN;
-        for (c, &top) in tops.iter().enumerate() {
-            if top >= 0 {
-                best = best.max(run.class_score[c] + top);
-            }
-        }
-        for &(_, s) in &own {
-            best = best.max(s);
-        }
-        // The draw's pick among the best in filter order: which place is picked depends on
-        // their number only, so only the node in that place is looked for: in one list (in
-        // node order) at once, else counted off a bit set of the best nodes.
-        let start = self.reference.next_start_node_index % n_all;
-        let is_best = |c: usize| tops[c] >= 0 && run.class_score[c] + tops[c] == best;
-        let own_best = own.iter().filter(|(_, s)| *s == best).count();
-        let (mut best_classes, mut best_class, mut tied) = (0, 0, own_best);
-        for (c, &top) in tops.iter().enumerate() {
-            if is_best(c) {
-                best_classes += 1;
-                best_class = c;
-                tied += run.buckets.count(c, top);
-            }
-        }
-        let chosen = if best_classes == 1
-            && own_best == 0
-            && !run.buckets.has_aside(best_class, tops[best_class])
+        if let Some(z) = zone
+            && recount
         {
-            let list = run.buckets.list(best_class, tops[best_class]);
-            self.reference
-                .rng
-                .reservoir(list.len())
-                .and_then(|j| nth_of_ordered_in_filter_order(list, j, start))
+            let (mut present, mut counts) = (
+                std::mem::take(&mut buckets.present),
+                std::mem::take(&mut buckets.counts),
+            );
+            buckets.w_z = zone_counts(run, class, z, &mut present, &mut counts);
+            buckets.present = present;
+            buckets.counts = counts;
+        }
+
+        // The score of each group but the resource scores: TaintToleration and NodeAffinity
+        // per class, PodTopologySpread per class and hostname count.
+        let mut class_score = std::mem::take(&mut run.class_score);
+        static_class_scores(&run.class_feasible, class, tt_raw, na_raw, &mut class_score);
+        let spread = !class.soft.is_empty();
+        let not_ignored: usize = (0..nc)
+            .filter(|c| !ignored(*c))
+            .map(|c| run.class_feasible[c] as usize)
+            .sum();
+        let w_h = topology_normalizing_weight(not_ignored);
+        let mut group_score = std::mem::take(&mut buckets.group_score);
+        group_score.clear();
+        let (mut min_score, mut max_score) = (i64::MAX, 0);
+        for (g, &(c, k)) in buckets.groups.iter().enumerate() {
+            let c = c as usize;
+            let mut raw = 0;
+            if spread && buckets.size[g] > 0 && !ignored(c) {
+                raw = raw_spread_score(
+                    run,
+                    class,
+                    run.reps[c],
+                    i64::from(k),
+                    w_h,
+                    &buckets.counts,
+                    buckets.w_z,
+                );
+                min_score = min_score.min(raw);
+                max_score = max_score.max(raw);
+            }
+            group_score.push(raw);
+        }
+        for (g, &(c, _)) in buckets.groups.iter().enumerate() {
+            let c = c as usize;
+            let mut s = class_score[c];
+            if spread && !ignored(c) {
+                s += weighted_spread(group_score[g], min_score, max_score);
+            }
+            group_score[g] = s;
+        }
+        run.class_score = class_score;
+
+        // The best total, and the draw's pick among the nodes that have it in filter order:
+        // which place is picked depends on their number only, so only the node in that place
+        // is looked for, counted off the one tied list or off the union of the tied lists.
+        let groups = buckets.groups.len();
+        let total = |g: usize| group_score[g] + buckets.top[g];
+        let best = (0..groups)
+            .filter(|g| buckets.top[*g] >= 0)
+            .map(total)
+            .max();
+        let Some(best) = best else {
+            buckets.group_score = group_score;
+            run.buckets = buckets;
+            return None;
+        };
+        let is_best = |g: usize| buckets.top[g] >= 0 && total(g) == best;
+        let (mut tied, mut tied_groups, mut last) = (0, 0, 0);
+        for g in (0..groups).filter(|g| is_best(*g)) {
+            tied += buckets.count(g as u32, buckets.top[g]);
+            tied_groups += 1;
+            last = g;
+        }
+        let start = self.reference.next_start_node_index % n_all;
+        let j = self.reference.rng.reservoir(tied);
+        let chosen = if tied_groups == 1 {
+            buckets
+                .set(last as u32, buckets.top[last])
+                .zip(j)
+                .and_then(|(set, j)| nth_marked_in_filter_order(&set.bits, j, start))
         } else {
             let mut bits = std::mem::take(&mut run.tie_bits);
+            bits.clear();
             bits.resize(n_all.div_ceil(64), 0);
-            for (c, &top) in tops.iter().enumerate() {
-                if is_best(c) {
-                    for &n in run.buckets.list(c, top) {
-                        if !run.buckets.aside[n] {
-                            mark(&mut bits, n);
-                        }
+            for g in (0..groups).filter(|g| is_best(*g)) {
+                if let Some(set) = buckets.set(g as u32, buckets.top[g]) {
+                    for (w, s) in bits.iter_mut().zip(&set.bits) {
+                        *w |= s;
                     }
                 }
             }
-            for &(n, _) in own.iter().filter(|(_, s)| *s == best) {
-                mark(&mut bits, n);
-            }
-            let chosen = self
-                .reference
-                .rng
-                .reservoir(tied)
-                .and_then(|j| nth_marked_in_filter_order(&bits, j, start));
-            bits.fill(0);
+            let chosen = j.and_then(|j| nth_marked_in_filter_order(&bits, j, start));
             run.tie_bits = bits;
             chosen
         };
-        run.buckets.restore(&run.node_class);
-        run.own = own;
-        let node = chosen?;
+        buckets.group_score = group_score;
+        let Some(node) = chosen else {
+            run.buckets = buckets;
+            return None;
+        };
         // Every candidate was processed.
         self.reference.next_start_node_index =
             (self.reference.next_start_node_index + n_all) % n_all;
         cluster.bind(pod, node);
+        let before = zone.map(|z| run.sel.sels[z.sel as usize].count(node));
         run.sel.moved(cluster, pod, node, 1);
+        if let (Some(z), Some(before)) = (zone, before) {
+            let c = run.node_class[node] as usize;
+            let dom = run.domains[z.dom].of_node[node] as usize;
+            if !ignored(c) && z.include[c] && buckets.present.get(dom) == Some(&true) {
+                let after = run.sel.sels[z.sel as usize].count(node);
+                buckets.counts[dom] += i64::from(after) - i64::from(before);
+            }
+        }
+        run.buckets = buckets;
         run.touched(cluster, node);
         self.stats.repeated += 1;
         run.chain = Some(Chain {

@@ -1,7 +1,7 @@
 //! The compiled scheduler against the reference, pod by pod.
 
 use super::*;
-use crate::generate::{GenerateOptions, generate};
+use crate::generate::{ClusterShape, GenerateOptions, generate};
 use crate::load::build_cluster;
 use crate::scheduler::schedule_all;
 use repel_core::admission::AdmissionConfig;
@@ -108,6 +108,34 @@ fn same_placements_every_node_scored() {
         );
         assert!(
             stats.repeated * 3 > stats.compiled,
+            "seed {seed}: {stats:?}"
+        );
+    }
+}
+
+#[test]
+fn same_placements_on_large_workloads() {
+    // Deployments of hundreds of replicas spread over most nodes (system-default and explicit
+    // soft spread on hostname and zone, zone DoNotSchedule), node agents on every node,
+    // tainted pools: long chains of like pods whose nodes move between hostname-count groups.
+    for seed in [1, 5] {
+        let g = ClusterShape::LargeWorkloads.generate(&GenerateOptions {
+            nodes: 150,
+            pods: 6_000,
+            seed,
+            taints_per_node: 0,
+        });
+        let c = build_cluster(
+            g.input(),
+            &FeatureGates::default(),
+            &AdmissionConfig::default(),
+            seed,
+        )
+        .cluster;
+        let stats = compare(&c, Some(100), seed);
+        eprintln!("seed {seed}: {stats:?}");
+        assert!(
+            stats.repeated * 2 > stats.compiled,
             "seed {seed}: {stats:?}"
         );
     }
@@ -533,8 +561,6 @@ proptest::proptest! {
             by_class::mark(&mut bits, n);
         }
         for j in 0..=ordered.len() {
-            let got = by_class::nth_of_ordered_in_filter_order(&ordered, j, start);
-            proptest::prop_assert_eq!(got, want.get(j).copied());
             let got = by_class::nth_marked_in_filter_order(&bits, j, start);
             proptest::prop_assert_eq!(got, want.get(j).copied());
         }
