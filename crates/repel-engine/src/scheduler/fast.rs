@@ -895,6 +895,49 @@ fn fits_free(class: &PodClass, f: &Free, node: &NodeInfo) -> bool {
             }))
 }
 
+/// PodTopologySpread PreFilter for a class's hard constraints: the matching pods of each
+/// domain into `run.dom_cnt[i]` (over the nodes with every hard key that the inclusion
+/// policies admit), and each constraint's minimum ([`hard_minimums`]).
+fn hard_counts(run: &mut Run, class: &PodClass) -> [i64; MAX_SPREADS] {
+    run.dom_cnt
+        .resize(class.hard.len().max(class.soft.len()), Vec::new());
+    for (i, s) in class.hard.iter().enumerate() {
+        let d = &run.domains[s.dom];
+        let cnt = &mut run.dom_cnt[i];
+        cnt.clear();
+        cnt.resize(d.count, 0);
+        let sel = &run.sel.sels[s.sel as usize];
+        for &(n, k) in &sel.nonzero {
+            let c = run.node_class[n] as usize;
+            if class.hard_keys[c] && s.include[c] {
+                cnt[d.of_node[n] as usize] += i64::from(k);
+            }
+        }
+    }
+    hard_minimums(run, class)
+}
+
+/// Each hard constraint's minimum of `run.dom_cnt[i]` over its eligible domains (0 while
+/// there are fewer than `minDomains` of them).
+fn hard_minimums(run: &Run, class: &PodClass) -> [i64; MAX_SPREADS] {
+    let mut hard_min = [0i64; MAX_SPREADS];
+    for (i, s) in class.hard.iter().enumerate() {
+        let present = &class.hard_present[i];
+        hard_min[i] = if (class.hard_domains[i] as i64) < i64::from(s.min_domains) {
+            0
+        } else {
+            run.dom_cnt[i]
+                .iter()
+                .zip(present)
+                .filter(|(_, p)| **p)
+                .map(|(c, _)| *c)
+                .min()
+                .unwrap_or(i64::from(i32::MAX))
+        };
+    }
+    hard_min
+}
+
 /// PodTopologySpread's Filter for a class with hard constraints on node `n` (`hard_min`: each
 /// constraint's minimum over its eligible domains): `None` when it passes, else whether the
 /// first failing constraint lacks the node's label (`true`) or is skewed too far (`false`).
@@ -1706,33 +1749,7 @@ impl FastScheduler {
         }
 
         // PodTopologySpread PreFilter: matching pods per eligible domain, and the minimum.
-        let mut hard_min = [0i64; MAX_SPREADS];
-        run.dom_cnt
-            .resize(class.hard.len().max(class.soft.len()), Vec::new());
-        for (i, s) in class.hard.iter().enumerate() {
-            let d = &run.domains[s.dom];
-            let cnt = &mut run.dom_cnt[i];
-            cnt.clear();
-            cnt.resize(d.count, 0);
-            let sel = &run.sel.sels[s.sel as usize];
-            for &(n, k) in &sel.nonzero {
-                let c = run.node_class[n] as usize;
-                if class.hard_keys[c] && s.include[c] {
-                    cnt[d.of_node[n] as usize] += i64::from(k);
-                }
-            }
-            let present = &class.hard_present[i];
-            hard_min[i] = if (class.hard_domains[i] as i64) < i64::from(s.min_domains) {
-                0
-            } else {
-                cnt.iter()
-                    .zip(present)
-                    .filter(|(_, p)| **p)
-                    .map(|(c, _)| *c)
-                    .min()
-                    .unwrap_or(i64::from(i32::MAX))
-            };
-        }
+        let hard_min = hard_counts(run, class);
 
         // Filter, from the round-robin start, until enough feasible nodes are found. Nodes
         // the static filters reject are skipped without a visit; `processed` counts them as
@@ -1820,14 +1837,13 @@ impl FastScheduler {
             self.score_and_select(run, cluster, pod, class, &feasible)
                 .map(|(n, s)| (n, Some(s)))
         };
-        let feasible_count = feasible.len();
         run.feasible = feasible;
         let (node, score) = chosen?;
         cluster.bind(pod, node);
         run.sel.moved(cluster, pod, node, 1);
         run.touched(cluster, node);
         if score.is_some() && by_class::by_class_shape(class) {
-            self.start_chain(run, class, node, feasible_count);
+            self.start_chain(run, class, node);
         }
         Some(Outcome::Scheduled { node, score })
     }

@@ -16,9 +16,11 @@
 //! (every candidate was processed), and only that node's scores moved. The feasible nodes are
 //! kept in groups — node class and the hostname constraint's count on the node, so every
 //! score but the resource scores is the group's — and in each group by resource score
-//! ([`Buckets`]); the other spread key's domain counts are kept up to date bind by bind. A
-//! pod then costs a pass over the groups, whatever the number of nodes its Deployment
-//! already runs on.
+//! ([`Buckets`]); the other spread key's domain counts are kept up to date bind by bind. Hard
+//! (DoNotSchedule) constraints on keys other than the hostname join the chain: their key is a
+//! label of the node class, so a class passes or fails as a whole, judged from domain counts
+//! also kept bind by bind, and the groups hold every node that fits. A pod then costs a pass
+//! over the groups, whatever the number of nodes its Deployment already runs on.
 
 use super::*;
 
@@ -67,8 +69,11 @@ pub(super) struct Buckets {
     present: Vec<bool>,
     counts: Vec<i64>,
     w_z: f64,
-    /// Scratch: per group, its score without the resource scores.
+    /// Per node class: whether the hard constraints let it through.
+    allowed: Vec<bool>,
+    /// Scratch: per group, its score without the resource scores; domains.
     group_score: Vec<i64>,
+    scratch: Vec<bool>,
 }
 
 impl Buckets {
@@ -184,8 +189,6 @@ pub(super) struct Chain {
     log_len: usize,
     epoch: u64,
     start: usize,
-    /// Its feasible nodes (the node it went to included).
-    feasible: usize,
     /// Whether `run.buckets` holds its feasible nodes (else `run.feasible` lists them).
     built: bool,
 }
@@ -195,6 +198,12 @@ pub(super) fn by_class_shape(class: &PodClass) -> bool {
     matches!(&*class.statics, Statics::ByClass { .. })
         && class.soft.iter().filter(|s| s.hostname).count() <= 1
         && class.soft.iter().filter(|s| !s.hostname).count() <= 1
+}
+
+/// Whether a class's pods continue a chain: its hard constraints, if any, are on keys other
+/// than the hostname (node labels of the node class, so a class passes or fails as a whole).
+fn chain_shape(class: &PodClass) -> bool {
+    class.hard.iter().all(|s| !s.hostname)
 }
 
 /// TaintToleration (3) and NodeAffinity (2) of every node class into `out`, normalised by
@@ -257,7 +266,8 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
         let mut w_z = 0.0;
         counts.clear();
         if let Some(z) = zone {
-            w_z = zone_counts(run, class, z, &mut present, &mut counts);
+            zone_present(run, class, z, &mut present);
+            w_z = zone_counts(run, class, z, &present, &mut counts);
         }
         let slots = counts.len();
         let mut memo = std::mem::take(&mut run.raw_memo);
@@ -332,25 +342,19 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
 }
 
 /// PodTopologySpread PreScore of a by-class pod's soft constraint `z` on a key other than the
-/// hostname: marks in `present` the domains of the node classes with feasible, not ignored
-/// nodes (a node without the label is in the "" domain, as upstream reads
+/// hostname: with `present` the domains of the node classes with feasible, not ignored nodes
+/// ([`zone_present`]; a node without the label is in the "" domain, as upstream reads
 /// `node.Labels[key]`), counts into `counts` the matching pods of each present domain over the
 /// nodes the inclusion policies admit, and returns the constraint's weight.
 fn zone_counts(
     run: &Run,
     class: &PodClass,
     z: &Spread,
-    present: &mut Vec<bool>,
+    present: &[bool],
     counts: &mut Vec<i64>,
 ) -> f64 {
     let d = &run.domains[z.dom];
-    let cf = &run.class_feasible;
     let ignored = |c: usize| class.spread_ignored(c as u32);
-    present.clear();
-    present.resize(d.count, false);
-    for c in (0..run.reps.len()).filter(|c| cf[*c] > 0 && !ignored(*c)) {
-        present[d.of_node[run.reps[c]] as usize] = true;
-    }
     counts.clear();
     counts.resize(d.count, 0);
     for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
@@ -364,6 +368,17 @@ fn zone_counts(
         }
     }
     topology_normalizing_weight(present.iter().filter(|p| **p).count())
+}
+
+/// The domains of `z`'s key holding feasible, not ignored nodes (see [`zone_counts`]).
+fn zone_present(run: &Run, class: &PodClass, z: &Spread, present: &mut Vec<bool>) {
+    let d = &run.domains[z.dom];
+    let cf = &run.class_feasible;
+    present.clear();
+    present.resize(d.count, false);
+    for c in (0..run.reps.len()).filter(|c| cf[*c] > 0 && !class.spread_ignored(*c as u32)) {
+        present[d.of_node[run.reps[c]] as usize] = true;
+    }
 }
 
 /// PodTopologySpread's raw score of node `n` holding `k` pods the hostname constraint
@@ -507,21 +522,14 @@ impl FastScheduler {
 
     /// After the full path placed a pod of [`by_class_shape`] by scoring, lets the next pod of
     /// its class continue from it.
-    pub(super) fn start_chain(
-        &self,
-        run: &mut Run,
-        class: &PodClass,
-        node: NodeId,
-        feasible: usize,
-    ) {
+    pub(super) fn start_chain(&self, run: &mut Run, class: &PodClass, node: NodeId) {
         let n_all = run.node_class.len();
-        run.chain = (class.hard.is_empty() && self.every_node(n_all)).then_some(Chain {
+        run.chain = (chain_shape(class) && self.every_node(n_all)).then_some(Chain {
             class: class as *const PodClass as usize,
             bound: node,
             log_len: run.log.len(),
             epoch: run.epoch,
             start: self.reference.next_start_node_index,
-            feasible,
             built: false,
         });
     }
@@ -537,21 +545,25 @@ impl FastScheduler {
         chain: Chain,
     ) -> Option<Outcome> {
         let n_all = run.node_class.len();
-        let Statics::ByClass { tt_raw, na_raw, .. } = &*class.statics else {
+        let Statics::ByClass {
+            tt_raw,
+            na_raw,
+            allowed,
+        } = &*class.statics
+        else {
             return None;
         };
         if chain.class != class as *const PodClass as usize
             || chain.log_len != run.log.len()
             || chain.epoch != run.epoch
             || chain.start != self.reference.next_start_node_index
-            || !class.hard.is_empty()
+            || !chain_shape(class)
             || !self.every_node(n_all)
         {
             return None;
         }
         let nc = run.reps.len();
         let b = chain.bound;
-        let cb = run.node_class[b] as usize;
         let key = class.score_key;
         let host = class.soft.iter().find(|s| s.hostname);
         let zone = class.soft.iter().find(|s| !s.hostname);
@@ -570,12 +582,21 @@ impl FastScheduler {
         if chain.built {
             buckets.remove(b);
         } else {
-            // The previous pod's feasible nodes, with the resource scores it computed (the
-            // node it went to is taken anew below).
+            // The nodes the static filters and the resources let through, with the resource
+            // scores the previous pod computed (the node it went to is taken anew below): its
+            // feasible nodes, or, under hard constraints, every allowed node that fits.
             let cache = run.scores(&key);
             buckets.reset(n_all);
-            for &n in &run.feasible {
-                if n == b {
+            let from: &[NodeId] = if class.hard.is_empty() {
+                &run.feasible
+            } else {
+                allowed
+            };
+            for &n in from {
+                if n == b
+                    || (!class.hard.is_empty()
+                        && !fits_free(class, &run.free[n], &cluster.nodes[n]))
+                {
                     continue;
                 }
                 let mut r = run.caches[cache].scores[n];
@@ -586,34 +607,49 @@ impl FastScheduler {
                 buckets.add(g, n, r);
             }
         }
-        let mut feasible = chain.feasible;
-        // The other key's domain counts are counted afresh when the chain starts or the
-        // present domains may have changed, else kept up to date at each bind below.
-        let mut recount = !chain.built;
         if fits_free(class, &run.free[b], &cluster.nodes[b]) {
             let g = group_of(run, &mut buckets, b);
             buckets.add(g, b, resource_scores(&run.res[b], &key));
-        } else {
-            run.feasible_mark[b] = 0;
-            run.class_feasible[cb] -= 1;
-            feasible -= 1;
-            recount |= run.class_feasible[cb] == 0;
         }
+        // Hard constraints (on keys of the node class: a whole class passes or fails) from
+        // the domain counts, counted when the chain starts and kept up to date at each bind.
+        buckets.allowed.clear();
+        buckets.allowed.resize(nc, true);
+        if !class.hard.is_empty() {
+            let hard_min = if chain.built {
+                hard_minimums(run, class)
+            } else {
+                hard_counts(run, class)
+            };
+            for (c, ok) in buckets.allowed.iter_mut().enumerate() {
+                *ok = hard_failure(run, class, &hard_min, run.reps[c]).is_none();
+            }
+        }
+        // The feasible nodes per class.
+        run.class_feasible.iter_mut().for_each(|f| *f = 0);
+        for (g, &(c, _)) in buckets.groups.iter().enumerate() {
+            if buckets.allowed[c as usize] {
+                run.class_feasible[c as usize] += buckets.size[g] as u32;
+            }
+        }
+        let feasible: usize = run.class_feasible.iter().map(|f| *f as usize).sum();
         if feasible <= 1 {
             // One node left needs no scores, none the FitError: the full path's.
             run.buckets = buckets;
             return None;
         }
-        if let Some(z) = zone
-            && recount
-        {
-            let (mut present, mut counts) = (
-                std::mem::take(&mut buckets.present),
-                std::mem::take(&mut buckets.counts),
-            );
-            buckets.w_z = zone_counts(run, class, z, &mut present, &mut counts);
-            buckets.present = present;
-            buckets.counts = counts;
+        // The other key's domain counts are counted afresh when the chain starts or the
+        // present domains change, else kept up to date at each bind below.
+        if let Some(z) = zone {
+            let mut present = std::mem::take(&mut buckets.scratch);
+            zone_present(run, class, z, &mut present);
+            if !chain.built || present != buckets.present {
+                let mut counts = std::mem::take(&mut buckets.counts);
+                buckets.w_z = zone_counts(run, class, z, &present, &mut counts);
+                buckets.counts = counts;
+                std::mem::swap(&mut buckets.present, &mut present);
+            }
+            buckets.scratch = present;
         }
 
         // The score of each group but the resource scores: TaintToleration and NodeAffinity
@@ -632,7 +668,7 @@ impl FastScheduler {
         for (g, &(c, k)) in buckets.groups.iter().enumerate() {
             let c = c as usize;
             let mut raw = 0;
-            if spread && buckets.size[g] > 0 && !ignored(c) {
+            if spread && buckets.size[g] > 0 && buckets.allowed[c] && !ignored(c) {
                 raw = raw_spread_score(
                     run,
                     class,
@@ -662,16 +698,14 @@ impl FastScheduler {
         // is looked for, counted off the one tied list or off the union of the tied lists.
         let groups = buckets.groups.len();
         let total = |g: usize| group_score[g] + buckets.top[g];
-        let best = (0..groups)
-            .filter(|g| buckets.top[*g] >= 0)
-            .map(total)
-            .max();
+        let live = |g: usize| buckets.top[g] >= 0 && buckets.allowed[buckets.groups[g].0 as usize];
+        let best = (0..groups).filter(|g| live(*g)).map(total).max();
         let Some(best) = best else {
             buckets.group_score = group_score;
             run.buckets = buckets;
             return None;
         };
-        let is_best = |g: usize| buckets.top[g] >= 0 && total(g) == best;
+        let is_best = |g: usize| live(g) && total(g) == best;
         let (mut tied, mut tied_groups, mut last) = (0, 0, 0);
         for g in (0..groups).filter(|g| is_best(*g)) {
             tied += buckets.count(g as u32, buckets.top[g]);
@@ -709,10 +743,24 @@ impl FastScheduler {
         self.reference.next_start_node_index =
             (self.reference.next_start_node_index + n_all) % n_all;
         cluster.bind(pod, node);
-        let before = zone.map(|z| run.sel.sels[z.sel as usize].count(node));
+        let count_at = |run: &Run, sel: u32| run.sel.sels[sel as usize].count(node);
+        let before = zone.map(|z| count_at(run, z.sel));
+        let mut hard_before = [0u32; MAX_SPREADS];
+        for (i, s) in class.hard.iter().enumerate() {
+            hard_before[i] = count_at(run, s.sel);
+        }
         run.sel.moved(cluster, pod, node, 1);
+        let c = run.node_class[node] as usize;
+        for (i, s) in class.hard.iter().enumerate() {
+            if class.hard_keys[c] && s.include[c] {
+                let dom = run.domains[s.dom].of_node[node] as usize;
+                let delta = i64::from(count_at(run, s.sel)) - i64::from(hard_before[i]);
+                if let Some(cnt) = run.dom_cnt.get_mut(i).and_then(|d| d.get_mut(dom)) {
+                    *cnt += delta;
+                }
+            }
+        }
         if let (Some(z), Some(before)) = (zone, before) {
-            let c = run.node_class[node] as usize;
             let dom = run.domains[z.dom].of_node[node] as usize;
             if !ignored(c) && z.include[c] && buckets.present.get(dom) == Some(&true) {
                 let after = run.sel.sels[z.sel as usize].count(node);
@@ -725,7 +773,6 @@ impl FastScheduler {
         run.chain = Some(Chain {
             bound: node,
             log_len: run.log.len(),
-            feasible,
             built: true,
             ..chain
         });

@@ -142,6 +142,66 @@ fn same_placements_on_large_workloads() {
 }
 
 #[test]
+fn same_placements_with_hard_zone_spread_chains() {
+    // Every Deployment of the large-workloads shape spread DoNotSchedule over zones (maxSkew 1
+    // or 3, some with minDomains above the zones there are, some also soft on the hostname):
+    // like pods chain while the zones allowed change pod by pod.
+    use repel_core::workload::Workload;
+    let g = ClusterShape::LargeWorkloads.generate(&GenerateOptions {
+        nodes: 150,
+        pods: 8_000,
+        seed: 9,
+        taints_per_node: 0,
+    });
+    let mut input = g.input();
+    let mut hard = 0;
+    for (i, w) in input.workloads.iter_mut().enumerate() {
+        let Workload::Deployment(d) = w else { continue };
+        let spec = &mut d.spec;
+        let Some(app) = spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref())
+            .and_then(|l| l.get("app"))
+            .cloned()
+        else {
+            continue;
+        };
+        let Some(pod) = spec.template.spec.as_mut() else {
+            continue;
+        };
+        let mut zone = soft_constraint(
+            "topology.kubernetes.io/zone",
+            if i % 2 == 0 { 1 } else { 3 },
+            &app,
+            None,
+        );
+        zone.when_unsatisfiable = "DoNotSchedule".to_string();
+        if i % 5 == 0 {
+            zone.min_domains = Some(5);
+        }
+        let mut constraints = vec![zone];
+        if i % 3 == 0 {
+            constraints.push(soft_constraint("kubernetes.io/hostname", 1, &app, None));
+        }
+        pod.topology_spread_constraints = Some(constraints);
+        hard += 1;
+    }
+    assert!(hard >= 6, "{hard} Deployments");
+    let c = build_cluster(
+        input,
+        &FeatureGates::default(),
+        &AdmissionConfig::default(),
+        9,
+    )
+    .cluster;
+    let stats = compare(&c, Some(100), 9);
+    eprintln!("{stats:?}");
+    assert!(stats.repeated * 2 > stats.compiled, "{stats:?}");
+}
+
+#[test]
 fn same_placements_adaptive_percentage() {
     // 300 nodes: upstream's adaptive percentage scores 100 of them, from a moving start.
     let c = cluster(300, 3_000, 7, 0);
