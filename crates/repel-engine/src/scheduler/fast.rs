@@ -1769,7 +1769,18 @@ impl FastScheduler {
         let mut feasible_mark = std::mem::take(&mut run.feasible_mark);
         {
             let info = &cluster.pods[pod];
-            let hard_ok = |n: NodeId| hard_failure(run, class, &hard_min, n).is_none();
+            // Hard constraints on keys of the node class are judged once per class.
+            let per_class_hard: Option<Vec<bool>> =
+                (!class.hard.is_empty() && class.hard.iter().all(|s| !s.hostname)).then(|| {
+                    run.reps
+                        .iter()
+                        .map(|&r| hard_failure(run, class, &hard_min, r).is_none())
+                        .collect()
+                });
+            let hard_ok = |n: NodeId| match &per_class_hard {
+                Some(ok) => ok[run.node_class[n] as usize],
+                None => hard_failure(run, class, &hard_min, n).is_none(),
+            };
             let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
                 let static_ok = match &per_node {
                     Some((state, _)) => {
