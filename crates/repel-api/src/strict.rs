@@ -23,10 +23,11 @@ use k8s_openapi::api::batch::v1 as batch;
 use k8s_openapi::api::coordination::v1 as coordination;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
 
 mod body;
 
-pub use body::{StrictError, check_body};
+pub use body::{StrictError, check_body, parse_json_stream};
 
 /// The unknown fields of `obj`, an object of `kind`, as upstream names them; empty when there
 /// are none, when `kind` is not one this crate knows, or when the object does not decode at
@@ -54,6 +55,8 @@ pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>
         "StatefulSet" => ("apps/v1", probe::<apps::StatefulSet>),
         "DaemonSet" => ("apps/v1", probe::<apps::DaemonSet>),
         "Job" => ("batch/v1", probe::<batch::Job>),
+        "CronJob" => ("batch/v1", probe::<batch::CronJob>),
+        "PriorityClass" => ("scheduling.k8s.io/v1", probe::<scheduling::PriorityClass>),
         "PodDisruptionBudget" => ("policy/v1", probe::<policy::PodDisruptionBudget>),
         "Eviction" => ("policy/v1", probe::<policy::Eviction>),
         "Lease" => ("coordination.k8s.io/v1", probe::<coordination::Lease>),
@@ -75,13 +78,22 @@ pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>
 type Probe = fn(Value) -> (Vec<String>, Result<(), String>);
 
 fn probe<T: DeserializeOwned>(obj: Value) -> (Vec<String>, Result<(), String>) {
-    let mut unknown = Vec::new();
-    let result: Result<T, serde_json::Error> =
-        serde_ignored::deserialize(obj, |path| unknown.push(render(&path)));
+    let (result, unknown) = decode::<T, _>(obj);
     (unknown, result.map(|_| ()).map_err(|e| e.to_string()))
 }
 
-/// A `serde_ignored` path as upstream's strict decoder prints it.
+/// Decodes a `T` from `de` as upstream's strict decoder reads it: the object, and the paths of
+/// the fields `T` does not declare, in document order. The server's `fieldValidation` and the
+/// CLI's `--validate` (manifest files) both read objects through here.
+pub fn decode<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(
+    de: D,
+) -> (Result<T, D::Error>, Vec<String>) {
+    let mut unknown = Vec::new();
+    let result = serde_ignored::deserialize(de, |path| unknown.push(render(&path)));
+    (result, unknown)
+}
+
+/// A `serde_ignored` path as upstream's strict decoder prints it (`spec.containers[0].foo`).
 fn render(path: &Path) -> String {
     match path {
         Path::Root => String::new(),

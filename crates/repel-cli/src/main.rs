@@ -59,6 +59,11 @@ pub struct Inputs {
     /// List every object skipped for its kind (by default one summary line).
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// Unknown and duplicate fields, as kubectl's --validate: strict (errors, as the API server
+    /// refuses the object; exit 2, or 1 for `check`, whose default it is), warn (one warning
+    /// per object; the default elsewhere) or ignore.
+    #[arg(long, value_enum, value_name = "strict|warn|ignore")]
+    pub validate: Option<input::Validate>,
     /// Feature gates in kube's syntax, e.g. `TaintTolerationComparisonOperators=true` (default: upstream v1.35's, all alpha gates off).
     #[arg(
         long = "feature-gates",
@@ -136,7 +141,19 @@ impl Inputs {
     }
 
     /// [`Inputs::load`], with names generated from `metadata.generateName` drawn from `seed`.
+    /// Unknown and duplicate fields are answered by `--validate` (default `warn`): a warning
+    /// per object, or kubectl's error for each (exit 2).
     pub fn load_seeded(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
+        let mut inv = self.read(command, seed)?;
+        let reports = std::mem::take(&mut inv.strict);
+        input::answer_strict(&reports, self.validate.unwrap_or(input::Validate::Warn))
+            .map_err(CliError::Usage)?;
+        Ok(inv)
+    }
+
+    /// Reads the manifests for `command`, leaving unknown and duplicate fields in
+    /// [`input::Inventory::strict`] for the caller to answer.
+    pub fn read(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
         let mut inv = input::Inventory::load_seeded(&self.files, self.recursive, seed)?;
         let skipped = inv.skipped.len();
         inv.finish(self.verbose);

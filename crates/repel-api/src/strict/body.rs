@@ -73,6 +73,40 @@ pub fn check_body(kind: &str, body: &[u8]) -> Result<(Value, Vec<StrictError>), 
     Ok((value, errors.into_iter().map(|(_, e)| e).collect()))
 }
 
+/// Repeated keys: the index of the value that repeats them and the key's path.
+pub type Duplicates = Vec<(usize, String)>;
+
+/// Parses one or more concatenated JSON values (a manifest file), keeping the last value of a
+/// repeated key as upstream's decoder does; returns the values and each repeated key's path
+/// with the index of its value.
+pub fn parse_json_stream(text: &str) -> Result<(Vec<Value>, Duplicates), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut values = Vec::new();
+    let mut duplicates = Vec::new();
+    loop {
+        // Whitespace only is left at the end (`end` skips it and looks for more).
+        if de.end().is_ok() {
+            break;
+        }
+        let recorder = RefCell::new(Recorder::default());
+        let value = ValueSeed {
+            path: String::new(),
+            rec: &recorder,
+        }
+        .deserialize(&mut de)?;
+        let i = values.len();
+        duplicates.extend(
+            recorder
+                .into_inner()
+                .duplicates
+                .into_iter()
+                .map(|(_, p)| (i, p)),
+        );
+        values.push(value);
+    }
+    Ok((values, duplicates))
+}
+
 /// Where each key path first appeared, and every repeat, numbered in document order.
 #[derive(Default)]
 struct Recorder {

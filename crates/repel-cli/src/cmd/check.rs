@@ -7,9 +7,10 @@ use repel_core::validation::{
 use repel_core::workload::namespace_of;
 use serde::Serialize;
 
-use crate::input::Inventory;
+use crate::input::{Inventory, Validate, answer_strict};
 use crate::output::{print_machine, warn_all};
 use crate::{CliError, Format, Inputs};
+use repel_api::strict::StrictError;
 
 /// Arguments of `repel check`.
 #[derive(Debug, Args)]
@@ -118,12 +119,23 @@ pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked
 }
 
 /// Runs `repel check`.
+///
+/// Unknown and duplicate fields are errors beside the validation errors (`--validate=strict`,
+/// the default here, as kubectl's), or warnings (`warn`), or not looked at (`ignore`).
 pub fn run(args: CheckArgs) -> Result<u8, CliError> {
-    let inv = args.inputs.load("check")?;
+    let mut inv = args.inputs.read("check", 0)?;
     warn_all(&inv.warnings);
+    let strict = std::mem::take(&mut inv.strict);
+    let strict = match args.inputs.validate.unwrap_or(Validate::Strict) {
+        Validate::Strict => strict,
+        mode => {
+            answer_strict(&strict, mode).map_err(CliError::Usage)?;
+            Vec::new()
+        }
+    };
     let opts = ValidationOptions::from_gates(&args.inputs.feature_gates);
     let checked = check_inventory(&inv, &opts);
-    let valid = checked.iter().all(|c| c.errors.is_empty());
+    let valid = checked.iter().all(|c| c.errors.is_empty()) && strict.is_empty();
     match args.output {
         Some(format) => {
             let report = CheckReport {
@@ -139,6 +151,21 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
                             source: c.source.clone(),
                         })
                     })
+                    .chain(strict.iter().flat_map(|r| {
+                        r.errors.iter().map(|e| {
+                            let (error_type, field) = match e {
+                                StrictError::Unknown(p) => ("Unknown field", p),
+                                StrictError::Duplicate(p) => ("Duplicate field", p),
+                            };
+                            ErrorRow {
+                                object: r.object.clone(),
+                                field: field.clone(),
+                                error_type: error_type.to_string(),
+                                message: e.to_string(),
+                                source: r.source.to_string(),
+                            }
+                        })
+                    }))
                     .collect(),
             };
             print_machine(&report, format)?;
@@ -147,7 +174,18 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
             for c in checked.iter().filter(|c| !c.errors.is_empty()) {
                 out!("{}", invalid_message(c.kind, &c.name, &c.errors));
             }
-            let bad = checked.iter().filter(|c| !c.errors.is_empty()).count();
+            for r in &strict {
+                outln!("{}", r.kubectl_error());
+            }
+            let strict_only = strict
+                .iter()
+                .filter(|r| {
+                    !checked
+                        .iter()
+                        .any(|c| c.id == r.object && !c.errors.is_empty())
+                })
+                .count();
+            let bad = checked.iter().filter(|c| !c.errors.is_empty()).count() + strict_only;
             if bad == 0 {
                 outln!("{} object(s) checked: all valid", checked.len());
             } else {

@@ -266,6 +266,7 @@ pub fn story_text() -> Result<String, CliError> {
         STORY_PATH,
         DEMO_STORY,
         std::path::Path::new("examples/demo"),
+        crate::input::Validate::Strict,
     )?;
     let report = repel_engine::sim::run_scenario(&scenario, input);
     let mut out = format!(

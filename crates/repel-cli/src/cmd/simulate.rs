@@ -9,7 +9,10 @@ use repel_engine::scenario::{Scenario, StepAction, parse_scenario};
 use repel_engine::sim::{RunReport, run_scenario};
 use serde_json::Value;
 
-use crate::input::{Inventory, Source, expand_paths, for_each_object, parse_documents, read_text};
+use crate::input::{
+    Inventory, Source, Validate, answer_strict, expand_paths, for_each_object, parse_documents,
+    read_text,
+};
 use crate::output::{print_machine, render, table, warn_all};
 use crate::{AdmissionFlags, CliError, Format};
 
@@ -25,6 +28,16 @@ pub struct SimulateArgs {
     /// `disableAdmissionPlugins` for the plugins they name.
     #[command(flatten)]
     pub admission: AdmissionFlags,
+    /// Unknown and duplicate fields of the scenario's objects and manifests, as kubectl's
+    /// --validate: strict (errors, exit 2), warn (one warning per object; the default) or
+    /// ignore. The scenario's own fields are always strict.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: Validate,
 }
 
 /// Arguments of `repel test`.
@@ -40,6 +53,16 @@ pub struct TestArgs {
     /// Admission plugins, for every scenario (as for `simulate`).
     #[command(flatten)]
     pub admission: AdmissionFlags,
+    /// Unknown and duplicate fields of the scenario's objects and manifests, as kubectl's
+    /// --validate: strict (errors, exit 2), warn (one warning per object; the default) or
+    /// ignore. The scenario's own fields are always strict.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: Validate,
 }
 
 /// A scenario with the command line's admission flags put over its own: a plugin either flag
@@ -66,19 +89,21 @@ pub fn with_admission_flags(mut scenario: Scenario, flags: &AdmissionFlags) -> S
 fn load_with_flags(
     path: &Path,
     flags: &AdmissionFlags,
+    validate: Validate,
 ) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
-    let (scenario, input) = load_scenario(path)?;
+    let (scenario, input) = load_scenario(path, validate)?;
     Ok((with_admission_flags(scenario, flags), input))
 }
 
 /// Reads a scenario file and the manifests it names (relative to its folder) and holds inline.
 pub fn load_scenario(
     path: &Path,
+    validate: Validate,
 ) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
     let file = path.display().to_string();
     let text = read_text(path)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load_scenario_text(&file, &text, &dir)
+    load_scenario_text(&file, &text, &dir, validate)
 }
 
 /// A scenario from its text; `file` names it in errors, `dir` is where its paths are relative to.
@@ -86,6 +111,7 @@ pub fn load_scenario_text(
     file: &str,
     text: &str,
     dir: &Path,
+    validate: Validate,
 ) -> Result<(Scenario, repel_engine::load::ClusterInput), CliError> {
     let file = file.to_string();
     let docs = parse_documents(&file, text)?;
@@ -147,6 +173,7 @@ pub fn load_scenario_text(
     }
     inv.finish(false);
     warn_all(&inv.warnings);
+    answer_strict(&std::mem::take(&mut inv.strict), validate).map_err(CliError::Usage)?;
     Ok((scenario, inv.into_cluster_input()))
 }
 
@@ -212,7 +239,7 @@ pub fn timeline(r: &RunReport) -> String {
 /// Runs `repel simulate`.
 pub fn run(args: SimulateArgs) -> Result<u8, CliError> {
     args.admission.config()?;
-    let (scenario, input) = load_with_flags(&args.scenario, &args.admission)?;
+    let (scenario, input) = load_with_flags(&args.scenario, &args.admission, args.validate)?;
     let report = run_scenario(&scenario, input);
     warn_all(&report.warnings);
     match args.output {
@@ -249,7 +276,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
         let mut rows = Vec::new();
         let (mut passed, mut failed) = (0, 0);
         for f in &files {
-            let (scenario, input) = load_with_flags(f, &args.admission)?;
+            let (scenario, input) = load_with_flags(f, &args.admission, args.validate)?;
             let report = run_scenario(&scenario, input);
             let refused: Vec<&repel_engine::sim::StepRecord> =
                 report.steps.iter().filter(|s| !s.ok).collect();
@@ -274,7 +301,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
-        let (scenario, input) = load_with_flags(f, &args.admission)?;
+        let (scenario, input) = load_with_flags(f, &args.admission, args.validate)?;
         let report = run_scenario(&scenario, input);
         let bad: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
         let refused: Vec<_> = report.steps.iter().filter(|s| !s.ok).collect();

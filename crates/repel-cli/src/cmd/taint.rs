@@ -141,6 +141,7 @@ fn find_nodes(files: &[FileDocs]) -> Result<Vec<NodeRef>, CliError> {
             let doc = crate::input::RawDoc {
                 doc: si + 1,
                 value: value.clone(),
+                duplicates: Vec::new(),
             };
             for_each_object(&file, &doc, |source: Source, obj: &Value| {
                 if obj.get("kind").and_then(Value::as_str) == Some("Node") {

@@ -103,6 +103,8 @@ pub struct Inventory {
     /// Notes for the user (legacy apiVersions read, and after [`Inventory::finish`] the
     /// skipped kinds).
     pub warnings: Vec<String>,
+    /// Objects with unknown or duplicate fields, in input order (see [`Validate`]).
+    pub strict: Vec<StrictReport>,
     /// Objects skipped (kinds repel does not use), one line each, in input order.
     pub skipped: Vec<String>,
     /// How many objects of each skipped kind.
@@ -120,6 +122,8 @@ pub struct RawDoc {
     pub doc: usize,
     /// The parsed document.
     pub value: Value,
+    /// Keys it repeats (the last value is kept), by path (`metadata.name`), in document order.
+    pub duplicates: Vec<String>,
 }
 
 /// Reads text from a path, or stdin for `-`.
@@ -180,25 +184,35 @@ fn expand_dir(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(),
 /// with `{` or `[`, else YAML (multi-document; empty documents skipped).
 pub fn parse_documents(file: &str, text: &str) -> Result<Vec<RawDoc>, InputError> {
     let trimmed = text.trim_start();
-    let values: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        serde_json::Deserializer::from_str(text)
-            .into_iter::<Value>()
-            .collect::<Result<_, _>>()
-            .map_err(|e| InputError::Syntax {
+    let (values, duplicates): (Vec<Value>, yaml::Duplicates) =
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            repel_api::strict::parse_json_stream(text).map_err(|e| InputError::Syntax {
                 file: file.to_string(),
                 message: format!("invalid JSON: {e}"),
             })?
-    } else {
-        yaml::parse_stream(text).map_err(|e| InputError::Syntax {
-            file: file.to_string(),
-            message: format!("invalid YAML: {e}"),
-        })?
-    };
+        } else {
+            yaml::parse_stream(text).map_err(|e| InputError::Syntax {
+                file: file.to_string(),
+                message: format!("invalid YAML: {e}"),
+            })?
+        };
+    let mut duplicates = duplicates.into_iter().peekable();
     Ok(values
         .into_iter()
         .enumerate()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(i, value)| RawDoc { doc: i + 1, value })
+        .map(|(i, value)| {
+            let mut dups = Vec::new();
+            while let Some((_, path)) = duplicates.next_if(|(d, _)| *d == i) {
+                dups.push(path);
+            }
+            (i, value, dups)
+        })
+        .filter(|(_, v, _)| !v.is_null())
+        .map(|(i, value, duplicates)| RawDoc {
+            doc: i + 1,
+            value,
+            duplicates,
+        })
         .collect())
 }
 
@@ -212,21 +226,172 @@ pub fn describe_value(v: &Value) -> Option<String> {
     Some(format!("{kind} {name}"))
 }
 
-/// Deserialises a typed object, naming the failing field.
-pub fn typed<T: DeserializeOwned>(source: &Source, v: &Value) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        InputError::Object {
-            at: source.clone(),
-            what: describe_value(v),
-            message: if path == "." {
-                inner.to_string()
-            } else {
-                format!("{path}: {inner}")
-            },
+/// Deserialises a typed object, naming the failing field, and lists the fields the type does
+/// not declare (upstream's unknown fields
+/// under strict field validation), by path, in document order.
+pub fn typed_strict<T: DeserializeOwned>(
+    source: &Source,
+    v: &Value,
+) -> Result<(T, Vec<String>), InputError> {
+    let mut track = serde_path_to_error::Track::new();
+    let (result, unknown) =
+        repel_api::strict::decode::<T, _>(serde_path_to_error::Deserializer::new(v, &mut track));
+    match result {
+        Ok(obj) => Ok((obj, unknown)),
+        Err(inner) => {
+            let path = track.path().to_string();
+            Err(InputError::Object {
+                at: source.clone(),
+                what: describe_value(v),
+                message: if path == "." {
+                    inner.to_string()
+                } else {
+                    format!("{path}: {inner}")
+                },
+            })
         }
-    })
+    }
+}
+
+/// How unknown and duplicate fields are answered: kubectl's `--validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Validate {
+    /// Errors, as the API server's strict field validation refuses the object (`true` too).
+    #[value(alias = "true")]
+    Strict,
+    /// One warning per object on stderr.
+    Warn,
+    /// Not looked at (`false` too).
+    #[value(alias = "false")]
+    Ignore,
+}
+
+/// An object with unknown or duplicate fields: what the API server's strict field validation
+/// answers for it.
+#[derive(Debug, Clone)]
+pub struct StrictReport {
+    /// Where it was read.
+    pub source: Source,
+    /// `Kind/namespace/name` (`Kind/name` when cluster-scoped).
+    pub object: String,
+    /// `Kind name`.
+    pub what: String,
+    /// The fields, in document order.
+    pub errors: Vec<repel_api::strict::StrictError>,
+    /// Upstream's message: `Pod in version "v1" cannot be handled as a Pod: strict decoding
+    /// error: unknown field "spec.foo"`.
+    pub message: String,
+}
+
+impl StrictReport {
+    /// What kubectl prints when the API server refuses the object (`kubectl apply` / `create`
+    /// with `--validate=strict`).
+    pub fn kubectl_error(&self) -> String {
+        format!(
+            "Error from server (BadRequest): error when creating {}: {}",
+            repel_core::validation::go_quote(&self.source.file),
+            self.message
+        )
+    }
+
+    /// One warning line for the object.
+    pub fn warning(&self) -> String {
+        let fields: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+        format!("{} ({}): {}", self.source, self.what, fields.join(", "))
+    }
+}
+
+/// Answers unknown and duplicate fields as `mode` says: a warning per object on stderr, or
+/// kubectl's error for each (`Err`, the lines to print), or nothing.
+pub fn answer_strict(reports: &[StrictReport], mode: Validate) -> Result<(), String> {
+    match mode {
+        Validate::Ignore => Ok(()),
+        Validate::Warn => {
+            for r in reports {
+                eprintln!("warning: {}", r.warning());
+            }
+            Ok(())
+        }
+        Validate::Strict if reports.is_empty() => Ok(()),
+        Validate::Strict => {
+            let lines: Vec<String> = reports.iter().map(StrictReport::kubectl_error).collect();
+            Err(lines.join("\n"))
+        }
+    }
+}
+
+/// The repeated keys of the object at `item` of `doc` (`None`: the document itself), with
+/// paths from the object's root.
+fn item_duplicates(doc: &RawDoc, item: Option<usize>) -> Vec<String> {
+    match item {
+        None => doc.duplicates.clone(),
+        Some(i) => {
+            let prefix = format!("items[{i}].");
+            doc.duplicates
+                .iter()
+                .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+                .collect()
+        }
+    }
+}
+
+/// The unknown and duplicate fields of `v` in document order (a repeat comes right after the
+/// field it repeats, as the key order of the value keeps first appearances); nothing inside
+/// an unknown field, as upstream's decoder skips it whole.
+fn strict_errors(
+    v: &Value,
+    unknown: Vec<String>,
+    duplicates: Vec<String>,
+) -> Vec<repel_api::strict::StrictError> {
+    use repel_api::strict::StrictError;
+    let under = |p: &str, u: &str| {
+        p.strip_prefix(u)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+    };
+    let duplicates: Vec<String> = duplicates
+        .into_iter()
+        .filter(|d| !unknown.iter().any(|u| d == u || under(d, u)))
+        .collect();
+    if duplicates.is_empty() {
+        return unknown.into_iter().map(StrictError::Unknown).collect();
+    }
+    // Each path's place in a walk of the value in key order.
+    let mut order = std::collections::HashMap::new();
+    fn walk(v: &Value, path: &str, order: &mut std::collections::HashMap<String, usize>) {
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    let next = order.len();
+                    order.entry(p.clone()).or_insert(next);
+                    walk(child, &p, order);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{path}[{i}]"), order);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(v, "", &mut order);
+    let place = |p: &str| order.get(p).copied().unwrap_or(usize::MAX / 2);
+    let mut all: Vec<(usize, StrictError)> = unknown
+        .into_iter()
+        .map(|u| (place(&u) * 2, StrictError::Unknown(u)))
+        .chain(
+            duplicates
+                .into_iter()
+                .map(|d| (place(&d) * 2 + 1, StrictError::Duplicate(d))),
+        )
+        .collect();
+    all.sort_by_key(|(at, _)| *at);
+    all.into_iter().map(|(_, e)| e).collect()
 }
 
 /// Calls `f` for each object of a document, flattening `kind: List`.
@@ -465,7 +630,10 @@ impl Inventory {
             let file = path.display().to_string();
             let text = read_text(&path)?;
             for doc in parse_documents(&file, &text)? {
-                for_each_object(&file, &doc, |source, v| inv.add(source, v))?;
+                for_each_object(&file, &doc, |source, v| {
+                    let duplicates = item_duplicates(&doc, source.item);
+                    inv.add_with_duplicates(source, v, duplicates)
+                })?;
             }
         }
         Ok(inv)
@@ -473,6 +641,17 @@ impl Inventory {
 
     /// Adds one object by its kind; unknown kinds become warnings.
     pub fn add(&mut self, source: Source, v: &Value) -> Result<(), InputError> {
+        self.add_with_duplicates(source, v, Vec::new())
+    }
+
+    /// [`Inventory::add`] for an object whose document repeated the keys `duplicates` (paths
+    /// from the object's root); they and its unknown fields go to [`Inventory::strict`].
+    pub fn add_with_duplicates(
+        &mut self,
+        source: Source,
+        v: &Value,
+        duplicates: Vec<String>,
+    ) -> Result<(), InputError> {
         let Some(kind) = v.get("kind").and_then(Value::as_str) else {
             return Err(InputError::Object {
                 at: source,
@@ -564,6 +743,7 @@ impl Inventory {
                 ),
             });
         }
+        let object_id = id.replacen(' ', "/", 1);
         self.seen.insert(id, source.clone());
         let seq = self.nodes.len()
             + self.pods.len()
@@ -571,53 +751,78 @@ impl Inventory {
             + self.namespaces.len()
             + self.pdbs.len()
             + self.priority_classes.len();
-        let w = |w| Loaded {
-            source: source.clone(),
-            seq,
-            obj: w,
+        fn w<T>(obj: T, source: &Source, seq: usize) -> Loaded<T> {
+            Loaded {
+                source: source.clone(),
+                seq,
+                obj,
+            }
+        }
+        let version = api.rsplit('/').next().unwrap_or(api).to_string();
+        let strict = |unknown: Vec<String>| {
+            let errors = strict_errors(v, unknown, duplicates);
+            (!errors.is_empty()).then(|| StrictReport {
+                source: source.clone(),
+                object: String::new(),
+                what: describe_value(v).unwrap_or_else(|| kind.to_string()),
+                message: format!(
+                    "{kind} in version {} cannot be handled as a {kind}: {}",
+                    repel_core::validation::go_quote(&version),
+                    repel_api::status::strict_errors_message(&errors)
+                ),
+                errors,
+            })
         };
-        match kind {
-            "Node" => self.nodes.push(Loaded {
-                obj: typed(&source, v)?,
-                seq,
-                source,
-            }),
-            "Pod" => self.pods.push(Loaded {
-                obj: typed(&source, v)?,
-                seq,
-                source,
-            }),
-            "Namespace" => self.namespaces.push(Loaded {
-                obj: typed(&source, v)?,
-                seq,
-                source,
-            }),
-            "PodDisruptionBudget" => self.pdbs.push(Loaded {
-                obj: typed(&source, v)?,
-                seq,
-                source,
-            }),
-            "PriorityClass" => self.priority_classes.push(Loaded {
-                obj: typed(&source, v)?,
-                seq,
-                source,
-            }),
-            "Deployment" => self
-                .workloads
-                .push(w(Workload::Deployment(typed(&source, v)?))),
-            "ReplicaSet" => self
-                .workloads
-                .push(w(Workload::ReplicaSet(typed(&source, v)?))),
-            "StatefulSet" => self
-                .workloads
-                .push(w(Workload::StatefulSet(typed(&source, v)?))),
-            "DaemonSet" => self
-                .workloads
-                .push(w(Workload::DaemonSet(typed(&source, v)?))),
-            "Job" => self.workloads.push(w(Workload::Job(typed(&source, v)?))),
-            _ => self
-                .workloads
-                .push(w(Workload::CronJob(typed(&source, v)?))),
+        let report = match kind {
+            "Node" => {
+                let (obj, unknown) = typed_strict(&source, v)?;
+                self.nodes.push(w(obj, &source, seq));
+                strict(unknown)
+            }
+            "Pod" => {
+                let (obj, unknown) = typed_strict(&source, v)?;
+                self.pods.push(w(obj, &source, seq));
+                strict(unknown)
+            }
+            "Namespace" => {
+                let (obj, unknown) = typed_strict(&source, v)?;
+                self.namespaces.push(w(obj, &source, seq));
+                strict(unknown)
+            }
+            "PodDisruptionBudget" => {
+                let (obj, unknown) = typed_strict(&source, v)?;
+                self.pdbs.push(w(obj, &source, seq));
+                strict(unknown)
+            }
+            "PriorityClass" => {
+                let (obj, unknown) = typed_strict(&source, v)?;
+                self.priority_classes.push(w(obj, &source, seq));
+                strict(unknown)
+            }
+            _ => {
+                let (workload, unknown) = match kind {
+                    "Deployment" => {
+                        typed_strict(&source, v).map(|(o, u)| (Workload::Deployment(o), u))?
+                    }
+                    "ReplicaSet" => {
+                        typed_strict(&source, v).map(|(o, u)| (Workload::ReplicaSet(o), u))?
+                    }
+                    "StatefulSet" => {
+                        typed_strict(&source, v).map(|(o, u)| (Workload::StatefulSet(o), u))?
+                    }
+                    "DaemonSet" => {
+                        typed_strict(&source, v).map(|(o, u)| (Workload::DaemonSet(o), u))?
+                    }
+                    "Job" => typed_strict(&source, v).map(|(o, u)| (Workload::Job(o), u))?,
+                    _ => typed_strict(&source, v).map(|(o, u)| (Workload::CronJob(o), u))?,
+                };
+                self.workloads.push(w(workload, &source, seq));
+                strict(unknown)
+            }
+        };
+        if let Some(mut report) = report {
+            report.object = object_id;
+            self.strict.push(report);
         }
         Ok(())
     }

@@ -6,6 +6,11 @@
 //! directives, errors, stream-wide budgets near their limits) goes through serde-saphyr exactly
 //! as before, so values, errors and budgets are the same as a plain serde-saphyr read.
 //!
+//! A key repeated in a mapping is kept with its last value, as upstream's decoders do, and its
+//! path is reported (`duplicate field "metadata.name"` under strict field validation); only
+//! the fast read finds them: a piece that serde-saphyr reads (anchors, tags, floats, …) with a
+//! repeated key is still its YAML error.
+//!
 //! Splitting is textual: a `---` at the start of a line followed by a space, a tab, a line break
 //! or the end cannot occur inside any node (YAML 1.2 `c-forbidden`), so each piece between two
 //! such markers is a stream of its own.
@@ -40,12 +45,17 @@ const MAX_FAST_DEPTH: usize = 48;
 /// Below this size a file is parsed on one thread.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
 
+/// A document's repeated keys: its index among the stream's documents and the key's path.
+pub type Duplicates = Vec<(usize, String)>;
+
 /// Parses a multi-document YAML stream into its non-empty documents, as
-/// `serde_saphyr::from_multiple_with_options` does with [`options`]: same values, same errors.
-pub fn parse_stream(text: &str) -> Result<Vec<Value>, serde_saphyr::Error> {
+/// `serde_saphyr::from_multiple_with_options` does with [`options`]: same values, same errors;
+/// but a repeated key keeps its last value and is listed with its document's index.
+pub fn parse_stream(text: &str) -> Result<(Vec<Value>, Duplicates), serde_saphyr::Error> {
     match parse_pieces(text) {
-        Some(values) => Ok(values),
-        None => serde_saphyr::from_multiple_with_options::<Value>(text, options()),
+        Some(read) => Ok(read),
+        None => serde_saphyr::from_multiple_with_options::<Value>(text, options())
+            .map(|v| (v, Vec::new())),
     }
 }
 
@@ -83,7 +93,7 @@ impl Counts {
 /// The stream split at its document markers and parsed piece by piece on several threads;
 /// `None` when it must be read in one piece by serde-saphyr (a directive, an error, an anchor,
 /// an alias or a merge key anywhere, or a budget approached).
-fn parse_pieces(text: &str) -> Option<Vec<Value>> {
+fn parse_pieces(text: &str) -> Option<(Vec<Value>, Duplicates)> {
     if text.starts_with('%') || text.contains("\n%") || text.contains("\r%") {
         return None;
     }
@@ -97,7 +107,7 @@ fn parse_pieces(text: &str) -> Option<Vec<Value>> {
             .min(pieces.len())
     };
     let stop = AtomicBool::new(false);
-    let parts: Vec<Option<(Vec<Value>, Counts)>> = if threads <= 1 {
+    let parts: Vec<Option<(Vec<Value>, Counts, Duplicates)>> = if threads <= 1 {
         vec![parse_run(&pieces, &stop)]
     } else {
         let runs = balance(&pieces, threads);
@@ -116,12 +126,15 @@ fn parse_pieces(text: &str) -> Option<Vec<Value>> {
     };
     let mut values = Vec::new();
     let mut counts = Counts::default();
+    let mut duplicates = Vec::new();
     for part in parts {
-        let (v, c) = part?;
+        let (v, c, d) = part?;
+        let base = values.len();
+        duplicates.extend(d.into_iter().map(|(i, p)| (base + i, p)));
         values.extend(v);
         counts.add(c);
     }
-    counts.well_inside().then_some(values)
+    counts.well_inside().then_some((values, duplicates))
 }
 
 /// Consecutive runs of pieces of about equal size, one per thread.
@@ -142,26 +155,29 @@ fn balance<'a, 't>(pieces: &'a [&'t str], threads: usize) -> Vec<&'a [&'t str]> 
 }
 
 /// Parses consecutive pieces; `None` if one of them needs the whole stream.
-fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts)> {
+fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts, Duplicates)> {
     let mut values = Vec::new();
     let mut counts = Counts::default();
+    let mut duplicates = Vec::new();
     for piece in pieces {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
         let done = match build(piece) {
-            Built::Done(v, c) => Some((v, c)),
-            Built::Unusual => parse_piece_saphyr(piece),
+            Built::Done(v, c, d) => Some((v, c, d)),
+            Built::Unusual => parse_piece_saphyr(piece).map(|(v, c)| (v, c, Vec::new())),
             Built::Error => None,
         };
-        let Some((v, c)) = done else {
+        let Some((v, c, d)) = done else {
             stop.store(true, Ordering::Relaxed);
             return None;
         };
+        let base = values.len();
+        duplicates.extend(d.into_iter().map(|(i, p)| (base + i, p)));
         values.extend(v);
         counts.add(c);
     }
-    Some((values, counts))
+    Some((values, counts, duplicates))
 }
 
 /// A piece outside the fast subset, read by serde-saphyr; `None` if it errs or uses what is
@@ -213,8 +229,8 @@ pub fn split_documents(text: &str) -> Vec<&str> {
 
 /// The outcome of the fast read of one piece.
 enum Built {
-    /// The piece's non-empty documents.
-    Done(Vec<Value>, Counts),
+    /// The piece's non-empty documents, and their repeated keys.
+    Done(Vec<Value>, Counts, Duplicates),
     /// Something outside the fast subset: read it with serde-saphyr.
     Unusual,
     /// A syntax error: read the whole stream with serde-saphyr for its message.
@@ -244,6 +260,7 @@ fn build(piece: &str) -> Built {
     let mut parser = Parser::new_from_str_with_options(piece, parser_options());
     let mut counts = Counts::default();
     let mut docs = Vec::new();
+    let mut duplicates = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     loop {
         let event = match parser.next_event() {
@@ -299,15 +316,17 @@ fn build(piece: &str) -> Built {
                 }
                 counts.nodes += 1;
                 counts.scalar_bytes += text.len();
-                if let Some(Frame::Map(m, key @ None)) = stack.last_mut() {
+                if let Some(Frame::Map(m, None)) = stack.last() {
                     let plain = style == ScalarStyle::Plain;
-                    if (plain && !plain_string(&text))
-                        || text == "<<"
-                        || m.contains_key(text.as_ref())
-                    {
+                    if (plain && !plain_string(&text)) || text == "<<" {
                         return Built::Unusual;
                     }
-                    *key = Some(text.into_owned());
+                    if m.contains_key(text.as_ref()) {
+                        duplicates.push((docs.len(), key_path(&stack, &text)));
+                    }
+                    if let Some(Frame::Map(_, key)) = stack.last_mut() {
+                        *key = Some(text.into_owned());
+                    }
                     continue;
                 }
                 if style != ScalarStyle::Plain {
@@ -337,7 +356,29 @@ fn build(piece: &str) -> Built {
     if !stack.is_empty() {
         return Built::Error;
     }
-    Built::Done(docs, counts)
+    Built::Done(docs, counts, duplicates)
+}
+
+/// The path of `key` in the innermost mapping of `stack` (`spec.containers[0].name`).
+fn key_path(stack: &[Frame], key: &str) -> String {
+    let mut path = String::new();
+    for frame in stack.iter().take(stack.len().saturating_sub(1)) {
+        match frame {
+            Frame::Map(_, Some(k)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Map(_, None) => {}
+            Frame::Seq(items) => path.push_str(&format!("[{}]", items.len())),
+        }
+    }
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+    path
 }
 
 /// Whether serde-saphyr reads this plain scalar as the string it spells: it starts with a
@@ -399,6 +440,7 @@ fn resolve_plain(s: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The reference: one serde-saphyr read of the whole stream.
     fn reference(text: &str) -> Result<Vec<Value>, String> {
@@ -406,12 +448,18 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
+    fn values(text: &str) -> Result<Vec<Value>, String> {
+        parse_stream(text)
+            .map(|(v, _)| v)
+            .map_err(|e| e.to_string())
+    }
+
     fn assert_same(name: &str, text: &str) {
-        let fast = parse_stream(text).map_err(|e| e.to_string());
+        let fast = values(text);
         assert_eq!(fast, reference(text), "case: {name}");
         // Big enough to be parsed on several threads.
         let repeated = text.repeat(PARALLEL_MIN_BYTES / text.len().max(1) + 2);
-        let fast = parse_stream(&repeated).map_err(|e| e.to_string());
+        let fast = values(&repeated);
         assert_eq!(fast, reference(&repeated), "case (repeated): {name}");
     }
 
@@ -456,7 +504,6 @@ mod tests {
                 "base: &b {x: 1}\nuse: *b\nmerged:\n  <<: *b\n  y: 2\n",
             ),
             ("tags", "a: !!str 1\nb: !!int \"2\"\nc: !custom x\n"),
-            ("duplicate keys", "a: 1\na: 2\n"),
             ("a collection as a key", "? [a, b]\n: c\n"),
             (
                 "a syntax error in a later document",
@@ -505,6 +552,29 @@ mod tests {
                 assert_same(&path.display().to_string(), &text);
             }
         }
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_last_value_and_are_listed_with_their_path() {
+        let text =
+            "a: 1\nb:\n  c: [{d: 1, d: 2}]\n  e: x\n  e: y\na: 3\n---\nf: 1\n---\ng: 1\ng: 2\n";
+        let want = vec![
+            json!({"a": 3, "b": {"c": [{"d": 2}], "e": "y"}}),
+            json!({"f": 1}),
+            json!({"g": 2}),
+        ];
+        let dups = |d: &[(usize, &str)]| -> Duplicates {
+            d.iter().map(|(i, p)| (*i, p.to_string())).collect()
+        };
+        let (v, d) = parse_stream(text).expect("parses");
+        assert_eq!(v, want);
+        assert_eq!(d, dups(&[(0, "b.c[0].d"), (0, "b.e"), (0, "a"), (2, "g")]));
+        // Parsed on several threads, the document indexes run over the whole stream.
+        let repeated = text.repeat(PARALLEL_MIN_BYTES / text.len() + 2);
+        let (v, d) = parse_stream(&repeated).expect("parses");
+        assert_eq!(v.len() % 3, 0);
+        assert_eq!(d.len(), v.len() / 3 * 4);
+        assert_eq!(d.last().map(|(i, _)| *i), Some(v.len() - 1));
     }
 
     #[test]
