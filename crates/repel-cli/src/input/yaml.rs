@@ -34,9 +34,12 @@ fn budget() -> serde_saphyr::Budget {
     budget.unwrap_or_default()
 }
 
-/// The options every serde-saphyr read uses.
+/// The options every serde-saphyr read uses: a repeated key keeps its last value, as upstream's
+/// decoders keep it (the fast read and [`scan_duplicates`] list them).
 fn options() -> serde_saphyr::Options {
-    serde_saphyr::options! { budget: Some(budget()) }
+    let mut o = serde_saphyr::options! { budget: Some(budget()) };
+    o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
+    o
 }
 
 /// Nesting deeper than this goes to serde-saphyr, which enforces its `max_depth` (64).
@@ -55,7 +58,7 @@ pub fn parse_stream(text: &str) -> Result<(Vec<Value>, Duplicates), serde_saphyr
     match parse_pieces(text) {
         Some(read) => Ok(read),
         None => serde_saphyr::from_multiple_with_options::<Value>(text, options())
-            .map(|v| (v, Vec::new())),
+            .map(|v| (v, scan_duplicates(text))),
     }
 }
 
@@ -165,7 +168,9 @@ fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts, 
         }
         let done = match build(piece) {
             Built::Done(v, c, d) => Some((v, c, d)),
-            Built::Unusual => parse_piece_saphyr(piece).map(|(v, c)| (v, c, Vec::new())),
+            Built::Unusual => {
+                parse_piece_saphyr(piece).map(|(v, c)| (v, c, scan_duplicates(piece)))
+            }
             Built::Error => None,
         };
         let Some((v, c, d)) = done else {
@@ -357,6 +362,92 @@ fn build(piece: &str) -> Built {
         return Built::Error;
     }
     Built::Done(docs, counts, duplicates)
+}
+
+/// The repeated keys of a text serde-saphyr reads (the fast read lists its own as it builds):
+/// a walk of its events, keys compared as written, documents counted as serde-saphyr keeps
+/// them (empty and null ones skipped).
+fn scan_duplicates(text: &str) -> Duplicates {
+    /// A collection being walked: a mapping's keys and the key whose value comes next, or a
+    /// sequence's next index.
+    enum Walk {
+        Map(std::collections::HashSet<String>, Option<String>),
+        Seq(usize),
+    }
+    /// A node ended: the mapping's key or the sequence's index moves on.
+    fn done(stack: &mut [Walk]) {
+        match stack.last_mut() {
+            Some(Walk::Map(_, key)) => *key = None,
+            Some(Walk::Seq(i)) => *i += 1,
+            None => {}
+        }
+    }
+    fn path(stack: &[Walk], key: &str) -> String {
+        let mut p = String::new();
+        for w in stack.iter().take(stack.len().saturating_sub(1)) {
+            match w {
+                Walk::Map(_, Some(k)) => {
+                    if !p.is_empty() {
+                        p.push('.');
+                    }
+                    p.push_str(k);
+                }
+                Walk::Map(_, None) => {}
+                Walk::Seq(i) => p.push_str(&format!("[{i}]")),
+            }
+        }
+        if !p.is_empty() {
+            p.push('.');
+        }
+        p.push_str(key);
+        p
+    }
+    let mut parser = Parser::new_from_str_with_options(text, parser_options());
+    let mut stack: Vec<Walk> = Vec::new();
+    let mut found = Vec::new();
+    let (mut doc, mut kept) = (0usize, false);
+    while let Some(Ok((event, _))) = parser.next_event() {
+        match event {
+            Event::DocumentEnd => {
+                doc += usize::from(kept);
+                kept = false;
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                kept |= stack.is_empty();
+                stack.push(if matches!(event, Event::MappingStart(..)) {
+                    Walk::Map(Default::default(), None)
+                } else {
+                    Walk::Seq(0)
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                done(&mut stack);
+            }
+            Event::Scalar(text, style, ..) => {
+                if let Some(Walk::Map(keys, key @ None)) = stack.last_mut() {
+                    let repeated = !keys.insert(text.to_string());
+                    *key = Some(text.to_string());
+                    if repeated {
+                        found.push((doc, path(&stack, &text)));
+                    }
+                    continue;
+                }
+                if stack.is_empty() {
+                    kept |= style != ScalarStyle::Plain
+                        || !matches!(text.as_ref(), "" | "~" | "null" | "Null" | "NULL");
+                }
+                done(&mut stack);
+            }
+            Event::Alias(_) => {
+                kept |= stack.is_empty();
+                done(&mut stack);
+            }
+            Event::StreamEnd => break,
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The path of `key` in the innermost mapping of `stack` (`spec.containers[0].name`).
@@ -556,25 +647,45 @@ mod tests {
 
     #[test]
     fn repeated_keys_keep_the_last_value_and_are_listed_with_their_path() {
-        let text =
-            "a: 1\nb:\n  c: [{d: 1, d: 2}]\n  e: x\n  e: y\na: 3\n---\nf: 1\n---\ng: 1\ng: 2\n";
+        // Keys the fast read takes as they are.
+        let text = "---\nkind: 1\nmeta:\n  list: [{name: 1, name: 2}]\n  key: x\n  key: z\nkind: 3\n---\nspec: 1\n---\nmy: 1\nmy: 2\n";
         let want = vec![
-            json!({"a": 3, "b": {"c": [{"d": 2}], "e": "y"}}),
-            json!({"f": 1}),
-            json!({"g": 2}),
+            json!({"kind": 3, "meta": {"list": [{"name": 2}], "key": "z"}}),
+            json!({"spec": 1}),
+            json!({"my": 2}),
         ];
         let dups = |d: &[(usize, &str)]| -> Duplicates {
             d.iter().map(|(i, p)| (*i, p.to_string())).collect()
         };
         let (v, d) = parse_stream(text).expect("parses");
         assert_eq!(v, want);
-        assert_eq!(d, dups(&[(0, "b.c[0].d"), (0, "b.e"), (0, "a"), (2, "g")]));
+        assert_eq!(
+            d,
+            dups(&[
+                (0, "meta.list[0].name"),
+                (0, "meta.key"),
+                (0, "kind"),
+                (2, "my")
+            ])
+        );
         // Parsed on several threads, the document indexes run over the whole stream.
         let repeated = text.repeat(PARALLEL_MIN_BYTES / text.len() + 2);
         let (v, d) = parse_stream(&repeated).expect("parses");
         assert_eq!(v.len() % 3, 0);
         assert_eq!(d.len(), v.len() / 3 * 4);
         assert_eq!(d.last().map(|(i, _)| *i), Some(v.len() - 1));
+        // A piece serde-saphyr reads (a float, an anchor, hex-like keys), and a whole stream
+        // it reads (an alias across documents): the same values and the same list.
+        for text in [
+            "---\nx: 1.5\nb: {c: 1, c: 2}\n---\n~\n---\nd: [1, {e: 1, e: 2}]\n",
+            "---\nx: &v 1\ny: *v\nb: {c: 1, c: 2}\n---\nd: [1, {e: 1, e: 2}]\n",
+        ] {
+            let (v, d) = parse_stream(text).expect("parses");
+            assert_eq!(v.len(), 2, "{text}");
+            assert_eq!(v[0]["b"], json!({"c": 2}), "{text}");
+            assert_eq!(v[1], json!({"d": [1, {"e": 2}]}), "{text}");
+            assert_eq!(d, dups(&[(0, "b.c"), (1, "d[1].e")]), "{text}");
+        }
     }
 
     #[test]
