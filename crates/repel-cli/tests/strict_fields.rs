@@ -320,3 +320,41 @@ fn a_scenario_typo_is_an_error_and_its_objects_are_read_strictly() {
         "{err}"
     );
 }
+
+#[test]
+fn taint_warns_about_its_nodes_fields_and_refuses_them_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-a\n  name: node-a\nspec:\n  taintz: []\n";
+    let f = write(dir.path(), "nodes.yaml", text);
+    let p = f.to_str().unwrap();
+    let (code, out, err) = run(&["taint", "nodes", "node-a", "k=v:NoSchedule", "-f", p]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("node/node-a tainted"), "{out}");
+    assert!(
+        err.contains(
+            r#"(Node node-a): duplicate field "metadata.name", unknown field "spec.taintz""#
+        ),
+        "{err}"
+    );
+    // The rewritten file keeps the unknown field (the repeated key is written once).
+    let before = std::fs::read_to_string(&f).unwrap();
+    let (code, _, err) = run(&[
+        "taint",
+        "nodes",
+        "node-a",
+        "x=y:NoSchedule",
+        "-f",
+        p,
+        "--validate=strict",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(r#"Node in version "v1" cannot be handled as a Node: strict decoding error: unknown field "spec.taintz""#),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&f).unwrap(),
+        before,
+        "nothing written"
+    );
+}

@@ -18,7 +18,10 @@ use repel_core::kubectl::{
 use repel_core::labels::LabelSelector;
 use serde_json::Value;
 
-use crate::input::{InputError, Source, for_each_object, parse_documents, read_text};
+use crate::input::{
+    InputError, Source, StrictReport, Validate, answer_strict, for_each_object, item_duplicates,
+    parse_documents, read_text, strict_report,
+};
 use crate::output::{print_machine, to_yaml};
 use crate::{CliError, Format};
 
@@ -46,6 +49,15 @@ pub struct TaintArgs {
     /// Print the changed nodes instead of kubectl's one-line results.
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
+    /// Unknown and duplicate fields of the nodes, as kubectl's --validate: strict (errors, exit
+    /// 2), warn (one warning per node; the default) or ignore.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: Validate,
 }
 
 /// One file's content, kept for rewriting.
@@ -57,6 +69,8 @@ struct FileDocs {
     /// The parsed value of each segment (`None` for an empty segment).
     values: Vec<Option<Value>>,
     changed: Vec<bool>,
+    /// Its nodes' unknown and repeated fields.
+    strict: Vec<StrictReport>,
 }
 
 /// Splits YAML text at document markers (`---` at the start of a line).
@@ -103,8 +117,25 @@ fn load_file(path: &Path) -> Result<FileDocs, CliError> {
             }
         }
     }
-    // Check that the whole file also parses as the same documents (catches `---` in block scalars).
-    parse_documents(&file, &text)?;
+    // Check that the whole file also parses as the same documents (catches `---` in block
+    // scalars), and list the nodes' unknown and repeated fields.
+    let mut strict = Vec::new();
+    for doc in parse_documents(&file, &text)? {
+        for_each_object(&file, &doc, |source: Source, obj: &Value| {
+            if obj.get("kind").and_then(Value::as_str) == Some("Node") {
+                let api = obj
+                    .get("apiVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("v1");
+                let unknown = repel_api::strict::unknown_fields("Node", obj);
+                let duplicates = item_duplicates(&doc, source.item);
+                strict.extend(strict_report(
+                    &source, "Node", api, obj, unknown, duplicates,
+                ));
+            }
+            Ok(())
+        })?;
+    }
     let changed = vec![false; segments.len()];
     Ok(FileDocs {
         path: path.to_path_buf(),
@@ -112,6 +143,7 @@ fn load_file(path: &Path) -> Result<FileDocs, CliError> {
         segments,
         values,
         changed,
+        strict,
     })
 }
 
@@ -310,6 +342,8 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
         .iter()
         .map(|p| load_file(p))
         .collect::<Result<_, _>>()?;
+    let strict: Vec<StrictReport> = files.iter().flat_map(|f| f.strict.clone()).collect();
+    answer_strict(&strict, args.validate).map_err(CliError::Usage)?;
     let nodes = find_nodes(&files)?;
     let (picked, missing) = targets(&cmd, &nodes, &files)?;
     let picked: Vec<NodeRef> = picked.into_iter().cloned().collect();

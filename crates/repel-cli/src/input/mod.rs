@@ -301,6 +301,34 @@ impl StrictReport {
     }
 }
 
+/// The report of an object of `kind` read as `api_version` with unknown fields `unknown` and
+/// repeated keys `duplicates`; `None` when it has neither.
+pub fn strict_report(
+    source: &Source,
+    kind: &str,
+    api_version: &str,
+    v: &Value,
+    unknown: Vec<String>,
+    duplicates: Vec<String>,
+) -> Option<StrictReport> {
+    let errors = strict_errors(v, unknown, duplicates);
+    if errors.is_empty() {
+        return None;
+    }
+    let version = api_version.rsplit('/').next().unwrap_or(api_version);
+    Some(StrictReport {
+        source: source.clone(),
+        object: String::new(),
+        what: describe_value(v).unwrap_or_else(|| kind.to_string()),
+        message: format!(
+            "{kind} in version {} cannot be handled as a {kind}: {}",
+            repel_core::validation::go_quote(version),
+            repel_api::status::strict_errors_message(&errors)
+        ),
+        errors,
+    })
+}
+
 /// Answers unknown and duplicate fields as `mode` says: a warning per object on stderr, or
 /// kubectl's error for each (`Err`, the lines to print), or nothing.
 pub fn answer_strict(reports: &[StrictReport], mode: Validate) -> Result<(), String> {
@@ -322,7 +350,7 @@ pub fn answer_strict(reports: &[StrictReport], mode: Validate) -> Result<(), Str
 
 /// The repeated keys of the object at `item` of `doc` (`None`: the document itself), with
 /// paths from the object's root.
-fn item_duplicates(doc: &RawDoc, item: Option<usize>) -> Vec<String> {
+pub fn item_duplicates(doc: &RawDoc, item: Option<usize>) -> Vec<String> {
     match item {
         None => doc.duplicates.clone(),
         Some(i) => {
@@ -758,21 +786,8 @@ impl Inventory {
                 obj,
             }
         }
-        let version = api.rsplit('/').next().unwrap_or(api).to_string();
-        let strict = |unknown: Vec<String>| {
-            let errors = strict_errors(v, unknown, duplicates);
-            (!errors.is_empty()).then(|| StrictReport {
-                source: source.clone(),
-                object: String::new(),
-                what: describe_value(v).unwrap_or_else(|| kind.to_string()),
-                message: format!(
-                    "{kind} in version {} cannot be handled as a {kind}: {}",
-                    repel_core::validation::go_quote(&version),
-                    repel_api::status::strict_errors_message(&errors)
-                ),
-                errors,
-            })
-        };
+        let strict =
+            |unknown: Vec<String>| strict_report(&source, kind, api, v, unknown, duplicates);
         let report = match kind {
             "Node" => {
                 let (obj, unknown) = typed_strict(&source, v)?;
