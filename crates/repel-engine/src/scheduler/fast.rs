@@ -199,34 +199,87 @@ struct Sel {
     nonzero: Vec<(NodeId, u32)>,
     /// Each of those nodes' index in `nonzero`.
     slot: FastMap<NodeId, usize>,
+    /// The matching pods per node class: a key other than the hostname is a label of the node
+    /// class, so its domain counts are sums over classes, not over nodes.
+    by_class: Vec<i64>,
+    /// Per node, once the selector matches pods on [`DENSE_FROM`] nodes (empty before): its
+    /// count, read without hashing when a pod's feasible nodes are fewer than its nodes.
+    dense: Vec<u32>,
 }
 
+/// How many nodes with matching pods make a selector keep a count per node.
+const DENSE_FROM: usize = 64;
+
 impl Sel {
-    /// Adds `k` matching pods on `node`.
-    fn add(&mut self, node: NodeId, k: u32) {
-        match self.slot.get(&node) {
-            Some(&i) => self.nonzero[i].1 += k,
+    /// Adds `k` matching pods on `node`, of node class `class`, among `nodes` nodes.
+    fn add(&mut self, node: NodeId, class: u32, k: u32, nodes: usize) {
+        let now = match self.slot.get(&node) {
+            Some(&i) => {
+                self.nonzero[i].1 += k;
+                self.nonzero[i].1
+            }
             None if k > 0 => {
                 self.slot.insert(node, self.nonzero.len());
                 self.nonzero.push((node, k));
+                if self.nonzero.len() == DENSE_FROM && self.dense.is_empty() {
+                    self.dense = vec![0; nodes];
+                    for &(n, c) in &self.nonzero {
+                        if let Some(d) = self.dense.get_mut(n) {
+                            *d = c;
+                        }
+                    }
+                }
+                k
             }
-            None => {}
+            None => return,
+        };
+        if let Some(d) = self.dense.get_mut(node) {
+            *d = now;
         }
+        self.add_to_class(class, i64::from(k));
+    }
+
+    /// The per-node counts, once kept ([`Sel::dense`]).
+    fn dense(&self) -> Option<&[u32]> {
+        (!self.dense.is_empty()).then_some(&self.dense)
+    }
+
+    fn add_to_class(&mut self, class: u32, k: i64) {
+        let c = class as usize;
+        if self.by_class.len() <= c {
+            self.by_class.resize(c + 1, 0);
+        }
+        self.by_class[c] += k;
+    }
+
+    /// The matching pods on the nodes of node class `class`.
+    fn class_count(&self, class: usize) -> i64 {
+        self.by_class.get(class).copied().unwrap_or(0)
     }
 
     /// The matching pods on `node`.
     fn count(&self, node: NodeId) -> u32 {
-        self.slot.get(&node).map_or(0, |&i| self.nonzero[i].1)
+        match self.dense() {
+            Some(d) => d.get(node).copied().unwrap_or(0),
+            None => self.slot.get(&node).map_or(0, |&i| self.nonzero[i].1),
+        }
     }
 
-    /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`.
-    fn moved(&mut self, node: NodeId, delta: i32) {
+    /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`, of node class
+    /// `class`.
+    fn moved(&mut self, node: NodeId, class: u32, delta: i32, nodes: usize) {
         match self.slot.get(&node) {
             Some(&i) => {
                 let v = &mut self.nonzero[i].1;
+                let old = *v;
                 *v = v.saturating_add_signed(delta);
+                let (now, change) = (*v, i64::from(*v) - i64::from(old));
+                if let Some(d) = self.dense.get_mut(node) {
+                    *d = now;
+                }
+                self.add_to_class(class, change);
             }
-            None if delta > 0 => self.add(node, delta.unsigned_abs()),
+            None if delta > 0 => self.add(node, class, delta.unsigned_abs(), nodes),
             None => {}
         }
     }
@@ -239,8 +292,9 @@ struct LabelClass {
     rep: PodId,
     /// Selectors that count these pods.
     sels: Vec<u32>,
-    /// Bound pods of the class per node.
+    /// Bound pods of the class per node, and each node's index there.
     nodes: Vec<(NodeId, u32)>,
+    slot: FastMap<NodeId, usize>,
 }
 
 /// Many values per 64-bit key in one flat list, linked from the key's latest value: no
@@ -301,6 +355,8 @@ struct Selectors {
     pod_lc: Vec<u32>,
     /// Scratch.
     candidates: Vec<u32>,
+    /// Per node: its node class.
+    node_class: Vec<u32>,
 }
 
 /// The key of what the compiled path reads of a spec: the static plugins' fields, spread
@@ -558,8 +614,11 @@ fn exact_requirement(sel: &LabelSelector) -> Option<(String, String)> {
 
 impl Selectors {
     /// Empty indexes with every pod bound in `cluster` recorded on its node.
-    fn of_bound_pods(cluster: &Cluster) -> Self {
-        let mut sel = Selectors::default();
+    fn of_bound_pods(cluster: &Cluster, node_class: &[u32]) -> Self {
+        let mut sel = Selectors {
+            node_class: node_class.to_vec(),
+            ..Selectors::default()
+        };
         for (n, node) in cluster.nodes.iter().enumerate() {
             for &pod in &node.pods {
                 if pod < cluster.pods.len() {
@@ -611,6 +670,7 @@ impl Selectors {
                     rep: pod,
                     sels,
                     nodes: Vec::new(),
+                    slot: FastMap::default(),
                 });
                 self.lc_index.insert(key, lc);
                 lc
@@ -663,7 +723,12 @@ impl Selectors {
                 c.sels.push(s);
                 let sel = &mut self.sels[s as usize];
                 for &(n, k) in &c.nodes {
-                    sel.add(n, k);
+                    sel.add(
+                        n,
+                        self.node_class.get(n).copied().unwrap_or(0),
+                        k,
+                        self.node_class.len(),
+                    );
                 }
             }
         }
@@ -678,13 +743,20 @@ impl Selectors {
         }
         let lc = self.label_class(cluster, pod) as usize;
         let c = &mut self.lcs[lc];
-        match c.nodes.iter_mut().find(|(n, _)| *n == node) {
-            Some((_, k)) => *k = k.saturating_add_signed(delta),
-            None if delta > 0 => c.nodes.push((node, delta as u32)),
+        match c.slot.get(&node) {
+            Some(&i) => {
+                let k = &mut c.nodes[i].1;
+                *k = k.saturating_add_signed(delta);
+            }
+            None if delta > 0 => {
+                c.slot.insert(node, c.nodes.len());
+                c.nodes.push((node, delta as u32));
+            }
             None => {}
         }
+        let class = self.node_class.get(node).copied().unwrap_or(0);
         for &s in &c.sels {
-            self.sels[s as usize].moved(node, delta);
+            self.sels[s as usize].moved(node, class, delta, self.node_class.len());
         }
     }
 }
@@ -907,10 +979,19 @@ fn hard_counts(run: &mut Run, class: &PodClass) -> [i64; MAX_SPREADS] {
         cnt.clear();
         cnt.resize(d.count, 0);
         let sel = &run.sel.sels[s.sel as usize];
-        for &(n, k) in &sel.nonzero {
-            let c = run.node_class[n] as usize;
-            if class.hard_keys[c] && s.include[c] {
-                cnt[d.of_node[n] as usize] += i64::from(k);
+        if s.hostname {
+            for &(n, k) in &sel.nonzero {
+                let c = run.node_class[n] as usize;
+                if class.hard_keys[c] && s.include[c] {
+                    cnt[d.of_node[n] as usize] += i64::from(k);
+                }
+            }
+        } else {
+            // The key is a label of the node class: sums per class.
+            for (c, &rep) in run.reps.iter().enumerate() {
+                if class.hard_keys[c] && s.include[c] {
+                    cnt[d.of_node[rep] as usize] += sel.class_count(c);
+                }
             }
         }
     }
@@ -1051,14 +1132,15 @@ fn soft_domain_counts(
     }
     counts.clear();
     counts.resize(d.count, 0);
-    for &(n, k) in &run.sel.sels[s.sel as usize].nonzero {
-        let nc = run.node_class[n];
-        if class.spread_ignored(nc) || !s.include[nc as usize] {
+    // The key is a label of the node class: sums per class.
+    let sel = &run.sel.sels[s.sel as usize];
+    for (c, &rep) in run.reps.iter().enumerate() {
+        if class.spread_ignored(c as u32) || !s.include[c] {
             continue;
         }
-        let dom = d.of_node[n] as usize;
+        let dom = d.of_node[rep] as usize;
         if present[dom] {
-            counts[dom] += i64::from(k);
+            counts[dom] += sel.class_count(c);
         }
     }
     topology_normalizing_weight(present.iter().filter(|p| **p).count())
@@ -1107,6 +1189,7 @@ impl Run {
             node_class.push(c);
         }
         let classes = reps.len();
+        let sel = Selectors::of_bound_pods(cluster, &node_class);
         Run {
             node_class,
             reps,
@@ -1140,7 +1223,7 @@ impl Run {
             rejections: FastMap::default(),
             keys: FastMap::default(),
             specs: FastMap::default(),
-            sel: Selectors::of_bound_pods(cluster),
+            sel,
             log: Vec::new(),
             epoch: 0,
             caches: Vec::new(),
@@ -1208,7 +1291,7 @@ impl Run {
         self.res = cluster.nodes.iter().map(NodeRes::of).collect();
         self.free = self.res.iter().map(Free::of).collect();
         self.epoch += 1;
-        self.sel = Selectors::of_bound_pods(cluster);
+        self.sel = Selectors::of_bound_pods(cluster, &self.node_class);
         self.classes.clear();
     }
 

@@ -235,7 +235,13 @@ pub(super) fn static_class_scores(
 /// The non-resource score of every node class with feasible nodes (`run.class_score`), and
 /// the feasible, not ignored nodes holding pods the hostname constraint matches with their own
 /// (`run.own`, `run.own_mark` / `run.own_score` in pass `run.pass`).
-fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64]) {
+fn class_scores(
+    run: &mut Run,
+    class: &PodClass,
+    feasible: &[NodeId],
+    tt_raw: &[i64],
+    na_raw: &[i64],
+) {
     let nc = run.reps.len();
     let pass = run.pass;
     let mut class_score = std::mem::take(&mut run.class_score);
@@ -281,7 +287,20 @@ fn class_scores(run: &mut Run, class: &PodClass, tt_raw: &[i64], na_raw: &[i64])
             const COUNTS: usize = 16;
             memo.clear();
             memo.resize((slots + 1) * 2 * COUNTS, i64::MIN);
-            for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
+            // The feasible nodes holding matching pods: off the selector's nodes, or off the
+            // feasible ones when they are fewer (a large Deployment under the adaptive
+            // percentage) and the selector keeps a count per node.
+            let sel = &run.sel.sels[h.sel as usize];
+            let by_feasible = sel
+                .dense()
+                .filter(|_| feasible.len() * 2 < sel.nonzero.len());
+            let holding: &mut dyn Iterator<Item = (NodeId, u32)> = match by_feasible {
+                Some(dense) => &mut feasible
+                    .iter()
+                    .map(|&n| (n, dense.get(n).copied().unwrap_or(0))),
+                None => &mut sel.nonzero.iter().copied(),
+            };
+            for (n, k) in holding {
                 let c = run.node_class[n] as usize;
                 if k == 0 || run.feasible_mark[n] != run.feasible_pass || ignored(c) {
                     continue;
@@ -357,14 +376,15 @@ fn zone_counts(
     let ignored = |c: usize| class.spread_ignored(c as u32);
     counts.clear();
     counts.resize(d.count, 0);
-    for &(n, k) in &run.sel.sels[z.sel as usize].nonzero {
-        let c = run.node_class[n] as usize;
+    // The key is a label of the node class: sums per class.
+    let sel = &run.sel.sels[z.sel as usize];
+    for (c, &rep) in run.reps.iter().enumerate() {
         if ignored(c) || !z.include[c] {
             continue;
         }
-        let dom = d.of_node[n] as usize;
+        let dom = d.of_node[rep] as usize;
         if present[dom] {
-            counts[dom] += i64::from(k);
+            counts[dom] += sel.class_count(c);
         }
     }
     topology_normalizing_weight(present.iter().filter(|p| **p).count())
@@ -473,7 +493,7 @@ impl FastScheduler {
         tt_raw: &[i64],
         na_raw: &[i64],
     ) -> Option<(NodeId, i64)> {
-        class_scores(run, class, tt_raw, na_raw);
+        class_scores(run, class, feasible, tt_raw, na_raw);
         let pass = run.pass;
         // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
         // BestEffort pods), kept per node for the request; InterPodAffinity skips (no pod in

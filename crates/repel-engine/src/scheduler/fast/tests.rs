@@ -142,6 +142,28 @@ fn same_placements_on_large_workloads() {
 }
 
 #[test]
+fn same_placements_on_large_workloads_scoring_a_few_nodes() {
+    // 10 % of 300 nodes: 100 feasible nodes are scored while a Deployment's pods are on two or
+    // three times as many, so their own hostname scores are read off the feasible nodes.
+    let g = ClusterShape::LargeWorkloads.generate(&GenerateOptions {
+        nodes: 300,
+        pods: 6_000,
+        seed: 3,
+        taints_per_node: 0,
+    });
+    let c = build_cluster(
+        g.input(),
+        &FeatureGates::default(),
+        &AdmissionConfig::default(),
+        3,
+    )
+    .cluster;
+    let stats = compare(&c, Some(10), 3);
+    assert_eq!(stats.repeated, 0, "{stats:?}");
+    assert!(stats.compiled > 5_000, "{stats:?}");
+}
+
+#[test]
 fn same_placements_with_hard_zone_spread_chains() {
     // Every Deployment of the large-workloads shape spread DoNotSchedule over zones (maxSkew 1
     // or 3, some with minDomains above the zones there are, some also soft on the hostname):
