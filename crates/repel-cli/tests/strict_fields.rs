@@ -120,7 +120,10 @@ fn upstreams_strict_decoding_cases_in_check() {
             out.lines().any(|l| l == line),
             "{case}:\n{out}\nwant: {line}"
         );
-        assert!(out.contains("1 invalid"), "{case}: {out}");
+        assert!(
+            out.contains("1 object(s) checked: 1 invalid"),
+            "{case}: {out}"
+        );
         // Every other command warns once and goes on; --validate=strict refuses (exit 2) with
         // the same text; --validate=ignore says nothing.
         let (code, _, err) = run(&["admit", "-f", f.to_str().unwrap()]);
