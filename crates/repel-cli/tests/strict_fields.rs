@@ -361,3 +361,26 @@ fn taint_warns_about_its_nodes_fields_and_refuses_them_under_strict() {
         "nothing written"
     );
 }
+
+#[test]
+fn serve_refuses_to_start_on_refused_fields_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: nginx}]\n  tolerationz: []\n",
+    );
+    let (code, _, err) = run(&[
+        "serve",
+        "-f",
+        f.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--validate=strict",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(r#"Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.tolerationz""#),
+        "{err}"
+    );
+}

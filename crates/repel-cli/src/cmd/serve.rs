@@ -10,7 +10,10 @@ use repel_engine::generate::{GenerateOptions, generate};
 use serde_json::Value;
 
 use crate::cmd::demo::DEMO_CLUSTER;
-use crate::input::{expand_paths, parse_documents, read_text};
+use crate::input::{
+    Source, Validate, answer_strict, expand_paths, for_each_object, item_duplicates,
+    parse_documents, read_text, strict_report,
+};
 use crate::{AdmissionFlags, CliError};
 
 /// Flags of `repel serve`.
@@ -25,6 +28,15 @@ pub struct ServeArgs {
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+    /// Unknown and duplicate fields of the `-f` objects, as kubectl's --validate: strict (the
+    /// server does not start, exit 2), warn (one warning per object; the default) or ignore.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: Validate,
     /// Keep the cluster in DIR (redb); without it the cluster lives in memory.
     #[arg(long = "data-dir", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -65,6 +77,7 @@ fn flatten(v: Value, out: &mut Vec<Value>) {
 
 fn seed_objects(args: &ServeArgs) -> Result<Vec<Value>, CliError> {
     let mut out = Vec::new();
+    let mut strict = Vec::new();
     if let Some(n) = args.nodes {
         let g = generate(&GenerateOptions {
             nodes: n,
@@ -81,10 +94,25 @@ fn seed_objects(args: &ServeArgs) -> Result<Vec<Value>, CliError> {
             let file = path.display().to_string();
             let text = read_text(&path)?;
             for doc in parse_documents(&file, &text)? {
+                if doc.value.is_object() {
+                    // Only the fields are looked at here; what is not an object is flattened
+                    // away below, as before.
+                    let _ = for_each_object(&file, &doc, |source: Source, v: &Value| {
+                        if let Some(kind) = v.get("kind").and_then(Value::as_str) {
+                            let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("v1");
+                            let unknown = repel_api::strict::unknown_fields(kind, v);
+                            let duplicates = item_duplicates(&doc, source.item);
+                            strict
+                                .extend(strict_report(&source, kind, api, v, unknown, duplicates));
+                        }
+                        Ok(())
+                    });
+                }
                 flatten(doc.value, &mut out);
             }
         }
     }
+    answer_strict(&strict, args.validate).map_err(CliError::Usage)?;
     if args.nodes.is_none() && args.files.is_empty() {
         for doc in parse_documents("demo cluster", DEMO_CLUSTER)? {
             flatten(doc.value, &mut out);
