@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::cmd::demo::DEMO_CLUSTER;
 use crate::input::{
-    Source, Validate, answer_strict, expand_paths, for_each_object, item_duplicates,
+    Source, ValidateFlag, answer_strict, expand_paths, for_each_object, item_duplicates,
     parse_documents, read_text, strict_report,
 };
 use crate::{AdmissionFlags, CliError};
@@ -28,15 +28,8 @@ pub struct ServeArgs {
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
-    /// Unknown and duplicate fields of the `-f` objects, as kubectl's --validate: strict (the
-    /// server does not start, exit 2), warn (one warning per object; the default) or ignore.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "strict|warn|ignore",
-        default_value = "warn"
-    )]
-    pub validate: Validate,
+    #[command(flatten)]
+    pub fields: ValidateFlag,
     /// Keep the cluster in DIR (redb); without it the cluster lives in memory.
     #[arg(long = "data-dir", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -112,7 +105,7 @@ fn seed_objects(args: &ServeArgs) -> Result<Vec<Value>, CliError> {
             }
         }
     }
-    answer_strict(&strict, args.validate).map_err(CliError::Usage)?;
+    answer_strict(&strict, args.fields.validate).map_err(CliError::Usage)?;
     if args.nodes.is_none() && args.files.is_empty() {
         for doc in parse_documents("demo cluster", DEMO_CLUSTER)? {
             flatten(doc.value, &mut out);

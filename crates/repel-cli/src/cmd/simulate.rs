@@ -10,8 +10,8 @@ use repel_engine::sim::{RunReport, run_scenario};
 use serde_json::Value;
 
 use crate::input::{
-    Inventory, Source, Validate, answer_strict, expand_paths, for_each_object, parse_documents,
-    read_text,
+    Inventory, Source, Validate, ValidateFlag, answer_strict, expand_paths, for_each_object,
+    parse_documents, read_text,
 };
 use crate::output::{print_machine, render, table, warn_all};
 use crate::{AdmissionFlags, CliError, Format};
@@ -28,16 +28,8 @@ pub struct SimulateArgs {
     /// `disableAdmissionPlugins` for the plugins they name.
     #[command(flatten)]
     pub admission: AdmissionFlags,
-    /// Unknown and duplicate fields of the scenario's objects and manifests, as kubectl's
-    /// --validate: strict (errors, exit 2), warn (one warning per object; the default) or
-    /// ignore. The scenario's own fields are always strict.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "strict|warn|ignore",
-        default_value = "warn"
-    )]
-    pub validate: Validate,
+    #[command(flatten)]
+    pub fields: ValidateFlag,
 }
 
 /// Arguments of `repel test`.
@@ -53,16 +45,8 @@ pub struct TestArgs {
     /// Admission plugins, for every scenario (as for `simulate`).
     #[command(flatten)]
     pub admission: AdmissionFlags,
-    /// Unknown and duplicate fields of the scenario's objects and manifests, as kubectl's
-    /// --validate: strict (errors, exit 2), warn (one warning per object; the default) or
-    /// ignore. The scenario's own fields are always strict.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "strict|warn|ignore",
-        default_value = "warn"
-    )]
-    pub validate: Validate,
+    #[command(flatten)]
+    pub fields: ValidateFlag,
 }
 
 /// A scenario with the command line's admission flags put over its own: a plugin either flag
@@ -239,7 +223,7 @@ pub fn timeline(r: &RunReport) -> String {
 /// Runs `repel simulate`.
 pub fn run(args: SimulateArgs) -> Result<u8, CliError> {
     args.admission.config()?;
-    let (scenario, input) = load_with_flags(&args.scenario, &args.admission, args.validate)?;
+    let (scenario, input) = load_with_flags(&args.scenario, &args.admission, args.fields.validate)?;
     let report = run_scenario(&scenario, input);
     warn_all(&report.warnings);
     match args.output {
@@ -276,7 +260,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
         let mut rows = Vec::new();
         let (mut passed, mut failed) = (0, 0);
         for f in &files {
-            let (scenario, input) = load_with_flags(f, &args.admission, args.validate)?;
+            let (scenario, input) = load_with_flags(f, &args.admission, args.fields.validate)?;
             let report = run_scenario(&scenario, input);
             let refused: Vec<&repel_engine::sim::StepRecord> =
                 report.steps.iter().filter(|s| !s.ok).collect();
@@ -301,7 +285,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
-        let (scenario, input) = load_with_flags(f, &args.admission, args.validate)?;
+        let (scenario, input) = load_with_flags(f, &args.admission, args.fields.validate)?;
         let report = run_scenario(&scenario, input);
         let bad: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
         let refused: Vec<_> = report.steps.iter().filter(|s| !s.ok).collect();

@@ -19,8 +19,8 @@ use repel_core::labels::LabelSelector;
 use serde_json::Value;
 
 use crate::input::{
-    InputError, Source, StrictReport, Validate, answer_strict, for_each_object, item_duplicates,
-    parse_documents, read_text, strict_report,
+    InputError, Source, StrictReport, ValidateFlag, answer_strict, for_each_object,
+    item_duplicates, parse_documents, read_text, strict_report,
 };
 use crate::output::{print_machine, to_yaml};
 use crate::{CliError, Format};
@@ -49,15 +49,8 @@ pub struct TaintArgs {
     /// Print the changed nodes instead of kubectl's one-line results.
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
-    /// Unknown and duplicate fields of the nodes, as kubectl's --validate: strict (errors, exit
-    /// 2), warn (one warning per node; the default) or ignore.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "strict|warn|ignore",
-        default_value = "warn"
-    )]
-    pub validate: Validate,
+    #[command(flatten)]
+    pub fields: ValidateFlag,
 }
 
 /// One file's content, kept for rewriting.
@@ -343,7 +336,7 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
         .map(|p| load_file(p))
         .collect::<Result<_, _>>()?;
     let strict: Vec<StrictReport> = files.iter().flat_map(|f| f.strict.clone()).collect();
-    answer_strict(&strict, args.validate).map_err(CliError::Usage)?;
+    answer_strict(&strict, args.fields.validate).map_err(CliError::Usage)?;
     let nodes = find_nodes(&files)?;
     let (picked, missing) = targets(&cmd, &nodes, &files)?;
     let picked: Vec<NodeRef> = picked.into_iter().cloned().collect();

@@ -266,6 +266,21 @@ pub enum Validate {
     Ignore,
 }
 
+/// `--validate` of the commands that warn by default (`simulate`, `test`, `taint`, `serve`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ValidateFlag {
+    /// Unknown and duplicate fields of the objects read, as kubectl's --validate: strict (errors
+    /// as the API server refuses the object; exit 2 and nothing is done), warn (one warning per
+    /// object; the default) or ignore.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: Validate,
+}
+
 /// An object with unknown or duplicate fields: what the API server's strict field validation
 /// answers for it.
 #[derive(Debug, Clone)]

@@ -383,24 +383,13 @@ fn scan_duplicates(text: &str) -> Duplicates {
         }
     }
     fn path(stack: &[Walk], key: &str) -> String {
-        let mut p = String::new();
-        for w in stack.iter().take(stack.len().saturating_sub(1)) {
-            match w {
-                Walk::Map(_, Some(k)) => {
-                    if !p.is_empty() {
-                        p.push('.');
-                    }
-                    p.push_str(k);
-                }
-                Walk::Map(_, None) => {}
-                Walk::Seq(i) => p.push_str(&format!("[{i}]")),
-            }
-        }
-        if !p.is_empty() {
-            p.push('.');
-        }
-        p.push_str(key);
-        p
+        join_path(
+            stack.iter().map(|w| match w {
+                Walk::Map(_, k) => Segment::Key(k.as_deref()),
+                Walk::Seq(i) => Segment::Index(*i),
+            }),
+            key,
+        )
     }
     let mut parser = Parser::new_from_str_with_options(text, parser_options());
     let mut stack: Vec<Walk> = Vec::new();
@@ -450,19 +439,38 @@ fn scan_duplicates(text: &str) -> Duplicates {
     found
 }
 
-/// The path of `key` in the innermost mapping of `stack` (`spec.containers[0].name`).
+/// The path of `key` in the innermost mapping of `stack`.
 fn key_path(stack: &[Frame], key: &str) -> String {
+    join_path(
+        stack.iter().map(|f| match f {
+            Frame::Map(_, k) => Segment::Key(k.as_deref()),
+            Frame::Seq(items) => Segment::Index(items.len()),
+        }),
+        key,
+    )
+}
+
+/// Where a collection being read stands: the key whose value comes next, or the next index.
+enum Segment<'a> {
+    Key(Option<&'a str>),
+    Index(usize),
+}
+
+/// `spec.containers[0].name`: the enclosing collections' places (the innermost, the mapping
+/// holding `key`, left out), then `key`.
+fn join_path<'a>(stack: impl ExactSizeIterator<Item = Segment<'a>>, key: &str) -> String {
     let mut path = String::new();
-    for frame in stack.iter().take(stack.len().saturating_sub(1)) {
-        match frame {
-            Frame::Map(_, Some(k)) => {
+    let outer = stack.len().saturating_sub(1);
+    for segment in stack.take(outer) {
+        match segment {
+            Segment::Key(Some(k)) => {
                 if !path.is_empty() {
                     path.push('.');
                 }
                 path.push_str(k);
             }
-            Frame::Map(_, None) => {}
-            Frame::Seq(items) => path.push_str(&format!("[{}]", items.len())),
+            Segment::Key(None) => {}
+            Segment::Index(i) => path.push_str(&format!("[{i}]")),
         }
     }
     if !path.is_empty() {

@@ -1019,6 +1019,17 @@ fn hard_minimums(run: &Run, class: &PodClass) -> [i64; MAX_SPREADS] {
     hard_min
 }
 
+/// [`hard_failure`] once per node class into `ok`, for hard constraints on keys of the node
+/// class (a class passes or fails as a whole).
+fn hard_ok_per_class(run: &Run, class: &PodClass, hard_min: &[i64], ok: &mut Vec<bool>) {
+    ok.clear();
+    ok.extend(
+        run.reps
+            .iter()
+            .map(|&r| hard_failure(run, class, hard_min, r).is_none()),
+    );
+}
+
 /// PodTopologySpread's Filter for a class with hard constraints on node `n` (`hard_min`: each
 /// constraint's minimum over its eligible domains): `None` when it passes, else whether the
 /// first failing constraint lacks the node's label (`true`) or is skewed too far (`false`).
@@ -1130,20 +1141,7 @@ fn soft_domain_counts(
             present[d.of_node[n] as usize] = true;
         }
     }
-    counts.clear();
-    counts.resize(d.count, 0);
-    // The key is a label of the node class: sums per class.
-    let sel = &run.sel.sels[s.sel as usize];
-    for (c, &rep) in run.reps.iter().enumerate() {
-        if class.spread_ignored(c as u32) || !s.include[c] {
-            continue;
-        }
-        let dom = d.of_node[rep] as usize;
-        if present[dom] {
-            counts[dom] += sel.class_count(c);
-        }
-    }
-    topology_normalizing_weight(present.iter().filter(|p| **p).count())
+    by_class::zone_counts(run, class, s, present, counts)
 }
 
 /// PodTopologySpread NormalizeScore over raw scores in `feasible`'s order: ignored nodes 0,
@@ -1854,11 +1852,10 @@ impl FastScheduler {
             let info = &cluster.pods[pod];
             // Hard constraints on keys of the node class are judged once per class.
             let per_class_hard: Option<Vec<bool>> =
-                (!class.hard.is_empty() && class.hard.iter().all(|s| !s.hostname)).then(|| {
-                    run.reps
-                        .iter()
-                        .map(|&r| hard_failure(run, class, &hard_min, r).is_none())
-                        .collect()
+                (!class.hard.is_empty() && by_class::chain_shape(class)).then(|| {
+                    let mut ok = Vec::new();
+                    hard_ok_per_class(run, class, &hard_min, &mut ok);
+                    ok
                 });
             let hard_ok = |n: NodeId| match &per_class_hard {
                 Some(ok) => ok[run.node_class[n] as usize],

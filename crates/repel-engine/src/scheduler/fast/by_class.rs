@@ -202,7 +202,7 @@ pub(super) fn by_class_shape(class: &PodClass) -> bool {
 
 /// Whether a class's pods continue a chain: its hard constraints, if any, are on keys other
 /// than the hostname (node labels of the node class, so a class passes or fails as a whole).
-fn chain_shape(class: &PodClass) -> bool {
+pub(super) fn chain_shape(class: &PodClass) -> bool {
     class.hard.iter().all(|s| !s.hostname)
 }
 
@@ -365,7 +365,7 @@ fn class_scores(
 /// ([`zone_present`]; a node without the label is in the "" domain, as upstream reads
 /// `node.Labels[key]`), counts into `counts` the matching pods of each present domain over the
 /// nodes the inclusion policies admit, and returns the constraint's weight.
-fn zone_counts(
+pub(super) fn zone_counts(
     run: &Run,
     class: &PodClass,
     z: &Spread,
@@ -633,17 +633,16 @@ impl FastScheduler {
         }
         // Hard constraints (on keys of the node class: a whole class passes or fails) from
         // the domain counts, counted when the chain starts and kept up to date at each bind.
-        buckets.allowed.clear();
-        buckets.allowed.resize(nc, true);
-        if !class.hard.is_empty() {
+        if class.hard.is_empty() {
+            buckets.allowed.clear();
+            buckets.allowed.resize(nc, true);
+        } else {
             let hard_min = if chain.built {
                 hard_minimums(run, class)
             } else {
                 hard_counts(run, class)
             };
-            for (c, ok) in buckets.allowed.iter_mut().enumerate() {
-                *ok = hard_failure(run, class, &hard_min, run.reps[c]).is_none();
-            }
+            hard_ok_per_class(run, class, &hard_min, &mut buckets.allowed);
         }
         // The feasible nodes per class.
         run.class_feasible.iter_mut().for_each(|f| *f = 0);
