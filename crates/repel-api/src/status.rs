@@ -285,6 +285,35 @@ pub fn multiple_pdbs() -> (u16, Value) {
     failure(500, "", MULTIPLE_PDBS_MSG, None)
 }
 
+/// `errors.NewRequestEntityTooLargeError("limit is N")`: what `limitedReadBody` answers a
+/// body over the server's `MaxRequestBodyBytes` — 413 `Request entity too large: limit is N`.
+pub fn request_entity_too_large(limit: usize) -> (u16, Value) {
+    failure(
+        413,
+        "RequestEntityTooLarge",
+        &format!("Request entity too large: limit is {limit}"),
+        None,
+    )
+}
+
+/// What the timeout filter (`WithTimeoutForNonLongRunningRequests`) answers a request that
+/// ran past `--request-timeout`: `errors.NewTimeoutError("request did not complete within the
+/// allotted timeout", 0)`, 504 with reason `Timeout`. The filter encodes `ErrStatus` itself, so
+/// the body has no `kind` or `apiVersion` (and `details` is the empty object).
+pub fn request_timeout() -> (u16, Value) {
+    (
+        504,
+        json!({
+            "metadata": {},
+            "status": "Failure",
+            "message": "Timeout: request did not complete within the allotted timeout",
+            "reason": "Timeout",
+            "details": {},
+            "code": 504
+        }),
+    )
+}
+
 /// `errors.NewResourceExpired(msg)`: 410 with reason `Expired`.
 pub fn gone(msg: &str) -> (u16, Value) {
     failure(410, "Expired", msg, None)

@@ -84,6 +84,31 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
+/// Maximum length of a DNS-1123 label.
+pub const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+
+/// Upstream `IsDNS1123Label`: a valid subdomain with dots says so instead of the regex.
+pub fn is_dns1123_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
+    }
+    if !is_dns1123_label_shape(value) {
+        if value.split('.').all(is_dns1123_label_shape) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_ERR_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
 /// Upstream `IsQualifiedName`: an optional DNS-1123 subdomain prefix and `/`, then a name part
 /// of at most 63 characters. Used for label keys, taint keys and toleration keys.
 pub fn is_qualified_name(value: &str) -> Vec<String> {

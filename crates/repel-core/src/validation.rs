@@ -679,5 +679,7 @@ pub fn taint_go_syntax(t: &Taint) -> String {
     )
 }
 
+pub mod meta;
+
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Taint};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::serde::Serialize;
 use k8s_openapi::serde::de::DeserializeOwned;
 use repel_api::status;
@@ -14,7 +15,7 @@ use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
 use repel_core::defaults::taint_nodes_by_condition;
 use repel_core::validation::{
-    FieldError, ValidationOptions, validate_node, validate_only_added_tolerations,
+    FieldError, ValidationOptions, meta, validate_node, validate_only_added_tolerations,
 };
 use serde_json::{Value, json};
 
@@ -141,7 +142,7 @@ impl Admission {
         if name.is_empty() {
             match obj["metadata"]["generateName"].as_str() {
                 Some(g) if !g.is_empty() => {
-                    obj["metadata"]["name"] = json!(format!("{g}{}", generate_suffix()));
+                    obj["metadata"]["name"] = json!(meta::generated_name(g, &generate_suffix()));
                 }
                 _ => {
                     return Err(invalid(
@@ -166,6 +167,18 @@ impl Admission {
             obj["metadata"]["generation"] = json!(1);
         }
         let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+        let object_meta: ObjectMeta = typed_meta(r, &obj)?;
+        let class = (r.kind == "PriorityClass").then(|| {
+            (
+                obj["value"]
+                    .as_i64()
+                    .and_then(|v| i32::try_from(v).ok())
+                    .unwrap_or(0),
+                obj["globalDefault"].as_bool().unwrap_or(false),
+            )
+        });
+        // The strategy's metadata errors come first in the kind's own validation.
+        let mut errors = meta::strategy_errors(r.kind, &object_meta, r.namespaced, class);
         match r.kind {
             "Pod" => {
                 let mut pod: Pod = typed(r, &obj)?;
@@ -184,7 +197,10 @@ impl Admission {
                 );
                 create_pod(&mut pod, ns_obj.as_ref(), &config, &self.gates).map_err(
                     |e| match e {
-                        CreatePodError::Invalid { name, errors } => invalid(r, &name, &errors),
+                        CreatePodError::Invalid { name, errors: spec } => {
+                            errors.extend(spec);
+                            invalid(r, &name, &errors)
+                        }
                         CreatePodError::Priority { name, message } => {
                             ApiError::from(status::forbidden("pods", &name, &message))
                         }
@@ -201,7 +217,7 @@ impl Admission {
             "Node" => {
                 let mut node: Node = typed(r, &obj)?;
                 taint_nodes_by_condition(&mut node);
-                let errors = validate_node(&node);
+                errors.extend(validate_node(&node));
                 if !errors.is_empty() {
                     return Err(invalid(r, &name, &errors));
                 }
@@ -214,6 +230,13 @@ impl Admission {
                 obj["status"] = json!({"phase": "Active"});
             }
             _ => {}
+        }
+        if errors.is_empty() {
+            // The generic registry's pass, once the kind's own validation passed.
+            errors = meta::generic_errors(&object_meta, r.namespaced);
+        }
+        if !errors.is_empty() {
+            return Err(invalid(r, &name, &errors));
         }
         Ok(obj)
     }
@@ -259,6 +282,10 @@ impl Admission {
             new["metadata"]["generation"] = json!(generation + i64::from(changed));
         }
         let name = new["metadata"]["name"].as_str().unwrap_or("").to_string();
+        let meta_errors = meta::update_errors(&typed_meta(r, &new)?);
+        if !meta_errors.is_empty() {
+            return Err(invalid(r, &name, &meta_errors));
+        }
         match r.kind {
             "Node" => {
                 let node: Node = typed(r, &new)?;
@@ -325,6 +352,18 @@ fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// The object's metadata, typed (it was decoded as the typed object already, so this fails
+/// only on a bug).
+fn typed_meta(r: &Resource, v: &Value) -> Result<ObjectMeta, ApiError> {
+    let m = v.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    serde_json::from_value(m).map_err(|e| {
+        ApiError::from(status::bad_request(&format!(
+            "{} in version \"{}\" cannot be handled as a {}: {e}",
+            r.kind, r.version, r.kind
+        )))
+    })
 }
 
 fn typed<T: DeserializeOwned>(r: &Resource, v: &Value) -> Result<T, ApiError> {

@@ -155,17 +155,26 @@ pub async fn handle(
     app: Arc<App>,
     method: Method,
     t: Target,
-    query: HashMap<String, String>,
+    (query, raw): (HashMap<String, String>, Vec<(String, String)>),
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let r = t.resource;
     let ns = t.namespace.clone();
+    let write_opts =
+        |kind: &str, apply: Option<bool>| crate::query::write_options(kind, &raw, &query, apply);
     match (&method, t.name.as_deref(), t.sub.as_deref()) {
         (&Method::GET, None, None) => {
-            let watch = query.get("watch").is_some_and(|w| w == "true" || w == "1");
-            if watch {
-                return crate::watch::watch(app, r, ns, &query, wants_table(accept(&headers)));
+            let opts = crate::query::list_options(&raw, &query)?;
+            if opts.watch {
+                return crate::watch::watch(
+                    app,
+                    r,
+                    ns,
+                    &query,
+                    &opts,
+                    wants_table(accept(&headers)),
+                );
             }
             list(&app, r, ns.as_deref(), &query, accept(&headers))
         }
@@ -185,11 +194,12 @@ pub async fn handle(
         }
         (&Method::POST, None, None) => {
             check_body_type(&headers)?;
+            let opts = write_opts("CreateOptions", None)?;
             let obj = decode_body(r, &body, &query)?;
             let obj = app
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
-            if dry_run(&query) {
+            if opts.dry_run {
                 return Ok(json_reply(201, &obj));
             }
             let (_, name) = ns_name(&obj);
@@ -202,11 +212,13 @@ pub async fn handle(
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
             check_body_type(&headers)?;
+            let opts = write_opts("UpdateOptions", None)?;
             let new = decode_body(r, &body, &query)?;
             let sub = t.sub.as_deref();
+            let ns = ns.as_deref().unwrap_or("");
             let stored = app
                 .store
-                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
                     let admitted = app.admission.update(r, cur, new, sub, &query)?;
                     Ok::<_, WriteError>(Some(admitted))
                 })
@@ -225,10 +237,12 @@ pub async fn handle(
                 }
                 Some(pt) => pt,
             };
+            let opts = write_opts("PatchOptions", Some(false))?;
             let sub = t.sub.as_deref();
+            let ns = ns.as_deref().unwrap_or("");
             let stored = app
                 .store
-                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
                     let patched = repel_api::patch::apply(r.kind, pt, cur, &body)
                         .map_err(|e| ApiError::from(e.status()))?;
                     if crate::admission::strict(&query) {
@@ -264,9 +278,15 @@ pub async fn handle(
         }
         (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
             let put = method == Method::PUT;
+            let opts = if put {
+                write_opts("UpdateOptions", None)?
+            } else {
+                write_opts("PatchOptions", Some(false))?
+            };
+            let ns = ns.as_deref().unwrap_or("");
             let stored = app
                 .store
-                .modify(r.name, ns.as_deref().unwrap_or(""), name, |cur| {
+                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
                     let scale = scale_of(cur);
                     let new_scale = if put {
                         parse_body(&body)?
@@ -309,30 +329,37 @@ pub async fn handle(
         }
         (&Method::DELETE, Some(name), None) => {
             let ns = ns.as_deref().unwrap_or("");
-            let orphan = serde_json::from_slice::<Value>(&body)
-                .ok()
-                .is_some_and(|b| b["propagationPolicy"] == "Orphan")
-                || query
-                    .get("propagationPolicy")
-                    .is_some_and(|p| p == "Orphan");
-            let grace = serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|b| b["gracePeriodSeconds"].as_i64())
-                .or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
-            let gone = delete(&app, r, ns, name, grace)?;
-            if !orphan {
+            let opts = crate::query::delete_options(&body, &raw, &query)?;
+            if opts.dry_run {
+                let obj = app
+                    .store
+                    .get(r.name, ns, name)
+                    .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
+                return Ok(json_reply(200, &obj));
+            }
+            let gone = delete(&app, r, ns, name, opts.grace_period_seconds)?;
+            if !opts.orphan {
                 collect_garbage(&app, &gone);
             }
             app.poke();
             Ok(json_reply(200, &gone))
         }
         (&Method::DELETE, None, None) => {
+            let opts = crate::query::delete_options(&body, &raw, &query)?;
+            crate::query::list_options(&raw, &query)?;
             let sel = Selectors::parse(r, &query)?;
             let (items, _) = app.store.list(r.name, ns.as_deref());
             let mut deleted = Vec::new();
             for o in items.iter().filter(|o| sel.matches(o)) {
+                if opts.dry_run {
+                    deleted.push(o.clone());
+                    continue;
+                }
                 let (ons, oname) = ns_name(o);
-                if let Ok(g) = delete(&app, r, &ons, &oname, None) {
+                if let Ok(g) = delete(&app, r, &ons, &oname, opts.grace_period_seconds) {
+                    if !opts.orphan {
+                        collect_garbage(&app, &g);
+                    }
                     deleted.push(g);
                 }
             }
@@ -345,24 +372,24 @@ pub async fn handle(
         }
         (&Method::POST, Some(name), Some("eviction")) => {
             let ns = ns.as_deref().unwrap_or("");
-            crate::eviction::evict(&app, ns, name, &body)?;
+            let opts = write_opts("CreateOptions", None)?;
+            crate::eviction::evict(&app, ns, name, &body, opts.dry_run)?;
             app.poke();
             Ok(json_reply(201, &status::success(201).1))
         }
         (&Method::POST, Some(name), Some("binding")) => {
             let ns = ns.as_deref().unwrap_or("");
+            let opts = write_opts("CreateOptions", None)?;
             let b = parse_body(&body)?;
             let node = b["target"]["name"].as_str().unwrap_or("").to_string();
-            bind(&app, ns, name, &node)?;
+            if !opts.dry_run {
+                bind(&app, ns, name, &node)?;
+            }
             app.poke();
             Ok(json_reply(201, &status::success(201).1))
         }
         _ => Err(status::method_not_allowed().into()),
     }
-}
-
-fn dry_run(query: &HashMap<String, String>) -> bool {
-    query.get("dryRun").is_some_and(|d| d == "All")
 }
 
 /// Lists `r` (JSON list or Table) honouring the selectors.

@@ -109,7 +109,8 @@ pub fn allowance(pdb: &PodDisruptionBudget, pod: &Value, pods: &[Value]) -> Opti
 
 /// Evicts `ns/name`: refused with 429 when a budget covering it allows no disruption,
 /// otherwise the pod is deleted.
-pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes) -> Result<(), ApiError> {
+/// With `dry_run` every check runs and nothing is deleted (`?dryRun=All`).
+pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes, dry_run: bool) -> Result<(), ApiError> {
     if !body.is_empty() {
         let eviction: Value = serde_json::from_slice(body).map_err(|e| {
             ApiError::from(status::bad_request(&format!(
@@ -158,6 +159,9 @@ pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes) -> Result<(), ApiErr
     let grace = serde_json::from_slice::<Value>(body)
         .ok()
         .and_then(|b| b["deleteOptions"]["gracePeriodSeconds"].as_i64());
+    if dry_run {
+        return Ok(());
+    }
     delete(app, pods, ns, name, grace)?;
     Ok(())
 }

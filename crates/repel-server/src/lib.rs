@@ -11,6 +11,7 @@
 //! - [`resources`]: the served resources (kinds, groups, scopes, short names).
 //! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
 //! - [`request`]: path and query parsing, the `Status` error type.
+//! - [`query`]: query parameters decoded and validated per verb, as kube-apiserver does.
 //! - [`api`]: the REST verbs and the binding subresource.
 //! - [`eviction`]: the eviction subresource with PodDisruptionBudgets.
 //! - [`admission`]: strict fields, decoding, admission plugins and validation on writes.
@@ -18,6 +19,7 @@
 //! - [`engine`]: the control plane live: kubelets, node lifecycle, workloads, scheduler,
 //!   taint eviction, on a scaled wall clock.
 //! - [`kubelet`]: what a simulated node reports (status, Ready).
+//! - [`net`]: connections: TLS, HTTP/1.1 and HTTP/2, body limit, timeouts, bearer tokens.
 //! - [`time`]: timestamps as the API server writes them.
 
 pub mod admission;
@@ -26,6 +28,8 @@ pub mod discovery;
 pub mod engine;
 pub mod eviction;
 pub mod kubelet;
+pub mod net;
+pub mod query;
 pub mod request;
 pub mod resources;
 pub mod store;
@@ -36,11 +40,14 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
 use repel_api::status;
 use serde_json::Value;
 use tokio::net::TcpListener;
@@ -49,7 +56,7 @@ use tokio::sync::Notify;
 pub use admission::Admission;
 pub use store::Store;
 
-use request::{json_reply, json_reply_as, parse_path, parse_query, status_error};
+use request::{json_reply, json_reply_as, parse_path, status_error};
 
 /// How `repel serve` was asked to run.
 #[derive(Debug, Clone)]
@@ -66,6 +73,10 @@ pub struct Config {
     pub seed: Vec<Value>,
     /// The admission chain's configuration.
     pub admission: Admission,
+    /// Where the serving certificate comes from (none: plain HTTP, loopback only).
+    pub tls: net::TlsSource,
+    /// How long a request may take before its 504 (kube-apiserver's `--request-timeout`).
+    pub request_timeout: Duration,
 }
 
 /// Why the server could not start.
@@ -76,6 +87,17 @@ pub enum ServerError {
         "refusing to listen on {0} without --token: only loopback addresses may be served without authentication"
     )]
     NeedsToken(SocketAddr),
+    /// Listening on a non-loopback address needs TLS.
+    #[error(
+        "refusing to listen on {0} without TLS: only loopback addresses may be served over plain HTTP"
+    )]
+    NeedsTls(SocketAddr),
+    /// An empty token would authenticate nothing.
+    #[error("--token must not be empty")]
+    EmptyToken,
+    /// The TLS configuration could not be built.
+    #[error("{0}")]
+    Tls(#[from] net::TlsError),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -111,6 +133,8 @@ pub struct App {
     pub wake: Notify,
     /// Serialises evictions: a budget's check and the deletion happen as one step.
     pub evictions: std::sync::Mutex<()>,
+    /// How long a request may take before its 504.
+    pub request_timeout: Duration,
 }
 
 impl App {
@@ -130,12 +154,32 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<()>,
     /// Objects of the starting cluster the API server refused (`Kind/ns/name: message`).
     pub warnings: Vec<String>,
+    /// Whether it serves HTTPS.
+    pub https: bool,
+    /// The CA certificate (PEM) of a generated serving certificate.
+    pub ca_pem: Option<String>,
+}
+
+impl Running {
+    /// The URL clients reach it at.
+    pub fn url(&self) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
+    }
 }
 
 /// Binds, opens the store, seeds a fresh store, and serves in a background task.
 pub async fn start(cfg: Config) -> Result<Running, ServerError> {
-    if !cfg.listen.ip().is_loopback() && cfg.token.is_none() {
-        return Err(ServerError::NeedsToken(cfg.listen));
+    if cfg.token.as_deref() == Some("") {
+        return Err(ServerError::EmptyToken);
+    }
+    if !net::is_loopback(cfg.listen.ip()) {
+        if cfg.token.is_none() {
+            return Err(ServerError::NeedsToken(cfg.listen));
+        }
+        if cfg.tls == net::TlsSource::None {
+            return Err(ServerError::NeedsTls(cfg.listen));
+        }
     }
     let store = match &cfg.data_dir {
         Some(d) => Store::open(d)?,
@@ -158,7 +202,9 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         address: addr.to_string(),
         wake: Notify::new(),
         evictions: std::sync::Mutex::new(()),
+        request_timeout: cfg.request_timeout,
     });
+    let tls = net::tls(&cfg.tls, addr)?;
     let warnings = if app.store.is_empty() {
         kubelet::seed(&app, &cfg.seed)?
     } else {
@@ -166,14 +212,17 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
     };
     tokio::spawn(engine::Engine::new(app.clone(), cfg.time_scale).run());
     let router = router(app.clone());
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
+    let https = tls.is_some();
+    let ca_pem = tls.as_ref().and_then(|t| t.ca_pem.clone());
+    let acceptor = tls.map(|t| t.acceptor);
+    let task = tokio::spawn(net::serve(listener, router, acceptor));
     Ok(Running {
         addr,
         app,
         task,
         warnings,
+        https,
+        ca_pem,
     })
 }
 
@@ -189,22 +238,89 @@ fn authorized(app: &App, headers: &HeaderMap) -> bool {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| given.trim() == token)
+        .and_then(net::bearer_token)
+        .is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()))
 }
 
-/// Every request: authentication, then discovery, OpenAPI, or a resource path.
-pub async fn dispatch(
-    State(app): State<Arc<App>>,
+/// Compares without stopping at the first difference (the time taken says nothing about how
+/// much of a guessed token was right).
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Reads a request body up to [`net::MAX_REQUEST_BODY_BYTES`]: a declared or actual size over
+/// it is upstream's 413 (`limitedReadBody`).
+async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+    let limit = net::MAX_REQUEST_BODY_BYTES;
+    let too_large = || {
+        let (code, body) = status::request_entity_too_large(limit);
+        json_reply(code, &body)
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(e) => {
+            let (code, body) = status::bad_request(&format!("error reading request body: {e}"));
+            Err(json_reply(code, &body))
+        }
+    }
+}
+
+/// Every request: authentication, the body (bounded), then [`route`] — all within the request
+/// timeout, whose expiry is upstream's 504. A watch's stream is returned before that and is
+/// not bounded by it.
+pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    if !authorized(&app, &parts.headers) {
+        let (code, body) = status::unauthorized();
+        let mut reply = json_reply(code, &body);
+        let extra_space = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(net::extra_space_before_token);
+        if extra_space
+            && let Ok(v) = header::HeaderValue::from_str(&format!(
+                "299 - \"{}\"",
+                net::INVALID_TOKEN_WITH_SPACE_WARNING
+            ))
+        {
+            reply.headers_mut().insert(header::WARNING, v);
+        }
+        return reply;
+    }
+    let timeout = app.request_timeout;
+    let work = async move {
+        let body = match read_body(&parts.headers, body).await {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        route(app, parts.method, parts.uri, parts.headers, body).await
+    };
+    match tokio::time::timeout(timeout, work).await {
+        Ok(r) => r,
+        Err(_) => {
+            let (code, body) = status::request_timeout();
+            json_reply(code, &body)
+        }
+    }
+}
+
+/// Discovery, OpenAPI, or a resource path.
+pub async fn route(
+    app: Arc<App>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !authorized(&app, &headers) {
-        let (code, body) = status::unauthorized();
-        return json_reply(code, &body);
-    }
     let path = uri.path().trim_end_matches('/');
     let accept = headers
         .get(header::ACCEPT)
@@ -261,8 +377,9 @@ pub async fn dispatch(
     let Some(target) = parse_path(path) else {
         return not_found();
     };
-    let query = parse_query(uri.query());
-    match api::handle(app, method, target, query, headers, body).await {
+    let raw = request::parse_query_pairs(uri.query());
+    let query = raw.iter().cloned().collect();
+    match api::handle(app, method, target, (query, raw), headers, body).await {
         Ok(r) => r,
         Err(e) => e.into_response(),
     }
@@ -270,12 +387,21 @@ pub async fn dispatch(
 
 /// A kubeconfig for a client of this server: one cluster, context and user named `repel`,
 /// namespace `default`, the token when there is one.
-pub fn kubeconfig(addr: SocketAddr, token: Option<&str>) -> String {
+pub fn kubeconfig(url: &str, token: Option<&str>, ca_pem: Option<&str>) -> String {
+    use base64::Engine;
     let user = match token {
         Some(t) => format!("{{token: {}}}", serde_json::Value::String(t.to_string())),
         None => "{}".to_string(),
     };
+    let ca = ca_pem
+        .map(|p| {
+            format!(
+                "    certificate-authority-data: {}\n",
+                base64::engine::general_purpose::STANDARD.encode(p)
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: repel\n  cluster:\n    server: http://{addr}\ncontexts:\n- name: repel\n  context:\n    cluster: repel\n    user: repel\n    namespace: default\ncurrent-context: repel\nusers:\n- name: repel\n  user: {user}\npreferences: {{}}\n"
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: repel\n  cluster:\n{ca}    server: {url}\ncontexts:\n- name: repel\n  context:\n    cluster: repel\n    user: repel\n    namespace: default\ncurrent-context: repel\nusers:\n- name: repel\n  user: {user}\npreferences: {{}}\n"
     )
 }

@@ -138,6 +138,11 @@ pub fn percent_decode(s: &str) -> String {
 
 /// Query parameters, decoded (the last value of a repeated key wins).
 pub fn parse_query(q: Option<&str>) -> HashMap<String, String> {
+    parse_query_pairs(q).into_iter().collect()
+}
+
+/// Query parameters, decoded, in order, repeated keys kept (`dryRun=All&dryRun=All`).
+pub fn parse_query_pairs(q: Option<&str>) -> Vec<(String, String)> {
     q.unwrap_or("")
         .split('&')
         .filter(|p| !p.is_empty())

@@ -317,6 +317,19 @@ impl Store {
         name: &str,
         f: impl FnOnce(&Value) -> Result<Option<Value>, E>,
     ) -> Result<Value, E> {
+        self.modify_or_preview(resource, namespace, name, false, f)
+    }
+
+    /// [`Store::modify`], or with `dry_run` everything but the write: the object as it would
+    /// be stored, with the current resourceVersion (`?dryRun=All`).
+    pub fn modify_or_preview<E: From<StoreError>>(
+        &self,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+        dry_run: bool,
+        f: impl FnOnce(&Value) -> Result<Option<Value>, E>,
+    ) -> Result<Value, E> {
         let mut g = self.lock();
         let k = key(namespace, name);
         let Some(current) = g.objects.get(resource).and_then(|m| m.get(&k)).cloned() else {
@@ -345,6 +358,10 @@ impl Store {
         }
         if strip_rv(&new) == strip_rv(&current) {
             return Ok(current);
+        }
+        if dry_run {
+            new["metadata"]["resourceVersion"] = cur_rv.clone();
+            return Ok(new);
         }
         let rv = g.rv + 1;
         new["metadata"]["resourceVersion"] = json!(rv.to_string());

@@ -42,16 +42,19 @@ pub fn watch(
     r: &'static Resource,
     ns: Option<String>,
     query: &HashMap<String, String>,
+    opts: &crate::query::ListOptions,
     as_table: bool,
 ) -> Result<Response, ApiError> {
     let sel = Selectors::parse(r, query)?;
-    let timeout = query
-        .get("timeoutSeconds")
-        .and_then(|t| t.parse::<u64>().ok())
-        .unwrap_or(DEFAULT_TIMEOUT);
+    // Upstream: none or 0 is the server's default; a negative timeout has already expired,
+    // so the watch ends at once (after nothing).
+    let timeout = match opts.timeout_seconds {
+        None | Some(0) => DEFAULT_TIMEOUT,
+        Some(t) => u64::try_from(t).unwrap_or(0),
+    };
     let bookmarks = query
         .get("allowWatchBookmarks")
-        .is_some_and(|b| b == "true");
+        .is_some_and(|b| crate::query::query_bool(b));
     let matches = move |obj: &Value| {
         let in_scope = match &ns {
             None => true,
@@ -59,7 +62,7 @@ pub fn watch(
         };
         in_scope && sel.matches(obj)
     };
-    let (initial, mut rx) = match query.get("resourceVersion").map(String::as_str) {
+    let (initial, mut rx) = match Some(opts.resource_version.as_str()) {
         None | Some("") | Some("0") => {
             let (items, _, rx) = app.store.watch_snapshot(r.name);
             let evs: Vec<(EventType, Value)> = items
@@ -100,6 +103,9 @@ pub fn watch(
     let (mut tx, body_rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     let store = app.store.clone();
     tokio::spawn(async move {
+        if timeout == 0 {
+            return;
+        }
         for (kind, obj) in initial {
             if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
                 return;

@@ -45,6 +45,8 @@ fn tolerations_of(admission: AdmissionConfig) -> Vec<Value> {
                 config: admission,
                 ..Default::default()
             },
+            tls: repel_server::net::TlsSource::None,
+            request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
         }))
         .unwrap();
     let (code, body) = post(

@@ -43,6 +43,8 @@ fn config(token: Option<&str>, listen: &str) -> Config {
         time_scale: 1.0,
         seed: vec![json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"}})],
         admission: Admission::default(),
+        tls: repel_server::net::TlsSource::None,
+        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
     }
 }
 

@@ -19,9 +19,10 @@ use crate::{AdmissionFlags, CliError};
 /// Flags of `repel serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on (port 0 picks a free port). Non-loopback addresses need --token.
-    #[arg(long, default_value = "127.0.0.1:6443")]
-    pub listen: SocketAddr,
+    /// Address to listen on, HOST:PORT (port 0 picks a free port; `localhost` is 127.0.0.1).
+    /// Any address other than loopback needs --token and is served over TLS.
+    #[arg(long, default_value = "127.0.0.1:6443", value_name = "HOST:PORT")]
+    pub listen: String,
     /// The starting cluster: manifest file, directory or `-`; repeatable (default: the demo cluster).
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub files: Vec<PathBuf>,
@@ -42,6 +43,27 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on every request.
     #[arg(long)]
     pub token: Option<String>,
+    /// Serve HTTPS with this PEM certificate (chain); needs --tls-private-key-file.
+    #[arg(long = "tls-cert-file", value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert-file.
+    #[arg(
+        long = "tls-private-key-file",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
+    /// Serve HTTPS with a generated CA and certificate (always, without --tls-cert-file, on a
+    /// non-loopback address); the CA goes into --kubeconfig-out, which this needs.
+    #[arg(long)]
+    pub tls: bool,
+    /// More names for the generated certificate (DNS names or IPs; beyond localhost, the
+    /// loopback addresses and the listen address). Repeatable.
+    #[arg(long = "tls-san", value_name = "NAME|IP")]
+    pub tls_san: Vec<String>,
+    /// How long a request may take before its 504 (kube-apiserver's --request-timeout).
+    #[arg(long = "request-timeout", value_name = "DURATION", default_value = "1m0s", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
     /// Write a kubeconfig for this server to FILE.
     #[arg(long = "kubeconfig-out", value_name = "FILE")]
     pub kubeconfig_out: Option<PathBuf>,
@@ -114,12 +136,84 @@ fn seed_objects(args: &ServeArgs) -> Result<Vec<Value>, CliError> {
     Ok(out)
 }
 
+/// A Go duration as kube-apiserver's flags take it (`60s`, `1m0s`, `1m30s`, `500ms`).
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("invalid duration {s:?} (e.g. 60s, 1m0s, 500ms)");
+    let mut rest = s.trim();
+    let mut total = 0f64;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let num_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let n: f64 = rest[..num_end].parse().map_err(|_| bad())?;
+        rest = &rest[num_end..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_end] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return Err(bad()),
+        };
+        total += n * scale;
+        rest = &rest[unit_end..];
+    }
+    if !(total > 0.0 && total < 1e9) {
+        return Err(format!("{s:?}: the request timeout must be positive"));
+    }
+    Ok(std::time::Duration::from_secs_f64(total))
+}
+
+/// Resolves `--listen` (`HOST:PORT`, `localhost:6443`, `[::1]:0`): the first address, an
+/// IPv4 one when the host has both (as `localhost` usually does).
+fn resolve_listen(listen: &str) -> Result<SocketAddr, CliError> {
+    use std::net::ToSocketAddrs;
+    if let Ok(a) = listen.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let addrs: Vec<SocketAddr> = listen
+        .to_socket_addrs()
+        .map_err(|e| CliError::Usage(format!("--listen {listen}: {e} (want HOST:PORT)")))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addrs.first())
+        .copied()
+        .ok_or_else(|| CliError::Usage(format!("--listen {listen}: no address")))
+}
+
 /// Runs the server until interrupted.
 pub fn run(args: ServeArgs) -> Result<u8, CliError> {
     let admission = args.admission.config()?;
+    let listen = resolve_listen(&args.listen)?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => repel_server::net::TlsSource::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        },
+        _ if args.tls || !listen.ip().is_loopback() => repel_server::net::TlsSource::Generate {
+            extra_names: args.tls_san.clone(),
+        },
+        _ => repel_server::net::TlsSource::None,
+    };
+    // (A non-loopback address without a token is refused by the server first, naming that.)
+    if matches!(tls, repel_server::net::TlsSource::Generate { .. })
+        && args.kubeconfig_out.is_none()
+        && (args.token.is_some() || listen.ip().is_loopback())
+    {
+        return Err(CliError::Usage(
+            "a generated certificate needs --kubeconfig-out FILE to hand its CA to clients (or give --tls-cert-file and --tls-private-key-file)".to_string(),
+        ));
+    }
     let seed = seed_objects(&args)?;
     let cfg = repel_server::Config {
-        listen: args.listen,
+        listen,
         data_dir: args.data_dir.clone(),
         token: args.token.clone(),
         time_scale: args.time_scale,
@@ -128,6 +222,8 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
             config: admission,
             gates: args.feature_gates,
         },
+        tls,
+        request_timeout: args.request_timeout,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -137,7 +233,6 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         let running = repel_server::start(cfg)
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
-        let addr = running.addr;
         for w in &running.warnings {
             eprintln!("warning: not loaded: {w}");
         }
@@ -146,12 +241,18 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(
             out,
-            "repel serve: listening on http://{addr} ({} nodes, {} pods)",
+            "repel serve: listening on {} ({} nodes, {} pods)",
+            running.url(),
             nodes.len(),
             pods.len()
         );
         if let Some(path) = &args.kubeconfig_out {
-            std::fs::write(path, repel_server::kubeconfig(addr, args.token.as_deref()))
+            let kc = repel_server::kubeconfig(
+                &running.url(),
+                args.token.as_deref(),
+                running.ca_pem.as_deref(),
+            );
+            std::fs::write(path, kc)
                 .map_err(|e| CliError::Output(format!("{}: {e}", path.display())))?;
             let _ = writeln!(out, "  export KUBECONFIG={}", path.display());
             let _ = writeln!(out, "  kubectl get nodes");
@@ -161,7 +262,7 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
                 .as_deref()
                 .map(|t| format!(" --token {t}"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  kubectl --server http://{addr}{token} get nodes");
+            let _ = writeln!(out, "  kubectl --server {}{token} get nodes", running.url());
         }
         let _ = out.flush();
         drop(out);

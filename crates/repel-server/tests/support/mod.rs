@@ -59,11 +59,23 @@ pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
         time_scale,
         seed,
         admission: Admission::default(),
+        tls: repel_server::net::TlsSource::None,
+        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
     };
+    start_config(cfg, rt)
+}
+
+/// Starts a server with `cfg` on `rt`; its kubeconfig carries the token and the generated CA.
+pub fn start_config(cfg: Config, rt: tokio::runtime::Runtime) -> Server {
+    let token = cfg.token.clone();
     let running = rt.block_on(repel_server::start(cfg)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, repel_server::kubeconfig(running.addr, None)).unwrap();
+    std::fs::write(
+        &kubeconfig,
+        repel_server::kubeconfig(&running.url(), token.as_deref(), running.ca_pem.as_deref()),
+    )
+    .unwrap();
     Server {
         addr: running.addr,
         app: running.app,
