@@ -74,62 +74,74 @@ fn pod(name: &str) -> Value {
            "spec": {"containers": [{"name": "app", "image": "nginx"}]}})
 }
 
-#[test]
-fn acknowledged_writes_survive_kill_9_and_the_resource_version_continues() {
+/// `writers` threads create pods as fast as the server acknowledges them; after at least
+/// `min_acked` acknowledgements the server is killed (SIGKILL) mid-stream and restarted on the
+/// same data dir, `cycles` times. Every acknowledged pod must be there after each restart,
+/// and the resourceVersion must continue past every acknowledged one.
+fn kill_9_cycles(cycles: usize, writers: usize, min_acked: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr) = serve(dir.path());
-    let acked: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
-    let stop = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let (acked, stop) = (acked.clone(), stop.clone());
-        std::thread::spawn(move || {
-            for i in 0.. {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let name = format!("p{i}");
-                match request(
-                    addr,
-                    "POST",
-                    "/api/v1/namespaces/default/pods",
-                    Some(&pod(&name)),
-                ) {
-                    Ok((201, obj)) => {
-                        let rv = obj["metadata"]["resourceVersion"]
-                            .as_str()
-                            .unwrap()
-                            .parse()
-                            .unwrap();
-                        acked.lock().unwrap().push((name, rv));
+    let mut all_acked: Vec<(String, u64)> = Vec::new();
+    let (mut child, mut addr) = serve(dir.path());
+    for cycle in 0..cycles {
+        let acked: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = (0..writers)
+            .map(|w| {
+                let (acked, stop) = (acked.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    for i in 0.. {
+                        if stop.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        let name = format!("c{cycle}-w{w}-p{i}");
+                        match request(
+                            addr,
+                            "POST",
+                            "/api/v1/namespaces/default/pods",
+                            Some(&pod(&name)),
+                        ) {
+                            Ok((201, obj)) => {
+                                let rv = obj["metadata"]["resourceVersion"]
+                                    .as_str()
+                                    .unwrap()
+                                    .parse()
+                                    .unwrap();
+                                acked.lock().unwrap().push((name, rv));
+                            }
+                            _ => break,
+                        }
                     }
-                    _ => break,
-                }
-            }
-        })
-    };
-    while acked.lock().unwrap().len() < 40 {
-        std::thread::sleep(Duration::from_millis(5));
+                })
+            })
+            .collect();
+        while acked.lock().unwrap().len() < min_acked {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        // kill -9 while the writers are still writing.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        stop.store(true, Ordering::SeqCst);
+        for t in threads {
+            t.join().unwrap();
+        }
+        all_acked.extend(acked.lock().unwrap().iter().cloned());
+        (child, addr) = serve(dir.path());
+        let (code, list) = request(addr, "GET", "/api/v1/namespaces/default/pods", None).unwrap();
+        assert_eq!(code, 200);
+        let present: std::collections::HashSet<&str> = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["metadata"]["name"].as_str())
+            .collect();
+        for (name, _) in &all_acked {
+            assert!(
+                present.contains(name.as_str()),
+                "cycle {cycle}: acknowledged pod {name} lost"
+            );
+        }
     }
-    // kill -9 while the writer is still writing.
-    child.kill().unwrap();
-    child.wait().unwrap();
-    stop.store(true, Ordering::SeqCst);
-    writer.join().unwrap();
-    let acked = acked.lock().unwrap().clone();
-    assert!(acked.len() >= 40);
-
-    let (mut child, addr) = serve(dir.path());
-    for (name, _) in &acked {
-        let (code, obj) = request(
-            addr,
-            "GET",
-            &format!("/api/v1/namespaces/default/pods/{name}"),
-            None,
-        )
-        .unwrap();
-        assert_eq!(code, 200, "acknowledged pod {name} lost: {obj}");
-    }
-    let max_rv = acked.iter().map(|(_, rv)| *rv).max().unwrap();
+    let max_rv = all_acked.iter().map(|(_, rv)| *rv).max().unwrap();
     let (code, obj) = request(
         addr,
         "POST",
@@ -154,8 +166,29 @@ fn acknowledged_writes_survive_kill_9_and_the_resource_version_continues() {
         3,
         "the store is not seeded twice"
     );
+    eprintln!(
+        "kill -9: {cycles} cycles, {writers} writers, {} acknowledged creates, all present",
+        all_acked.len()
+    );
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9_and_the_resource_version_continues() {
+    kill_9_cycles(3, 4, 40);
+}
+
+/// The benchmark of the same proof: `scripts/kill9-bench.sh` runs it with
+/// `REPEL_KILL9_CYCLES` (default 100) on the release build.
+#[test]
+#[ignore = "a benchmark: run by scripts/kill9-bench.sh"]
+fn kill_9_benchmark() {
+    let cycles = std::env::var("REPEL_KILL9_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
+    kill_9_cycles(cycles, 8, 60);
 }
 
 #[test]
@@ -216,6 +249,83 @@ fn serve_prints_how_to_reach_it_and_writes_a_kubeconfig_with_the_token() {
         .unwrap();
     let (code, _) = request(addr, "GET", "/api/v1/nodes", None).unwrap();
     assert_eq!(code, 401, "the token is required");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn listen_takes_a_host_name_and_refuses_an_empty_token() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args(["serve", "--listen", "localhost:0", "--nodes", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(
+        line.starts_with("repel serve: listening on http://127.0.0.1:"),
+        "{line}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    for (args, err) in [
+        (
+            &["--listen", "127.0.0.1:0", "--token", ""][..],
+            "error: --token must not be empty\n",
+        ),
+        (
+            &["--listen", "0.0.0.0:0", "--token", ""][..],
+            "error: --token must not be empty\n",
+        ),
+        (
+            &["--listen", "127.0.0.1:0", "--tls"][..],
+            "error: a generated certificate needs --kubeconfig-out FILE to hand its CA to clients (or give --tls-cert-file and --tls-private-key-file)\n",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_repel"))
+            .arg("serve")
+            .args(args)
+            .args(["--nodes", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), err, "{args:?}");
+    }
+}
+
+#[test]
+fn a_non_loopback_address_is_served_over_tls_with_the_ca_in_the_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kubeconfig");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args([
+            "serve",
+            "--listen",
+            "0.0.0.0:0",
+            "--nodes",
+            "1",
+            "--token",
+            "t0k3n",
+            "--kubeconfig-out",
+        ])
+        .arg(&kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    assert!(
+        line.starts_with("repel serve: listening on https://0.0.0.0:"),
+        "{line}"
+    );
+    // The kubeconfig is written before the line that names it.
+    let _ = lines.next();
+    let text = std::fs::read_to_string(&kc).unwrap();
+    assert!(text.contains("certificate-authority-data: "), "{text}");
     child.kill().unwrap();
     child.wait().unwrap();
 }

@@ -192,6 +192,9 @@ fn resolve_listen(listen: &str) -> Result<SocketAddr, CliError> {
 pub fn run(args: ServeArgs) -> Result<u8, CliError> {
     let admission = args.admission.config()?;
     let listen = resolve_listen(&args.listen)?;
+    if args.token.as_deref() == Some("") {
+        return Err(CliError::Usage("--token must not be empty".to_string()));
+    }
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => repel_server::net::TlsSource::Files {
             cert: cert.clone(),
