@@ -216,6 +216,7 @@ pub async fn handle(
             let new = decode_body(r, &body, &query)?;
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
+            check_name(&new, name, ns)?;
             let stored = app
                 .store
                 .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
@@ -245,6 +246,7 @@ pub async fn handle(
                 .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
                     let patched = repel_api::patch::apply(r.kind, pt, cur, &body)
                         .map_err(|e| ApiError::from(e.status()))?;
+                    check_name(&patched, name, ns)?;
                     if crate::admission::strict(&query) {
                         let unknown = repel_api::strict::unknown_fields(r.kind, &patched);
                         if !unknown.is_empty() {
@@ -390,6 +392,26 @@ pub async fn handle(
         }
         _ => Err(status::method_not_allowed().into()),
     }
+}
+
+/// Upstream `checkName` on an update or a patch: the object is not renamed or moved by it —
+/// 400 `the name of the object (a) does not match the name on the URL (b)`.
+fn check_name(obj: &Value, name: &str, ns: &str) -> Result<(), ApiError> {
+    let obj_name = obj["metadata"]["name"].as_str().unwrap_or("");
+    if obj_name != name {
+        return Err(status::bad_request(&format!(
+            "the name of the object ({obj_name}) does not match the name on the URL ({name})"
+        ))
+        .into());
+    }
+    let obj_ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+    if !ns.is_empty() && !obj_ns.is_empty() && obj_ns != ns {
+        return Err(status::bad_request(&format!(
+            "the namespace of the object ({obj_ns}) does not match the namespace on the URL ({ns})"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// Lists `r` (JSON list or Table) honouring the selectors.

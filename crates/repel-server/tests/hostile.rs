@@ -264,6 +264,30 @@ fn query_parameters_are_validated_and_dry_run_stores_nothing() {
         stored["metadata"]["labels"]["x"].is_null(),
         "dry-run patch stored: {stored}"
     );
+    // An update or a patch does not rename.
+    let mut renamed = running.app.store.get("pods", "default", "p1").unwrap();
+    renamed["metadata"]["name"] = json!("p2");
+    let r = request(
+        addr,
+        "PUT",
+        &format!("{pods}/p1"),
+        None,
+        &renamed.to_string(),
+    );
+    assert_eq!(
+        (r.code, r.body["message"].as_str()),
+        (
+            400,
+            Some("the name of the object (p2) does not match the name on the URL (p1)")
+        )
+    );
+    let rename = r#"{"metadata":{"name":"p2"}}"#;
+    let raw = format!(
+        "PATCH {pods}/p1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{rename}",
+        rename.len()
+    );
+    let r = send(addr, raw.as_bytes());
+    assert_eq!(r.code, 400, "{}", r.body);
     let r = request(addr, "DELETE", &format!("{pods}/p1?dryRun=All"), None, "");
     assert_eq!(r.code, 200, "{}", r.body);
     assert!(
