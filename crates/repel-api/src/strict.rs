@@ -24,6 +24,8 @@ use k8s_openapi::api::coordination::v1 as coordination;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::{autoscaling::v2 as autoscaling, networking::v1 as networking};
+use k8s_openapi::api::{rbac::v1 as rbac, storage::v1 as storage};
 
 mod body;
 
@@ -60,8 +62,33 @@ pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>
         "PodDisruptionBudget" => ("policy/v1", probe::<policy::PodDisruptionBudget>),
         "Eviction" => ("policy/v1", probe::<policy::Eviction>),
         "Lease" => ("coordination.k8s.io/v1", probe::<coordination::Lease>),
+        "Service" => ("v1", probe::<core::Service>),
+        "Secret" => ("v1", probe::<core::Secret>),
+        "ServiceAccount" => ("v1", probe::<core::ServiceAccount>),
+        "PersistentVolumeClaim" => ("v1", probe::<core::PersistentVolumeClaim>),
+        "StorageClass" => ("storage.k8s.io/v1", probe::<storage::StorageClass>),
+        "Ingress" => ("networking.k8s.io/v1", probe::<networking::Ingress>),
+        "HorizontalPodAutoscaler" => (
+            "autoscaling/v2",
+            probe::<autoscaling::HorizontalPodAutoscaler>,
+        ),
+        "Role" => ("rbac.authorization.k8s.io/v1", probe::<rbac::Role>),
+        "RoleBinding" => ("rbac.authorization.k8s.io/v1", probe::<rbac::RoleBinding>),
+        "ClusterRole" => ("rbac.authorization.k8s.io/v1", probe::<rbac::ClusterRole>),
+        "ClusterRoleBinding" => (
+            "rbac.authorization.k8s.io/v1",
+            probe::<rbac::ClusterRoleBinding>,
+        ),
         _ => return None,
     };
+    // Another version of the kind (`autoscaling/v1`, `policy/v1beta1`) is not this type.
+    if obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .is_some_and(|v| !v.is_empty() && v != api_version)
+    {
+        return None;
+    }
     let mut obj = obj.clone();
     // k8s-openapi's types insist on their apiVersion and kind; the API server takes them from
     // the URL when the body leaves them out.

@@ -60,6 +60,15 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "Job" => cells::job(obj, now),
         "PodDisruptionBudget" => cells::pdb(obj, now),
         "Lease" => cells::lease(obj, now),
+        "Service" => cells::service(obj, now),
+        "ConfigMap" => cells::config_map(obj, now),
+        "Secret" => cells::secret(obj, now),
+        "ServiceAccount" => cells::service_account(obj, now),
+        "PersistentVolumeClaim" => cells::pvc(obj, now),
+        "StorageClass" => cells::storage_class(obj, now),
+        "Ingress" => cells::ingress(obj, now),
+        "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
+        "Role" | "ClusterRole" | "CustomResourceDefinition" => cells::created_at(obj),
         _ => cells::generic(obj, now),
     }
 }

@@ -109,6 +109,26 @@ pub fn is_dns1123_label(value: &str) -> Vec<String> {
     errs
 }
 
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+/// Upstream `IsDNS1035Label`.
+pub fn is_dns1035_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
+    }
+    let starts_with_letter = value.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
+    if !(starts_with_letter && is_dns1123_label_shape(value)) {
+        errs.push(regex_error(
+            DNS1035_LABEL_ERR_MSG,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
 /// Upstream `IsQualifiedName`: an optional DNS-1123 subdomain prefix and `/`, then a name part
 /// of at most 63 characters. Used for label keys, taint keys and toleration keys.
 pub fn is_qualified_name(value: &str) -> Vec<String> {

@@ -55,7 +55,9 @@ fn roundtrip_as<T: DeserializeOwned + Serialize>(
 /// Decodes `v` as the typed object of `r`'s kind and encodes it again: type errors become a
 /// 400, unknown fields are dropped.
 pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
-    use k8s_openapi::api::{apps, batch, coordination, core, policy, scheduling};
+    use k8s_openapi::api::{
+        apps, autoscaling, batch, coordination, core, networking, policy, rbac, scheduling, storage,
+    };
     match r.kind {
         "Node" => roundtrip_as::<core::v1::Node>(r, v),
         "Pod" => roundtrip_as::<core::v1::Pod>(r, v),
@@ -69,6 +71,19 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "PodDisruptionBudget" => roundtrip_as::<policy::v1::PodDisruptionBudget>(r, v),
         "Lease" => roundtrip_as::<coordination::v1::Lease>(r, v),
         "PriorityClass" => roundtrip_as::<scheduling::v1::PriorityClass>(r, v),
+        "CronJob" => roundtrip_as::<batch::v1::CronJob>(r, v),
+        "Service" => roundtrip_as::<core::v1::Service>(r, v),
+        "ConfigMap" => roundtrip_as::<core::v1::ConfigMap>(r, v),
+        "Secret" => roundtrip_as::<core::v1::Secret>(r, v),
+        "ServiceAccount" => roundtrip_as::<core::v1::ServiceAccount>(r, v),
+        "PersistentVolumeClaim" => roundtrip_as::<core::v1::PersistentVolumeClaim>(r, v),
+        "StorageClass" => roundtrip_as::<storage::v1::StorageClass>(r, v),
+        "Ingress" => roundtrip_as::<networking::v1::Ingress>(r, v),
+        "HorizontalPodAutoscaler" => roundtrip_as::<autoscaling::v2::HorizontalPodAutoscaler>(r, v),
+        "Role" => roundtrip_as::<rbac::v1::Role>(r, v),
+        "RoleBinding" => roundtrip_as::<rbac::v1::RoleBinding>(r, v),
+        "ClusterRole" => roundtrip_as::<rbac::v1::ClusterRole>(r, v),
+        "ClusterRoleBinding" => roundtrip_as::<rbac::v1::ClusterRoleBinding>(r, v),
         _ => Ok(v.clone()),
     }
 }
@@ -229,6 +244,10 @@ impl Admission {
             "Namespace" => {
                 obj["status"] = json!({"phase": "Active"});
             }
+            "Service" if errors.is_empty() => crate::defaults::service(store, &mut obj)?,
+            "Secret" => crate::defaults::secret(&mut obj),
+            "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
+            "StorageClass" => crate::defaults::storage_class(&mut obj),
             _ => {}
         }
         if errors.is_empty() {
@@ -259,6 +278,9 @@ impl Admission {
         check_kind(r, &mut new)?;
         check_strict(r, &new, query)?;
         let mut new = roundtrip(r, &new)?;
+        if r.kind == "Secret" {
+            crate::defaults::secret(&mut new);
+        }
         let has_status = r.subresources.contains(&"status");
         if sub == Some("status") {
             let mut merged = old.clone();

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::resources::{GROUPS, RESOURCES, Resource, VERBS};
+use crate::resources::{GROUPS, RESOURCES, Resource, VERBS, group_version};
 
 /// The content type of an aggregated discovery reply.
 pub const AGGREGATED_CONTENT_TYPE: &str =
@@ -79,19 +79,17 @@ pub fn api_versions(server_address: &str) -> Value {
 pub fn api_group_list() -> Value {
     let groups: Vec<Value> = GROUPS
         .iter()
-        .map(|g| {
-            let gv = json!({"groupVersion": format!("{g}/v1"), "version": "v1"});
+        .map(|(g, v)| {
+            let gv = json!({"groupVersion": format!("{g}/{v}"), "version": v});
             json!({"name": g, "versions": [gv.clone()], "preferredVersion": gv})
         })
         .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-/// `GET /api/v1` or `GET /apis/<group>/v1` (legacy). `None` for an unknown group.
+/// `GET /api/v1` or `GET /apis/<group>/<version>` (legacy). `None` for an unknown group.
 pub fn resource_list(group: &str) -> Option<Value> {
-    if !group.is_empty() && !GROUPS.contains(&group) {
-        return None;
-    }
+    let version = group_version(group)?;
     let mut resources = Vec::new();
     for r in in_group(group) {
         let mut e = json!({
@@ -126,7 +124,7 @@ pub fn resource_list(group: &str) -> Option<Value> {
     let gv = if group.is_empty() {
         "v1".to_string()
     } else {
-        format!("{group}/v1")
+        format!("{group}/{version}")
     };
     Some(
         json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
@@ -165,9 +163,10 @@ fn aggregated_group(group: &str) -> Value {
     if !group.is_empty() {
         metadata["name"] = json!(group);
     }
+    let version = group_version(group).unwrap_or("v1");
     json!({
         "metadata": metadata,
-        "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}]
+        "versions": [{"version": version, "resources": resources, "freshness": "Current"}]
     })
 }
 
@@ -176,7 +175,7 @@ pub fn aggregated(core: bool) -> Value {
     let items: Vec<Value> = if core {
         vec![aggregated_group("")]
     } else {
-        GROUPS.iter().map(|g| aggregated_group(g)).collect()
+        GROUPS.iter().map(|(g, _)| aggregated_group(g)).collect()
     };
     json!({
         "kind": "APIGroupDiscoveryList",
@@ -193,10 +192,10 @@ pub fn openapi_index() -> Value {
         "api/v1".into(),
         json!({"serverRelativeURL": "/openapi/v3/api/v1?hash=0001"}),
     );
-    for g in GROUPS {
+    for (g, v) in GROUPS {
         paths.insert(
-            format!("apis/{g}/v1"),
-            json!({"serverRelativeURL": format!("/openapi/v3/apis/{g}/v1?hash=0001")}),
+            format!("apis/{g}/{v}"),
+            json!({"serverRelativeURL": format!("/openapi/v3/apis/{g}/{v}?hash=0001")}),
         );
     }
     json!({"paths": paths})
@@ -205,13 +204,11 @@ pub fn openapi_index() -> Value {
 /// `GET /openapi/v3/api/v1` or `/openapi/v3/apis/<group>/v1`: a `patch` operation per kind,
 /// carrying its GVK and the `fieldValidation` parameter. No schemas: the server validates.
 pub fn openapi_group(group: &str) -> Option<Value> {
-    if !group.is_empty() && !GROUPS.contains(&group) {
-        return None;
-    }
+    let version = group_version(group)?;
     let prefix = if group.is_empty() {
         "/api/v1".to_string()
     } else {
-        format!("/apis/{group}/v1")
+        format!("/apis/{group}/{version}")
     };
     let mut paths = serde_json::Map::new();
     for r in in_group(group) {

@@ -9,6 +9,7 @@
 //! # Layout
 //! - [`store`]: objects as JSON, resourceVersion, watch history, redb durability.
 //! - [`resources`]: the served resources (kinds, groups, scopes, short names).
+//! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
 //! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
 //! - [`request`]: path and query parsing, the `Status` error type.
 //! - [`query`]: query parameters decoded and validated per verb, as kube-apiserver does.
@@ -24,6 +25,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod defaults;
 pub mod discovery;
 pub mod engine;
 pub mod eviction;
@@ -357,9 +359,13 @@ pub async fn route(
     if get {
         let found = match segs.as_slice() {
             ["api", "v1"] => discovery::resource_list(""),
-            ["apis", g, "v1"] => discovery::resource_list(g),
+            ["apis", g, v] if resources::group_version(g) == Some(*v) => {
+                discovery::resource_list(g)
+            }
             ["openapi", "v3", "api", "v1"] => discovery::openapi_group(""),
-            ["openapi", "v3", "apis", g, "v1"] => discovery::openapi_group(g),
+            ["openapi", "v3", "apis", g, v] if resources::group_version(g) == Some(*v) => {
+                discovery::openapi_group(g)
+            }
             _ => None,
         };
         if let Some(v) = found {

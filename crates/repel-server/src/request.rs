@@ -69,13 +69,13 @@ pub struct Target {
     pub sub: Option<String>,
 }
 
-/// Parses `/api/v1/...` or `/apis/<group>/v1/...`. `None` when the path names no served
-/// resource (a 404).
+/// Parses `/api/v1/...` or `/apis/<group>/<version>/...`. `None` when the path names no
+/// served resource (a 404).
 pub fn parse_path(path: &str) -> Option<Target> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, rest) = match segs.as_slice() {
         ["api", "v1", rest @ ..] => ("", rest),
-        ["apis", g, "v1", rest @ ..] => (*g, rest),
+        ["apis", g, v, rest @ ..] if resources::group_version(g) == Some(*v) => (*g, rest),
         _ => return None,
     };
     let (namespace, rest) = match rest {

@@ -5,7 +5,7 @@
 pub struct Resource {
     /// API group ("" for core).
     pub group: &'static str,
-    /// Version, always `v1` here.
+    /// Version (`v1`; `v2` for HorizontalPodAutoscalers).
     pub version: &'static str,
     /// Plural name (`pods`).
     pub name: &'static str,
@@ -79,6 +79,33 @@ const fn r(
         subresources,
         in_all,
     }
+}
+
+/// [`r`] at another version than `v1`.
+#[allow(clippy::too_many_arguments)]
+const fn rv(
+    group: &'static str,
+    version: &'static str,
+    name: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+    subresources: &'static [&'static str],
+    in_all: bool,
+) -> Resource {
+    let mut res = r(
+        group,
+        name,
+        singular,
+        kind,
+        namespaced,
+        short_names,
+        subresources,
+        in_all,
+    );
+    res.version = version;
+    res
 }
 
 /// Every served resource.
@@ -185,16 +212,152 @@ pub const RESOURCES: &[Resource] = &[
         &[],
         false,
     ),
+    r(
+        "batch",
+        "cronjobs",
+        "cronjob",
+        "CronJob",
+        true,
+        &["cj"],
+        &["status"],
+        true,
+    ),
+    // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
+    // them beyond what taints and scheduling need.
+    r(
+        "",
+        "services",
+        "service",
+        "Service",
+        true,
+        &["svc"],
+        &["status"],
+        true,
+    ),
+    r(
+        "",
+        "configmaps",
+        "configmap",
+        "ConfigMap",
+        true,
+        &["cm"],
+        &[],
+        false,
+    ),
+    r("", "secrets", "secret", "Secret", true, &[], &[], false),
+    r(
+        "",
+        "serviceaccounts",
+        "serviceaccount",
+        "ServiceAccount",
+        true,
+        &["sa"],
+        &[],
+        false,
+    ),
+    r(
+        "",
+        "persistentvolumeclaims",
+        "persistentvolumeclaim",
+        "PersistentVolumeClaim",
+        true,
+        &["pvc"],
+        &["status"],
+        false,
+    ),
+    r(
+        "storage.k8s.io",
+        "storageclasses",
+        "storageclass",
+        "StorageClass",
+        false,
+        &["sc"],
+        &[],
+        false,
+    ),
+    r(
+        "networking.k8s.io",
+        "ingresses",
+        "ingress",
+        "Ingress",
+        true,
+        &["ing"],
+        &["status"],
+        false,
+    ),
+    rv(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        "horizontalpodautoscaler",
+        "HorizontalPodAutoscaler",
+        true,
+        &["hpa"],
+        &["status"],
+        true,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "roles",
+        "role",
+        "Role",
+        true,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        "rolebinding",
+        "RoleBinding",
+        true,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        "clusterrole",
+        "ClusterRole",
+        false,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        "clusterrolebinding",
+        "ClusterRoleBinding",
+        false,
+        &[],
+        &[],
+        false,
+    ),
 ];
 
-/// The groups served besides core, in discovery order.
-pub const GROUPS: &[&str] = &[
-    "apps",
-    "batch",
-    "policy",
-    "coordination.k8s.io",
-    "scheduling.k8s.io",
+/// The groups served besides core, in discovery order, each at its one version.
+pub const GROUPS: &[(&str, &str)] = &[
+    ("apps", "v1"),
+    ("batch", "v1"),
+    ("policy", "v1"),
+    ("coordination.k8s.io", "v1"),
+    ("scheduling.k8s.io", "v1"),
+    ("autoscaling", "v2"),
+    ("networking.k8s.io", "v1"),
+    ("storage.k8s.io", "v1"),
+    ("rbac.authorization.k8s.io", "v1"),
 ];
+
+/// The version a group is served at (`None`: not served).
+pub fn group_version(group: &str) -> Option<&'static str> {
+    if group.is_empty() {
+        return Some("v1");
+    }
+    GROUPS.iter().find(|(g, _)| *g == group).map(|(_, v)| *v)
+}
 
 /// The verbs of every top-level resource.
 pub const VERBS: &[&str] = &[
@@ -215,10 +378,10 @@ pub fn find(group: &str, name: &str) -> Option<&'static Resource> {
         .find(|r| r.group == group && r.name == name)
 }
 
-/// Finds a resource by kind (for seeding from manifests).
+/// Finds a resource by kind (for seeding from manifests): its group and version.
 pub fn by_kind(api_version: &str, kind: &str) -> Option<&'static Resource> {
-    let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     RESOURCES
         .iter()
-        .find(|r| r.kind == kind && r.group == group)
+        .find(|r| r.kind == kind && r.group == group && r.version == version)
 }

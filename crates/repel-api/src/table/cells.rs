@@ -6,9 +6,14 @@ use std::collections::BTreeSet;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
+mod config;
 mod pod;
 mod workloads;
 
+pub(super) use config::{
+    config_map, created_at, ingress, pvc, role_binding, secret, service, service_account,
+    storage_class,
+};
 pub(super) use pod::pod;
 pub(super) use workloads::{daemon_set, deployment, job, pdb, replica_set, stateful_set};
 

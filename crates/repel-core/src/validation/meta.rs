@@ -15,7 +15,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{BadValue, ErrorType, FieldError};
 use crate::names::{
-    is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value,
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value,
 };
 
 /// Upstream `TotalAnnotationSizeLimitB`: keys and values together, 256 KiB.
@@ -30,7 +31,10 @@ pub enum NameRule {
     DnsSubdomain,
     /// `NameIsDNSLabel` (63 characters): namespaces, StatefulSets.
     DnsLabel,
-    /// No rule in the kind's strategy: only the generic path-segment rule applies.
+    /// `NameIsDNS1035Label` (63 characters, starting with a letter): Services.
+    Dns1035Label,
+    /// No rule in the kind's strategy but the path-segment rule (RBAC's `ValidateRBACName`),
+    /// or none at all (the generic pass applies it then).
     PathSegment,
 }
 
@@ -38,7 +42,13 @@ pub enum NameRule {
 pub fn name_rule(kind: &str) -> NameRule {
     match kind {
         "Namespace" | "StatefulSet" => NameRule::DnsLabel,
-        "PodDisruptionBudget" | "Event" => NameRule::PathSegment,
+        "Service" => NameRule::Dns1035Label,
+        "PodDisruptionBudget"
+        | "Event"
+        | "Role"
+        | "RoleBinding"
+        | "ClusterRole"
+        | "ClusterRoleBinding" => NameRule::PathSegment,
         _ => NameRule::DnsSubdomain,
     }
 }
@@ -81,6 +91,8 @@ pub fn check_name(rule: NameRule, name: &str, prefix: bool) -> Vec<String> {
         NameRule::DnsSubdomain => is_dns1123_subdomain(name),
         NameRule::DnsLabel if prefix => is_dns1123_label(&mask_trailing_dash(name)),
         NameRule::DnsLabel => is_dns1123_label(name),
+        NameRule::Dns1035Label if prefix => is_dns1035_label(&mask_trailing_dash(name)),
+        NameRule::Dns1035Label => is_dns1035_label(name),
         NameRule::PathSegment if prefix => is_valid_path_segment_prefix(name),
         NameRule::PathSegment => is_valid_path_segment_name(name),
     }
@@ -328,6 +340,13 @@ mod tests {
                 &["metadata.name: Invalid value: \"-a\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string()],
             ),
             ("PodDisruptionBudget", "UPPER_case", true, &[]),
+            ("Role", "system:controller:x", true, &[]),
+            (
+                "Service",
+                "1web",
+                true,
+                &["metadata.name: Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')".to_string()],
+            ),
             (
                 "CronJob",
                 &"c".repeat(53),

@@ -85,7 +85,7 @@ pub(crate) fn replica_set(obj: &Value, now: Timestamp) -> Vec<Value> {
 }
 
 /// `labels.FormatLabels`: sorted `k=v` pairs, or `<none>`.
-fn format_labels(m: Option<&Value>) -> String {
+pub(super) fn format_labels(m: Option<&Value>) -> String {
     let mut pairs: Vec<String> = m
         .and_then(Value::as_object)
         .map(|m| {
