@@ -1,0 +1,130 @@
+//! The kinds a real application's manifests hold besides workloads — Services, ConfigMaps,
+//! Secrets, ServiceAccounts, RBAC, StorageClasses, PVCs, Ingresses, HPAs, CronJobs — applied
+//! and listed through the real kubectl, with kubectl's columns as upstream's printers fill them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::{have_kubectl, node, start, table_rows};
+
+const APP: &str = include_str!("data/app-kinds.yaml");
+
+#[test]
+fn an_applications_kinds_apply_and_list_with_kubectls_columns() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let app = s.write("app.yaml", APP);
+    let o = s.kubectl(&["apply", "-f", &app]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout.lines().count(), 15, "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("horizontalpodautoscaler.autoscaling/web created")
+    );
+
+    let o = s.kubectl(&["get", "svc", "-o", "wide"]);
+    assert_eq!(
+        table_rows(&o.stdout, 5),
+        [
+            "NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE SELECTOR",
+            "web ClusterIP 10.96.0.10 <none> 80/TCP AGE app=web",
+            "web-lb LoadBalancer 10.96.0.12 <pending> 80:30001/TCP AGE <none>",
+            "web-np NodePort 10.96.0.11 <none> 443:30000/TCP AGE app=web",
+        ],
+        "{}",
+        o.stdout
+    );
+    let svc = s.get("services", "default", "web").unwrap();
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(svc["spec"]["sessionAffinity"], "None");
+    assert_eq!(svc["spec"]["ipFamilies"], json!(["IPv4"]));
+
+    let o = s.kubectl(&["get", "cm,secret,sa"]);
+    let rows: Vec<String> = o
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("configmap/web-config 2 ")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("secret/web-secret Opaque 1 ")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("serviceaccount/web 0 ")),
+        "{}",
+        o.stdout
+    );
+    let secret = s.get("secrets", "default", "web-secret").unwrap();
+    assert_eq!(
+        secret["data"]["password"], "aHVudGVyMg==",
+        "stringData is stored as data"
+    );
+    assert!(secret.get("stringData").is_none());
+
+    let o = s.kubectl(&["get", "rolebinding,clusterrolebinding", "-o", "wide"]);
+    let rows = table_rows(&o.stdout, 2);
+    assert!(
+        rows.contains(
+            &"rolebinding.rbac.authorization.k8s.io/read-pods Role/reader AGE jane default/web"
+                .to_string()
+        ),
+        "{rows:#?}"
+    );
+    assert!(rows.contains(&"clusterrolebinding.rbac.authorization.k8s.io/read-nodes ClusterRole/node-reader AGE ops".to_string()), "{rows:#?}");
+    let o = s.kubectl(&["get", "clusterrole", "node-reader"]);
+    assert!(
+        o.stdout
+            .starts_with("NAME          CREATED AT\nnode-reader   20"),
+        "{}",
+        o.stdout
+    );
+
+    let o = s.kubectl(&["get", "sc,pvc,ing"]);
+    let rows = table_rows(&o.stdout, usize::MAX);
+    assert!(
+        rows.iter().any(|r| r.starts_with(
+            "storageclass.storage.k8s.io/fast (default) ebs.csi.aws.com Delete Immediate false "
+        )),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("persistentvolumeclaim/data Pending fast <unset> ")),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("ingress.networking.k8s.io/web <none> web.example.com 80 ")),
+        "{rows:#?}"
+    );
+
+    // Names are each kind's: a Service name is a DNS-1035 label.
+    let bad = s.write(
+        "bad-svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: 1web}\nspec: {ports: [{port: 80}]}\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &bad]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("metadata.name: Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character"),
+        "{}",
+        o.stderr
+    );
+    // Deleting works for every kind, by name and by file.
+    let o = s.kubectl(&["delete", "-f", &app]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(s.get("services", "default", "web").is_none());
+    assert!(s.get("clusterrolebindings", "", "read-nodes").is_none());
+}
