@@ -67,6 +67,7 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "PersistentVolumeClaim" => cells::pvc(obj, now),
         "StorageClass" => cells::storage_class(obj, now),
         "Ingress" => cells::ingress(obj, now),
+        "HorizontalPodAutoscaler" => cells::hpa(obj, now),
         "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
         "Role" | "ClusterRole" | "CustomResourceDefinition" => cells::created_at(obj),
         _ => cells::generic(obj, now),

@@ -248,6 +248,7 @@ impl Admission {
             "Secret" => crate::defaults::secret(&mut obj),
             "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
             "StorageClass" => crate::defaults::storage_class(&mut obj),
+            "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
             _ => {}
         }
         if errors.is_empty() {

@@ -199,3 +199,15 @@ pub fn storage_class(obj: &mut Value) {
         obj["volumeBindingMode"] = json!("Immediate");
     }
 }
+
+/// `SetDefaults_HorizontalPodAutoscaler` (autoscaling/v2): `minReplicas` 1, and without
+/// metrics one: CPU at 80 % average utilization.
+pub fn hpa(obj: &mut Value) {
+    if obj["spec"]["minReplicas"].is_null() {
+        obj["spec"]["minReplicas"] = json!(1);
+    }
+    if obj["spec"]["metrics"].as_array().is_none_or(Vec::is_empty) {
+        obj["spec"]["metrics"] = json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}]);
+    }
+}

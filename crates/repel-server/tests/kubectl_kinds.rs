@@ -91,6 +91,17 @@ fn an_applications_kinds_apply_and_list_with_kubectls_columns() {
         o.stdout
     );
 
+    let o = s.kubectl(&["get", "hpa"]);
+    // (The TARGETS cell is two words: AGE is the eighth.)
+    assert_eq!(
+        table_rows(&o.stdout, 7),
+        [
+            "NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE",
+            "web Deployment/web cpu: <unknown>/80% 1 5 0 AGE"
+        ],
+        "{}",
+        o.stdout
+    );
     let o = s.kubectl(&["get", "sc,pvc,ing"]);
     let rows = table_rows(&o.stdout, usize::MAX);
     assert!(

@@ -11,7 +11,7 @@ mod pod;
 mod workloads;
 
 pub(super) use config::{
-    config_map, created_at, ingress, pvc, role_binding, secret, service, service_account,
+    config_map, created_at, hpa, ingress, pvc, role_binding, secret, service, service_account,
     storage_class,
 };
 pub(super) use pod::pod;

@@ -618,6 +618,45 @@ pub fn columns(kind: &str) -> Vec<Value> {
         "Role" | "ClusterRole" | "CustomResourceDefinition" => {
             vec![name_col(), col("Created At", "date", "", 0, CREATION_DOC)]
         }
+        "HorizontalPodAutoscaler" => vec![
+            name_col(),
+            col(
+                "Reference",
+                "string",
+                "",
+                0,
+                "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+            ),
+            col(
+                "Targets",
+                "string",
+                "",
+                0,
+                "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.",
+            ),
+            col(
+                "MinPods",
+                "string",
+                "",
+                0,
+                "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+            ),
+            col(
+                "MaxPods",
+                "string",
+                "",
+                0,
+                "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+            ),
+            col(
+                "Replicas",
+                "string",
+                "",
+                0,
+                "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+            ),
+            age_col(),
+        ],
         _ => vec![name_col(), age_col()],
     }
 }

@@ -610,8 +610,119 @@ fn other_kinds() {
         ),
         (
             "ConfigMap",
-            json!({"metadata": {"name": "cm", "creationTimestamp": created}}),
-            json!(["cm", "2m"]),
+            json!({"metadata": {"name": "cm", "creationTimestamp": created}, "data": {"a": "1"}, "binaryData": {"b": "AA=="}}),
+            json!(["cm", 2, "2m"]),
+        ),
+        (
+            "Widget",
+            json!({"metadata": {"name": "w", "creationTimestamp": created}}),
+            json!(["w", "2m"]),
+        ),
+        (
+            "Service",
+            json!({"metadata": {"name": "lb", "creationTimestamp": created},
+                   "spec": {"type": "LoadBalancer", "clusterIPs": ["10.96.0.12"], "externalIPs": ["1.2.3.4"],
+                            "ports": [{"port": 80, "nodePort": 30001, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
+                            "selector": {"b": "2", "a": "1"}},
+                   "status": {"loadBalancer": {"ingress": [{"hostname": "lb.example"}, {"ip": "9.9.9.9"}]}}}),
+            json!([
+                "lb",
+                "LoadBalancer",
+                "10.96.0.12",
+                "9.9.9.9,lb.example,1.2.3.4",
+                "80:30001/TCP,53/UDP",
+                "2m",
+                "a=1,b=2"
+            ]),
+        ),
+        (
+            "Service",
+            json!({"metadata": {"name": "ext", "creationTimestamp": created},
+                   "spec": {"type": "ExternalName", "externalName": "db.example"}}),
+            json!([
+                "ext",
+                "ExternalName",
+                "<none>",
+                "db.example",
+                "<none>",
+                "2m",
+                "<none>"
+            ]),
+        ),
+        (
+            "Secret",
+            json!({"metadata": {"name": "s", "creationTimestamp": created}, "type": "kubernetes.io/tls", "data": {"tls.crt": "", "tls.key": ""}}),
+            json!(["s", "kubernetes.io/tls", 2, "2m"]),
+        ),
+        (
+            "PersistentVolumeClaim",
+            json!({"metadata": {"name": "data", "creationTimestamp": created},
+                   "spec": {"volumeName": "pv-1", "storageClassName": "fast", "volumeMode": "Block"},
+                   "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteMany", "ReadWriteOnce"]}}),
+            json!([
+                "data", "Bound", "pv-1", "10Gi", "RWO,RWX", "fast", "<unset>", "2m", "Block"
+            ]),
+        ),
+        (
+            "StorageClass",
+            json!({"metadata": {"name": "gp3", "creationTimestamp": created,
+                   "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                   "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": true}),
+            json!([
+                "gp3 (default)",
+                "ebs.csi.aws.com",
+                "Delete",
+                "WaitForFirstConsumer",
+                true,
+                "2m"
+            ]),
+        ),
+        (
+            "Ingress",
+            json!({"metadata": {"name": "i", "creationTimestamp": created},
+                   "spec": {"ingressClassName": "nginx", "tls": [{}],
+                            "rules": [{"host": "a"}, {"host": "b"}, {}, {"host": "c"}, {"host": "d"}]},
+                   "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.2"}, {"ip": "10.0.0.1"}]}}}),
+            json!([
+                "i",
+                "nginx",
+                "a,b,c + 2 more...",
+                "10.0.0.1,10.0.0.2",
+                "80, 443",
+                "2m"
+            ]),
+        ),
+        (
+            "RoleBinding",
+            json!({"metadata": {"name": "rb", "creationTimestamp": created},
+                   "roleRef": {"kind": "ClusterRole", "name": "view"},
+                   "subjects": [{"kind": "User", "name": "a"}, {"kind": "User", "name": "b"},
+                                {"kind": "ServiceAccount", "name": "sa", "namespace": "ns"}]}),
+            json!(["rb", "ClusterRole/view", "2m", "a, b", "", "ns/sa"]),
+        ),
+        (
+            "ClusterRole",
+            json!({"metadata": {"name": "view", "creationTimestamp": "2026-01-02T03:04:05Z"}}),
+            json!(["view", "2026-01-02T03:04:05Z"]),
+        ),
+        (
+            "HorizontalPodAutoscaler",
+            json!({"metadata": {"name": "h", "creationTimestamp": created},
+                   "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 10,
+                            "metrics": [
+                                {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "500Mi"}}},
+                                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}},
+                                {"type": "Pods", "pods": {"target": {"averageValue": "1k"}}}]},
+                   "status": {"currentReplicas": 3, "currentMetrics": [{}, {"resource": {"current": {"averageUtilization": 42}}}]}}),
+            json!([
+                "h",
+                "Deployment/web",
+                "memory: <unknown>/500Mi, cpu: 42%/60% + 1 more...",
+                "<unset>",
+                10,
+                3,
+                "2m"
+            ]),
         ),
     ];
     for (kind, obj, want) in cases {

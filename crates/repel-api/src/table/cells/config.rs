@@ -314,3 +314,124 @@ pub(crate) fn created_at(obj: &Value) -> Vec<Value> {
         .unwrap_or_else(|_| "0001-01-01T00:00:00Z".to_string());
     vec![json!(s(obj, "/metadata/name")), json!(at)]
 }
+
+/// `formatHPAMetrics`: each metric as `current/target` (`<unknown>` until an autoscaler
+/// reports; quantities as written), at most two, then `+ N more...`; `<none>` without metrics.
+fn hpa_metrics(obj: &Value) -> String {
+    let specs = arr(obj, "/spec/metrics");
+    if specs.is_empty() {
+        return "<none>".to_string();
+    }
+    let statuses = arr(obj, "/status/currentMetrics");
+    let q = |v: &Value, p: &str| -> Option<String> {
+        v.pointer(p).map(|x| match x {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let unknown = || "<unknown>".to_string();
+    let mut list: Vec<String> = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let status = statuses.get(i);
+        let item = match s(spec, "/type") {
+            t @ ("External" | "Object") => {
+                let src = if t == "External" {
+                    "external"
+                } else {
+                    "object"
+                };
+                match q(spec, &format!("/{src}/target/averageValue")) {
+                    Some(target) => {
+                        let cur = status
+                            .and_then(|st| q(st, &format!("/{src}/current/averageValue")))
+                            .unwrap_or_else(unknown);
+                        format!("{cur}/{target} (avg)")
+                    }
+                    None => {
+                        let cur = status
+                            .and_then(|st| q(st, &format!("/{src}/current/value")))
+                            .unwrap_or_else(unknown);
+                        let target = q(spec, &format!("/{src}/target/value")).unwrap_or_default();
+                        format!("{cur}/{target}")
+                    }
+                }
+            }
+            "Pods" => {
+                let cur = status
+                    .and_then(|st| q(st, "/pods/current/averageValue"))
+                    .unwrap_or_else(unknown);
+                let target = q(spec, "/pods/target/averageValue").unwrap_or_default();
+                format!("{cur}/{target}")
+            }
+            t @ ("Resource" | "ContainerResource") => {
+                let src = if t == "Resource" {
+                    "resource"
+                } else {
+                    "containerResource"
+                };
+                let name = s(spec, &format!("/{src}/name"));
+                match q(spec, &format!("/{src}/target/averageValue")) {
+                    Some(target) => {
+                        let cur = status
+                            .and_then(|st| q(st, &format!("/{src}/current/averageValue")))
+                            .unwrap_or_else(unknown);
+                        format!("{name}: {cur}/{target}")
+                    }
+                    None => {
+                        let cur = status
+                            .and_then(|st| {
+                                st.pointer(&format!("/{src}/current/averageUtilization"))
+                            })
+                            .and_then(Value::as_i64)
+                            .map(|u| format!("{u}%"))
+                            .unwrap_or_else(unknown);
+                        let target = spec
+                            .pointer(&format!("/{src}/target/averageUtilization"))
+                            .and_then(Value::as_i64)
+                            .map(|u| format!("{u}%"))
+                            .unwrap_or_else(|| "<auto>".to_string());
+                        format!("{name}: {cur}/{target}")
+                    }
+                }
+            }
+            _ => "<unknown type>".to_string(),
+        };
+        list.push(item);
+    }
+    let count = list.len();
+    if count > 2 {
+        list.truncate(2);
+        return format!("{} + {} more...", list.join(", "), count - 2);
+    }
+    list.join(", ")
+}
+
+/// `printHorizontalPodAutoscaler`.
+pub(crate) fn hpa(obj: &Value, now: Timestamp) -> Vec<Value> {
+    let min = obj
+        .pointer("/spec/minReplicas")
+        .and_then(Value::as_i64)
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| "<unset>".to_string());
+    vec![
+        json!(s(obj, "/metadata/name")),
+        json!(format!(
+            "{}/{}",
+            s(obj, "/spec/scaleTargetRef/kind"),
+            s(obj, "/spec/scaleTargetRef/name")
+        )),
+        json!(hpa_metrics(obj)),
+        json!(min),
+        json!(
+            obj.pointer("/spec/maxReplicas")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        ),
+        json!(
+            obj.pointer("/status/currentReplicas")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        ),
+        age(obj, now),
+    ]
+}
