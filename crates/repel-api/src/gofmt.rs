@@ -4,6 +4,9 @@
 //! Integers print as integers (the API server decodes with ints preserved); other numbers as
 //! Go's `%v` of a `float64`: `strconv.FormatFloat(f, 'g', -1, 64)`, shortest digits, exponent
 //! form when the exponent is below -4 or at least 6 (`1e+06`, `1e-05`).
+//!
+//! [`go_s`] is `%s` of the same values (what `mergepatch.ErrBadPatchType` prints a `$patch`
+//! value with) and [`go_type`] is `%s` of their `reflect.TypeOf` (`mergepatch.ErrBadArgType`).
 
 use serde_json::Value;
 
@@ -54,6 +57,83 @@ fn write_value(out: &mut String, v: &Value) {
             }
             out.push(']');
         }
+    }
+}
+
+/// Go's `fmt.Sprintf("%s", v)` of a JSON-decoded value: strings print bare; any other scalar
+/// is a bad verb, `%!s(TYPE=VALUE)` (`%!s(int64=1)`, `%!s(bool=true)`, `%!s(float64=1.5)`);
+/// lists and maps print as with `%v`, each element with `%s`; a top-level `null` is
+/// `%!s(<nil>)`, a nested one `<nil>` (fmt's `printValue` of a nil interface).
+pub fn go_s(v: &Value) -> String {
+    let mut out = String::new();
+    match v {
+        Value::Null => out.push_str("%!s(<nil>)"),
+        other => write_s(&mut out, other),
+    }
+    out
+}
+
+fn write_s(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::String(s) => out.push_str(s),
+        Value::Bool(b) => {
+            out.push_str("%!s(bool=");
+            out.push_str(if *b { "true" } else { "false" });
+            out.push(')');
+        }
+        Value::Number(n) => {
+            out.push_str("%!s(");
+            out.push_str(go_type(v));
+            out.push('=');
+            match n.as_i64() {
+                Some(i) => out.push_str(&i.to_string()),
+                None => out.push_str(&n.as_f64().map(go_float).unwrap_or_default()),
+            }
+            out.push(')');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_s(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push_str("map[");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                if let Some(v) = map.get(k.as_str()) {
+                    write_s(out, v);
+                }
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// `%s` of `reflect.TypeOf(v)` for a value the API server decoded from JSON with integers
+/// preserved (`int64`, else `float64`): `string`, `bool`, `int64`, `float64`,
+/// `[]interface {}`, `map[string]interface {}`, and for `null` (a nil `reflect.Type`)
+/// `%!s(<nil>)`.
+pub fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "%!s(<nil>)",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
     }
 }
 
@@ -129,6 +209,50 @@ mod tests {
         ];
         for (name, v, want) in cases {
             assert_eq!(go_value(&v), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn go_s_and_go_type_cases() {
+        let cases = [
+            ("a string prints bare", json!("bogus"), "bogus", "string"),
+            (
+                "an integer is a bad verb",
+                json!(1),
+                "%!s(int64=1)",
+                "int64",
+            ),
+            ("a negative integer", json!(-7), "%!s(int64=-7)", "int64"),
+            (
+                "a float is a bad verb with %v inside",
+                json!(1.5),
+                "%!s(float64=1.5)",
+                "float64",
+            ),
+            (
+                "an integer too large for int64 is decoded as a float64",
+                json!(18446744073709551615_u64),
+                "%!s(float64=1.8446744073709552e+19)",
+                "float64",
+            ),
+            ("a bool", json!(true), "%!s(bool=true)", "bool"),
+            ("a top-level null", json!(null), "%!s(<nil>)", "%!s(<nil>)"),
+            (
+                "a list prints its elements with %s, a nested null as <nil>",
+                json!(["a", 1, null]),
+                "[a %!s(int64=1) <nil>]",
+                "[]interface {}",
+            ),
+            (
+                "a map sorts its keys and prints values with %s",
+                json!({"b": true, "a": "x"}),
+                "map[a:x b:%!s(bool=true)]",
+                "map[string]interface {}",
+            ),
+        ];
+        for (name, v, s, ty) in cases {
+            assert_eq!(go_s(&v), s, "{name}");
+            assert_eq!(go_type(&v), ty, "{name}");
         }
     }
 }

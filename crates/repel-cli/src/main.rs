@@ -2,7 +2,8 @@
 //!
 //! # Layout
 //! - `admission_flags`: `--enable-admission-plugins` / `--disable-admission-plugins`.
-//! - `input`: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
+//! - `input` (in the library, `repel_cli::input`): reading manifests (`-f FILE|DIR|-`,
+//!   YAML/JSON, multi-document, `kind: List`).
 //! - `output`: `-o json|yaml` and the human printers' shared pieces.
 //! - `cmd`: one module per command.
 
@@ -19,13 +20,13 @@ macro_rules! outln {
 
 mod admission_flags;
 mod cmd;
-mod input;
 mod output;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use repel_cli::input;
 use repel_core::FeatureGates;
 
 pub use admission_flags::AdmissionFlags;

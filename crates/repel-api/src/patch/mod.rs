@@ -5,6 +5,8 @@
 //! [`json_patch()`] (RFC 6902) apply one; [`apply`] does both steps from the raw body. A failure
 //! is a [`PatchError`] whose [`PatchError::status`] is the `Status` the API server answers.
 
+#[cfg(test)]
+mod error_tests;
 mod schema;
 mod smp;
 #[cfg(test)]
@@ -83,7 +85,8 @@ pub enum PatchError {
     /// The body is not valid JSON at all (upstream decodes it first: a 400 with the decoder's text).
     #[error("{0}")]
     Decode(String),
-    /// A `$patch` directive with an unknown value (`mergepatch.ErrBadPatchType`).
+    /// A `$patch` directive with an unknown value (`mergepatch.ErrBadPatchType`):
+    /// `unknown patch type: bogus in map: map[$patch:bogus]`.
     #[error("{0}")]
     BadPatchType(String),
     /// A malformed `$deleteFromPrimitiveList/…` key or value.
@@ -98,10 +101,14 @@ pub enum PatchError {
     /// A list of lists (`mergepatch.ErrNoListOfLists`).
     #[error("lists of lists are not supported")]
     NoListOfLists,
-    /// A merging list element without its merge key (`mergepatch.ErrNoMergeKey`).
+    /// A merging list element without its merge key (`mergepatch.ErrNoMergeKey`):
+    /// `map: map[value:b] does not contain declared merge key: name`.
     #[error("{0}")]
     NoMergeKey(String),
-    /// Any other strategic merge patch failure (upstream returns it unwrapped: a 500).
+    /// Any other strategic merge patch failure, with upstream's text: a value of the wrong type
+    /// where a list or map must be (`mergepatch.ErrBadArgType`, e.g. a `$setElementOrder/…`
+    /// that is not a list), list elements of different types, `$patch: merge` in a list, a
+    /// patch list out of its `$setElementOrder`'s order.
     #[error("{0}")]
     Other(String),
     /// The JSON patch document is malformed (`jsonpatch.DecodePatch`).
@@ -116,28 +123,29 @@ pub enum PatchError {
 }
 
 impl PatchError {
-    /// The `Status` upstream answers for this error (`interpretStrategicMergePatchError`, the
-    /// JSON patcher's errors):
+    /// The `Status` answered for this error, upstream's `interpretStrategicMergePatchError`
+    /// and the JSON patcher's errors, except that no client input is answered with a 5xx:
     /// 1. malformed documents and directives: 400 BadRequest with the error text;
-    /// 2. lists of lists and a patch not matching `$retainKeys`: 422 from
-    ///    `NewGenericServerResponse` ("the server rejected our request due to an error in our
-    ///    request"), as is a failed JSON patch operation;
-    /// 3. anything else from strategic merge patch: 500 with the error text and no reason
-    ///    (upstream's fallback for an error that is not a `Status`);
+    /// 2. lists of lists: 422 from `NewGenericServerResponse` ("the server rejected our
+    ///    request due to an error in our request"), as is a failed JSON patch operation;
+    /// 3. every other strategic merge patch error (an unknown `$patch`, a missing merge key, a
+    ///    `$setElementOrder/…` that is not a list, …): 400 BadRequest with upstream's text.
+    ///    Upstream returns these errors unwrapped, so kube-apiserver answers them 500 with no
+    ///    reason; here a 5xx would mean a bug in repel, and the request is what is wrong;
     /// 4. server-side apply: 415 listing the patch types that work here.
     pub fn status(&self) -> (u16, Value) {
         match self {
             PatchError::BadJsonDoc
             | PatchError::Decode(_)
+            | PatchError::BadPatchType(_)
             | PatchError::BadFormatPrimitiveList
             | PatchError::BadFormatRetainKeys
             | PatchError::BadFormatSetElementOrder
+            | PatchError::NoMergeKey(_)
+            | PatchError::Other(_)
             | PatchError::JsonPatchDecode(_) => status::bad_request(&self.to_string()),
             PatchError::NoListOfLists | PatchError::JsonPatchApply(_) => {
                 status::generic_unprocessable()
-            }
-            PatchError::BadPatchType(_) | PatchError::NoMergeKey(_) | PatchError::Other(_) => {
-                status::internal_unknown(&self.to_string())
             }
             PatchError::Unsupported => {
                 status::unsupported_media_type(&[JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH])

@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use super::PatchError;
 use super::schema::{FieldMeta, Strategy, Ty, lookup};
-use crate::gofmt::go_value;
+use crate::gofmt::{go_s, go_type, go_value};
 
 mod order;
 use order::{
@@ -48,7 +48,8 @@ const RETAIN_KEYS: &str = "$retainKeys";
 const SET_ELEMENT_ORDER_PREFIX: &str = "$setElementOrder";
 const DELETE_FROM_PRIMITIVE_LIST_PREFIX: &str = "$deleteFromPrimitiveList";
 
-/// The JSON type of a value, as Go's `reflect.TypeOf` distinguishes decoded values.
+/// The JSON type of a value, as Go's `reflect.TypeOf` distinguishes decoded values (integers
+/// that fit an `int64` are `int64`, other numbers `float64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Null,
@@ -65,27 +66,19 @@ impl Kind {
         match v {
             Value::Null => Kind::Null,
             Value::Bool(_) => Kind::Bool,
-            Value::Number(n) if n.is_f64() => Kind::Float,
-            Value::Number(_) => Kind::Int,
+            Value::Number(n) if n.is_i64() => Kind::Int,
+            Value::Number(_) => Kind::Float,
             Value::String(_) => Kind::String,
             Value::Array(_) => Kind::Slice,
             Value::Object(_) => Kind::Map,
         }
     }
-
-    /// Go's `reflect.Kind.String()` of the decoded value.
-    fn go_name(self) -> &'static str {
-        match self {
-            Kind::Null => "invalid",
-            Kind::Bool => "bool",
-            Kind::Int => "int64",
-            Kind::Float => "float64",
-            Kind::String => "string",
-            Kind::Slice => "slice",
-            Kind::Map => "map",
-        }
-    }
 }
+
+/// Go's name of the type `mergepatch.ErrBadArgType` expected: `map[string]interface {}`.
+const GO_MAP: &str = "map[string]interface {}";
+/// Go's name of the type `mergepatch.ErrBadArgType` expected: `[]interface {}`.
+const GO_SLICE: &str = "[]interface {}";
 
 /// `mergeMap`: merge `patch` into `original` for a value of type `ty`.
 pub(crate) fn merge_map(
@@ -100,11 +93,7 @@ pub(crate) fn merge_map(
                 merge_map(Map::new(), patch, ty)
             }
             Some(DELETE) => Ok(Map::new()),
-            _ => Err(PatchError::BadPatchType(format!(
-                "unknown patch type: {} in map: {}",
-                go_value(directive),
-                go_value(&Value::Object(patch.clone()))
-            ))),
+            _ => Err(bad_patch_type(directive, &patch)),
         };
     }
 
@@ -233,8 +222,10 @@ fn merge_slice(
         ));
     }
     if merge_key.is_empty() {
+        // Upstream names the Go kind of the list's element type; every list repel serves
+        // that merges without a key (`finalizers`, `podCIDRs`) is a `[]string`.
         return Err(PatchError::Other(
-            "cannot merge lists without merge key for type struct".to_string(),
+            "cannot merge lists without merge key for string".to_string(),
         ));
     }
     let (original, patch) = merge_slice_with_special_elements(original, patch, merge_key)?;
@@ -282,13 +273,7 @@ fn merge_slice_with_special_elements(
                         "merging lists cannot yet be specified in the patch".to_string(),
                     ));
                 }
-                _ => {
-                    return Err(PatchError::BadPatchType(format!(
-                        "unknown patch type: {} in map: {}",
-                        go_value(d),
-                        go_value(&v)
-                    )));
-                }
+                _ => return Err(bad_patch_type(d, m)),
             },
         }
     }
@@ -309,7 +294,7 @@ fn merge_slice_without_special_elements(
     let key = meta.merge_key;
     for v in patch {
         let Value::Object(pm) = v else {
-            return Err(bad_arg_type("map", v));
+            return Err(bad_arg_type(GO_MAP, v));
         };
         let Some(key_value) = pm.get(key) else {
             return Err(no_merge_key(pm, key));
@@ -317,9 +302,7 @@ fn merge_slice_without_special_elements(
         let mut found = None;
         for (i, o) in original.iter().enumerate() {
             let Value::Object(om) = o else {
-                return Err(PatchError::Other(format!(
-                    "value for key {i} is not a map."
-                )));
+                return Err(PatchError::Other(format!("value for key {i} is not a map")));
             };
             if om.get(key) == Some(key_value) {
                 found = Some(i);
@@ -330,7 +313,7 @@ fn merge_slice_without_special_elements(
             Some(i) => {
                 let current = original[i].take();
                 let Value::Object(om) = current else {
-                    return Err(bad_arg_type("map", &current));
+                    return Err(bad_arg_type(GO_MAP, &current));
                 };
                 original[i] = Value::Object(merge_map(om, pm.clone(), meta.ty)?);
             }
@@ -408,10 +391,22 @@ fn no_merge_key(m: &Map<String, Value>, key: &str) -> PatchError {
     ))
 }
 
-/// `mergepatch.ErrBadArgType`.
+/// `mergepatch.ErrBadArgType(expected, actual)`: `expected a <Go type>, but received a <Go
+/// type>`, the types as `reflect.TypeOf` names them (`expected a []interface {}, but received
+/// a string`).
 fn bad_arg_type(expected: &str, actual: &Value) -> PatchError {
     PatchError::Other(format!(
         "expected a {expected}, but received a {}",
-        Kind::of(actual).go_name()
+        go_type(actual)
+    ))
+}
+
+/// `mergepatch.ErrBadPatchType(t, m)`: `unknown patch type: %s in map: %v`, the directive's
+/// value printed with `%s` (`%!s(int64=1)` for a number) and the map with `%v`.
+fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> PatchError {
+    PatchError::BadPatchType(format!(
+        "unknown patch type: {} in map: {}",
+        go_s(directive),
+        go_value(&Value::Object(map.clone()))
     ))
 }

@@ -649,12 +649,12 @@ fn patch_errors_answer_upstreams_status() {
             "the server rejected our request due to an error in our request",
         ),
         (
-            "a missing merge key is a 500 with the text",
+            "a missing merge key is a 400 with upstream's text (upstream: a 500)",
             PatchError::NoMergeKey(
                 "map: map[value:b] does not contain declared merge key: name".into(),
             ),
-            500,
-            "",
+            400,
+            "BadRequest",
             "map: map[value:b] does not contain declared merge key: name",
         ),
         (

@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use super::super::PatchError;
 use super::super::schema::{Strategy, Ty, lookup};
 use super::{
-    DELETE, DIRECTIVE_MARKER, Kind, REPLACE, SET_ELEMENT_ORDER_PREFIX, bad_arg_type, extract_key,
-    merge_slice_handler, no_merge_key, slice_element_kind,
+    DELETE, DIRECTIVE_MARKER, GO_MAP, GO_SLICE, Kind, REPLACE, SET_ELEMENT_ORDER_PREFIX,
+    bad_arg_type, extract_key, merge_slice_handler, no_merge_key, slice_element_kind,
 };
 use crate::gofmt::go_value;
 
@@ -27,7 +27,7 @@ pub(super) fn merge_set_element_order(
             continue;
         };
         let Value::Array(order) = order_v else {
-            return Err(bad_arg_type("slice", &order_v));
+            return Err(bad_arg_type(GO_SLICE, &order_v));
         };
         let Some(list_key) = extract_key(&key, SET_ELEMENT_ORDER_PREFIX) else {
             return Err(PatchError::BadFormatSetElementOrder);
@@ -36,12 +36,12 @@ pub(super) fn merge_set_element_order(
         let original_list = match original.get(&list_key) {
             None => None,
             Some(Value::Array(l)) => Some(l.clone()),
-            Some(other) => return Err(bad_arg_type("slice", other)),
+            Some(other) => return Err(bad_arg_type(GO_SLICE, other)),
         };
         let patch_list = match patch.get(&list_key) {
             None => None,
             Some(Value::Array(l)) => Some(l.clone()),
-            Some(other) => return Err(bad_arg_type("slice", other)),
+            Some(other) => return Err(bad_arg_type(GO_SLICE, other)),
         };
         let meta = lookup(ty, &list_key);
         let merge_key = if meta.strategy == Strategy::Merge {
@@ -154,7 +154,7 @@ fn validate_patch_with_set_order_list(
         let mut nd = Vec::new();
         for v in patch_list {
             let Value::Object(m) = v else {
-                return Err(bad_arg_type("map", v));
+                return Err(bad_arg_type(GO_MAP, v));
             };
             if m.get(DIRECTIVE_MARKER).and_then(Value::as_str) != Some(DELETE) {
                 nd.push(v);
@@ -173,7 +173,7 @@ fn validate_patch_with_set_order_list(
             item == &order[oi]
         } else {
             let (Value::Object(l), Value::Object(r)) = (item, &order[oi]) else {
-                return Err(bad_arg_type("map", &order[oi]));
+                return Err(bad_arg_type(GO_MAP, &order[oi]));
             };
             let Some(lk) = l.get(merge_key) else {
                 return Err(no_merge_key(l, merge_key));
@@ -211,7 +211,7 @@ pub(super) fn partition_maps(
     let mut server_only = Vec::new();
     for v in merged {
         let Value::Object(m) = &v else {
-            return Err(bad_arg_type("map", &v));
+            return Err(bad_arg_type(GO_MAP, &v));
         };
         let Some(key_value) = m.get(merge_key) else {
             return Err(no_merge_key(m, merge_key));
@@ -228,7 +228,7 @@ pub(super) fn partition_maps(
 pub(super) fn validate_merge_keys(merge_key: &str, list: &[Value]) -> Result<(), PatchError> {
     for v in list {
         let Value::Object(m) = v else {
-            return Err(bad_arg_type("map", v));
+            return Err(bad_arg_type(GO_MAP, v));
         };
         if !m.contains_key(merge_key) {
             return Err(no_merge_key(m, merge_key));

@@ -1,0 +1,10 @@
+//! repel-cli's library: the manifest reader the `repel` command uses, for other harnesses.
+//!
+//! The command itself is the `repel` binary (`main.rs`); this library holds what is shared
+//! with code outside it, today the reader of `-f` manifests, which the fuzz targets drive
+//! directly. Start with [`input::parse_documents`] and [`input::Inventory`].
+//!
+//! # Layout
+//! - [`input`]: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
+
+pub mod input;
