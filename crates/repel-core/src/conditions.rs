@@ -129,8 +129,14 @@ fn taints(node: &Node) -> &[Taint] {
 /// Whether `key` is a `NoSchedule` taint key the controller reconciles (upstream's
 /// `taintKeyToNodeConditionMap` keys plus `node.kubernetes.io/unschedulable`).
 pub fn is_controller_no_schedule_key(key: &str) -> bool {
-    key == TAINT_NODE_UNSCHEDULABLE || condition_map().any(|r| r.key == key)
+    // Every such key is under `node.kubernetes.io/`: a user's taint is told apart by its prefix
+    // alone (the controller asks this of every taint of every node, at every pass).
+    key.starts_with(CONTROLLER_KEY_PREFIX)
+        && (key == TAINT_NODE_UNSCHEDULABLE || condition_map().any(|r| r.key == key))
 }
+
+/// The prefix of every taint key the node-lifecycle controller reconciles.
+const CONTROLLER_KEY_PREFIX: &str = "node.kubernetes.io/";
 
 /// The `NoSchedule` taints `doNoScheduleTaintingPass` wants on `node` (Kubernetes v1.35),
 /// without `timeAdded`, in upstream's order:

@@ -565,9 +565,16 @@ pub fn apply_taints(
             });
         }
     }
+    // Upstream compares each old taint with the whole list built so far; a set of the list's
+    // (key, effect) identities (what `match_taint` compares) gives the same list in one pass,
+    // so a step on a node with thousands of taints stays linear in them.
+    let mut in_list: std::collections::HashSet<(&str, &str), foldhash::fast::FixedState> = to_add
+        .iter()
+        .map(|t| (t.key.as_str(), t.effect.as_str()))
+        .collect();
     let mut new_taints = to_add.to_vec();
     for o in old {
-        if !new_taints.iter().any(|t| match_taint(t, o)) {
+        if in_list.insert((o.key.as_str(), o.effect.as_str())) {
             new_taints.push(o.clone());
         }
     }

@@ -296,8 +296,6 @@ pub struct NodeInfo {
     pub pods_with_required_anti_affinity: Vec<PodId>,
     /// Host ports in use.
     pub used_ports: Vec<HostPort>,
-    /// Index of its taint set in [`Cluster::taint_classes`].
-    pub taint_class: usize,
 }
 
 impl NodeInfo {
@@ -315,7 +313,6 @@ impl NodeInfo {
             pods: Vec::new(),
             pods_with_required_anti_affinity: Vec::new(),
             used_ports: Vec::new(),
-            taint_class: 0,
             node: std::sync::Arc::new(node),
         }
     }
@@ -361,8 +358,6 @@ pub struct Cluster {
     pub namespaces: Vec<Namespace>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PodDisruptionBudget>,
-    /// Distinct taint sets; nodes with the same taints share a class.
-    pub taint_classes: Vec<Vec<Taint>>,
     /// The label selector of each pod-owning controller, keyed by (kind, namespace, name): a
     /// Deployment's ReplicaSet selects its selector plus `pod-template-hash`. PodTopologySpread's
     /// default constraints spread a pod over the pods its controller selects.
@@ -432,15 +427,8 @@ impl Cluster {
 
     /// Adds a node; returns its id.
     pub fn add_node(&mut self, node: Node) -> NodeId {
-        let mut info = NodeInfo::new(node);
+        let info = NodeInfo::new(node);
         let id = self.nodes.len();
-        info.taint_class = match self.taint_classes.iter().position(|c| *c == info.taints) {
-            Some(c) => c,
-            None => {
-                self.taint_classes.push(info.taints.clone());
-                self.taint_classes.len() - 1
-            }
-        };
         for (k, v) in &info.labels {
             self.label_index
                 .entry((k.clone(), v.clone()))
@@ -583,19 +571,11 @@ impl Cluster {
             .is_none_or(|c| c.status == "True")
     }
 
-    /// Replaces a node's taints (`spec.taints`), keeping the taint-class index current.
+    /// Replaces a node's taints (`spec.taints`, and the [`NodeInfo::taints`] the plugins read).
     pub fn set_node_taints(&mut self, node: NodeId, taints: Vec<Taint>) {
-        let class = match self.taint_classes.iter().position(|c| *c == taints) {
-            Some(c) => c,
-            None => {
-                self.taint_classes.push(taints.clone());
-                self.taint_classes.len() - 1
-            }
-        };
         let Some(n) = self.nodes.get_mut(node) else {
             return;
         };
-        n.taint_class = class;
         std::sync::Arc::make_mut(&mut n.node)
             .spec
             .get_or_insert_with(Default::default)

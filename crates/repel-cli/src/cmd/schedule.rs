@@ -83,6 +83,16 @@ pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
         preempted: Vec::new(),
         rejected: Vec::new(),
     };
+    // A pod tried twice (once more after preemption) is unschedulable only when no try placed
+    // it: the placed pods, looked up by id, so the report stays linear in the placements.
+    let mut placed = vec![false; c.pods.len()];
+    for p in placements {
+        if matches!(p.outcome, Outcome::Scheduled { .. })
+            && let Some(slot) = placed.get_mut(p.pod)
+        {
+            *slot = true;
+        }
+    }
     for p in placements {
         match &p.outcome {
             Outcome::Scheduled { node: n, .. } => r.placements.push(PlacementRow {
@@ -97,10 +107,7 @@ pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
                         by: key(p.pod),
                     }));
                 }
-                let placed_later = placements
-                    .iter()
-                    .any(|q| q.pod == p.pod && matches!(q.outcome, Outcome::Scheduled { .. }));
-                if !placed_later {
+                if !placed.get(p.pod).copied().unwrap_or(false) {
                     r.unschedulable.push(UnschedulableRow {
                         pod: key(p.pod),
                         message: message.clone(),

@@ -384,4 +384,11 @@ fn condition_table_is_upstreams() {
     for (name, key, want) in keys {
         assert_eq!(is_controller_no_schedule_key(key), want, "{name}");
     }
+    // The prefix shortcut leaves out no key of the table.
+    for r in CONDITION_TAINTS.iter().filter(|r| r.effect == NO_SCHEDULE) {
+        assert!(is_controller_no_schedule_key(r.key), "{}", r.key);
+    }
+    assert!(!is_controller_no_schedule_key(
+        "node.kubernetes.io/dedicated"
+    ));
 }

@@ -285,6 +285,40 @@ fn reorganize_taints_table() {
     }
 }
 
+/// `reorganizeTaints` keeps an old taint only when its key and effect are not yet in the list
+/// it builds — the additions, then the old taints kept so far — so a node that (against
+/// validation) repeats a key and effect keeps the first, and the order is kept on a node with
+/// many taints.
+#[test]
+fn reorganize_taints_keeps_the_first_of_each_key_and_effect_in_order() {
+    // (name, old, additions, the list with --overwrite, the operation without it: `None` when
+    // an addition's key and effect exist, which needs --overwrite)
+    #[rustfmt::skip]
+    let cases: Vec<(&str, Vec<Taint>, Vec<Taint>, Vec<Taint>, Option<TaintOperation>)> = vec![
+        ("a repeated old key and effect keeps its first value (and the shorter list reads as tainted)",
+            vec![taint("a", "1", NS), taint("b", "", NE), taint("a", "2", NS)], vec![],
+            vec![taint("a", "1", NS), taint("b", "", NE)], Some(TaintOperation::Tainted)),
+        ("the same key with another effect is another taint",
+            vec![taint("a", "1", NS), taint("a", "2", NE)], vec![],
+            vec![taint("a", "1", NS), taint("a", "2", NE)], Some(TaintOperation::Untainted)),
+        ("an addition replaces the old taint of its key and effect, whatever its value",
+            vec![taint("a", "1", NS), taint("b", "", NE)], vec![taint("b", "x", NE)],
+            vec![taint("b", "x", NE), taint("a", "1", NS)], None),
+        ("an addition goes first, the old taints follow in their order",
+            (0..500).map(|i| taint(&format!("k{i}"), "v", NS)).collect(), vec![taint("new", "", PNS)],
+            std::iter::once(taint("new", "", PNS))
+                .chain((0..500).map(|i| taint(&format!("k{i}"), "v", NS)))
+                .collect(),
+            Some(TaintOperation::Tainted)),
+    ];
+    for (name, old, add, want, op) in cases {
+        let got = apply_taints("n1", &old, &add, &[], true).map(|(t, _)| t);
+        assert_eq!(got.ok(), Some(want), "{name}");
+        let got_op = apply_taints("n1", &old, &add, &[], false).map(|(_, o)| o);
+        assert_eq!(got_op.ok(), op, "{name}: without --overwrite");
+    }
+}
+
 /// Upstream `TestTaint` (kubectl `taint_test.go`) success and node-state cases, end to end
 /// from the argument list.
 #[test]

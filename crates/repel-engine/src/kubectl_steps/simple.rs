@@ -74,10 +74,10 @@ pub(super) fn taint(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
     let mut errors: Vec<ApplyTaintError> = Vec::new();
     for id in targets {
         let name = cluster.nodes[id].name.clone();
-        let old = cluster.nodes[id].taints.clone();
-        match apply_taints(&name, &old, &cmd.to_add, &cmd.to_remove, cmd.overwrite) {
+        let old = &cluster.nodes[id].taints;
+        match apply_taints(&name, old, &cmd.to_add, &cmd.to_remove, cmd.overwrite) {
             Ok((new, op)) => {
-                if new != old {
+                if new != *old {
                     cluster.set_node_taints(id, new);
                 }
                 res.out(success_line(&name, op));

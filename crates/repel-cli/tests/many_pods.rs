@@ -1,0 +1,162 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Workloads of thousands of pods that mostly fit nowhere (issue 19): `repel schedule` gives
+//! each the reference engine's placement and message, and lists each unschedulable pod once.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn run(args: &[&str]) -> (i32, Value, String) {
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+    (
+        out.status.code().unwrap_or(-1),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn node(name: &str, cpu: &str, taints: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node",
+           "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+           "spec": {"taints": taints},
+           "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "110"}}})
+}
+
+fn deployment(name: &str, replicas: u32, cpu: &str, priority_class: Option<&str>) -> Value {
+    let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": name, "namespace": "default"},
+           "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                    "template": {"metadata": {"labels": {"app": name}},
+                                 "spec": {"containers": [{"name": "app", "image": "nginx",
+                                     "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}]}}}});
+    if let Some(p) = priority_class {
+        d["spec"]["template"]["spec"]["priorityClassName"] = json!(p);
+    }
+    d
+}
+
+fn priority_class(name: &str, value: i64) -> Value {
+    json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+           "metadata": {"name": name}, "value": value})
+}
+
+fn write(dir: &Path, name: &str, items: Vec<Value>) -> String {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    p.display().to_string()
+}
+
+/// Every pod of `v` (placed, unschedulable, rejected), each once.
+fn assert_each_pod_once(name: &str, v: &Value, pods: usize) {
+    let mut seen = std::collections::HashSet::new();
+    for list in ["placements", "unschedulable", "rejected"] {
+        for row in v[list].as_array().unwrap() {
+            let pod = row["pod"].as_str().unwrap();
+            assert!(seen.insert(pod.to_string()), "{name}: {pod} listed twice");
+        }
+    }
+    assert_eq!(seen.len(), pods, "{name}");
+}
+
+#[test]
+fn thousands_of_unschedulable_pods_get_the_reference_engines_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let tainted = json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]);
+    let taint_message = "0/3 nodes are available: 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    let cpu_message = "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
+    let nodes = |cpu: &str, taints: &Value| -> Vec<Value> {
+        (0..3)
+            .map(|i| node(&format!("n{i}"), cpu, taints.clone()))
+            .collect()
+    };
+    // Four low-priority pods, bound, filling each node.
+    let low_pods: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": format!("low-{i}"), "namespace": "default"},
+                   "spec": {"nodeName": format!("n{}", i % 3), "priorityClassName": "low",
+                            "containers": [{"name": "app", "image": "nginx",
+                                            "resources": {"requests": {"cpu": "1"}}}]}})
+        })
+        .collect();
+    // (name, objects, pending pods, placed, preempted, the message of every unschedulable pod)
+    let cases: Vec<(&str, Vec<Value>, usize, usize, usize, &str)> = vec![
+        (
+            "no node tolerated",
+            [
+                nodes("4", &tainted),
+                vec![deployment("web", 3000, "100m", None)],
+            ]
+            .concat(),
+            3000,
+            0,
+            0,
+            taint_message,
+        ),
+        (
+            "twelve fit, the rest short of cpu",
+            [
+                nodes("4", &json!([])),
+                vec![deployment("web", 3000, "1", None)],
+            ]
+            .concat(),
+            3000,
+            12,
+            0,
+            cpu_message,
+        ),
+        (
+            "six preempt two pods each, the rest wait",
+            [
+                nodes("4", &json!([])),
+                vec![
+                    priority_class("low", 1),
+                    priority_class("high", 1000),
+                    deployment("high", 3000, "2", Some("high")),
+                ],
+                low_pods,
+            ]
+            .concat(),
+            3000,
+            6,
+            12,
+            cpu_message,
+        ),
+    ];
+    for (name, objects, pending, placed, preempted, message) in cases {
+        let file = write(dir.path(), "cluster.json", objects);
+        let args = ["schedule", "-f", &file, "-o", "json", "--seed", "3"];
+        let (code, compiled, err) = run(&args);
+        assert_eq!(code, 0, "{name}: {err}");
+        let (_, reference, _) = run(&[&args[..], &["--reference"]].concat());
+        assert_eq!(compiled, reference, "{name}: the reference engine differs");
+        assert_each_pod_once(name, &compiled, pending);
+        assert_eq!(
+            compiled["placements"].as_array().unwrap().len(),
+            placed,
+            "{name}"
+        );
+        assert_eq!(
+            compiled["preempted"].as_array().unwrap().len(),
+            preempted,
+            "{name}"
+        );
+        let unschedulable = compiled["unschedulable"].as_array().unwrap();
+        assert_eq!(unschedulable.len(), pending - placed, "{name}");
+        for row in unschedulable {
+            assert_eq!(row["message"], message, "{name}: {}", row["pod"]);
+        }
+    }
+}
