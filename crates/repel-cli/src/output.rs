@@ -22,12 +22,101 @@ pub fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: writing output: {e}");
-        std::process::exit(2);
+        write_failed(&e);
     }
+}
+
+/// A `kind: List` written item by item, byte for byte as [`print_machine`] prints the whole
+/// list (`{"apiVersion": "v1", "kind": "List", "items": [...]}`), so a list of a million pods is
+/// never held as one value or one text.
+pub struct ListWriter<W: std::io::Write> {
+    format: Format,
+    out: W,
+    items: usize,
+}
+
+impl ListWriter<std::io::BufWriter<std::io::Stdout>> {
+    /// A list written to stdout.
+    pub fn stdout(format: Format) -> Self {
+        ListWriter::new(format, std::io::BufWriter::new(std::io::stdout()))
+    }
+}
+
+impl<W: std::io::Write> ListWriter<W> {
+    /// A list written to `out`.
+    pub fn new(format: Format, out: W) -> Self {
+        ListWriter {
+            format,
+            out,
+            items: 0,
+        }
+    }
+
+    /// Writes one item.
+    pub fn push<T: Serialize>(&mut self, item: &T) -> Result<(), CliError> {
+        let mut text = String::new();
+        match self.format {
+            Format::Json => {
+                text.push_str(if self.items == 0 {
+                    "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n"
+                } else {
+                    ",\n"
+                });
+                let item = serde_json::to_string_pretty(item)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                // An item sits two levels in; JSON text has no raw line breaks in its strings.
+                for (i, line) in item.lines().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str("    ");
+                    text.push_str(line);
+                }
+            }
+            Format::Yaml => {
+                if self.items == 0 {
+                    text.push_str("apiVersion: v1\nkind: List\nitems:\n");
+                }
+                // A sequence under a top-level key starts at the margin, as a document's own.
+                text.push_str(&to_yaml(&[item])?);
+            }
+        }
+        self.items += 1;
+        self.write(&text)
+    }
+
+    /// Ends the list and flushes it.
+    pub fn finish(mut self) -> Result<(), CliError> {
+        let text = match (self.format, self.items) {
+            (Format::Json, 0) => {
+                "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": []\n}\n"
+            }
+            (Format::Json, _) => "\n  ]\n}\n",
+            (Format::Yaml, 0) => "apiVersion: v1\nkind: List\nitems: []\n",
+            (Format::Yaml, _) => "",
+        };
+        self.write(text)?;
+        match self.out.flush() {
+            Ok(()) => Ok(()),
+            Err(e) => write_failed(&e),
+        }
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), CliError> {
+        match self.out.write_all(text.as_bytes()) {
+            Ok(()) => Ok(()),
+            Err(e) => write_failed(&e),
+        }
+    }
+}
+
+/// A failed write to stdout, answered as [`emit`] answers it.
+fn write_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing output: {e}");
+    std::process::exit(2);
 }
 
 /// YAML text of a value.
@@ -91,4 +180,62 @@ pub fn tolerations_yaml(
         })
         .collect();
     to_yaml(&list)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// What [`print_machine`] prints for the whole list.
+    fn whole(items: &[Value], format: Format) -> String {
+        let v = json!({"apiVersion": "v1", "kind": "List", "items": items});
+        match format {
+            Format::Json => serde_json::to_string_pretty(&v).unwrap() + "\n",
+            Format::Yaml => to_yaml(&v).unwrap(),
+        }
+    }
+
+    fn streamed(items: &[Value], format: Format) -> String {
+        let mut buf = Vec::new();
+        let mut list = ListWriter::new(format, &mut buf);
+        for item in items {
+            list.push(item).unwrap();
+        }
+        list.finish().unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn a_list_written_item_by_item_is_the_whole_list_byte_for_byte() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-0", "namespace": "default", "labels": {"app": "web"},
+                         "annotations": {"note": "two\nlines\n", "empty": "", "quoted": "a: b"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx", "args": ["-c", "echo 'hi'\nexit 1"],
+                                     "resources": {"requests": {"cpu": "100m"}}}],
+                     "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+                     "nodeSelector": {}, "volumes": [], "priority": 0, "x": null, "y": true, "z": 1.5}});
+        let cases: Vec<(&str, Vec<Value>)> = vec![
+            ("no items", vec![]),
+            ("one pod", vec![pod.clone()]),
+            (
+                "three items, one of them empty",
+                vec![pod.clone(), json!({}), pod.clone()],
+            ),
+            (
+                "scalars and lists as items",
+                vec![json!("text"), json!([1, [2, 3]]), json!(null)],
+            ),
+        ];
+        for (name, items) in cases {
+            for format in [Format::Json, Format::Yaml] {
+                assert_eq!(
+                    streamed(&items, format),
+                    whole(&items, format),
+                    "{name} ({format:?})"
+                );
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Workloads of thousands of pods that mostly fit nowhere (issue 19): `repel schedule` gives
-//! each the reference engine's placement and message, and lists each unschedulable pod once.
+//! each the reference engine's placement and message, lists each unschedulable pod once, and
+//! `repel admit` prints every pod of a large workload with a name of its own.
 
 use std::path::Path;
 
@@ -158,5 +159,44 @@ fn thousands_of_unschedulable_pods_get_the_reference_engines_messages() {
         for row in unschedulable {
             assert_eq!(row["message"], message, "{name}: {}", row["pod"]);
         }
+    }
+}
+
+/// `repel admit` writes its list pod by pod; the list is whole and parses, in both formats.
+#[test]
+fn admit_prints_every_pod_of_a_large_workload_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "web.json",
+        vec![
+            deployment("web", 2000, "100m", None),
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "i"}]}}),
+        ],
+    );
+    for format in ["json", "yaml"] {
+        let out = Command::cargo_bin("repel")
+            .unwrap()
+            .args(["admit", "-f", &file, "-o", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let v: Value = if format == "json" {
+            serde_json::from_str(&text).unwrap()
+        } else {
+            serde_saphyr::from_str(&text).unwrap()
+        };
+        assert_eq!(v["kind"], "List", "{format}");
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2001, "{format}");
+        assert_eq!(items[0]["metadata"]["name"], "solo", "{format}");
+        let names: std::collections::HashSet<&str> = items
+            .iter()
+            .map(|p| p["metadata"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2001, "{format}: names repeat");
+        assert!(items.iter().all(|p| p["kind"] == "Pod"), "{format}");
     }
 }

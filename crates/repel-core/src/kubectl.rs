@@ -541,7 +541,7 @@ pub fn kubectl_stderr_for_nodes(errors: &[ApplyTaintError]) -> String {
 ///    else untainted.
 ///
 /// Old taints keep their `timeAdded`; an addition replacing one carries none (kubectl never
-/// sets it).
+/// sets it). [`plan_taints`] gives the same result as an edit to apply in place.
 pub fn apply_taints(
     node_name: &str,
     old: &[Taint],
@@ -549,57 +549,8 @@ pub fn apply_taints(
     to_remove: &[Taint],
     overwrite: bool,
 ) -> Result<(Vec<Taint>, TaintOperation), ApplyTaintError> {
-    if !overwrite {
-        let keys: Vec<String> = to_add
-            .iter()
-            .flat_map(|a| {
-                old.iter()
-                    .filter(move |o| match_taint(a, o))
-                    .map(|_| a.key.clone())
-            })
-            .collect();
-        if !keys.is_empty() {
-            return Err(ApplyTaintError::AlreadyExists {
-                node: node_name.to_string(),
-                keys,
-            });
-        }
-    }
-    // Upstream compares each old taint with the whole list built so far; a set of the list's
-    // (key, effect) identities (what `match_taint` compares) gives the same list in one pass,
-    // so a step on a node with thousands of taints stays linear in them.
-    let mut in_list: std::collections::HashSet<(&str, &str), foldhash::fast::FixedState> = to_add
-        .iter()
-        .map(|t| (t.key.as_str(), t.effect.as_str()))
-        .collect();
-    let mut new_taints = to_add.to_vec();
-    for o in old {
-        if in_list.insert((o.key.as_str(), o.effect.as_str())) {
-            new_taints.push(o.clone());
-        }
-    }
-    let added = new_taints.len() != old.len();
-    let mut not_found = Vec::new();
-    let mut removed = false;
-    for r in to_remove {
-        let before = new_taints.len();
-        new_taints.retain(|t| t.key != r.key || (!r.effect.is_empty() && t.effect != r.effect));
-        removed = new_taints.len() != before;
-        if !removed {
-            not_found.push(taint_to_string(r));
-        }
-    }
-    if !not_found.is_empty() {
-        return Err(ApplyTaintError::NotFound { taints: not_found });
-    }
-    let operation = if overwrite || (added && removed) {
-        TaintOperation::Modified
-    } else if added {
-        TaintOperation::Tainted
-    } else {
-        TaintOperation::Untainted
-    };
-    Ok((new_taints, operation))
+    let edit = plan_taints(node_name, old, to_add, to_remove, overwrite)?;
+    Ok((edit.applied_to(old), edit.operation))
 }
 
 /// Stamps `timeAdded = now` on each taint, whatever its effect, overwriting any earlier time —
@@ -682,6 +633,9 @@ pub fn add_controller_taints(
     }
     updated.then_some(current)
 }
+
+mod edit;
+pub use edit::{TaintEdit, plan_taints};
 
 #[cfg(test)]
 mod tests;

@@ -403,14 +403,17 @@ impl PlannedPods {
 
 /// The pods `w`'s controller creates according to its share of a [`claim::plan`]: its missing
 /// pods, owned by the plan's owner, named as in the module docs; a generated name `taken(name)`
-/// says exists already (in the workload's namespace) is drawn again.
+/// says exists already (in the workload's namespace), or that this workload's controller has
+/// just given another of its pods, is drawn again.
 pub fn expand_planned(
     w: &Workload,
     plan: &claim::WorkloadPlan,
     seed: u64,
     taken: impl Fn(&str) -> bool,
 ) -> Vec<Pod> {
-    expand_planned_parts(w, plan, seed, taken).map_or_else(Vec::new, PlannedPods::into_pods)
+    let mut out = Vec::new();
+    for_each_planned_pod(w, plan, seed, taken, |pod| out.push(pod));
+    out
 }
 
 /// [`expand_planned`] as metadata beside one shared spec; `None` when the workload has no
@@ -421,10 +424,50 @@ pub fn expand_planned_parts(
     seed: u64,
     taken: impl Fn(&str) -> bool,
 ) -> Option<PlannedPods> {
+    let mut pods = Vec::new();
+    let spec = for_each_planned_part(w, plan, seed, taken, |_, meta, pin| pods.push((meta, pin)))?;
+    Some(PlannedPods { spec, pods })
+}
+
+/// [`expand_planned`] one pod at a time, in the same order and with the same names: `each`
+/// gets every pod as it is made, so a workload of a million replicas never has all its pods
+/// in memory at once.
+pub fn for_each_planned_pod(
+    w: &Workload,
+    plan: &claim::WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+    mut each: impl FnMut(Pod),
+) {
+    for_each_planned_part(w, plan, seed, taken, |spec, metadata, pin| {
+        let mut spec = spec.clone();
+        if let Some(node) = pin {
+            pin_to_node(&mut spec, &node);
+        }
+        each(Pod {
+            metadata,
+            spec: Some(spec),
+            status: None,
+        });
+    });
+}
+
+/// [`expand_planned_parts`] one pod at a time: `each` gets the shared spec (before pinning),
+/// then each pod's metadata and the node a DaemonSet pod is pinned to, in order. Returns the
+/// shared spec; `None` (and no call) when the workload has no template.
+pub fn for_each_planned_part(
+    w: &Workload,
+    plan: &claim::WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+    mut each: impl FnMut(&PodSpec, ObjectMeta, Option<String>),
+) -> Option<PodSpec> {
     match &plan.owner {
-        Some(owner) => pods_for(w, &plan.create, Some(owner), seed, &taken),
+        Some(owner) => pods_for(w, &plan.create, Some(owner), seed, &taken, &mut each),
         // A CronJob's next run (its Job is not in the input).
-        None if matches!(w, Workload::CronJob(_)) => pods_for(w, &plan.create, None, seed, &taken),
+        None if matches!(w, Workload::CronJob(_)) => {
+            pods_for(w, &plan.create, None, seed, &taken, &mut each)
+        }
         None => None,
     }
 }
@@ -433,31 +476,66 @@ pub fn expand_planned_parts(
 /// explaining where the workload's pods may go. A DaemonSet's pod carries the DaemonSet
 /// tolerations but is not pinned to a node.
 pub fn representative_pod(w: &Workload, seed: u64) -> Option<Pod> {
-    pods_for(w, &claim::Create::Pods(1), None, seed, &|_| false)?
-        .into_pods()
-        .into_iter()
-        .next()
+    let mut first = None;
+    let spec = pods_for(
+        w,
+        &claim::Create::Pods(1),
+        None,
+        seed,
+        &|_| false,
+        &mut |_, meta, _| {
+            first.get_or_insert(meta);
+        },
+    )?;
+    Some(Pod {
+        metadata: first?,
+        spec: Some(spec),
+        status: None,
+    })
 }
 
-/// A fresh name `prefix-<5 chars>` that `taken` does not know (27^5 names: this ends).
-fn fresh(rng: &mut NameRng, prefix: &str, taken: &dyn Fn(&str) -> bool) -> String {
+/// The generated suffixes one controller has given so far (upstream's API server refuses a
+/// name that exists, and the controller tries another): 27^5 suffixes, so a workload of a
+/// million replicas would otherwise repeat tens of thousands of names.
+#[derive(Default)]
+struct Drawn(std::collections::HashSet<[u8; 5]>);
+
+/// How many 5-character suffixes there are (27^5).
+const SUFFIXES: usize = 27 * 27 * 27 * 27 * 27;
+
+/// A fresh name `prefix-<5 chars>` that `taken` does not know and `drawn` has not given while
+/// any suffix is left (27^5 names; the caller's cap on replicas is far below: this ends).
+fn fresh(
+    rng: &mut NameRng,
+    prefix: &str,
+    taken: &dyn Fn(&str) -> bool,
+    drawn: &mut Drawn,
+) -> String {
     loop {
-        let name = format!("{prefix}-{}", rng.suffix(5));
+        let suffix = rng.suffix(5);
+        let key: [u8; 5] = suffix.as_bytes().try_into().unwrap_or_default();
+        if drawn.0.len() < SUFFIXES && drawn.0.contains(&key) {
+            continue;
+        }
+        let name = format!("{prefix}-{suffix}");
         if !taken(&name) {
+            drawn.0.insert(key);
             return name;
         }
     }
 }
 
-/// The pods `create` asks for; a `Pods(n)` of a DaemonSet is `n` unpinned pods. `owner`
-/// defaults to the workload itself (a Deployment's: its template's ReplicaSet).
+/// The pods `create` asks for, one [`ObjectMeta`] (and pin) at a time into `emit`; a `Pods(n)`
+/// of a DaemonSet is `n` unpinned pods. `owner` defaults to the workload itself (a
+/// Deployment's: its template's ReplicaSet). Returns the shared spec.
 fn pods_for(
     w: &Workload,
     create: &claim::Create,
     owner: Option<&claim::OwnerId>,
     seed: u64,
     taken: &dyn Fn(&str) -> bool,
-) -> Option<PlannedPods> {
+    emit: &mut dyn FnMut(&PodSpec, ObjectMeta, Option<String>),
+) -> Option<PodSpec> {
     use claim::Create;
     let (template, _) = w.template()?;
     let mut spec = template.spec.clone().unwrap_or_default();
@@ -467,6 +545,7 @@ fn pods_for(
     let ns = w.namespace();
     let name = w.name();
     let mut rng = NameRng::new(seed, &format!("{}/{}/{}", w.kind(), ns, name));
+    let mut drawn = Drawn::default();
     let meta = w.metadata();
     let count = match create {
         Create::Nothing => 0,
@@ -486,9 +565,7 @@ fn pods_for(
             |o| owner_ref(api_version_of(kind), kind, &owner_meta(o)),
         )
     };
-    // The node each DaemonSet pod is pinned to.
-    let mut pins: Vec<Option<String>> = Vec::new();
-    let metas: Vec<ObjectMeta> = match w {
+    match w {
         Workload::Deployment(_) => {
             let (rs, hash, rs_meta) = match owner {
                 Some(o) => {
@@ -512,27 +589,23 @@ fn pods_for(
                 }
             };
             let owner = owner_ref("apps/v1", "ReplicaSet", &rs_meta);
-            (0..count)
-                .map(|_| {
-                    let pod_name = fresh(&mut rng, &rs, taken);
-                    meta_from_template(
-                        template,
-                        ns,
-                        pod_name,
-                        &[("pod-template-hash", hash.clone())],
-                        owner.clone(),
-                    )
-                })
-                .collect()
+            for _ in 0..count {
+                let pod_name = fresh(&mut rng, &rs, taken, &mut drawn);
+                let labels = [("pod-template-hash", hash.clone())];
+                let meta = meta_from_template(template, ns, pod_name, &labels, owner.clone());
+                emit(&spec, meta, None);
+            }
         }
         Workload::ReplicaSet(_) => {
             let owner = self_owner("ReplicaSet");
-            (0..count)
-                .map(|_| {
-                    let pod_name = fresh(&mut rng, name, taken);
-                    meta_from_template(template, ns, pod_name, &[], owner.clone())
-                })
-                .collect()
+            for _ in 0..count {
+                let pod_name = fresh(&mut rng, name, taken, &mut drawn);
+                emit(
+                    &spec,
+                    meta_from_template(template, ns, pod_name, &[], owner.clone()),
+                    None,
+                );
+            }
         }
         Workload::StatefulSet(_) => {
             let ordinals: Vec<u64> = match create {
@@ -540,17 +613,18 @@ fn pods_for(
                 _ => (0..count as u64).collect(),
             };
             let owner = self_owner("StatefulSet");
-            ordinals
-                .into_iter()
-                .map(|i| {
-                    let pod_name = format!("{name}-{i}");
-                    let labels = [
-                        ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
-                        ("apps.kubernetes.io/pod-index", i.to_string()),
-                    ];
-                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
-                })
-                .collect()
+            for i in ordinals {
+                let pod_name = format!("{name}-{i}");
+                let labels = [
+                    ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
+                    ("apps.kubernetes.io/pod-index", i.to_string()),
+                ];
+                emit(
+                    &spec,
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone()),
+                    None,
+                );
+            }
         }
         Workload::DaemonSet(_) => {
             let targets: Vec<Option<String>> = match create {
@@ -558,28 +632,29 @@ fn pods_for(
                 _ => vec![None; count],
             };
             let owner = self_owner("DaemonSet");
-            let metas = targets
-                .iter()
-                .map(|_| {
-                    let pod_name = fresh(&mut rng, name, taken);
-                    meta_from_template(template, ns, pod_name, &[], owner.clone())
-                })
-                .collect();
-            pins = targets;
-            metas
+            for pin in targets {
+                let pod_name = fresh(&mut rng, name, taken, &mut drawn);
+                emit(
+                    &spec,
+                    meta_from_template(template, ns, pod_name, &[], owner.clone()),
+                    pin,
+                );
+            }
         }
         Workload::Job(_) => {
             let owner = self_owner("Job");
-            (0..count)
-                .map(|_| {
-                    let labels = [
-                        ("batch.kubernetes.io/job-name", name.to_string()),
-                        ("job-name", name.to_string()),
-                    ];
-                    let pod_name = fresh(&mut rng, name, taken);
-                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
-                })
-                .collect()
+            for _ in 0..count {
+                let labels = [
+                    ("batch.kubernetes.io/job-name", name.to_string()),
+                    ("job-name", name.to_string()),
+                ];
+                let pod_name = fresh(&mut rng, name, taken, &mut drawn);
+                emit(
+                    &spec,
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone()),
+                    None,
+                );
+            }
         }
         Workload::CronJob(_) => {
             // Upstream names a CronJob's job after its scheduled time in minutes since the epoch;
@@ -591,23 +666,21 @@ fn pods_for(
                 ..Default::default()
             };
             let owner = owner_ref("batch/v1", "Job", &job_meta);
-            (0..count)
-                .map(|_| {
-                    let labels = [
-                        ("batch.kubernetes.io/job-name", job.clone()),
-                        ("job-name", job.clone()),
-                    ];
-                    let pod_name = fresh(&mut rng, &job, taken);
-                    meta_from_template(template, ns, pod_name, &labels, owner.clone())
-                })
-                .collect()
+            for _ in 0..count {
+                let labels = [
+                    ("batch.kubernetes.io/job-name", job.clone()),
+                    ("job-name", job.clone()),
+                ];
+                let pod_name = fresh(&mut rng, &job, taken, &mut drawn);
+                emit(
+                    &spec,
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone()),
+                    None,
+                );
+            }
         }
-    };
-    let pods = metas
-        .into_iter()
-        .zip(pins.into_iter().chain(std::iter::repeat(None)))
-        .collect();
-    Some(PlannedPods { spec, pods })
+    }
+    Some(spec)
 }
 
 /// The apiVersion of a controller kind that owns pods (`batch/v1` for a Job, else `apps/v1`).

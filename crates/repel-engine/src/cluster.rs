@@ -583,6 +583,27 @@ impl Cluster {
         n.taints = taints;
     }
 
+    /// Edits a node's taints in place (`kubectl taint`): the kept taints are moved, only the
+    /// additions copied, in [`NodeInfo::taints`] and in `spec.taints` alike.
+    pub fn edit_node_taints(&mut self, node: NodeId, edit: &repel_core::kubectl::TaintEdit) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        let spec = &mut std::sync::Arc::make_mut(&mut n.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints;
+        let same = spec.as_deref().unwrap_or_default() == n.taints.as_slice();
+        edit.apply(&mut n.taints);
+        if n.taints.is_empty() {
+            *spec = None;
+        } else if same {
+            edit.apply(spec.get_or_insert_with(Vec::new));
+        } else {
+            *spec = Some(n.taints.clone());
+        }
+    }
+
     /// Replaces a node's labels, keeping the label index current.
     pub fn set_node_labels(&mut self, node: NodeId, labels: BTreeMap<String, String>) {
         let Some(n) = self.nodes.get_mut(node) else {

@@ -11,9 +11,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
 use repel_core::workload::claim::{OwnerId, claim_pods, taken_names};
-use repel_core::workload::{
-    PlannedPods, Workload, expand_planned_parts, namespace_of, pin_to_node,
-};
+use repel_core::workload::{Workload, for_each_planned_part, namespace_of, pin_to_node};
 
 use crate::cluster::{Cluster, PodId};
 
@@ -148,55 +146,50 @@ pub fn build_cluster(
     // One workload's pods at a time. A workload's pods share one spec: it is admitted once (the
     // admission chain reads only the spec and the namespace) and the cluster shares it, with
     // what the scheduler reads of it, among them; a DaemonSet's pods each carry their node.
+    // Pods are made one at a time, so a workload of a million replicas is never held twice.
     for (w, wp) in input.workloads.iter().zip(&claims.workloads) {
         let ns = w.namespace();
-        let Some(planned) = expand_planned_parts(w, wp, seed, |name| {
-            !taken.is_empty() && taken.contains(&format!("{ns}/{name}"))
-        }) else {
-            continue;
-        };
-        if planned
-            .spec
-            .node_name
-            .as_deref()
-            .is_some_and(|n| !n.is_empty())
-        {
-            for pod in planned.into_pods() {
-                admit_and_add(&mut built, pod, &admission, gates);
-            }
-            continue;
-        }
-        let PlannedPods { spec, pods } = planned;
         // The first pod admitted, and its stored spec (a DaemonSet's pods then differ from it
         // only in the node each is pinned to, which admission does not read).
         let mut first: Option<(PodId, Arc<PodSpec>)> = None;
-        for (meta, pin) in pods {
+        let mut stopped = false;
+        let taken = |name: &str| !taken.is_empty() && taken.contains(&format!("{ns}/{name}"));
+        for_each_planned_part(w, wp, seed, taken, |spec, meta, pin| {
+            if stopped {
+                return;
+            }
+            let whole = |metadata, pin: &Option<String>| {
+                let mut spec = spec.clone();
+                if let Some(node) = pin {
+                    pin_to_node(&mut spec, node);
+                }
+                Pod {
+                    metadata,
+                    spec: Some(spec),
+                    status: None,
+                }
+            };
+            // A template naming its node: each pod on its own.
+            if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+                admit_and_add(&mut built, whole(meta, &pin), &admission, gates);
+                return;
+            }
             if let Some((like, admitted)) = &first {
-                let own = pin.map(|node| {
+                let own = pin.as_ref().map(|node| {
                     let mut s = PodSpec::clone(admitted);
-                    pin_to_node(&mut s, &node);
+                    pin_to_node(&mut s, node);
                     s
                 });
-                if built.cluster.add_pod_like_with(*like, meta, own).is_some() {
-                    continue;
-                }
-                break;
+                stopped = built.cluster.add_pod_like_with(*like, meta, own).is_none();
+                return;
             }
-            let mut spec = spec.clone();
-            if let Some(node) = &pin {
-                pin_to_node(&mut spec, node);
-            }
-            let pod = Pod {
-                metadata: meta,
-                spec: Some(spec),
-                status: None,
-            };
             // Refused: each pod is refused alike, with its own name in the message.
-            first = admit_and_add(&mut built, pod, &admission, gates).and_then(|id| {
-                let admitted = Arc::clone(built.cluster.pods.get(id)?.shared_spec()?);
-                Some((id, admitted))
-            });
-        }
+            first =
+                admit_and_add(&mut built, whole(meta, &pin), &admission, gates).and_then(|id| {
+                    let admitted = Arc::clone(built.cluster.pods.get(id)?.shared_spec()?);
+                    Some((id, admitted))
+                });
+        });
     }
     let orphans: Vec<String> = built
         .cluster

@@ -5,10 +5,10 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
 use repel_core::defaults::DefaultTolerationSecondsConfig;
 use repel_core::workload::claim::{claim_pods, taken_names};
-use repel_core::workload::{Workload, expand_planned, namespace_of};
+use repel_core::workload::{Workload, for_each_planned_pod, namespace_of};
 use serde_json::json;
 
-use crate::output::{print_machine, warn_all};
+use crate::output::{ListWriter, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs};
 
 /// Arguments of `repel admit`.
@@ -44,7 +44,8 @@ pub fn config(args: &AdmitArgs) -> Result<AdmissionConfig, CliError> {
     Ok(cfg)
 }
 
-/// Runs `repel admit`.
+/// Runs `repel admit`. Pods are admitted and printed one at a time (a workload's pods as its
+/// controller makes them), so the output of a million-replica Deployment is never held whole.
 pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
     let inv = args.inputs.load_seeded("admit", args.seed)?;
     warn_all(&inv.warnings);
@@ -56,15 +57,9 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
     let workloads: Vec<Workload> = inv.workloads.iter().map(|w| w.obj.clone()).collect();
     let plan = claim_pods(&workloads, &mut pods, &nodes, &args.inputs.feature_gates);
     let taken = taken_names(&pods);
-    for (w, wp) in workloads.iter().zip(&plan.workloads) {
-        let ns = w.namespace();
-        pods.extend(expand_planned(w, wp, args.seed, |name| {
-            taken.contains(&format!("{ns}/{name}"))
-        }));
-    }
-    let mut items = Vec::new();
+    let mut list = ListWriter::stdout(args.output);
     let mut failed = false;
-    for mut pod in pods {
+    let mut admit = |mut pod: Pod| -> Result<(), CliError> {
         let ns = namespace_of(&pod.metadata).to_string();
         let name = pod.metadata.name.clone().unwrap_or_default();
         match create_pod(
@@ -80,7 +75,7 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
                     obj.insert("apiVersion".into(), json!("v1"));
                     obj.insert("kind".into(), json!("Pod"));
                 }
-                items.push(v);
+                list.push(&v)?;
             }
             Err(e @ CreatePodError::Invalid { .. }) => {
                 failed = true;
@@ -91,10 +86,27 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
                 eprintln!("Error from server: error when creating pod {ns}/{name}: {e}");
             }
         }
+        Ok(())
+    };
+    for pod in pods {
+        admit(pod)?;
     }
-    print_machine(
-        &json!({"apiVersion": "v1", "kind": "List", "items": items}),
-        args.output,
-    )?;
+    for (w, wp) in workloads.iter().zip(&plan.workloads) {
+        let ns = w.namespace();
+        let mut result = Ok(());
+        for_each_planned_pod(
+            w,
+            wp,
+            args.seed,
+            |name| taken.contains(&format!("{ns}/{name}")),
+            |pod| {
+                if result.is_ok() {
+                    result = admit(pod);
+                }
+            },
+        );
+        result?;
+    }
+    list.finish()?;
     Ok(if failed { 1 } else { 0 })
 }

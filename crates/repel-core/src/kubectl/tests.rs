@@ -282,6 +282,32 @@ fn reorganize_taints_table() {
     for (name, overwrite, add, remove, want) in cases {
         let got = apply_taints("node-name", &old, &add, &remove, overwrite).map_err(|_| ());
         assert_eq!(got, want, "{name}");
+        assert_edit_is_apply_taints(name, &old, &add, &remove, overwrite);
+    }
+}
+
+/// [`plan_taints`]' edit, applied in place or copied, is [`apply_taints`]' result, and it
+/// changes the list exactly when that result differs.
+fn assert_edit_is_apply_taints(
+    name: &str,
+    old: &[Taint],
+    add: &[Taint],
+    remove: &[Taint],
+    overwrite: bool,
+) {
+    let want = apply_taints("n", old, add, remove, overwrite);
+    let edit = plan_taints("n", old, add, remove, overwrite);
+    match (want, edit) {
+        (Ok((list, op)), Ok(edit)) => {
+            assert_eq!(edit.operation, op, "{name}");
+            assert_eq!(edit.applied_to(old), list, "{name}");
+            let mut in_place = old.to_vec();
+            edit.apply(&mut in_place);
+            assert_eq!(in_place, list, "{name}: in place");
+            assert_eq!(edit.changes(old), list != old, "{name}: changes");
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+        (a, b) => panic!("{name}: {a:?} against {b:?}"),
     }
 }
 
@@ -312,6 +338,9 @@ fn reorganize_taints_keeps_the_first_of_each_key_and_effect_in_order() {
             Some(TaintOperation::Tainted)),
     ];
     for (name, old, add, want, op) in cases {
+        for overwrite in [true, false] {
+            assert_edit_is_apply_taints(name, &old, &add, &[], overwrite);
+        }
         let got = apply_taints("n1", &old, &add, &[], true).map(|(t, _)| t);
         assert_eq!(got.ok(), Some(want), "{name}");
         let got_op = apply_taints("n1", &old, &add, &[], false).map(|(_, o)| o);
@@ -389,6 +418,7 @@ fn taint_command_end_to_end() {
         .map(|(t, op)| (t, op.as_str()))
         .map_err(|e| e.to_string());
         assert_eq!(got, want.map_err(str::to_string), "{name}");
+        assert_edit_is_apply_taints(name, &old, &cmd.to_add, &cmd.to_remove, cmd.overwrite);
     }
 }
 

@@ -91,6 +91,49 @@ fn deployment_pods_are_named_rs_hash_then_suffix() {
     assert!(hash.bytes().all(|b| NAME_ALPHABET.contains(&b)));
 }
 
+/// 27^5 suffixes: 30,000 random draws repeat about 30 of them, and upstream's API server
+/// refuses a name that exists (its controller tries another), so every pod of a workload has a
+/// name of its own. The streamed pods are the collected ones, in order.
+#[test]
+fn a_large_workloads_pods_have_distinct_names_streamed_or_collected() {
+    let replicas = 30_000;
+    let deployment = Workload::Deployment(Deployment {
+        metadata: meta("web"),
+        spec: DeploymentSpec {
+            replicas: Some(replicas),
+            template: template(vec![]),
+            selector: LabelSelector::default(),
+            ..Default::default()
+        },
+        status: None,
+    });
+    let job = Workload::Job(Job {
+        metadata: meta("batch"),
+        spec: Some(JobSpec {
+            parallelism: Some(replicas),
+            completions: Some(replicas),
+            template: template(vec![]),
+            ..Default::default()
+        }),
+        status: None,
+    });
+    for w in [deployment, job] {
+        let plan = claim::plan(std::slice::from_ref(&w), &[], &[], &FeatureGates::default());
+        let collected = expand_planned(&w, &plan.workloads[0], 7, |_| false);
+        let mut streamed = Vec::new();
+        for_each_planned_pod(&w, &plan.workloads[0], 7, |_| false, |p| streamed.push(p));
+        assert_eq!(collected.len(), replicas as usize, "{}", w.kind());
+        assert_eq!(collected, streamed, "{}", w.kind());
+        let distinct: std::collections::HashSet<String> = names(&collected).into_iter().collect();
+        assert_eq!(
+            distinct.len(),
+            collected.len(),
+            "{}: repeated names",
+            w.kind()
+        );
+    }
+}
+
 #[test]
 fn job_pods_follow_parallelism_and_completions() {
     let job = |parallelism, completions| {

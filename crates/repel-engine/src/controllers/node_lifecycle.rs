@@ -208,9 +208,19 @@ fn swap_taints(cluster: &mut Cluster, node: NodeId, add: &[Taint], remove: &[Tai
     let Some(info) = cluster.nodes.get(node) else {
         return;
     };
-    let mut taints = add_controller_taints(&info.taints, add, sim_timestamp(now))
-        .unwrap_or_else(|| info.taints.clone());
-    taints.retain(|t| !remove.iter().any(|r| match_taint(t, r)));
+    let removes = |t: &Taint| remove.iter().any(|r| match_taint(t, r));
+    // Most passes change nothing: the list is copied only when it changes.
+    let added = if add.is_empty() {
+        None
+    } else {
+        add_controller_taints(&info.taints, add, sim_timestamp(now))
+    };
+    let mut taints = match added {
+        Some(taints) => taints,
+        None if info.taints.iter().any(removes) => info.taints.clone(),
+        None => return,
+    };
+    taints.retain(|t| !removes(t));
     if taints != info.taints {
         cluster.set_node_taints(node, taints);
     }

@@ -1,7 +1,7 @@
 //! `kubectl taint`, `cordon`, `uncordon` and `delete` (kubectl v1.32).
 
 use repel_core::kubectl::{
-    ApplyTaintError, NodeSelection, apply_taints, kubectl_stderr_for_nodes, parse_taint_command,
+    ApplyTaintError, NodeSelection, kubectl_stderr_for_nodes, parse_taint_command, plan_taints,
     success_line,
 };
 use repel_core::labels::LabelSelector;
@@ -24,8 +24,9 @@ fn nodes_by_name(cluster: &Cluster, keep: impl Fn(NodeId) -> bool) -> Vec<NodeId
 ///
 /// 1. Flags `--overwrite`, `--all`, `-l/--selector`; the command line is checked by
 ///    [`parse_taint_command`] and refused with kubectl's text.
-/// 2. Each selected node's taints are replaced by [`apply_taints`]' result (no `timeAdded`:
-///    kubectl never sets it) and `node/<name> <operation>` is printed.
+/// 2. Each selected node's taints become [`repel_core::kubectl::apply_taints`]' result, edited in place through
+///    [`plan_taints`] (no `timeAdded`: kubectl never sets it), and `node/<name> <operation>` is
+///    printed.
 /// 3. A missing node is `Error from server (NotFound)`; a node whose change is refused keeps its
 ///    taints; both make the exit status 1 and the other nodes are still changed.
 pub(super) fn taint(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
@@ -75,12 +76,12 @@ pub(super) fn taint(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
     for id in targets {
         let name = cluster.nodes[id].name.clone();
         let old = &cluster.nodes[id].taints;
-        match apply_taints(&name, old, &cmd.to_add, &cmd.to_remove, cmd.overwrite) {
-            Ok((new, op)) => {
-                if new != *old {
-                    cluster.set_node_taints(id, new);
+        match plan_taints(&name, old, &cmd.to_add, &cmd.to_remove, cmd.overwrite) {
+            Ok(edit) => {
+                if edit.changes(old) {
+                    cluster.edit_node_taints(id, &edit);
                 }
-                res.out(success_line(&name, op));
+                res.out(success_line(&name, edit.operation));
             }
             Err(e) => errors.push(e),
         }
