@@ -22,7 +22,7 @@
 //! struct (which silently drops unknown `$` keys and nulls):
 //! - a value taken from the patch for a key the original lacks is merged into an empty value,
 //!   so its nested directives are applied and its nulls dropped (as RFC 7386 does too);
-//! - the elements of an atomic list are kept as sent, minus directive keys;
+//! - the elements of an atomic list are kept as sent, minus directive keys at any depth;
 //! - a `$deleteFromPrimitiveList` for a list the original lacks is a no-op.
 //!
 //! No directive ever reaches the stored object. A property test checks that on a type without
@@ -164,17 +164,23 @@ fn merge_slice_handler(
         merge_slice(original, patch, meta, is_delete_list)
     } else {
         // An atomic list: the patch list replaces it as it is (as upstream's `mergeMap`
-        // takes it), except that directive keys, which a typed decode would drop, go.
-        Ok(patch
-            .into_iter()
-            .map(|item| match item {
-                Value::Object(mut m) => {
-                    m.retain(|k, _| !is_directive(k));
-                    Value::Object(m)
-                }
-                other => other,
-            })
-            .collect())
+        // takes it), except that directive keys, which a typed decode would drop, go, at any
+        // depth of its elements.
+        Ok(patch.into_iter().map(strip_directives).collect())
+    }
+}
+
+/// `v` without directive keys in any of its objects, however deep.
+fn strip_directives(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(k, _)| !is_directive(k))
+                .map(|(k, v)| (k, strip_directives(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(strip_directives).collect()),
+        other => other,
     }
 }
 

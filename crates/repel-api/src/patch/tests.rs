@@ -625,6 +625,44 @@ fn strategic_merge_leaves_the_rest_alone() {
 }
 
 #[test]
+fn directives_never_reach_the_result() {
+    // Found by the `patch` fuzz target: a list without patch metadata is atomic, and the
+    // directives nested in its elements were kept.
+    let cases = [
+        (
+            "a $patch nested in an element of a list of an unknown field",
+            json!({"spec": {"co$tainers": [{"name": "app", "ports": [{"containerPort": 80, "$patch": "delete"}]}]}}),
+            json!({"name": "app", "ports": [{"containerPort": 80}]}),
+        ),
+        (
+            "directives in a nested map of an atomic list's element",
+            json!({"spec": {"co$tainers": [{"name": "app", "m": {"$retainKeys": ["a"], "a": 1, "$setElementOrder/l": []}}]}}),
+            json!({"name": "app", "m": {"a": 1}}),
+        ),
+        (
+            "a directive at the top of an atomic list's element",
+            json!({"spec": {"co$tainers": [{"name": "app", "$patch": "replace"}]}}),
+            json!({"name": "app"}),
+        ),
+    ];
+    for (name, patch, want) in cases {
+        let got = strategic_merge("Pod", &pod(), &patch).expect(name);
+        assert_eq!(got["spec"]["co$tainers"], json!([want]), "{name}");
+    }
+    let tolerations = strategic_merge(
+        "Pod",
+        &pod(),
+        &json!({"spec": {"tolerations": [{"key": "k", "operator": "Exists", "x": [{"$patch": "delete"}]}]}}),
+    )
+    .expect("tolerations");
+    assert_eq!(
+        tolerations["spec"]["tolerations"],
+        json!([{"key": "k", "operator": "Exists", "x": [{}]}]),
+        "an atomic list of a served kind"
+    );
+}
+
+#[test]
 fn patch_errors_answer_upstreams_status() {
     let cases = [
         (
