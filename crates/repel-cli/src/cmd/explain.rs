@@ -13,7 +13,9 @@ use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
 use repel_core::validation::{ValidationOptions, validate_pod_spec_tolerations};
 use repel_core::workload::claim::{claim_pods, taken_names};
-use repel_core::workload::{Workload, expand_planned, namespace_of, representative_pod};
+use repel_core::workload::{
+    Workload, for_each_planned_part, namespace_of, pin_to_node, representative_pod,
+};
 use serde::Serialize;
 
 mod daemon;
@@ -122,8 +124,32 @@ pub fn resolve<'a>(
         let taken = taken_names(&pods);
         for (w, wp) in workloads.iter().zip(&plan.workloads) {
             let ns = w.namespace();
-            let made = expand_planned(w, wp, seed, |n| taken.contains(&format!("{ns}/{n}")));
-            if let Some(pod) = made.into_iter().find(|p| is_it(p)) {
+            // Looked for as the controller makes them, not all held (a million replicas).
+            let mut found = None;
+            for_each_planned_part(
+                w,
+                wp,
+                seed,
+                |n| taken.contains(&format!("{ns}/{n}")),
+                |spec, metadata, pin| {
+                    if found.is_some()
+                        || metadata.name.as_deref() != Some(name)
+                        || namespace_of(&metadata) != namespace
+                    {
+                        return;
+                    }
+                    let mut spec = spec.clone();
+                    if let Some(node) = pin {
+                        pin_to_node(&mut spec, &node);
+                    }
+                    found = Some(Pod {
+                        metadata,
+                        spec: Some(spec),
+                        status: None,
+                    });
+                },
+            );
+            if let Some(pod) = found {
                 return Ok(Target {
                     pod,
                     namespace: inv.namespace(namespace),

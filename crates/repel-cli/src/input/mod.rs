@@ -647,7 +647,10 @@ pub const QUANTITY_ERR: &str =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 /// The most pods one workload may ask for: repel simulates upstream's largest clusters (150,000
-/// pods), not a typo's billions.
+/// pods), not a typo's billions. A workload at the cap fits in 4 GB: `admit` makes, admits and
+/// prints its pods one at a time (30 MB measured), and the commands that hold the cluster
+/// (`schedule`) keep its pods sharing one admitted spec (2.1–2.8 GB measured; README, "CLI
+/// input").
 pub const MAX_REPLICAS: i64 = 1_000_000;
 
 /// Checks what typed decoding lets through but the API server would not: every resource

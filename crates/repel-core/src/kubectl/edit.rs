@@ -75,10 +75,12 @@ pub fn plan_taints(
     // in it. Upstream compares each old taint with the whole list built so far; a set of the
     // list's (key, effect) identities (what `match_taint` compares) gives the same list in one
     // pass.
-    let mut in_list: std::collections::HashSet<(&str, &str), foldhash::fast::FixedState> = to_add
-        .iter()
-        .map(|t| (t.key.as_str(), t.effect.as_str()))
-        .collect();
+    let mut in_list: std::collections::HashSet<(&str, &str), foldhash::fast::FixedState> =
+        std::collections::HashSet::with_capacity_and_hasher(
+            to_add.len() + old.len(),
+            foldhash::fast::FixedState::default(),
+        );
+    in_list.extend(to_add.iter().map(|t| (t.key.as_str(), t.effect.as_str())));
     let mut add_kept = vec![true; to_add.len()];
     let mut keep: Vec<bool> = old
         .iter()
