@@ -93,6 +93,7 @@ fn thousands_of_unschedulable_pods_get_the_reference_engines_messages() {
         })
         .collect();
     // (name, objects, pending pods, placed, preempted, the message of every unschedulable pod)
+    #[allow(clippy::type_complexity)]
     let cases: Vec<(&str, Vec<Value>, usize, usize, usize, &str)> = vec![
         (
             "no node tolerated",

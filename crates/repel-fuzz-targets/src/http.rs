@@ -48,6 +48,7 @@ pub fn run(data: &[u8]) {
         address: "127.0.0.1:6443".to_string(),
         wake: Notify::new(),
         evictions: Mutex::new(()),
+        request_timeout: std::time::Duration::from_secs(1),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;
