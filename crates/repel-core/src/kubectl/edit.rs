@@ -121,7 +121,8 @@ pub fn plan_taints(
         added: to_add
             .iter()
             .zip(&add_kept)
-            .filter_map(|(t, kept)| kept.then(|| t.clone()))
+            .filter(|(_, kept)| **kept)
+            .map(|(t, _)| t.clone())
             .collect(),
         keep,
         operation,
