@@ -10,6 +10,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::namespace_of;
 
+use crate::actions::Action;
 use crate::resources::{Resources, node_allocatable, pod_non_zero_requests, pod_requests};
 
 /// A pod's index in [`Cluster::pods`].
@@ -365,6 +366,9 @@ pub struct Cluster {
     node_index: HashMap<String, NodeId>,
     label_index: BTreeMap<(String, String), Vec<NodeId>>,
     specs: SpecPool,
+    /// The changes made since the driver last took them, when recording (see
+    /// [`crate::actions`]).
+    journal: Option<Vec<Action>>,
 }
 
 /// The distinct pod specs [`Cluster::add_pod`] has seen, so that pods with equal specs share
@@ -425,6 +429,50 @@ impl Cluster {
         Cluster::default()
     }
 
+    /// Starts (or stops) recording every change as an [`Action`] (see [`crate::actions`]).
+    /// Off by default: one-shot commands and `simulate` keep the cluster itself.
+    pub fn record(&mut self, on: bool) {
+        self.journal = on.then(|| self.journal.take().unwrap_or_default());
+    }
+
+    /// The changes recorded since the last call, in the order they were made (none when not
+    /// recording).
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        self.journal
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Records `action` when recording.
+    fn note(&mut self, action: impl FnOnce(&Self) -> Action) {
+        if self.journal.is_some() {
+            let a = action(self);
+            if let Some(j) = self.journal.as_mut() {
+                j.push(a);
+            }
+        }
+    }
+
+    /// Records that pod `pod`'s status (or nomination) changed, for a controller that wrote it
+    /// through [`PodInfo`]'s fields.
+    pub fn touch_pod(&mut self, pod: PodId) {
+        self.note(|_| Action::UpdatePod(pod));
+    }
+
+    /// Records that node `node`'s object changed (its conditions), for a controller that wrote
+    /// it through [`NodeInfo::node`].
+    pub fn touch_node(&mut self, node: NodeId) {
+        self.note(|c| Action::UpdateNode(c.node_name(node)));
+    }
+
+    fn node_name(&self, node: NodeId) -> String {
+        self.nodes
+            .get(node)
+            .map(|n| n.name.clone())
+            .unwrap_or_default()
+    }
+
     /// Adds a node; returns its id.
     pub fn add_node(&mut self, node: Node) -> NodeId {
         let info = NodeInfo::new(node);
@@ -437,6 +485,7 @@ impl Cluster {
         }
         self.node_index.insert(info.name.clone(), id);
         self.nodes.push(info);
+        self.note(|c| Action::CreateNode(c.node_name(id)));
         id
     }
 
@@ -461,6 +510,7 @@ impl Cluster {
             Some("Running") if info.spec_node_name().is_some() => PodPhase::Running,
             _ => PodPhase::Pending,
         };
+        self.note(|_| Action::CreatePod(id));
         if matches!(info.phase, PodPhase::Succeeded | PodPhase::Failed) {
             self.pods.push(info);
             return id;
@@ -517,6 +567,7 @@ impl Cluster {
             status: None,
         };
         self.pods.push(info);
+        self.note(|_| Action::CreatePod(id));
         Some(id)
     }
 
@@ -529,6 +580,7 @@ impl Cluster {
         info.nominated = None;
         info.set_spec_node_name(Some(n.name.clone()));
         n.add_pod(pod, info);
+        self.note(|_| Action::Bind { pod, node });
     }
 
     /// Deletes a pod, gracefully as the API does: a pod bound to a node whose kubelet runs (Ready)
@@ -543,6 +595,10 @@ impl Cluster {
             if let Some(p) = self.pods.get_mut(pod) {
                 p.terminating = true;
             }
+            self.note(|_| Action::DeletePod {
+                pod,
+                graceful: true,
+            });
             return;
         }
         self.force_delete_pod(pod);
@@ -555,6 +611,10 @@ impl Cluster {
             p.deleted = true;
             p.terminating = false;
         }
+        self.note(|_| Action::DeletePod {
+            pod,
+            graceful: false,
+        });
     }
 
     /// Whether a node's kubelet runs: its Ready condition is True, or it reports none (a
@@ -581,6 +641,7 @@ impl Cluster {
             .get_or_insert_with(Default::default)
             .taints = (!taints.is_empty()).then(|| taints.clone());
         n.taints = taints;
+        self.touch_node(node);
     }
 
     /// Edits a node's taints in place (`kubectl taint`): the kept taints are moved, only the
@@ -602,6 +663,7 @@ impl Cluster {
         } else {
             *spec = Some(n.taints.clone());
         }
+        self.touch_node(node);
     }
 
     /// Replaces a node's labels, keeping the label index current.
@@ -623,6 +685,7 @@ impl Cluster {
         std::sync::Arc::make_mut(&mut n.node).metadata.labels =
             (!labels.is_empty()).then(|| labels.clone());
         n.labels = labels;
+        self.touch_node(node);
     }
 
     /// Sets a node's `spec.unschedulable` (cordon/uncordon).
@@ -635,6 +698,48 @@ impl Cluster {
             .spec
             .get_or_insert_with(Default::default)
             .unschedulable = unschedulable.then_some(true);
+        self.touch_node(node);
+    }
+
+    /// Deletes node `node` (`kubectl delete node`). The nodes after it move down one id, and
+    /// every pod and index follows. Its pods are not deleted: they stay, unbound but still
+    /// naming the node in `spec.nodeName`, until the pod garbage collector removes them
+    /// ([`crate::controllers::pod_gc`]), as upstream. Returns those pods. Controllers that keep
+    /// node ids must be told ([`crate::controllers::Controller::node_removed`]).
+    pub fn delete_node(&mut self, node: NodeId) -> Vec<PodId> {
+        if node >= self.nodes.len() {
+            return Vec::new();
+        }
+        let info = self.nodes.remove(node);
+        let shift = |n: NodeId| if n > node { n - 1 } else { n };
+        let mut orphaned = Vec::new();
+        for (id, p) in self.pods.iter_mut().enumerate() {
+            p.nominated = p.nominated.filter(|n| *n != node).map(shift);
+            match p.node {
+                Some(n) if n == node => {
+                    p.node = None;
+                    if !p.deleted {
+                        orphaned.push(id);
+                    }
+                }
+                Some(n) => p.node = Some(shift(n)),
+                None => {}
+            }
+        }
+        self.node_index.remove(&info.name);
+        for id in self.node_index.values_mut() {
+            *id = shift(*id);
+        }
+        for ids in self.label_index.values_mut() {
+            ids.retain(|i| *i != node);
+            for i in ids.iter_mut() {
+                *i = shift(*i);
+            }
+        }
+        self.label_index.retain(|_, ids| !ids.is_empty());
+        let name = info.name;
+        self.note(move |_| Action::DeleteNode(name));
+        orphaned
     }
 
     /// Live pods (not deleted) bound to `node`.
@@ -662,6 +767,7 @@ impl Cluster {
         {
             n.remove_pod(pod, info);
         }
+        self.touch_pod(pod);
     }
 
     /// The node called `name`.

@@ -12,7 +12,6 @@
 //! [`drain`]). `kubectl apply -f` reads files, which this module does not do: the caller turns
 //! it into an apply step with [`apply_files`].
 
-mod cluster_edit;
 pub mod drain;
 pub mod eviction;
 mod flags;
@@ -86,6 +85,9 @@ pub struct KubectlResult {
     pub deleted: Vec<PodId>,
     /// Nodes deleted (`delete node`). Node ids after a deleted node's shift down by one.
     pub deleted_nodes: Vec<String>,
+    /// The ids the deleted nodes had when each was deleted, in order (each deletion shifts
+    /// the ids after it): what controllers keeping node ids are told.
+    pub deleted_node_ids: Vec<NodeId>,
     /// Pods whose eviction a PodDisruptionBudget refused (429): kubectl retries them every 5 s.
     pub blocked: Vec<PodId>,
 }

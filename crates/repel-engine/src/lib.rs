@@ -20,6 +20,7 @@
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
 //! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete).
 
+pub mod actions;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;

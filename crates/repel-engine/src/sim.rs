@@ -18,11 +18,13 @@ use repel_core::workload::Workload;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::actions::Action;
 use crate::clock::{Millis, human, seconds};
 use crate::cluster::{Cluster, PodPhase};
 use crate::controllers::Controller;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use crate::controllers::pod_gc::PodGc;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
 use crate::events::{Event, pod_object};
@@ -131,6 +133,11 @@ pub struct ExpectationResult {
     pub passed: bool,
 }
 
+/// A driver watching the simulation (see [`crate::actions`]): after every settled pass it gets
+/// the time, the cluster as the pass left it, the changes the pass made (controllers' and
+/// steps') in order, and the events the pass recorded.
+pub type Observer = Box<dyn FnMut(Millis, &Cluster, Vec<Action>, &[Event]) + Send>;
+
 /// The simulation.
 pub struct Simulation {
     /// The cluster now.
@@ -148,10 +155,14 @@ pub struct Simulation {
     kubelet: Kubelet,
     taint_eviction: TaintEvictionController,
     node_lifecycle: NodeLifecycleController,
+    pod_gc: PodGc,
     workloads: WorkloadControllers,
     last_failure: HashMap<usize, String>,
     /// The scenario's end: blocking steps (a drain waiting on a budget) give up there.
     pub until_hint: Millis,
+    observer: Option<Observer>,
+    /// How many of [`Simulation::events`] the observer has been given.
+    observed_events: usize,
 }
 
 impl Simulation {
@@ -187,10 +198,32 @@ impl Simulation {
             kubelet: Kubelet { gates: cfg.gates },
             taint_eviction: TaintEvictionController::new(cfg.gates),
             node_lifecycle: NodeLifecycleController::new(cfg.node_lifecycle.clone()),
+            pod_gc: PodGc::new(),
             workloads,
             last_failure: HashMap::new(),
             until_hint: Millis::MAX,
+            observer: None,
+            observed_events: 0,
             cfg,
+        }
+    }
+
+    /// Hands every pass's changes to `observer` from now on (the cluster starts recording).
+    pub fn observe(&mut self, observer: Observer) {
+        self.cluster.record(true);
+        self.observer = Some(observer);
+        self.observed_events = self.events.len();
+        // The first call is the cluster as it stands, with no actions: the driver's initial
+        // list, as an informer's.
+        self.notify();
+    }
+
+    fn notify(&mut self) {
+        if let Some(o) = self.observer.as_mut() {
+            let actions = self.cluster.take_actions();
+            let from = self.observed_events.min(self.events.len());
+            o(self.now, &self.cluster, actions, &self.events[from..]);
+            self.observed_events = self.events.len();
         }
     }
 
@@ -274,8 +307,13 @@ impl Simulation {
         }
     }
 
-    /// Runs everything at `now` until nothing changes.
+    /// Runs everything at `now` until nothing changes, then tells the observer.
     pub fn settle(&mut self) {
+        self.settle_passes();
+        self.notify();
+    }
+
+    fn settle_passes(&mut self) {
         for _ in 0..MAX_PASSES {
             let before = self.fingerprint();
             let now = self.now;
@@ -300,6 +338,8 @@ impl Simulation {
                     e.why = Some(ev.work.cause.to_string());
                 }
             }
+            self.pod_gc
+                .reconcile(now, &mut self.cluster, &mut self.events);
             self.workloads
                 .reconcile(now, &mut self.cluster, &mut self.events);
             self.schedule_pending();
@@ -316,6 +356,7 @@ impl Simulation {
         [
             self.node_lifecycle.next_wake(self.now, &self.cluster),
             self.taint_eviction.next_wake(self.now, &self.cluster),
+            self.pod_gc.next_wake(self.now, &self.cluster),
         ]
         .into_iter()
         .flatten()
@@ -520,6 +561,7 @@ impl Simulation {
         }
         if self.cluster.pods[id].shared_spec().is_some() {
             self.cluster.pods[id].spec_mut().tolerations = Some(new);
+            self.cluster.touch_pod(id);
         }
         Ok(format!("pod/{name} configured"))
     }
@@ -536,6 +578,14 @@ impl Simulation {
                     }
                     None => return Err(format!("pods \"{}\" not found", r.name)),
                 },
+                "node" => match self.cluster.node_id(&r.name) {
+                    Some(id) => {
+                        self.cluster.delete_node(id);
+                        self.node_removed(id, &r.name);
+                        out.push(format!("node \"{}\" deleted", r.name));
+                    }
+                    None => return Err(format!("nodes \"{}\" not found", r.name)),
+                },
                 k @ ("deployment" | "replicaset" | "statefulset" | "daemonset" | "job"
                 | "cronjob") => {
                     if self.workloads.remove(&mut self.cluster, k, &ns, &r.name) {
@@ -550,20 +600,31 @@ impl Simulation {
         Ok(out)
     }
 
+    /// Tells the controllers that keep node ids that node `id`, `name`, was deleted.
+    fn node_removed(&mut self, id: crate::cluster::NodeId, name: &str) {
+        self.node_lifecycle.node_removed(id, name);
+        self.taint_eviction.node_removed(id, name);
+        self.pod_gc.node_removed(id, name);
+        self.kubelet.node_removed(id, name);
+        self.workloads.node_removed(id, name);
+    }
+
     /// Runs one step at the current time (the caller advanced to it) and settles.
     pub fn apply_step(&mut self, step: &Step) {
         let started = self.now;
         let (desc, result): (String, Result<Vec<String>, String>) = match &step.action {
-            StepAction::Kubectl(line) if deletes_nodes(line) => (
-                format!("kubectl {line}"),
-                Err("repel: deleting nodes is not simulated yet (the controllers keep per-node state); cordon and drain the node instead".to_string()),
-            ),
             StepAction::Kubectl(line) if line.split_whitespace().next() == Some("drain") => {
                 let (lines, ok) = self.drain_with_retries(line);
-                (format!("kubectl {line}"), if ok { Ok(lines) } else { Err(lines.join("\n")) })
+                (
+                    format!("kubectl {line}"),
+                    if ok { Ok(lines) } else { Err(lines.join("\n")) },
+                )
             }
             StepAction::Kubectl(line) => {
                 let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
+                for (id, name) in r.deleted_node_ids.iter().zip(&r.deleted_nodes) {
+                    self.node_removed(*id, name);
+                }
                 let mut lines = r.stdout.clone();
                 lines.extend(r.stderr.iter().cloned());
                 (
@@ -696,20 +757,6 @@ fn drain_output(stdout: &[String], stderr: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Whether a kubectl line deletes nodes (`delete node …`, `delete nodes/x`, `delete no …`).
-fn deletes_nodes(line: &str) -> bool {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    words.first() == Some(&"delete")
-        && words
-            .iter()
-            .skip(1)
-            .find(|w| !w.starts_with('-'))
-            .is_some_and(|w| {
-                let kind = w.split('/').next().unwrap_or_default().to_ascii_lowercase();
-                matches!(kind.as_str(), "node" | "nodes" | "no")
-            })
-}
-
 /// A whole run: events, steps, the final pods and the expectations' results.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -738,7 +785,19 @@ pub struct FinalState {
 /// time's steps), event expectations at the end, until `until` (default: the last step or
 /// expectation).
 pub fn run_scenario(scenario: &Scenario, input: ClusterInput) -> RunReport {
+    run_scenario_observed(scenario, input, None)
+}
+
+/// [`run_scenario`] with a driver watching every pass ([`Simulation::observe`]).
+pub fn run_scenario_observed(
+    scenario: &Scenario,
+    input: ClusterInput,
+    observer: Option<Observer>,
+) -> RunReport {
     let mut sim = Simulation::new(input, SimConfig::from_scenario(scenario));
+    if let Some(o) = observer {
+        sim.observe(o);
+    }
     let mut pod_checks: Vec<&Expectation> = scenario
         .expect
         .iter()

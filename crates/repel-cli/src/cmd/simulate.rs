@@ -339,3 +339,6 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     outln!("\n{passed} passed, {failed} failed");
     Ok(if failed > 0 { 1 } else { 0 })
 }
+
+#[cfg(test)]
+mod tests;

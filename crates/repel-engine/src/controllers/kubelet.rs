@@ -35,10 +35,15 @@ impl Controller for Kubelet {
     }
 
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
-        // A kubelet that is running again finishes the graceful deletions it missed.
+        // A kubelet that is running again finishes the graceful deletions it missed. A pod
+        // whose node was deleted has no kubelet: the pod garbage collector removes it.
         for id in 0..cluster.pods.len() {
             let p = &cluster.pods[id];
-            if p.terminating && !p.deleted && p.node.is_none_or(|n| cluster.node_ready(n)) {
+            let kubelet_runs = match p.node {
+                Some(n) => cluster.node_ready(n),
+                None => p.spec_node_name().is_none(),
+            };
+            if p.terminating && !p.deleted && kubelet_runs {
                 cluster.delete_pod(id);
             }
         }
@@ -82,6 +87,7 @@ impl Controller for Kubelet {
                 p.phase = PodPhase::Running;
                 status.phase = Some("Running".into());
             }
+            cluster.touch_pod(id);
         }
     }
 

@@ -4,11 +4,12 @@
 
 pub mod kubelet;
 pub mod node_lifecycle;
+pub mod pod_gc;
 pub mod taint_eviction;
 pub mod workloads;
 
 use crate::clock::Millis;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, NodeId};
 use crate::events::Event;
 
 /// A controller stepped by the simulation.
@@ -19,4 +20,9 @@ pub trait Controller {
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>);
     /// The next time it has work scheduled (a deadline, a grace period ending), if any.
     fn next_wake(&self, now: Millis, cluster: &Cluster) -> Option<Millis>;
+    /// Node `node`, called `name`, was deleted ([`Cluster::delete_node`]): a controller that
+    /// keeps node ids forgets it and moves the ids after it down one.
+    fn node_removed(&mut self, node: NodeId, name: &str) {
+        let _ = (node, name);
+    }
 }

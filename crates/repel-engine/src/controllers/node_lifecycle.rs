@@ -65,6 +65,8 @@ pub use zones::{
 pub const NAME: &str = "node-lifecycle-controller";
 /// Event reason when the controller first sees a node (`RecordNodeEvent`).
 pub const REASON_REGISTERED_NODE: &str = "RegisteredNode";
+/// Event reason when the controller sees a node deleted (`monitorNodeHealth`'s `deleted`).
+pub const REASON_REMOVING_NODE: &str = "RemovingNode";
 /// Event reason when a node stops being Ready (`RecordNodeStatusChange`), and on its pods
 /// (`MarkPodsNotReady`).
 pub const REASON_NODE_NOT_READY: &str = "NodeNotReady";
@@ -159,6 +161,8 @@ pub struct NodeLifecycleController {
     tainters: BTreeMap<String, RateLimitedTimedQueue>,
     last_pass: Option<Millis>,
     pending_events: Vec<Event>,
+    /// Nodes deleted since the last monitor pass, which records `RemovingNode` for each.
+    removed: Vec<String>,
 }
 
 /// Simulated time as a Kubernetes timestamp: `now` milliseconds after the Unix epoch.
@@ -175,7 +179,9 @@ fn conditions(cluster: &Cluster, node: NodeId) -> &[NodeCondition] {
         .unwrap_or_default()
 }
 
+/// The node's conditions, to change: the change is recorded ([`Cluster::touch_node`]).
 fn conditions_mut(cluster: &mut Cluster, node: NodeId) -> Option<&mut Vec<NodeCondition>> {
+    cluster.touch_node(node);
     let n = cluster.nodes.get_mut(node)?;
     Some(
         std::sync::Arc::make_mut(&mut n.node)
@@ -278,6 +284,7 @@ impl NodeLifecycleController {
             tainters: BTreeMap::new(),
             last_pass: None,
             pending_events: Vec::new(),
+            removed: Vec::new(),
         }
     }
 
@@ -609,6 +616,15 @@ impl NodeLifecycleController {
                 self.add_zone(&zone, now);
             }
         }
+        for name in std::mem::take(&mut self.removed) {
+            events.push(Event::normal(
+                now,
+                REASON_REMOVING_NODE,
+                format!("Node/{name}"),
+                Some(name.clone()),
+                format!("Node {name} event: Removing Node {name} from Controller"),
+            ));
+        }
         let mut zone_conditions: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
         for node in 0..cluster.nodes.len() {
             let observed = ready_status(cluster, node);
@@ -776,6 +792,26 @@ impl Controller for NodeLifecycleController {
         NAME
     }
 
+    /// Upstream keeps nodes by name; repel's ids are positions, so the ids after `node` move
+    /// down one. A node waiting in its zone's `NoExecute` queue leaves it (upstream finds it
+    /// gone when its turn comes, spending a token of the zone's rate on it).
+    fn node_removed(&mut self, node: NodeId, name: &str) {
+        let shift = |n: NodeId| if n > node { n - 1 } else { n };
+        self.health = std::mem::take(&mut self.health)
+            .into_iter()
+            .filter(|(n, _)| *n != node)
+            .map(|(n, h)| (shift(n), h))
+            .collect();
+        let was_known = self.known.remove(&node);
+        self.known = self.known.iter().map(|n| shift(*n)).collect();
+        for q in self.tainters.values_mut() {
+            q.node_removed(node);
+        }
+        if was_known {
+            self.removed.push(name.to_string());
+        }
+    }
+
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         events.append(&mut self.pending_events);
         self.kubelet_posts(now, cluster, events);
@@ -826,6 +862,9 @@ impl Controller for NodeLifecycleController {
                 at(due);
                 at(self.next_pass_at(now));
             }
+        }
+        if !self.removed.is_empty() {
+            at(self.next_pass_at(now));
         }
         wake
     }

@@ -512,6 +512,7 @@ impl TaintEvictionController {
                 ..Default::default()
             },
         );
+        cluster.touch_pod(pod);
         cluster.delete_pod(pod);
     }
 }

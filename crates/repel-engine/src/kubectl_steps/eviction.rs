@@ -122,6 +122,7 @@ pub fn evict_pod(cluster: &mut Cluster, pod: PodId) -> Result<(), EvictionError>
             message: Some(EVICTION_MESSAGE.to_string()),
             ..Default::default()
         });
+        cluster.touch_pod(pod);
     }
     cluster.delete_pod(pod);
     Ok(())

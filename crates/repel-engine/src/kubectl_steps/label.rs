@@ -8,9 +8,7 @@ use repel_core::names::{is_qualified_name, is_valid_label_value};
 
 use super::flags::{NAMESPACE, boolean, parse_flags, value};
 use super::simple::resource_args;
-use super::{
-    KubectlResult, Resource, cluster_edit, go_aggregate, not_found, resource, unknown_resource,
-};
+use super::{KubectlResult, Resource, go_aggregate, not_found, resource, unknown_resource};
 use crate::cluster::Cluster;
 
 /// Operation word: labels were added or changed.
@@ -277,7 +275,7 @@ fn label_objects(
             match kind {
                 Resource::Node => {
                     if let Some(id) = cluster.node_id(name) {
-                        cluster_edit::set_node_labels(cluster, id, new);
+                        cluster.set_node_labels(id, new);
                     }
                 }
                 _ => {
@@ -285,6 +283,7 @@ fn label_objects(
                         && let Some(p) = cluster.pods.get_mut(id)
                     {
                         p.meta.labels = (!new.is_empty()).then_some(new);
+                        cluster.touch_pod(id);
                     }
                 }
             }

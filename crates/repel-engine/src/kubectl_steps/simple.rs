@@ -7,9 +7,7 @@ use repel_core::kubectl::{
 use repel_core::labels::LabelSelector;
 
 use super::flags::{NAMESPACE, boolean, parse_flags, value};
-use super::{
-    KubectlResult, Resource, cluster_edit, not_found, resource, select_nodes, unknown_resource,
-};
+use super::{KubectlResult, Resource, not_found, resource, select_nodes, unknown_resource};
 use crate::cluster::{Cluster, NodeId};
 
 /// Node ids in name order (the order the API lists them).
@@ -237,8 +235,9 @@ pub(super) fn delete(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
             },
             Some(Resource::Node) => match cluster.node_id(&name) {
                 Some(id) => {
-                    let gone = cluster_edit::delete_node(cluster, id);
-                    res.deleted.extend(gone);
+                    // Its pods stay until the pod garbage collector removes them.
+                    cluster.delete_node(id);
+                    res.deleted_node_ids.push(id);
                     res.deleted_nodes.push(name.clone());
                     res.out(format!("node {name:?} {op}"));
                 }

@@ -319,6 +319,7 @@ fn delete_pods_and_nodes() {
             vec!["node".to_string()]
         )
     );
+    assert_eq!(r.deleted_node_ids, vec![0]);
     assert_eq!(c.nodes.len(), 1);
     assert_eq!(c.node_id("other"), Some(0));
     assert_eq!(c.pods[1].node, Some(0), "b follows its node's new id");
@@ -334,11 +335,14 @@ fn delete_pods_and_nodes() {
 }
 
 #[test]
-fn deleting_a_node_deletes_its_pods() {
+fn deleting_a_node_leaves_its_pods_to_the_pod_garbage_collector() {
     let mut c = cluster_with(vec![pod("a", "node", json!({}))]);
     let r = run("delete nodes/node", &mut c);
-    assert_eq!(r.deleted, vec![0]);
-    assert!(!live(&c, "a"));
+    assert!(r.deleted.is_empty(), "{r:?}");
+    assert_eq!(r.deleted_node_ids, vec![0]);
+    assert!(live(&c, "a"), "upstream's PodGC deletes it after 40 s");
+    assert_eq!(c.pods[0].node, None);
+    assert_eq!(c.orphans(), vec![0]);
 }
 
 mod drain;

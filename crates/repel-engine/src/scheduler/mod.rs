@@ -631,6 +631,7 @@ impl Scheduler {
             }
             if let Some(p) = cluster.pods.get_mut(pod) {
                 p.nominated = Some(node);
+                cluster.touch_pod(pod);
             }
             (node, post.victims.clone())
         });

@@ -147,6 +147,17 @@ impl RateLimitedTimedQueue {
         true
     }
 
+    /// Forgets deleted node `node` and moves the ids after it down one (repel's ids are
+    /// positions; upstream queues names).
+    pub fn node_removed(&mut self, node: NodeId) {
+        self.remove(node);
+        let shift = |n: NodeId| if n > node { n - 1 } else { n };
+        for v in &mut self.queue {
+            v.node = shift(v.node);
+        }
+        self.set = self.set.iter().map(|n| shift(*n)).collect();
+    }
+
     /// `SwapLimiter` (v1.35):
     ///
     /// 1. the same QPS: nothing changes;

@@ -1,0 +1,115 @@
+//! The control plane's actions are a complete account of what it does (issue 14): a driver
+//! that keeps its own copy of the cluster, starting from the first list and changed only by
+//! each pass's actions (as `repel serve` writes them to its store), holds exactly the cluster
+//! the simulation holds after every pass, for every scenario in `examples/`. And watching
+//! changes nothing: the report is the same with and without the driver.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use repel_engine::actions::Changes;
+use repel_engine::cluster::Cluster;
+use repel_engine::sim::{run_scenario, run_scenario_observed};
+use serde_json::{Value, json};
+
+use super::load_scenario;
+use crate::input::Validate;
+
+fn pod_key(c: &Cluster, id: usize) -> String {
+    format!("pod/{}", c.pods[id].key())
+}
+
+fn pod_state(c: &Cluster, id: usize) -> Value {
+    let p = &c.pods[id];
+    json!({"object": p.to_pod(), "terminating": p.terminating, "phase": p.phase.as_str()})
+}
+
+fn node_state(c: &Cluster, name: &str) -> Value {
+    let id = c.node_id(name).expect("node");
+    serde_json::to_value(&*c.nodes[id].node).expect("node JSON")
+}
+
+/// Every live object of the view, as the mirror keeps them.
+fn snapshot(c: &Cluster) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for (id, p) in c.pods.iter().enumerate() {
+        if !p.deleted {
+            out.insert(pod_key(c, id), pod_state(c, id));
+        }
+    }
+    for n in &c.nodes {
+        out.insert(format!("node/{}", n.name), node_state(c, &n.name));
+    }
+    out
+}
+
+#[test]
+fn actions_account_for_every_change_in_every_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    for file in files {
+        let (scenario, input) = load_scenario(&file, Validate::Warn).unwrap();
+        let mirror: Arc<Mutex<Option<BTreeMap<String, Value>>>> = Arc::default();
+        let passes = Arc::new(Mutex::new((0usize, 0usize)));
+        let (m, n) = (Arc::clone(&mirror), Arc::clone(&passes));
+        let name = file.display().to_string();
+        let observer = Box::new(move |now, c: &Cluster, actions: Vec<_>, _: &[_]| {
+            let mut guard = m.lock().unwrap();
+            let Some(mirror) = guard.as_mut() else {
+                assert!(actions.is_empty(), "{name}: the first call is the list");
+                *guard = Some(snapshot(c));
+                return;
+            };
+            let changes = Changes::of(c, &actions);
+            for p in &changes.deleted_pods {
+                assert!(
+                    mirror.remove(&pod_key(c, *p)).is_some(),
+                    "{name}: {p} gone twice"
+                );
+            }
+            for n in &changes.deleted_nodes {
+                mirror.remove(&format!("node/{n}"));
+            }
+            for p in changes.created_pods.iter().chain(&changes.updated_pods) {
+                mirror.insert(pod_key(c, *p), pod_state(c, *p));
+            }
+            for n in changes.created_nodes.iter().chain(&changes.updated_nodes) {
+                mirror.insert(format!("node/{n}"), node_state(c, n));
+            }
+            let want = snapshot(c);
+            for (k, v) in &want {
+                assert_eq!(mirror.get(k), Some(v), "{name} at {now} ms: {k} differs");
+            }
+            assert_eq!(
+                mirror.len(),
+                want.len(),
+                "{name} at {now} ms: objects left over"
+            );
+            let mut n = n.lock().unwrap();
+            n.0 += 1;
+            n.1 += actions.len();
+        });
+        let watched = run_scenario_observed(&scenario, input.clone(), Some(observer));
+        let plain = run_scenario(&scenario, input);
+        assert_eq!(
+            serde_json::to_value(&watched).unwrap(),
+            serde_json::to_value(&plain).unwrap(),
+            "{}: watching changed the run",
+            file.display()
+        );
+        let (passes, actions) = *passes.lock().unwrap();
+        assert!(
+            passes > 0 && actions > 0,
+            "{}: {passes} passes",
+            file.display()
+        );
+    }
+}
