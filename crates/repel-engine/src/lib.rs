@@ -23,6 +23,7 @@
 pub mod actions;
 pub mod clock;
 pub mod cluster;
+pub mod control_plane;
 pub mod controllers;
 pub mod disruption;
 pub mod events;

@@ -2,12 +2,11 @@
 //! a scenario's steps. Deterministic: the same scenario and seed give the same events, byte for
 //! byte.
 //!
-//! At each point in time the simulation settles: it runs the node-lifecycle controller, the
-//! taint-eviction controller, the workload controllers, the scheduler (every pending pod, in
-//! queue order) and the kubelets, again and again until nothing changes. Then it jumps to the
-//! next time anything is due: a step, an expectation, a controller's deadline.
-
-use std::collections::HashMap;
+//! The simulation is one driver of the [`ControlPlane`]: at each point in time it settles the
+//! control plane on its cluster (every controller, pass after pass, until nothing changes), then
+//! jumps to the next time anything is due: a step, an expectation, a controller's deadline. The
+//! cluster is the view itself; a driver watching it ([`Simulation::observe`]) gets each pass's
+//! actions.
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -20,22 +19,19 @@ use serde_json::Value;
 
 use crate::actions::Action;
 use crate::clock::{Millis, human, seconds};
-use crate::cluster::{Cluster, PodPhase};
-use crate::controllers::Controller;
+use crate::cluster::Cluster;
+use crate::control_plane::ControlPlane;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
-use crate::controllers::pod_gc::PodGc;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
-use crate::events::{Event, pod_object};
+use crate::events::Event;
 use crate::kubectl_steps::run_kubectl;
 use crate::load::{ClusterInput, assume_allocatable, build_cluster};
 use crate::scenario::{Expectation, ExpectedPhase, ObjectRef, Scenario, Step, StepAction};
-use crate::scheduler::{Outcome, Scheduler};
+use crate::scheduler::Scheduler;
 
-/// How many settling passes one point in time may take before the simulation moves on (a guard
-/// against controllers that undo each other forever).
-pub const MAX_PASSES: usize = 100;
+pub use crate::control_plane::MAX_PASSES;
 
 /// Everything the simulation is configured with.
 #[derive(Debug, Clone)]
@@ -151,13 +147,8 @@ pub struct Simulation {
     /// Warnings from loading.
     pub warnings: Vec<String>,
     cfg: SimConfig,
-    scheduler: Scheduler,
-    kubelet: Kubelet,
-    taint_eviction: TaintEvictionController,
-    node_lifecycle: NodeLifecycleController,
-    pod_gc: PodGc,
-    workloads: WorkloadControllers,
-    last_failure: HashMap<usize, String>,
+    /// Every controller (the driver here is the simulated clock).
+    pub plane: ControlPlane,
     /// The scenario's end: blocking steps (a drain waiting on a budget) give up there.
     pub until_hint: Millis,
     observer: Option<Observer>,
@@ -194,13 +185,13 @@ impl Simulation {
             events: Vec::new(),
             steps: Vec::new(),
             warnings,
-            scheduler: Scheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
-            kubelet: Kubelet { gates: cfg.gates },
-            taint_eviction: TaintEvictionController::new(cfg.gates),
-            node_lifecycle: NodeLifecycleController::new(cfg.node_lifecycle.clone()),
-            pod_gc: PodGc::new(),
-            workloads,
-            last_failure: HashMap::new(),
+            plane: ControlPlane::new(
+                Scheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
+                Kubelet { gates: cfg.gates },
+                TaintEvictionController::new(cfg.gates),
+                NodeLifecycleController::new(cfg.node_lifecycle.clone()),
+                workloads,
+            ),
             until_hint: Millis::MAX,
             observer: None,
             observed_events: 0,
@@ -227,141 +218,16 @@ impl Simulation {
         }
     }
 
-    fn fingerprint(&self) -> (usize, usize, usize, usize, usize) {
-        let c = &self.cluster;
-        let deleted = c.pods.iter().filter(|p| p.deleted).count();
-        let bound = c.pods.iter().filter(|p| p.node.is_some()).count();
-        let running = c
-            .pods
-            .iter()
-            .filter(|p| p.phase != PodPhase::Pending)
-            .count();
-        let taints: usize = c
-            .nodes
-            .iter()
-            .map(|n| n.taints.len() + usize::from(n.unschedulable))
-            .sum();
-        (
-            c.pods.len() + self.events.len(),
-            deleted,
-            bound,
-            running,
-            taints,
-        )
-    }
-
-    fn schedule_pending(&mut self) {
-        let mut queue = self.cluster.pending();
-        Scheduler::queue_order(&self.cluster, &mut queue);
-        for pod in queue {
-            let key = self.cluster.pods[pod].key();
-            let (ns, name) = (
-                self.cluster.pods[pod].namespace.clone(),
-                self.cluster.pods[pod].name.clone(),
-            );
-            let mut outcome = self.scheduler.schedule_one(&mut self.cluster, pod);
-            if let Outcome::Unschedulable {
-                nominated: Some((node, victims)),
-                ..
-            } = &outcome
-            {
-                let node_name = self.cluster.nodes[*node].name.clone();
-                for v in victims {
-                    let vp = &self.cluster.pods[*v];
-                    self.events.push(Event::normal(
-                        self.now,
-                        "Preempted",
-                        pod_object(&vp.namespace, &vp.name),
-                        Some(node_name.clone()),
-                        format!("Preempted by pod {key} on node {node_name}"),
-                    ));
-                    self.cluster.delete_pod(*v);
-                }
-                outcome = self.scheduler.schedule_one(&mut self.cluster, pod);
-            }
-            match outcome {
-                Outcome::Scheduled { node, .. } => {
-                    let node_name = self.cluster.nodes[node].name.clone();
-                    self.last_failure.remove(&pod);
-                    self.events.push(Event::normal(
-                        self.now,
-                        "Scheduled",
-                        pod_object(&ns, &name),
-                        Some(node_name.clone()),
-                        format!("Successfully assigned {key} to {node_name}"),
-                    ));
-                }
-                Outcome::Unschedulable { message, .. } => {
-                    if self.last_failure.get(&pod) != Some(&message) {
-                        self.last_failure.insert(pod, message.clone());
-                        self.events.push(Event::warning(
-                            self.now,
-                            "FailedScheduling",
-                            pod_object(&ns, &name),
-                            None,
-                            message,
-                        ));
-                    }
-                }
-            }
-        }
-    }
-
     /// Runs everything at `now` until nothing changes, then tells the observer.
     pub fn settle(&mut self) {
-        self.settle_passes();
+        self.plane
+            .settle(self.now, &mut self.cluster, &mut self.events);
         self.notify();
-    }
-
-    fn settle_passes(&mut self) {
-        for _ in 0..MAX_PASSES {
-            let before = self.fingerprint();
-            let now = self.now;
-            self.node_lifecycle
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            // The kubelet admits (or rejects) pods bound since the last pass before the
-            // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
-            // untolerated NoExecute taint is first rejected (Failed, TaintToleration), then deleted.
-            self.kubelet
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            let (events_before, evictions_before) =
-                (self.events.len(), self.taint_eviction.evictions().len());
-            self.taint_eviction
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            for ev in &self.taint_eviction.evictions()[evictions_before..] {
-                let p = &self.cluster.pods[ev.pod];
-                let object = pod_object(&p.namespace, &p.name);
-                if let Some(e) = self.events[events_before..]
-                    .iter_mut()
-                    .find(|e| e.object == object && e.why.is_none())
-                {
-                    e.why = Some(ev.work.cause.to_string());
-                }
-            }
-            self.pod_gc
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            self.workloads
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            self.schedule_pending();
-            self.kubelet
-                .reconcile(now, &mut self.cluster, &mut self.events);
-            if self.fingerprint() == before {
-                return;
-            }
-        }
     }
 
     /// The next time a controller has work, after `now`.
     pub fn next_wake(&self) -> Option<Millis> {
-        [
-            self.node_lifecycle.next_wake(self.now, &self.cluster),
-            self.taint_eviction.next_wake(self.now, &self.cluster),
-            self.pod_gc.next_wake(self.now, &self.cluster),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|t| *t > self.now)
-        .min()
+        self.plane.next_wake(self.now, &self.cluster)
     }
 
     /// Advances to `t`, settling at every time something is due on the way and at `t`.
@@ -469,13 +335,13 @@ impl Simulation {
                         "Job" => Workload::Job(serde_json::from_value(v.clone()).map_err(bad)?),
                         _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
                     };
-                    let said = if self.workloads.replace(w.clone()) {
+                    let said = if self.plane.workloads.replace(w.clone()) {
                         "configured"
                     } else {
-                        self.workloads.add(w.clone());
+                        self.plane.workloads.add(w.clone());
                         "created"
                     };
-                    if let Some(owner) = self.workloads.owner_name(&w) {
+                    if let Some(owner) = self.plane.workloads.owner_name(&w) {
                         self.cluster.register_workload(&w, &owner);
                     }
                     out.push(format!("{}/{name} {said}", kind.to_ascii_lowercase()));
@@ -581,14 +447,18 @@ impl Simulation {
                 "node" => match self.cluster.node_id(&r.name) {
                     Some(id) => {
                         self.cluster.delete_node(id);
-                        self.node_removed(id, &r.name);
+                        self.plane.node_removed(id, &r.name);
                         out.push(format!("node \"{}\" deleted", r.name));
                     }
                     None => return Err(format!("nodes \"{}\" not found", r.name)),
                 },
                 k @ ("deployment" | "replicaset" | "statefulset" | "daemonset" | "job"
                 | "cronjob") => {
-                    if self.workloads.remove(&mut self.cluster, k, &ns, &r.name) {
+                    if self
+                        .plane
+                        .workloads
+                        .remove(&mut self.cluster, k, &ns, &r.name)
+                    {
                         out.push(format!("{k}.apps \"{}\" deleted", r.name));
                     } else {
                         return Err(format!("{k}s \"{}\" not found", r.name));
@@ -598,15 +468,6 @@ impl Simulation {
             }
         }
         Ok(out)
-    }
-
-    /// Tells the controllers that keep node ids that node `id`, `name`, was deleted.
-    fn node_removed(&mut self, id: crate::cluster::NodeId, name: &str) {
-        self.node_lifecycle.node_removed(id, name);
-        self.taint_eviction.node_removed(id, name);
-        self.pod_gc.node_removed(id, name);
-        self.kubelet.node_removed(id, name);
-        self.workloads.node_removed(id, name);
     }
 
     /// Runs one step at the current time (the caller advanced to it) and settles.
@@ -623,7 +484,7 @@ impl Simulation {
             StepAction::Kubectl(line) => {
                 let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
                 for (id, name) in r.deleted_node_ids.iter().zip(&r.deleted_nodes) {
-                    self.node_removed(*id, name);
+                    self.plane.node_removed(*id, name);
                 }
                 let mut lines = r.stdout.clone();
                 lines.extend(r.stderr.iter().cloned());
@@ -657,12 +518,12 @@ impl Simulation {
                     None => (desc, Err(format!("nodes \"{name}\" not found"))),
                     Some(id) => {
                         match heartbeats {
-                            Some(false) => self.node_lifecycle.stop_heartbeats(id, self.now),
-                            Some(true) => self.node_lifecycle.resume_heartbeats(id, self.now),
+                            Some(false) => self.plane.node_lifecycle.stop_heartbeats(id, self.now),
+                            Some(true) => self.plane.node_lifecycle.resume_heartbeats(id, self.now),
                             None => {}
                         }
                         if let Some((t, s)) = condition {
-                            self.node_lifecycle.set_condition(
+                            self.plane.node_lifecycle.set_condition(
                                 &mut self.cluster,
                                 id,
                                 t,

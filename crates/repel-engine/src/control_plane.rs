@@ -1,0 +1,195 @@
+//! The control plane: every controller once, run together on a cluster view at a time (issue
+//! 14). A driver owns the view and the clock and calls [`ControlPlane::settle`] at each time
+//! something is due ([`ControlPlane::next_wake`]); the controllers change the view, recording
+//! [`crate::actions::Action`]s when the driver asked the view to ([`Cluster::record`]), and
+//! append events. `repel simulate` ([`crate::sim::Simulation`]) is one driver.
+//!
+//! One pass, in order: node lifecycle, kubelets (admission of pods bound since the last pass),
+//! taint eviction, pod garbage collection, workload controllers, the scheduler (every pending
+//! pod in queue order, with preemption), kubelets again. Passes repeat until one changes
+//! nothing (at most [`MAX_PASSES`]).
+
+use std::collections::HashMap;
+
+use crate::clock::Millis;
+use crate::cluster::{Cluster, NodeId, PodPhase};
+use crate::controllers::Controller;
+use crate::controllers::kubelet::Kubelet;
+use crate::controllers::node_lifecycle::NodeLifecycleController;
+use crate::controllers::pod_gc::PodGc;
+use crate::controllers::taint_eviction::TaintEvictionController;
+use crate::controllers::workloads::WorkloadControllers;
+use crate::events::{Event, pod_object};
+use crate::scheduler::{Outcome, Scheduler};
+
+/// How many settling passes one point in time may take before the control plane moves on (a
+/// guard against controllers that undo each other forever).
+pub const MAX_PASSES: usize = 100;
+
+/// Every controller, with the memory each keeps between passes.
+pub struct ControlPlane {
+    /// The scheduler (default profile).
+    pub scheduler: Scheduler,
+    /// Every node's kubelet.
+    pub kubelet: Kubelet,
+    /// The taint-eviction controller.
+    pub taint_eviction: TaintEvictionController,
+    /// The node-lifecycle controller.
+    pub node_lifecycle: NodeLifecycleController,
+    /// The pod garbage collector.
+    pub pod_gc: PodGc,
+    /// ReplicaSet, Deployment, StatefulSet, DaemonSet and Job controllers.
+    pub workloads: WorkloadControllers,
+    /// The last FailedScheduling message per pod (an unchanged one is not recorded again).
+    last_failure: HashMap<usize, String>,
+}
+
+impl ControlPlane {
+    /// A control plane of these controllers.
+    pub fn new(
+        scheduler: Scheduler,
+        kubelet: Kubelet,
+        taint_eviction: TaintEvictionController,
+        node_lifecycle: NodeLifecycleController,
+        workloads: WorkloadControllers,
+    ) -> Self {
+        ControlPlane {
+            scheduler,
+            kubelet,
+            taint_eviction,
+            node_lifecycle,
+            pod_gc: PodGc::new(),
+            workloads,
+            last_failure: HashMap::new(),
+        }
+    }
+
+    fn fingerprint(cluster: &Cluster, events: &[Event]) -> (usize, usize, usize, usize, usize) {
+        let c = cluster;
+        let deleted = c.pods.iter().filter(|p| p.deleted).count();
+        let bound = c.pods.iter().filter(|p| p.node.is_some()).count();
+        let running = c
+            .pods
+            .iter()
+            .filter(|p| p.phase != PodPhase::Pending)
+            .count();
+        let taints: usize = c
+            .nodes
+            .iter()
+            .map(|n| n.taints.len() + usize::from(n.unschedulable))
+            .sum();
+        (c.pods.len() + events.len(), deleted, bound, running, taints)
+    }
+
+    fn schedule_pending(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        let mut queue = cluster.pending();
+        Scheduler::queue_order(cluster, &mut queue);
+        for pod in queue {
+            let key = cluster.pods[pod].key();
+            let (ns, name) = (
+                cluster.pods[pod].namespace.clone(),
+                cluster.pods[pod].name.clone(),
+            );
+            let mut outcome = self.scheduler.schedule_one(cluster, pod);
+            if let Outcome::Unschedulable {
+                nominated: Some((node, victims)),
+                ..
+            } = &outcome
+            {
+                let node_name = cluster.nodes[*node].name.clone();
+                for v in victims {
+                    let vp = &cluster.pods[*v];
+                    events.push(Event::normal(
+                        now,
+                        "Preempted",
+                        pod_object(&vp.namespace, &vp.name),
+                        Some(node_name.clone()),
+                        format!("Preempted by pod {key} on node {node_name}"),
+                    ));
+                    cluster.delete_pod(*v);
+                }
+                outcome = self.scheduler.schedule_one(cluster, pod);
+            }
+            match outcome {
+                Outcome::Scheduled { node, .. } => {
+                    let node_name = cluster.nodes[node].name.clone();
+                    self.last_failure.remove(&pod);
+                    events.push(Event::normal(
+                        now,
+                        "Scheduled",
+                        pod_object(&ns, &name),
+                        Some(node_name.clone()),
+                        format!("Successfully assigned {key} to {node_name}"),
+                    ));
+                }
+                Outcome::Unschedulable { message, .. } => {
+                    if self.last_failure.get(&pod) != Some(&message) {
+                        self.last_failure.insert(pod, message.clone());
+                        events.push(Event::warning(
+                            now,
+                            "FailedScheduling",
+                            pod_object(&ns, &name),
+                            None,
+                            message,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs every controller at `now` until a pass changes nothing.
+    pub fn settle(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        for _ in 0..MAX_PASSES {
+            let before = Self::fingerprint(cluster, events);
+            self.node_lifecycle.reconcile(now, cluster, events);
+            // The kubelet admits (or rejects) pods bound since the last pass before the
+            // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
+            // untolerated NoExecute taint is first rejected (Failed, TaintToleration), then deleted.
+            self.kubelet.reconcile(now, cluster, events);
+            let (events_before, evictions_before) =
+                (events.len(), self.taint_eviction.evictions().len());
+            self.taint_eviction.reconcile(now, cluster, events);
+            for ev in &self.taint_eviction.evictions()[evictions_before..] {
+                let p = &cluster.pods[ev.pod];
+                let object = pod_object(&p.namespace, &p.name);
+                if let Some(e) = events[events_before..]
+                    .iter_mut()
+                    .find(|e| e.object == object && e.why.is_none())
+                {
+                    e.why = Some(ev.work.cause.to_string());
+                }
+            }
+            self.pod_gc.reconcile(now, cluster, events);
+            self.workloads.reconcile(now, cluster, events);
+            self.schedule_pending(now, cluster, events);
+            self.kubelet.reconcile(now, cluster, events);
+            if Self::fingerprint(cluster, events) == before {
+                return;
+            }
+        }
+    }
+
+    /// The next time a controller has work, after `now`.
+    pub fn next_wake(&self, now: Millis, cluster: &Cluster) -> Option<Millis> {
+        [
+            self.node_lifecycle.next_wake(now, cluster),
+            self.taint_eviction.next_wake(now, cluster),
+            self.pod_gc.next_wake(now, cluster),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t > now)
+        .min()
+    }
+
+    /// Node `id`, called `name`, was deleted from the view ([`Cluster::delete_node`]): the
+    /// controllers that keep node ids are told.
+    pub fn node_removed(&mut self, id: NodeId, name: &str) {
+        self.node_lifecycle.node_removed(id, name);
+        self.taint_eviction.node_removed(id, name);
+        self.pod_gc.node_removed(id, name);
+        self.kubelet.node_removed(id, name);
+        self.workloads.node_removed(id, name);
+    }
+}
