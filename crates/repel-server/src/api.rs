@@ -84,7 +84,12 @@ impl Selectors {
         Ok(Selectors { field, label })
     }
 
-    /// Whether an object passes both selectors.
+    /// Whether no selector was given (upstream's `pred.Empty()`).
+    pub fn is_empty(&self) -> bool {
+        self.field.is_none() && self.label.is_none()
+    }
+
+    /// Whether `obj` passes both selectors.
     pub fn matches(&self, obj: &Value) -> bool {
         self.field.as_ref().is_none_or(|f| f.matches(obj))
             && self.label.as_ref().is_none_or(|l| l.matches(obj))
@@ -176,7 +181,7 @@ pub async fn handle(
                     wants_table(accept(&headers)),
                 );
             }
-            list(&app, r, ns.as_deref(), &query, accept(&headers))
+            list(&app, r, ns.as_deref(), &query, &opts, accept(&headers))
         }
         (&Method::GET, Some(name), None | Some("status")) => {
             let obj = app
@@ -415,24 +420,36 @@ fn check_name(obj: &Value, name: &str, ns: &str) -> Result<(), ApiError> {
 }
 
 /// Lists `r` (JSON list or Table) honouring the selectors.
+/// A list, paged when the client asks (`limit`, `continue`: see [`crate::paging`]).
 fn list(
     app: &App,
     r: &Resource,
     ns: Option<&str>,
     query: &HashMap<String, String>,
+    opts: &crate::query::ListOptions,
     accept: &str,
 ) -> Result<Response, ApiError> {
     let sel = Selectors::parse(r, query)?;
-    let (items, rv) = app.store.list(r.name, ns);
-    let items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
-    let rv = rv.to_string();
+    let page = app.pages.list(
+        &app.store,
+        r.name,
+        r.namespaced,
+        ns,
+        opts.limit,
+        opts.continue_token.as_ref(),
+        !sel.is_empty(),
+        |o| sel.matches(o),
+    )?;
+    let refs: Vec<&Value> = page.items.iter().map(|v| v.as_ref()).collect();
+    let metadata = page.metadata();
     if wants_table(accept) {
-        let refs: Vec<&Value> = items.iter().collect();
-        return Ok(json_reply(200, &table(r, &refs, &rv)));
+        let mut t = table(r, &refs, &page.rv.to_string());
+        t["metadata"] = metadata;
+        return Ok(json_reply(200, &t));
     }
     Ok(json_reply(
         200,
-        &json!({"kind": r.list_kind(), "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv}, "items": items}),
+        &json!({"kind": r.list_kind(), "apiVersion": r.api_version(), "metadata": metadata, "items": refs}),
     ))
 }
 

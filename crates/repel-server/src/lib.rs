@@ -31,6 +31,7 @@ pub mod engine;
 pub mod eviction;
 pub mod kubelet;
 pub mod net;
+pub mod paging;
 pub mod query;
 pub mod request;
 pub mod resources;
@@ -137,6 +138,8 @@ pub struct App {
     pub evictions: std::sync::Mutex<()>,
     /// How long a request may take before its 504.
     pub request_timeout: Duration,
+    /// The snapshots of paged lists in progress.
+    pub pages: paging::Pages,
 }
 
 impl App {
@@ -205,6 +208,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         wake: Notify::new(),
         evictions: std::sync::Mutex::new(()),
         request_timeout: cfg.request_timeout,
+        pages: paging::Pages::default(),
     });
     let tls = net::tls(&cfg.tls, addr)?;
     let warnings = if app.store.is_empty() {

@@ -7,8 +7,8 @@
 //! Decisions where repel differs from kube-apiserver, documented in the README:
 //! - a watch from a malformed `resourceVersion` is the 400 a list gets; kube-apiserver answers
 //!   a 500 there (kubernetes#139485, whose fix answers 400);
-//! - repel issues no continue tokens (lists come whole), so a well-formed one is a 410 Expired
-//!   with upstream's text, and a malformed one upstream's 400.
+//! - continue tokens are decoded here (a malformed one is upstream's 400) and served by
+//!   [`crate::paging`].
 
 use std::collections::HashMap;
 
@@ -39,6 +39,17 @@ pub struct ListOptions {
     pub limit: i64,
     /// `resourceVersion` (empty when not given).
     pub resource_version: String,
+    /// `continue`, decoded.
+    pub continue_token: Option<ContinueToken>,
+}
+
+/// A decoded `continue` token (upstream `storage.continueToken`, version `meta.k8s.io/v1`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContinueToken {
+    /// The resourceVersion the list was read at; `-1`: continue at the latest.
+    pub rv: i64,
+    /// The key to start at, relative to the list's key prefix (`ns/name\0`, or `name\0`).
+    pub start: String,
 }
 
 /// The options of a delete, from its body or (when the body is empty) its query.
@@ -313,25 +324,27 @@ pub fn list_options(
         let err = FieldError::invalid("resourceVersion", BadValue::Str(rv.clone()), e);
         return Err(bad_request(&format!("invalid resource version: {err}")));
     }
+    let mut continue_token = None;
     if !cont.is_empty() {
         if !rv.is_empty() && rv != "0" {
             return Err(bad_request(
                 "specifying resource version is not allowed when using continue",
             ));
         }
-        return Err(continue_error(cont));
+        continue_token = Some(decode_continue(cont)?);
     }
     Ok(ListOptions {
         watch,
         timeout_seconds,
         limit,
         resource_version: rv,
+        continue_token,
     })
 }
 
-/// What a continue token repel did not issue gets: upstream's 400 when it does not decode
-/// (`invalid continue token: continue key is not valid: …`), else the 410 of an expired one.
-fn continue_error(token: &str) -> ApiError {
+/// Upstream `storage.DecodeContinue`: a token that does not decode is a 400 (`invalid continue
+/// token: continue key is not valid: …`).
+pub fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
     let invalid = |why: String| {
         bad_request(&format!(
             "invalid continue token: continue key is not valid: {why}"
@@ -339,7 +352,7 @@ fn continue_error(token: &str) -> ApiError {
     };
     let bytes = match decode_raw_url_base64(token) {
         Ok(b) => b,
-        Err(at) => return invalid(format!("illegal base64 data at input byte {at}")),
+        Err(at) => return Err(invalid(format!("illegal base64 data at input byte {at}"))),
     };
     let parsed: Result<Value, _> = serde_json::from_slice(&bytes);
     let Ok(v) = parsed else {
@@ -348,24 +361,72 @@ fn continue_error(token: &str) -> ApiError {
             .find(|b| !b" \t\r\n".contains(b))
             .copied()
             .unwrap_or(b' ');
-        return invalid(format!(
+        return Err(invalid(format!(
             "invalid character {} looking for beginning of value",
             go_quote_char(first)
-        ));
+        )));
     };
     let version = v["v"].as_str().unwrap_or("");
     if version != "meta.k8s.io/v1" {
-        return invalid(format!(
+        return Err(invalid(format!(
             "server does not recognize this encoded version {version:?}"
+        )));
+    }
+    let rv = v["rv"].as_i64().unwrap_or(0);
+    if rv == 0 {
+        return Err(invalid(
+            "incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into(),
         ));
     }
-    if v["rv"].as_i64().unwrap_or(0) <= 0 {
-        return invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
+    let start = v["start"].as_str().unwrap_or("");
+    if start.is_empty() {
+        return Err(invalid(
+            "encoded start key empty (version meta.k8s.io/v1)".into(),
+        ));
     }
-    if v["start"].as_str().unwrap_or("").is_empty() {
-        return invalid("encoded start key empty (version meta.k8s.io/v1)".into());
+    // Upstream cleans "/" + start as a path and refuses a key that cleaning changes, so that a
+    // token cannot reach above its list's prefix.
+    let key = if start.starts_with('/') {
+        start.to_string()
+    } else {
+        format!("/{start}")
+    };
+    let clean = key == "/"
+        || key[1..]
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+    if !clean {
+        return Err(invalid(start.to_string()));
     }
-    status::gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.").into()
+    Ok(ContinueToken {
+        rv,
+        start: key[1..].to_string(),
+    })
+}
+
+/// Upstream `storage.EncodeContinue`: `start` is relative to the list's key prefix.
+/// The JSON is written in Go's field order (`v`, `rv`, `start`), so the token is upstream's
+/// byte for byte.
+pub fn encode_continue(start: &str, rv: i64) -> String {
+    let start = Value::String(start.to_string()).to_string();
+    let json = format!("{{\"v\":\"meta.k8s.io/v1\",\"rv\":{rv},\"start\":{start}}}");
+    encode_raw_url_base64(json.as_bytes())
+}
+
+/// `base64.RawURLEncoding.EncodeToString`.
+fn encode_raw_url_base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
 }
 
 /// Go's `quoteChar` in encoding/json's syntax errors.
@@ -625,10 +686,41 @@ mod tests {
                 Some((code, msg)) => assert_eq!(got, Err((*code, msg.to_string())), "{q}"),
             }
         }
-        // A token of upstream's shape that repel never issued: expired.
+        // A token of upstream's shape decodes to its start and resourceVersion.
         let token = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiJkZWZhdWx0L3dlYlx1MDAwMCJ9";
         let (r, m) = raw(&format!("continue={token}&limit=500"));
-        assert_eq!(list_options(&r, &m).map_err(|e| e.0), Err(410));
+        assert_eq!(
+            list_options(&r, &m).unwrap().continue_token,
+            Some(ContinueToken {
+                rv: 5,
+                start: "default/web\0".into()
+            })
+        );
+        assert_eq!(
+            encode_continue("default/web\0", 5),
+            token,
+            "upstream's bytes"
+        );
+        // rv -1 (continue at the latest) is valid; 0 is not; a key that path cleaning would
+        // change is refused (upstream's guard against reaching above the list's prefix).
+        let at = |start: &str, rv: i64| {
+            decode_continue(&encode_continue(start, rv)).map_err(|e| message(e).1)
+        };
+        assert_eq!(at("a\0", -1).map(|t| t.rv), Ok(-1));
+        assert_eq!(at("/a\0", 3).map(|t| t.start), Ok("a\0".to_string()));
+        assert_eq!(
+            at("a\0", 0),
+            Err("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into())
+        );
+        for bad in ["../x", "a/../b", "a//b", "a/", "./a"] {
+            assert_eq!(
+                at(bad, 3),
+                Err(format!(
+                    "invalid continue token: continue key is not valid: {bad}"
+                )),
+                "{bad}"
+            );
+        }
         assert!(query_bool("") && query_bool("yes") && !query_bool("F") && !query_bool("false"));
     }
 

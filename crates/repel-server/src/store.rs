@@ -89,7 +89,9 @@ pub enum Op {
 }
 
 struct Inner {
-    objects: BTreeMap<String, BTreeMap<String, Value>>,
+    /// Objects by resource, then key; shared, so that a paged list's snapshot costs a pointer
+    /// per object.
+    objects: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
     rv: u64,
     history: VecDeque<Arc<Event>>,
     /// The rv before the oldest event in `history`: a watch from an rv below it is too old.
@@ -159,7 +161,7 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(storage_err)?;
         let db = Database::create(dir.join("repel.redb")).map_err(storage_err)?;
-        let mut objects: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+        let mut objects: BTreeMap<String, BTreeMap<String, Arc<Value>>> = BTreeMap::new();
         let mut rv = 0;
         {
             let w = db.begin_write().map_err(storage_err)?;
@@ -179,7 +181,7 @@ impl Store {
             objects
                 .entry(resource.to_string())
                 .or_default()
-                .insert(rest.to_string(), obj);
+                .insert(rest.to_string(), Arc::new(obj));
         }
         let m = r.open_table(META).map_err(storage_err)?;
         if let Some(v) = m.get(RV_KEY).map_err(storage_err)? {
@@ -191,7 +193,7 @@ impl Store {
 
     fn with(
         db: Option<Database>,
-        objects: BTreeMap<String, BTreeMap<String, Value>>,
+        objects: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
         rv: u64,
     ) -> Store {
         let (tx, _) = broadcast::channel(65_536);
@@ -230,7 +232,7 @@ impl Store {
             .objects
             .get(resource)
             .and_then(|m| m.get(&key(namespace, name)))
-            .cloned()
+            .map(|v| Value::clone(v))
     }
 
     /// Every object of a resource (in one namespace when given), with the store's rv.
@@ -239,12 +241,37 @@ impl Store {
         let items = match g.objects.get(resource) {
             None => Vec::new(),
             Some(m) => match namespace {
-                None => m.values().cloned().collect(),
+                None => m.values().map(|v| Value::clone(v)).collect(),
                 Some(ns) => {
                     let prefix = format!("{ns}/");
                     m.range(prefix.clone()..)
                         .take_while(|(k, _)| k.starts_with(&prefix))
-                        .map(|(_, v)| v.clone())
+                        .map(|(_, v)| Value::clone(v))
+                        .collect()
+                }
+            },
+        };
+        (items, g.rv)
+    }
+
+    /// The objects of `resource` (in `namespace` when given) with their keys, in key order,
+    /// shared, and the store's rv: a consistent snapshot for a paged list, costing a key and a
+    /// pointer per object.
+    pub fn snapshot(
+        &self,
+        resource: &str,
+        namespace: Option<&str>,
+    ) -> (Vec<(String, Arc<Value>)>, u64) {
+        let g = self.lock();
+        let items = match g.objects.get(resource) {
+            None => Vec::new(),
+            Some(m) => match namespace {
+                None => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
+                Some(ns) => {
+                    let prefix = format!("{ns}/");
+                    m.range(prefix.clone()..)
+                        .take_while(|(k, _)| k.starts_with(&prefix))
+                        .map(|(k, v)| (k.clone(), Arc::clone(v)))
                         .collect()
                 }
             },
@@ -277,7 +304,7 @@ impl Store {
         let items = g
             .objects
             .get(resource)
-            .map(|m| m.values().cloned().collect())
+            .map(|m| m.values().map(|v| Value::clone(v)).collect())
             .unwrap_or_default();
         (items, g.rv, self.tx.subscribe())
     }
@@ -332,7 +359,12 @@ impl Store {
     ) -> Result<Value, E> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g.objects.get(resource).and_then(|m| m.get(&k)).cloned() else {
+        let Some(current) = g
+            .objects
+            .get(resource)
+            .and_then(|m| m.get(&k))
+            .map(|v| Value::clone(v))
+        else {
             return Err(StoreError::NotFound.into());
         };
         let Some(mut new) = f(&current)? else {
@@ -382,7 +414,12 @@ impl Store {
     pub fn delete(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, StoreError> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g.objects.get(resource).and_then(|m| m.get(&k)).cloned() else {
+        let Some(current) = g
+            .objects
+            .get(resource)
+            .and_then(|m| m.get(&k))
+            .map(|v| Value::clone(v))
+        else {
             return Err(StoreError::NotFound);
         };
         self.commit(
@@ -497,11 +534,14 @@ impl Store {
             let mut prev = None;
             let object = match obj {
                 Some(o) => {
-                    prev = m.insert(k, o.clone());
+                    prev = m.insert(k, Arc::new(o.clone())).map(Arc::unwrap_or_clone);
                     o
                 }
                 None => {
-                    let mut last = m.remove(&k).unwrap_or(Value::Null);
+                    let mut last = m
+                        .remove(&k)
+                        .map(Arc::unwrap_or_clone)
+                        .unwrap_or(Value::Null);
                     if last.is_object() {
                         last["metadata"]["resourceVersion"] = json!(rv.to_string());
                     }
