@@ -444,6 +444,43 @@ impl Cluster {
             .unwrap_or_default()
     }
 
+    /// Runs `f` without recording: changes that come from outside the control plane (an
+    /// informer applying the store's change stream) are not the control plane's actions.
+    pub fn quietly<R>(&mut self, f: impl FnOnce(&mut Cluster) -> R) -> R {
+        let journal = self.journal.take();
+        let r = f(self);
+        self.journal = journal;
+        r
+    }
+
+    /// Replaces node `node`'s object with `new` (an update from the API), keeping the label
+    /// index, the taints, `unschedulable` and allocatable the plugins read in step. Its pods
+    /// stay.
+    pub fn replace_node(&mut self, node: NodeId, new: Node) {
+        let Some(n) = self.nodes.get(node) else {
+            return;
+        };
+        let fresh = NodeInfo::new(new);
+        if fresh.labels != n.labels {
+            self.set_node_labels(node, fresh.labels.clone());
+        }
+        if let Some(n) = self.nodes.get(node)
+            && fresh.taints != n.taints
+        {
+            self.set_node_taints(node, fresh.taints.clone());
+        }
+        if let Some(n) = self.nodes.get(node)
+            && fresh.unschedulable != n.unschedulable
+        {
+            self.set_unschedulable(node, fresh.unschedulable);
+        }
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.allocatable = fresh.allocatable;
+            n.node = fresh.node;
+        }
+        self.touch_node(node);
+    }
+
     /// Records `action` when recording.
     fn note(&mut self, action: impl FnOnce(&Self) -> Action) {
         if self.journal.is_some() {

@@ -37,6 +37,7 @@ pub mod request;
 pub mod resources;
 pub mod store;
 pub mod time;
+pub mod view;
 pub mod watch;
 
 use std::net::SocketAddr;

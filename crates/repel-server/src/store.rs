@@ -279,6 +279,22 @@ impl Store {
         (items, g.rv)
     }
 
+    /// Every object of each of `resources`, shared, read under one lock, with the store's rv:
+    /// an informer's consistent first list.
+    pub fn list_many(&self, resources: &[&str]) -> (Vec<Vec<Arc<Value>>>, u64) {
+        let g = self.lock();
+        let lists = resources
+            .iter()
+            .map(|r| {
+                g.objects
+                    .get(*r)
+                    .map(|m| m.values().cloned().collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        (lists, g.rv)
+    }
+
     /// Subscribes to changes, with the events after `since` that are still in history.
     /// `Err(oldest)` when `since` is older than the history reaches.
     #[allow(clippy::type_complexity)]

@@ -1,0 +1,335 @@
+//! The control plane's view of the store, kept as an informer keeps its cache (issue 14): built
+//! once from a list of every kind the controllers read, then changed event by event from the
+//! store's change stream, never rebuilt per tick (unless the stream's history no longer reaches
+//! back to the view, when it lists again, as an informer relists after a 410).
+//!
+//! What the view holds is repel-engine's [`Cluster`]: nodes (with allocatable assumed where the
+//! object has none, as the offline commands do), pods (bound to their `spec.nodeName`; a pod
+//! being deleted is `terminating`; the phase the kubelet reported), namespaces,
+//! PodDisruptionBudgets, and the owner selectors of ReplicaSets, StatefulSets, DaemonSets and
+//! Jobs. Changes from the stream are applied quietly ([`Cluster::quietly`]): they are the
+//! cluster's state, not the control plane's actions. A node deleted from the store is deleted
+//! from the view; its id is returned so the controllers that keep ids can be told.
+//!
+//! Not wired into `repel serve` yet: the engine (`crate::engine`) still builds a cluster per
+//! tick. The next step drives repel-engine's [`repel_engine::control_plane::ControlPlane`] on
+//! this view and writes its actions back through the store.
+
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use repel_core::workload::Workload;
+use repel_engine::cluster::{Cluster, NodeId, PodPhase};
+use repel_engine::load::assume_allocatable;
+use serde_json::Value;
+
+use crate::store::{Event, EventType, Store, ns_name};
+
+/// The resources the view reads, in the order a build lists them (nodes before the pods bound
+/// to them).
+pub const RESOURCES: &[&str] = &[
+    "namespaces",
+    "poddisruptionbudgets",
+    "nodes",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "pods",
+];
+
+/// The view and the resourceVersion it reflects.
+pub struct View {
+    /// The cluster as the store holds it at [`View::rv`].
+    pub cluster: Cluster,
+    /// The store's resourceVersion the view has applied everything up to.
+    pub rv: u64,
+}
+
+fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+fn workload(resource: &str, v: &Value) -> Option<Workload> {
+    match resource {
+        "replicasets" => typed(v).map(Workload::ReplicaSet),
+        "statefulsets" => typed(v).map(Workload::StatefulSet),
+        "daemonsets" => typed(v).map(Workload::DaemonSet),
+        "jobs" => typed(v).map(Workload::Job),
+        _ => None,
+    }
+}
+
+/// The owner-selector key of a workload object (see [`Cluster::owner_selectors`]).
+fn owner_key(resource: &str, v: &Value) -> Option<(String, String, String)> {
+    let kind = match resource {
+        "replicasets" => "ReplicaSet",
+        "statefulsets" => "StatefulSet",
+        "daemonsets" => "DaemonSet",
+        "jobs" => "Job",
+        _ => return None,
+    };
+    let (ns, name) = ns_name(v);
+    Some((kind.to_string(), ns, name))
+}
+
+fn phase_of(v: &Value) -> PodPhase {
+    match v["status"]["phase"].as_str() {
+        Some("Running")
+            if v["spec"]["nodeName"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty()) =>
+        {
+            PodPhase::Running
+        }
+        Some("Succeeded") => PodPhase::Succeeded,
+        Some("Failed") => PodPhase::Failed,
+        _ => PodPhase::Pending,
+    }
+}
+
+impl View {
+    /// A view of everything the store holds now.
+    pub fn build(store: &Store) -> View {
+        let (lists, rv) = store.list_many(RESOURCES);
+        let mut view = View {
+            cluster: Cluster::new(),
+            rv,
+        };
+        for (resource, items) in RESOURCES.iter().zip(lists) {
+            for obj in items {
+                view.upsert(resource, &obj);
+            }
+        }
+        view
+    }
+
+    /// Applies the store's changes since [`View::rv`]; returns the ids of the nodes deleted,
+    /// each as it was when deleted (each deletion moves the ids after it down one). When the
+    /// store's history no longer reaches back, the view is built again (and every node is
+    /// reported deleted, then present again, by the caller's comparing names if it must).
+    pub fn sync(&mut self, store: &Store) -> Vec<(NodeId, String)> {
+        let events = match store.watch_from(self.rv) {
+            Ok((events, _rx)) => events,
+            Err(_) => {
+                *self = View::build(store);
+                return Vec::new();
+            }
+        };
+        let mut removed = Vec::new();
+        for ev in events {
+            if ev.rv <= self.rv {
+                continue;
+            }
+            if let Some(r) = self.apply(&ev) {
+                removed.push(r);
+            }
+            self.rv = ev.rv;
+        }
+        removed
+    }
+
+    /// Applies one change; returns the node it deleted, if any.
+    pub fn apply(&mut self, ev: &Event) -> Option<(NodeId, String)> {
+        if !RESOURCES.contains(&ev.resource.as_str()) {
+            return None;
+        }
+        match ev.kind {
+            EventType::Added | EventType::Modified => {
+                self.upsert(&ev.resource, &ev.object);
+                None
+            }
+            EventType::Deleted => self.remove(&ev.resource, &ev.object),
+        }
+    }
+
+    fn upsert(&mut self, resource: &str, obj: &Value) {
+        let (ns, name) = ns_name(obj);
+        let c = &mut self.cluster;
+        match resource {
+            "namespaces" => {
+                if let Some(n) = typed::<Namespace>(obj) {
+                    c.namespaces
+                        .retain(|x| x.metadata.name.as_deref() != Some(name.as_str()));
+                    c.namespaces.push(n);
+                }
+            }
+            "poddisruptionbudgets" => {
+                if let Some(p) = typed::<PodDisruptionBudget>(obj) {
+                    c.pdbs.retain(|x| {
+                        (x.metadata.namespace.as_deref(), x.metadata.name.as_deref())
+                            != (Some(ns.as_str()), Some(name.as_str()))
+                    });
+                    c.pdbs.push(p);
+                }
+            }
+            "nodes" => {
+                let Some(mut node) = typed::<Node>(obj) else {
+                    return;
+                };
+                assume_allocatable(&mut node);
+                c.quietly(|c| match c.node_id(&name) {
+                    Some(id) => c.replace_node(id, node),
+                    None => {
+                        let id = c.add_node(node);
+                        // Pods that named the node before it existed are bound to it now.
+                        let waiting: Vec<usize> = c
+                            .orphans()
+                            .into_iter()
+                            .filter(|p| c.pods[*p].spec_node_name() == Some(name.as_str()))
+                            .collect();
+                        for p in waiting {
+                            c.bind(p, id);
+                        }
+                    }
+                });
+            }
+            "pods" => self.upsert_pod(&ns, &name, obj),
+            _ => {
+                if let Some(w) = workload(resource, obj) {
+                    let owner = w.name().to_string();
+                    c.register_workload(&w, &owner);
+                }
+            }
+        }
+    }
+
+    fn upsert_pod(&mut self, ns: &str, name: &str, obj: &Value) {
+        let c = &mut self.cluster;
+        let Some(id) = c.pod_id(ns, name) else {
+            if let Some(pod) = typed::<Pod>(obj) {
+                c.quietly(|c| {
+                    let id = c.add_pod(pod);
+                    if !obj["metadata"]["deletionTimestamp"].is_null()
+                        && let Some(p) = c.pods.get_mut(id)
+                    {
+                        p.terminating = true;
+                    }
+                });
+            }
+            return;
+        };
+        let Some(pod) = typed::<Pod>(obj) else {
+            return;
+        };
+        c.quietly(|c| {
+            let node = obj["spec"]["nodeName"].as_str().filter(|n| !n.is_empty());
+            if c.pods[id].node.is_none()
+                && let Some(nid) = node.and_then(|n| c.node_id(n))
+            {
+                c.bind(id, nid);
+            }
+            let tolerations = pod.spec.as_ref().and_then(|s| s.tolerations.clone());
+            let phase = phase_of(obj);
+            if matches!(phase, PodPhase::Succeeded | PodPhase::Failed) {
+                // A finished pod holds nothing on its node (the scheduler's informer leaves
+                // finished pods out), as when the view is built.
+                c.unbind(id);
+            }
+            let p = &mut c.pods[id];
+            p.meta = pod.metadata;
+            p.status = pod.status.map(Box::new);
+            p.phase = phase;
+            p.terminating = !obj["metadata"]["deletionTimestamp"].is_null();
+            if p.spec().tolerations != tolerations && p.shared_spec().is_some() {
+                p.spec_mut().tolerations = tolerations;
+            }
+        });
+    }
+
+    fn remove(&mut self, resource: &str, obj: &Value) -> Option<(NodeId, String)> {
+        let (ns, name) = ns_name(obj);
+        let c = &mut self.cluster;
+        match resource {
+            "namespaces" => c
+                .namespaces
+                .retain(|x| x.metadata.name.as_deref() != Some(name.as_str())),
+            "poddisruptionbudgets" => c.pdbs.retain(|x| {
+                (x.metadata.namespace.as_deref(), x.metadata.name.as_deref())
+                    != (Some(ns.as_str()), Some(name.as_str()))
+            }),
+            "nodes" => {
+                let id = c.node_id(&name)?;
+                c.quietly(|c| c.delete_node(id));
+                return Some((id, name));
+            }
+            "pods" => {
+                if let Some(id) = c.pod_id(&ns, &name) {
+                    c.quietly(|c| c.force_delete_pod(id));
+                }
+            }
+            _ => {
+                if let Some(k) = owner_key(resource, obj) {
+                    c.owner_selectors.remove(&k);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// What the view holds, in a form to compare: every live pod (node, phase, terminating,
+/// labels, tolerations), every node (labels, taints, unschedulable, conditions, its pods'
+/// requests), the namespaces, budgets and owner selectors.
+pub fn summary(c: &Cluster) -> Value {
+    let pods: Vec<Value> = c
+        .pods
+        .iter()
+        .filter(|p| !p.deleted)
+        .map(|p| {
+            serde_json::json!({
+                "pod": p.key(),
+                "node": p.node.and_then(|n| c.nodes.get(n)).map(|n| n.name.clone()),
+                "nodeName": p.spec_node_name(),
+                "phase": p.phase.as_str(),
+                "terminating": p.terminating,
+                "labels": p.labels(),
+                "tolerations": p.tolerations(),
+            })
+        })
+        .collect();
+    let mut pods = pods;
+    pods.sort_by_key(|p| p["pod"].as_str().unwrap_or("").to_string());
+    let mut nodes: Vec<Value> = c
+        .nodes
+        .iter()
+        .map(|n| {
+            let mut on: Vec<String> = n.pods.iter().map(|p| c.pods[*p].key()).collect();
+            on.sort();
+            serde_json::json!({
+                "node": n.name,
+                "labels": n.labels,
+                "taints": n.taints,
+                "unschedulable": n.unschedulable,
+                "conditions": n.node.status.as_ref().and_then(|s| s.conditions.clone()),
+                "pods": on,
+                "requested": format!("{:?}", n.requested),
+            })
+        })
+        .collect();
+    nodes.sort_by_key(|n| n["node"].as_str().unwrap_or("").to_string());
+    let mut namespaces: Vec<String> = c
+        .namespaces
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    namespaces.sort();
+    let mut pdbs: Vec<String> = c
+        .pdbs
+        .iter()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p.metadata.namespace.as_deref().unwrap_or(""),
+                p.metadata.name.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    pdbs.sort();
+    let mut owners: Vec<String> = c
+        .owner_selectors
+        .keys()
+        .map(|(k, ns, n)| format!("{k}/{ns}/{n}"))
+        .collect();
+    owners.sort();
+    serde_json::json!({"pods": pods, "nodes": nodes, "namespaces": namespaces, "pdbs": pdbs, "owners": owners})
+}
