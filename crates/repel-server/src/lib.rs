@@ -39,6 +39,7 @@ pub mod store;
 pub mod time;
 pub mod view;
 pub mod watch;
+pub mod writer;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

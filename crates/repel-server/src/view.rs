@@ -12,8 +12,8 @@
 //! from the view; its id is returned so the controllers that keep ids can be told.
 //!
 //! Not wired into `repel serve` yet: the engine (`crate::engine`) still builds a cluster per
-//! tick. The next step drives repel-engine's [`repel_engine::control_plane::ControlPlane`] on
-//! this view and writes its actions back through the store.
+//! tick. The driver to come runs repel-engine's [`repel_engine::control_plane::ControlPlane`]
+//! on this view and writes its actions back with [`crate::writer`] (tested together there).
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;

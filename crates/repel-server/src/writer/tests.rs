@@ -1,0 +1,108 @@
+//! The control plane on a view of a store, its actions written back: after every pass the
+//! store holds what the view holds (a view built from the store equals the one the control
+//! plane changed, once the view has read its own writes back from the change stream).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use repel_core::FeatureGates;
+use repel_core::admission::AdmissionConfig;
+use repel_engine::actions::Changes;
+use repel_engine::control_plane::ControlPlane;
+use repel_engine::controllers::kubelet::Kubelet;
+use repel_engine::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use repel_engine::controllers::taint_eviction::TaintEvictionController;
+use repel_engine::controllers::workloads::WorkloadControllers;
+use repel_engine::scheduler::Scheduler;
+use serde_json::json;
+
+use super::*;
+use crate::view::{View, summary};
+
+fn plane() -> ControlPlane {
+    let gates = FeatureGates::default();
+    ControlPlane::new(
+        Scheduler::new(gates, None, 0),
+        Kubelet { gates },
+        TaintEvictionController::new(gates),
+        NodeLifecycleController::new(NodeLifecycleConfig::default()),
+        WorkloadControllers::new(gates, AdmissionConfig::default(), 0),
+    )
+}
+
+fn node(name: &str, taints: Value) -> Value {
+    json!({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+           "spec": {"taints": taints},
+           "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+}
+
+fn pod(name: &str, node: Option<&str>) -> Value {
+    let mut p = json!({"metadata": {"name": name, "namespace": "default"},
+                       "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    if let Some(n) = node {
+        p["spec"]["nodeName"] = json!(n);
+    }
+    p
+}
+
+#[test]
+fn the_store_holds_what_the_control_plane_did_after_every_pass() {
+    let store = Store::in_memory();
+    store.create("nodes", node("node1", json!(null))).unwrap();
+    store
+        .create(
+            "nodes",
+            node(
+                "node2",
+                json!([{"key": "k", "value": "v", "effect": "NoExecute"}]),
+            ),
+        )
+        .unwrap();
+    // Scheduled on node1; rejected by node2's kubelet then evicted; waiting for a node that
+    // never comes (collected by PodGC at 40 s).
+    store.create("pods", pod("a", None)).unwrap();
+    store.create("pods", pod("b", Some("node2"))).unwrap();
+    store.create("pods", pod("c", Some("gone"))).unwrap();
+    let mut view = View::build(&store);
+    view.cluster.record(true);
+    let mut plane = plane();
+    let mut events = Vec::new();
+    let mut written = 0;
+    for t in [0, 20_000, 40_000, 60_000] {
+        plane.settle(t, &mut view.cluster, &mut events);
+        let actions = view.cluster.take_actions();
+        let changes = Changes::of(&view.cluster, &actions);
+        write(&store, &view.cluster, &changes, &events[written..]).unwrap();
+        written = events.len();
+        view.sync(&store);
+        assert!(
+            view.cluster.take_actions().is_empty(),
+            "at {t}: reading its own writes back is no action"
+        );
+        let fresh = View::build(&store);
+        assert_eq!(fresh.rv, view.rv);
+        assert_eq!(summary(&view.cluster), summary(&fresh.cluster), "at {t} ms");
+    }
+    let a = store.get("pods", "default", "a").unwrap();
+    assert_eq!(a["spec"]["nodeName"], "node1");
+    assert_eq!(a["status"]["phase"], "Running");
+    assert!(store.get("pods", "default", "c").is_none(), "PodGC at 40 s");
+    let reasons: Vec<String> = store
+        .list("events", None)
+        .0
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["reason"].as_str().unwrap_or(""),
+                e["involvedObject"]["name"].as_str().unwrap_or(""),
+                e["source"]["component"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    for want in [
+        "Scheduled a default-scheduler",
+        "TaintToleration b kubelet",
+        "RegisteredNode node1 node-controller",
+    ] {
+        assert!(reasons.iter().any(|r| r == want), "{want}: {reasons:?}");
+    }
+}
