@@ -20,6 +20,7 @@ use crate::controllers::pod_gc::PodGc;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
 use crate::events::{Event, pod_object};
+use crate::scheduler::fast::FastScheduler;
 use crate::scheduler::{Outcome, Scheduler};
 
 /// How many settling passes one point in time may take before the control plane moves on (a
@@ -28,8 +29,8 @@ pub const MAX_PASSES: usize = 100;
 
 /// Every controller, with the memory each keeps between passes.
 pub struct ControlPlane {
-    /// The scheduler (default profile).
-    pub scheduler: Scheduler,
+    /// The scheduler (default profile, compiled engine).
+    pub scheduler: FastScheduler,
     /// Every node's kubelet.
     pub kubelet: Kubelet,
     /// The taint-eviction controller.
@@ -47,7 +48,7 @@ pub struct ControlPlane {
 impl ControlPlane {
     /// A control plane of these controllers.
     pub fn new(
-        scheduler: Scheduler,
+        scheduler: FastScheduler,
         kubelet: Kubelet,
         taint_eviction: TaintEvictionController,
         node_lifecycle: NodeLifecycleController,
@@ -81,36 +82,25 @@ impl ControlPlane {
         (c.pods.len() + events.len(), deleted, bound, running, taints)
     }
 
+    /// kube-scheduler's cycle for every pending pod, in queue order, on the compiled engine
+    /// (the reference's placements, computed from classes): a pod is bound, or gets its
+    /// FailedScheduling (recorded once per message); a pod preemption nominates a node for
+    /// has its victims deleted (each with its `Preempted` event) and is scheduled again at the
+    /// next pass, as upstream waits for its victims to go before the next cycle.
     fn schedule_pending(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         let mut queue = cluster.pending();
+        if queue.is_empty() {
+            return;
+        }
         Scheduler::queue_order(cluster, &mut queue);
-        for pod in queue {
+        for placement in self.scheduler.schedule_each(cluster, &queue) {
+            let pod = placement.pod;
             let key = cluster.pods[pod].key();
             let (ns, name) = (
                 cluster.pods[pod].namespace.clone(),
                 cluster.pods[pod].name.clone(),
             );
-            let mut outcome = self.scheduler.schedule_one(cluster, pod);
-            if let Outcome::Unschedulable {
-                nominated: Some((node, victims)),
-                ..
-            } = &outcome
-            {
-                let node_name = cluster.nodes[*node].name.clone();
-                for v in victims {
-                    let vp = &cluster.pods[*v];
-                    events.push(Event::normal(
-                        now,
-                        "Preempted",
-                        pod_object(&vp.namespace, &vp.name),
-                        Some(node_name.clone()),
-                        format!("Preempted by pod {key} on node {node_name}"),
-                    ));
-                    cluster.delete_pod(*v);
-                }
-                outcome = self.scheduler.schedule_one(cluster, pod);
-            }
-            match outcome {
+            match placement.outcome {
                 Outcome::Scheduled { node, .. } => {
                     let node_name = cluster.nodes[node].name.clone();
                     self.last_failure.remove(&pod);
@@ -122,7 +112,7 @@ impl ControlPlane {
                         format!("Successfully assigned {key} to {node_name}"),
                     ));
                 }
-                Outcome::Unschedulable { message, .. } => {
+                Outcome::Unschedulable { message, nominated } => {
                     if self.last_failure.get(&pod) != Some(&message) {
                         self.last_failure.insert(pod, message.clone());
                         events.push(Event::warning(
@@ -132,6 +122,20 @@ impl ControlPlane {
                             None,
                             message,
                         ));
+                    }
+                    if let Some((node, victims)) = nominated {
+                        let node_name = cluster.nodes[node].name.clone();
+                        for v in victims {
+                            let vp = &cluster.pods[v];
+                            events.push(Event::normal(
+                                now,
+                                "Preempted",
+                                pod_object(&vp.namespace, &vp.name),
+                                Some(node_name.clone()),
+                                format!("Preempted by pod {key} on node {node_name}"),
+                            ));
+                            cluster.delete_pod(v);
+                        }
                     }
                 }
             }

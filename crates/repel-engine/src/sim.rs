@@ -29,7 +29,7 @@ use crate::events::Event;
 use crate::kubectl_steps::run_kubectl;
 use crate::load::{ClusterInput, assume_allocatable, build_cluster};
 use crate::scenario::{Expectation, ExpectedPhase, ObjectRef, Scenario, Step, StepAction};
-use crate::scheduler::Scheduler;
+use crate::scheduler::fast::FastScheduler;
 
 pub use crate::control_plane::MAX_PASSES;
 
@@ -186,7 +186,7 @@ impl Simulation {
             steps: Vec::new(),
             warnings,
             plane: ControlPlane::new(
-                Scheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
+                FastScheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
                 Kubelet { gates: cfg.gates },
                 TaintEvictionController::new(cfg.gates),
                 NodeLifecycleController::new(cfg.node_lifecycle.clone()),

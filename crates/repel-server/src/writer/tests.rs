@@ -11,7 +11,7 @@ use repel_engine::controllers::kubelet::Kubelet;
 use repel_engine::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use repel_engine::controllers::taint_eviction::TaintEvictionController;
 use repel_engine::controllers::workloads::WorkloadControllers;
-use repel_engine::scheduler::Scheduler;
+use repel_engine::scheduler::fast::FastScheduler;
 use serde_json::json;
 
 use super::*;
@@ -20,7 +20,7 @@ use crate::view::{View, summary};
 fn plane() -> ControlPlane {
     let gates = FeatureGates::default();
     ControlPlane::new(
-        Scheduler::new(gates, None, 0),
+        FastScheduler::new(gates, None, 0),
         Kubelet { gates },
         TaintEvictionController::new(gates),
         NodeLifecycleController::new(NodeLifecycleConfig::default()),
