@@ -180,6 +180,7 @@ impl ControlPlane {
             self.node_lifecycle.next_wake(now, cluster),
             self.taint_eviction.next_wake(now, cluster),
             self.pod_gc.next_wake(now, cluster),
+            self.kubelet.next_wake(now, cluster),
         ]
         .into_iter()
         .flatten()

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::actions::Action;
 use crate::clock::{Millis, human, seconds};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, PodPhase};
 use crate::control_plane::ControlPlane;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
@@ -187,7 +187,7 @@ impl Simulation {
             warnings,
             plane: ControlPlane::new(
                 FastScheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
-                Kubelet { gates: cfg.gates },
+                Kubelet::new(cfg.gates),
                 TaintEvictionController::new(cfg.gates),
                 NodeLifecycleController::new(cfg.node_lifecycle.clone()),
                 workloads,
@@ -561,10 +561,17 @@ impl Simulation {
             .map(|p| FinalPod {
                 terminating: p.terminating,
                 pod: p.key(),
+                // kubectl's NODE: the node a finished pod (which holds nothing any more) or an
+                // orphan of a deleted node ran on is its spec.nodeName.
                 node: p
                     .node
                     .and_then(|n| self.cluster.nodes.get(n))
-                    .map(|n| n.name.clone()),
+                    .map(|n| n.name.clone())
+                    .or_else(|| {
+                        matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
+                            .then(|| p.spec_node_name().map(str::to_string))
+                            .flatten()
+                    }),
                 phase: p.phase.as_str(),
             })
             .collect()
@@ -586,7 +593,12 @@ impl Simulation {
                 p.phase.as_str(),
                 p.node
                     .and_then(|n| self.cluster.nodes.get(n))
-                    .map(|n| n.name.clone()),
+                    .map(|n| n.name.clone())
+                    .or_else(|| {
+                        matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
+                            .then(|| p.spec_node_name().map(str::to_string))
+                            .flatten()
+                    }),
             ),
             None => ("Gone", None),
         };

@@ -3,12 +3,21 @@
 //! scheduler and its NoSchedule checks — is rejected when the node has a NoExecute taint it
 //! does not tolerate; otherwise it starts running. NoSchedule and PreferNoSchedule taints are
 //! ignored by the kubelet.
+//!
+//! **Run time** (repel's, not upstream's: containers run nothing here). A pod whose metadata
+//! carries the annotation [`RUN_SECONDS_ANNOTATION`] (`repel.dev/run-seconds: "30"`, usually set
+//! in a Job's pod template) finishes that many seconds after its kubelet started it: phase
+//! `Succeeded`, and, finished, it holds nothing on its node any more (the scheduler's informer
+//! leaves finished pods out). Without the annotation a pod runs until deleted. A value that is
+//! not a whole number of seconds (0 or more) is ignored.
+
+use std::collections::HashMap;
 
 use repel_core::FeatureGates;
 use repel_core::taint::{NO_EXECUTE, find_matching_untolerated_taint};
 
 use crate::clock::Millis;
-use crate::cluster::{Cluster, PodPhase};
+use crate::cluster::{Cluster, PodId, PodPhase};
 use crate::controllers::Controller;
 use crate::events::{Event, pod_object};
 
@@ -22,11 +31,37 @@ pub const MESSAGE: &str =
 /// The prefix of the rejected pod's `status.message` (upstream `rejectPod`).
 pub const STATUS_PREFIX: &str = "Pod was rejected: ";
 
+/// The annotation that gives a pod its run time in seconds (see the module documentation).
+pub const RUN_SECONDS_ANNOTATION: &str = "repel.dev/run-seconds";
+
 /// Every node's kubelet, admitting the pods bound to it.
 #[derive(Debug, Default)]
 pub struct Kubelet {
     /// Feature gates (the kubelet passes the global gate to the matcher).
     pub gates: FeatureGates,
+    /// Pods with a run time, by when they finish.
+    finishing: HashMap<PodId, Millis>,
+}
+
+impl Kubelet {
+    /// The kubelets, with `gates`.
+    pub fn new(gates: FeatureGates) -> Self {
+        Kubelet {
+            gates,
+            finishing: HashMap::new(),
+        }
+    }
+}
+
+/// A pod's run time from [`RUN_SECONDS_ANNOTATION`], in milliseconds.
+fn run_time(p: &crate::cluster::PodInfo) -> Option<Millis> {
+    p.meta
+        .annotations
+        .as_ref()?
+        .get(RUN_SECONDS_ANNOTATION)?
+        .parse::<u32>()
+        .ok()
+        .map(|s| Millis::from(s) * 1000)
 }
 
 impl Controller for Kubelet {
@@ -35,6 +70,27 @@ impl Controller for Kubelet {
     }
 
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        // Pods whose run time is over finish (a pod deleted or failed meanwhile is forgotten).
+        let mut done: Vec<PodId> = self
+            .finishing
+            .iter()
+            .filter(|(_, t)| **t <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        done.sort_unstable();
+        for id in done {
+            self.finishing.remove(&id);
+            let Some(p) = cluster.pods.get_mut(id) else {
+                continue;
+            };
+            if p.deleted || p.terminating || p.phase != PodPhase::Running {
+                continue;
+            }
+            p.phase = PodPhase::Succeeded;
+            p.status_mut().phase = Some("Succeeded".into());
+            cluster.unbind(id);
+            cluster.touch_pod(id);
+        }
         // A kubelet that is running again finishes the graceful deletions it missed. A pod
         // whose node was deleted has no kubelet: the pod garbage collector removes it.
         for id in 0..cluster.pods.len() {
@@ -86,12 +142,15 @@ impl Controller for Kubelet {
             } else {
                 p.phase = PodPhase::Running;
                 status.phase = Some("Running".into());
+                if let Some(run) = run_time(p) {
+                    self.finishing.insert(id, now + run);
+                }
             }
             cluster.touch_pod(id);
         }
     }
 
-    fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
-        None
+    fn next_wake(&self, now: Millis, _: &Cluster) -> Option<Millis> {
+        self.finishing.values().copied().filter(|t| *t > now).min()
     }
 }

@@ -4,9 +4,11 @@
 //! and the scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
 //! Simplifications, each as upstream where it matters for taints: no rollout (a Deployment keeps
-//! one ReplicaSet), no scale-down, no backoff delays (a replacement is created at once), Jobs
-//! never complete (their pods run until deleted) and stop being replaced after `backoffLimit`
-//! (default 6) failed pods.
+//! one ReplicaSet), no scale-down, no backoff delays (a replacement is created at once). Jobs
+//! (NonIndexed) keep `parallelism` pods active until `completions` pods succeeded (a pod
+//! succeeds after the run time its `repel.dev/run-seconds` annotation gives, see
+//! [`crate::controllers::kubelet`]; without it, it runs until deleted), then record `Completed`
+//! "Job completed"; they stop being replaced after `backoffLimit` (default 6) failed pods.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -36,6 +38,8 @@ struct Tracked {
     rng: NameRng,
     /// A Job past its backoffLimit: no more pods.
     exhausted: bool,
+    /// A Job whose completions are reached: no more pods.
+    complete: bool,
     /// The controller kind and name its pods name (a Deployment's: its ReplicaSet).
     owner: (String, String),
 }
@@ -80,6 +84,7 @@ impl WorkloadControllers {
             rng: NameRng::new(self.seed, &stream),
             workload,
             exhausted: false,
+            complete: false,
             owner: (kind.to_string(), name.to_string()),
         });
     }
@@ -139,6 +144,20 @@ impl WorkloadControllers {
         }
         true
     }
+}
+
+/// A Job's (or a CronJob's job template's) `parallelism` (default 1) and `completions`.
+fn job_parallelism_completions(w: &Workload) -> (usize, Option<usize>) {
+    let spec = match w {
+        Workload::Job(j) => j.spec.as_ref(),
+        Workload::CronJob(c) => c.spec.job_template.spec.as_ref(),
+        _ => None,
+    };
+    let n = |v: Option<i32>| v.map(|v| usize::try_from(v).unwrap_or(0));
+    (
+        n(spec.and_then(|s| s.parallelism)).unwrap_or(1),
+        n(spec.and_then(|s| s.completions)),
+    )
 }
 
 /// The controller kind and name that own the workload's pods.
@@ -357,7 +376,38 @@ impl WorkloadControllers {
                     .unwrap_or(oname.clone());
                 let object = format!("Job/{}/{job_name}", w.namespace());
                 let active = pods.iter().filter(|p| is_active(cluster, **p)).count();
-                for _ in active..w.pod_count() {
+                if self.tracked[i].complete {
+                    return;
+                }
+                // Upstream's job controller (NonIndexed): succeeded pods count towards
+                // `completions`; without `completions` the Job is done when one pod succeeded
+                // and none is active (the work-queue pattern).
+                let succeeded = owned_including(cluster, &w, &okind, &oname, true)
+                    .into_iter()
+                    .filter(|p| cluster.pods[*p].phase == PodPhase::Succeeded)
+                    .count();
+                let (parallelism, completions) = job_parallelism_completions(&w);
+                let done = match completions {
+                    Some(c) => succeeded >= c,
+                    None => succeeded > 0 && active == 0,
+                };
+                if done {
+                    self.tracked[i].complete = true;
+                    events.push(Event::normal(
+                        now,
+                        "Completed",
+                        object,
+                        None,
+                        "Job completed".to_string(),
+                    ));
+                    return;
+                }
+                let want = match completions {
+                    Some(c) => parallelism.min(c - succeeded),
+                    None if succeeded > 0 => 0,
+                    None => parallelism,
+                };
+                for _ in active..want {
                     let name = format!("{job_name}-{}", self.tracked[i].rng.suffix(5));
                     let pod = controller_pod(&w, name.clone(), "Job", &job_name, None);
                     self.create(

@@ -21,7 +21,7 @@ fn plane() -> ControlPlane {
     let gates = FeatureGates::default();
     ControlPlane::new(
         FastScheduler::new(gates, None, 0),
-        Kubelet { gates },
+        Kubelet::new(gates),
         TaintEvictionController::new(gates),
         NodeLifecycleController::new(NodeLifecycleConfig::default()),
         WorkloadControllers::new(gates, AdmissionConfig::default(), 0),
