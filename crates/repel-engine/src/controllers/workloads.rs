@@ -3,8 +3,11 @@
 //! them do: count a workload's live pods, create the missing ones (which go through admission
 //! and the scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
+//! A ReplicaSet (a Deployment's too) with more active pods than replicas deletes the excess in
+//! upstream's order ([`pods_to_delete`]), with `SuccessfulDelete` "Deleted pod: NAME".
+//!
 //! Simplifications, each as upstream where it matters for taints: no rollout (a Deployment keeps
-//! one ReplicaSet), no scale-down, no backoff delays (a replacement is created at once). Jobs
+//! one ReplicaSet), no backoff delays (a replacement is created at once). Jobs
 //! (NonIndexed) keep `parallelism` pods active until `completions` pods succeeded (a pod
 //! succeeds after the run time its `repel.dev/run-seconds` annotation gives, see
 //! [`crate::controllers::kubelet`]; without it, it runs until deleted), then record `Completed`
@@ -146,6 +149,48 @@ impl WorkloadControllers {
     }
 }
 
+/// Upstream's `burstReplicas`: at most this many pods created or deleted per sync.
+pub const BURST_REPLICAS: usize = 500;
+
+/// The annotation that makes a pod cheaper or dearer to delete on scale-down.
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+
+/// Upstream `getPodsToDelete` with `ActivePodsWithRanks` (v1.35): the `diff` pods a ReplicaSet
+/// deletes first when it has too many. In order: unassigned before assigned; Pending before
+/// Running; lower `controller.kubernetes.io/pod-deletion-cost` before higher; more of its
+/// ReplicaSet's active pods on the same node before fewer. Upstream then compares ready times,
+/// restart counts and creation times, none of which a simulated pod differs in; where upstream
+/// leaves the order to its sort, repel deletes the newest pod first (upstream's rule for
+/// differing creation times).
+fn pods_to_delete(cluster: &Cluster, active: &[PodId], diff: usize) -> Vec<PodId> {
+    let mut on_node: HashMap<Option<usize>, usize> = HashMap::new();
+    for p in active {
+        *on_node.entry(cluster.pods[*p].node).or_default() += 1;
+    }
+    let cost = |p: PodId| -> i32 {
+        cluster.pods[p]
+            .meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(POD_DELETION_COST))
+            .and_then(|v| v.parse::<i32>().ok())
+            .unwrap_or(0)
+    };
+    let mut ranked: Vec<PodId> = active.to_vec();
+    ranked.sort_by_key(|p| {
+        let info = &cluster.pods[*p];
+        (
+            info.spec_node_name().is_some(),
+            info.phase != PodPhase::Pending,
+            cost(*p),
+            std::cmp::Reverse(on_node.get(&info.node).copied().unwrap_or(0)),
+            std::cmp::Reverse(info.seq),
+        )
+    });
+    ranked.truncate(diff);
+    ranked
+}
+
 /// A Job's (or a CronJob's job template's) `parallelism` (default 1) and `completions`.
 fn job_parallelism_completions(w: &Workload) -> (usize, Option<usize>) {
     let spec = match w {
@@ -276,8 +321,27 @@ impl WorkloadControllers {
         let pods = owned(cluster, &w, &okind, &oname);
         match &w {
             Workload::Deployment(_) | Workload::ReplicaSet(_) => {
-                let active = pods.iter().filter(|p| is_active(cluster, **p)).count();
-                for _ in active..w.pod_count() {
+                let active: Vec<PodId> = pods
+                    .iter()
+                    .copied()
+                    .filter(|p| is_active(cluster, *p))
+                    .collect();
+                if active.len() > w.pod_count() {
+                    let diff = (active.len() - w.pod_count()).min(BURST_REPLICAS);
+                    for p in pods_to_delete(cluster, &active, diff) {
+                        let name = cluster.pods[p].name.clone();
+                        cluster.delete_pod(p);
+                        events.push(Event::normal(
+                            now,
+                            SUCCESSFUL_DELETE,
+                            object.clone(),
+                            None,
+                            format!("Deleted pod: {name}"),
+                        ));
+                    }
+                    return;
+                }
+                for _ in active.len()..w.pod_count() {
                     let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
                     let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
                     self.create(
@@ -503,5 +567,53 @@ impl Controller for WorkloadControllers {
 
     fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
         None
+    }
+}
+
+#[cfg(test)]
+mod scale_down_tests {
+    use k8s_openapi::api::core::v1::{Node, Pod};
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod(name: &str, node: Option<&str>, phase: &str, cost: Option<&str>) -> Pod {
+        let mut v = json!({
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": phase}
+        });
+        if let Some(n) = node {
+            v["spec"]["nodeName"] = json!(n);
+        }
+        if let Some(c) = cost {
+            v["metadata"]["annotations"] = json!({POD_DELETION_COST: c});
+        }
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    #[test]
+    fn scale_down_deletes_unassigned_then_cheap_then_doubled_up_then_newest() {
+        let mut c = Cluster::new();
+        for n in ["a", "b", "c"] {
+            c.add_node(
+                serde_json::from_value::<Node>(json!({"metadata": {"name": n}}))
+                    .unwrap_or_default(),
+            );
+        }
+        let ids = [
+            c.add_pod(pod("p0", Some("a"), "Running", None)),
+            c.add_pod(pod("p1", Some("a"), "Running", None)),
+            c.add_pod(pod("p2", Some("b"), "Running", None)),
+            c.add_pod(pod("p3", None, "Pending", None)),
+            c.add_pod(pod("p4", Some("b"), "Running", Some("-5"))),
+            c.add_pod(pod("p5", Some("c"), "Running", Some("not a number"))),
+        ];
+        let order = pods_to_delete(&c, &ids, 6);
+        let names: Vec<&str> = order.iter().map(|p| c.pods[*p].name.as_str()).collect();
+        // p3 is unassigned; p4 is cheapest; a and b hold two pods each, c one: the newest of
+        // a's and b's go first; an unparseable cost counts as 0.
+        assert_eq!(names, ["p3", "p4", "p2", "p1", "p0", "p5"]);
+        assert_eq!(pods_to_delete(&c, &ids, 2).len(), 2);
     }
 }
