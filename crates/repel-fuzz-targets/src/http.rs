@@ -49,6 +49,7 @@ pub fn run(data: &[u8]) {
         wake: Notify::new(),
         evictions: Mutex::new(()),
         request_timeout: std::time::Duration::from_secs(1),
+        resources: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

@@ -8,7 +8,9 @@
 //!
 //! # Layout
 //! - [`store`]: objects as JSON, resourceVersion, watch history, redb durability.
-//! - [`resources`]: the served resources (kinds, groups, scopes, short names).
+//! - [`resources`]: the served resources (kinds, groups, scopes, short names), built in and
+//!   defined by CustomResourceDefinitions.
+//! - [`crd`]: CustomResourceDefinitions: defaults, validation, status, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
 //! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
 //! - [`request`]: path and query parsing, the `Status` error type.
@@ -25,6 +27,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod crd;
 pub mod defaults;
 pub mod discovery;
 pub mod engine;
@@ -137,12 +140,21 @@ pub struct App {
     pub evictions: std::sync::Mutex<()>,
     /// How long a request may take before its 504.
     pub request_timeout: Duration,
+    /// The resources CustomResourceDefinitions define.
+    pub resources: resources::Registry,
 }
 
 impl App {
     /// Tells the engine that something changed.
     pub fn poke(&self) {
         self.wake.notify_one();
+    }
+
+    /// Serves what the stored CustomResourceDefinitions define (after every CRD write, and
+    /// at start).
+    pub fn sync_crds(&self) {
+        let (crds, _) = self.store.list("customresourcedefinitions", None);
+        self.resources.set_crds(&crds);
     }
 }
 
@@ -205,7 +217,9 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         wake: Notify::new(),
         evictions: std::sync::Mutex::new(()),
         request_timeout: cfg.request_timeout,
+        resources: resources::Registry::default(),
     });
+    app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;
     let warnings = if app.store.is_empty() {
         kubelet::seed(&app, &cfg.seed)?
@@ -336,7 +350,7 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(true),
+                    &discovery::aggregated(&app.resources, true),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
@@ -346,26 +360,24 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(false),
+                    &discovery::aggregated(&app.resources, false),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
-            return json_reply(200, &discovery::api_group_list());
+            return json_reply(200, &discovery::api_group_list(&app.resources));
         }
-        "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index()),
+        "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index(&app.resources)),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if get {
+        let reg = &app.resources;
         let found = match segs.as_slice() {
-            ["api", "v1"] => discovery::resource_list(""),
-            ["apis", g, v] if resources::group_version(g) == Some(*v) => {
-                discovery::resource_list(g)
-            }
-            ["openapi", "v3", "api", "v1"] => discovery::openapi_group(""),
-            ["openapi", "v3", "apis", g, v] if resources::group_version(g) == Some(*v) => {
-                discovery::openapi_group(g)
-            }
+            ["api", "v1"] => discovery::resource_list(reg, "", "v1"),
+            ["apis", g] => discovery::api_group(reg, g),
+            ["apis", g, v] => discovery::resource_list(reg, g, v),
+            ["openapi", "v3", "api", "v1"] => discovery::openapi_group(reg, "", "v1"),
+            ["openapi", "v3", "apis", g, v] => discovery::openapi_group(reg, g, v),
             _ => None,
         };
         if let Some(v) = found {
@@ -380,7 +392,7 @@ pub async fn route(
         )
         .into_response()
     };
-    let Some(target) = parse_path(path) else {
+    let Some(target) = parse_path(&app.resources, path) else {
         return not_found();
     };
     let raw = request::parse_query_pairs(uri.query());

@@ -1,26 +1,50 @@
 //! The resources this server serves: names, kinds, groups, scopes, as discovery lists them.
+//!
+//! The built-in ones are a fixed table; those that CustomResourceDefinitions define live in a
+//! [`Registry`] (one per server, in [`crate::App`]) that is rebuilt from the stored CRDs after
+//! every CRD write ([`crate::crd`]).
 
-/// One served resource.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use std::sync::{Arc, LazyLock, RwLock};
+
+use serde_json::Value;
+
+/// One served resource at one version.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
     /// API group ("" for core).
-    pub group: &'static str,
+    pub group: String,
     /// Version (`v1`; `v2` for HorizontalPodAutoscalers).
-    pub version: &'static str,
+    pub version: String,
     /// Plural name (`pods`).
-    pub name: &'static str,
+    pub name: String,
     /// Singular name (`pod`).
-    pub singular: &'static str,
+    pub singular: String,
     /// Kind (`Pod`).
-    pub kind: &'static str,
+    pub kind: String,
     /// Whether objects live in a namespace.
     pub namespaced: bool,
     /// kubectl's short names.
-    pub short_names: &'static [&'static str],
+    pub short_names: Vec<String>,
     /// Subresources (`status`, `binding`, `eviction`).
-    pub subresources: &'static [&'static str],
-    /// Whether the resource is in the `all` category.
-    pub in_all: bool,
+    pub subresources: Vec<String>,
+    /// Categories (`all`: what `kubectl get all` lists).
+    pub categories: Vec<String>,
+    /// What a CustomResourceDefinition says of a custom resource (`None`: built in).
+    pub custom: Option<Custom>,
+}
+
+/// A custom resource's definition beyond its names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Custom {
+    /// The CRD's name (`ippools.crd.projectcalico.org`), also the store's key for its objects
+    /// (every served version shares them).
+    pub crd: String,
+    /// `spec.names.listKind`.
+    pub list_kind: String,
+    /// The version objects are stored at (`storage: true`).
+    pub storage_version: String,
+    /// This version's `additionalPrinterColumns`.
+    pub columns: Vec<repel_api::table::PrinterColumn>,
 }
 
 impl Resource {
@@ -51,47 +75,88 @@ impl Resource {
         }
     }
 
-    /// `<Kind>List`.
+    /// `<Kind>List` (a custom resource's `listKind`).
     pub fn list_kind(&self) -> String {
-        format!("{}List", self.kind)
+        match &self.custom {
+            Some(c) => c.list_kind.clone(),
+            None => format!("{}List", self.kind),
+        }
+    }
+
+    /// Where its objects are stored: the plural for a built-in resource, the CRD's name for a
+    /// custom one (two CRDs may share a plural; every version of one shares its objects).
+    pub fn key(&self) -> &str {
+        match &self.custom {
+            Some(c) => &c.crd,
+            None => &self.name,
+        }
+    }
+
+    /// Whether it has subresource `sub`.
+    pub fn has_sub(&self, sub: &str) -> bool {
+        self.subresources.iter().any(|s| s == sub)
+    }
+
+    /// Whether it is in the `all` category.
+    pub fn in_all(&self) -> bool {
+        self.categories.iter().any(|c| c == "all")
+    }
+
+    /// Whether a CustomResourceDefinition defines it.
+    pub fn is_custom(&self) -> bool {
+        self.custom.is_some()
+    }
+
+    fn with_categories(mut self, categories: &[&str]) -> Resource {
+        self.categories = strings(categories);
+        self
     }
 }
 
+fn strings(s: &[&str]) -> Vec<String> {
+    s.iter().map(|x| x.to_string()).collect()
+}
+
 #[allow(clippy::too_many_arguments)]
-const fn r(
-    group: &'static str,
-    name: &'static str,
-    singular: &'static str,
-    kind: &'static str,
+fn r(
+    group: &str,
+    name: &str,
+    singular: &str,
+    kind: &str,
     namespaced: bool,
-    short_names: &'static [&'static str],
-    subresources: &'static [&'static str],
+    short_names: &[&str],
+    subresources: &[&str],
     in_all: bool,
 ) -> Resource {
     Resource {
-        group,
-        version: "v1",
-        name,
-        singular,
-        kind,
+        group: group.to_string(),
+        version: "v1".to_string(),
+        name: name.to_string(),
+        singular: singular.to_string(),
+        kind: kind.to_string(),
         namespaced,
-        short_names,
-        subresources,
-        in_all,
+        short_names: strings(short_names),
+        subresources: strings(subresources),
+        categories: if in_all {
+            strings(&["all"])
+        } else {
+            Vec::new()
+        },
+        custom: None,
     }
 }
 
 /// [`r`] at another version than `v1`.
 #[allow(clippy::too_many_arguments)]
-const fn rv(
-    group: &'static str,
-    version: &'static str,
-    name: &'static str,
-    singular: &'static str,
-    kind: &'static str,
+fn rv(
+    group: &str,
+    version: &str,
+    name: &str,
+    singular: &str,
+    kind: &str,
     namespaced: bool,
-    short_names: &'static [&'static str],
-    subresources: &'static [&'static str],
+    short_names: &[&str],
+    subresources: &[&str],
     in_all: bool,
 ) -> Resource {
     let mut res = r(
@@ -104,241 +169,257 @@ const fn rv(
         subresources,
         in_all,
     );
-    res.version = version;
+    res.version = version.to_string();
     res
 }
 
-/// Every served resource.
-pub const RESOURCES: &[Resource] = &[
-    r(
-        "",
-        "nodes",
-        "node",
-        "Node",
-        false,
-        &["no"],
-        &["status"],
-        false,
-    ),
-    r(
-        "",
-        "pods",
-        "pod",
-        "Pod",
-        true,
-        &["po"],
-        &["binding", "eviction", "status"],
-        true,
-    ),
-    r(
-        "",
-        "namespaces",
-        "namespace",
-        "Namespace",
-        false,
-        &["ns"],
-        &["status"],
-        false,
-    ),
-    r("", "events", "event", "Event", true, &["ev"], &[], false),
-    r(
-        "apps",
-        "deployments",
-        "deployment",
-        "Deployment",
-        true,
-        &["deploy"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "replicasets",
-        "replicaset",
-        "ReplicaSet",
-        true,
-        &["rs"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "statefulsets",
-        "statefulset",
-        "StatefulSet",
-        true,
-        &["sts"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "daemonsets",
-        "daemonset",
-        "DaemonSet",
-        true,
-        &["ds"],
-        &["status"],
-        true,
-    ),
-    r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
-    r(
-        "policy",
-        "poddisruptionbudgets",
-        "poddisruptionbudget",
-        "PodDisruptionBudget",
-        true,
-        &["pdb"],
-        &["status"],
-        false,
-    ),
-    r(
-        "coordination.k8s.io",
-        "leases",
-        "lease",
-        "Lease",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "scheduling.k8s.io",
-        "priorityclasses",
-        "priorityclass",
-        "PriorityClass",
-        false,
-        &["pc"],
-        &[],
-        false,
-    ),
-    r(
-        "batch",
-        "cronjobs",
-        "cronjob",
-        "CronJob",
-        true,
-        &["cj"],
-        &["status"],
-        true,
-    ),
-    // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
-    // them beyond what taints and scheduling need.
-    r(
-        "",
-        "services",
-        "service",
-        "Service",
-        true,
-        &["svc"],
-        &["status"],
-        true,
-    ),
-    r(
-        "",
-        "configmaps",
-        "configmap",
-        "ConfigMap",
-        true,
-        &["cm"],
-        &[],
-        false,
-    ),
-    r("", "secrets", "secret", "Secret", true, &[], &[], false),
-    r(
-        "",
-        "serviceaccounts",
-        "serviceaccount",
-        "ServiceAccount",
-        true,
-        &["sa"],
-        &[],
-        false,
-    ),
-    r(
-        "",
-        "persistentvolumeclaims",
-        "persistentvolumeclaim",
-        "PersistentVolumeClaim",
-        true,
-        &["pvc"],
-        &["status"],
-        false,
-    ),
-    r(
-        "storage.k8s.io",
-        "storageclasses",
-        "storageclass",
-        "StorageClass",
-        false,
-        &["sc"],
-        &[],
-        false,
-    ),
-    r(
-        "networking.k8s.io",
-        "ingresses",
-        "ingress",
-        "Ingress",
-        true,
-        &["ing"],
-        &["status"],
-        false,
-    ),
-    rv(
-        "autoscaling",
-        "v2",
-        "horizontalpodautoscalers",
-        "horizontalpodautoscaler",
-        "HorizontalPodAutoscaler",
-        true,
-        &["hpa"],
-        &["status"],
-        true,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "roles",
-        "role",
-        "Role",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "rolebindings",
-        "rolebinding",
-        "RoleBinding",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "clusterroles",
-        "clusterrole",
-        "ClusterRole",
-        false,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "clusterrolebindings",
-        "clusterrolebinding",
-        "ClusterRoleBinding",
-        false,
-        &[],
-        &[],
-        false,
-    ),
-];
+/// The built-in resources, in discovery order.
+static BUILTIN: LazyLock<Vec<Arc<Resource>>> = LazyLock::new(|| {
+    [
+        r(
+            "",
+            "nodes",
+            "node",
+            "Node",
+            false,
+            &["no"],
+            &["status"],
+            false,
+        ),
+        r(
+            "",
+            "pods",
+            "pod",
+            "Pod",
+            true,
+            &["po"],
+            &["binding", "eviction", "status"],
+            true,
+        ),
+        r(
+            "",
+            "namespaces",
+            "namespace",
+            "Namespace",
+            false,
+            &["ns"],
+            &["status"],
+            false,
+        ),
+        r("", "events", "event", "Event", true, &["ev"], &[], false),
+        r(
+            "apps",
+            "deployments",
+            "deployment",
+            "Deployment",
+            true,
+            &["deploy"],
+            &["scale", "status"],
+            true,
+        ),
+        r(
+            "apps",
+            "replicasets",
+            "replicaset",
+            "ReplicaSet",
+            true,
+            &["rs"],
+            &["scale", "status"],
+            true,
+        ),
+        r(
+            "apps",
+            "statefulsets",
+            "statefulset",
+            "StatefulSet",
+            true,
+            &["sts"],
+            &["scale", "status"],
+            true,
+        ),
+        r(
+            "apps",
+            "daemonsets",
+            "daemonset",
+            "DaemonSet",
+            true,
+            &["ds"],
+            &["status"],
+            true,
+        ),
+        r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
+        r(
+            "policy",
+            "poddisruptionbudgets",
+            "poddisruptionbudget",
+            "PodDisruptionBudget",
+            true,
+            &["pdb"],
+            &["status"],
+            false,
+        ),
+        r(
+            "coordination.k8s.io",
+            "leases",
+            "lease",
+            "Lease",
+            true,
+            &[],
+            &[],
+            false,
+        ),
+        r(
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "priorityclass",
+            "PriorityClass",
+            false,
+            &["pc"],
+            &[],
+            false,
+        ),
+        r(
+            "batch",
+            "cronjobs",
+            "cronjob",
+            "CronJob",
+            true,
+            &["cj"],
+            &["status"],
+            true,
+        ),
+        // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
+        // them beyond what taints and scheduling need.
+        r(
+            "",
+            "services",
+            "service",
+            "Service",
+            true,
+            &["svc"],
+            &["status"],
+            true,
+        ),
+        r(
+            "",
+            "configmaps",
+            "configmap",
+            "ConfigMap",
+            true,
+            &["cm"],
+            &[],
+            false,
+        ),
+        r("", "secrets", "secret", "Secret", true, &[], &[], false),
+        r(
+            "",
+            "serviceaccounts",
+            "serviceaccount",
+            "ServiceAccount",
+            true,
+            &["sa"],
+            &[],
+            false,
+        ),
+        r(
+            "",
+            "persistentvolumeclaims",
+            "persistentvolumeclaim",
+            "PersistentVolumeClaim",
+            true,
+            &["pvc"],
+            &["status"],
+            false,
+        ),
+        r(
+            "storage.k8s.io",
+            "storageclasses",
+            "storageclass",
+            "StorageClass",
+            false,
+            &["sc"],
+            &[],
+            false,
+        ),
+        r(
+            "networking.k8s.io",
+            "ingresses",
+            "ingress",
+            "Ingress",
+            true,
+            &["ing"],
+            &["status"],
+            false,
+        ),
+        rv(
+            "autoscaling",
+            "v2",
+            "horizontalpodautoscalers",
+            "horizontalpodautoscaler",
+            "HorizontalPodAutoscaler",
+            true,
+            &["hpa"],
+            &["status"],
+            true,
+        ),
+        r(
+            "rbac.authorization.k8s.io",
+            "roles",
+            "role",
+            "Role",
+            true,
+            &[],
+            &[],
+            false,
+        ),
+        r(
+            "rbac.authorization.k8s.io",
+            "rolebindings",
+            "rolebinding",
+            "RoleBinding",
+            true,
+            &[],
+            &[],
+            false,
+        ),
+        r(
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            "clusterrole",
+            "ClusterRole",
+            false,
+            &[],
+            &[],
+            false,
+        ),
+        r(
+            "rbac.authorization.k8s.io",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            "ClusterRoleBinding",
+            false,
+            &[],
+            &[],
+            false,
+        ),
+        r(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            "customresourcedefinition",
+            "CustomResourceDefinition",
+            false,
+            &["crd", "crds"],
+            &["status"],
+            false,
+        )
+        .with_categories(&["api-extensions"]),
+    ]
+    .into_iter()
+    .map(Arc::new)
+    .collect()
+});
 
-/// The groups served besides core, in discovery order, each at its one version.
+/// The groups built in besides core, in discovery order, each at its one version.
 pub const GROUPS: &[(&str, &str)] = &[
     ("apps", "v1"),
     ("batch", "v1"),
@@ -349,9 +430,10 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("networking.k8s.io", "v1"),
     ("storage.k8s.io", "v1"),
     ("rbac.authorization.k8s.io", "v1"),
+    ("apiextensions.k8s.io", "v1"),
 ];
 
-/// The version a group is served at (`None`: not served).
+/// The version a built-in group is served at (`None`: not built in).
 pub fn group_version(group: &str) -> Option<&'static str> {
     if group.is_empty() {
         return Some("v1");
@@ -371,17 +453,167 @@ pub const VERBS: &[&str] = &[
     "watch",
 ];
 
-/// Finds a resource by group and plural name.
-pub fn find(group: &str, name: &str) -> Option<&'static Resource> {
-    RESOURCES
-        .iter()
-        .find(|r| r.group == group && r.name == name)
+/// The built-in resources.
+pub fn builtins() -> &'static [Arc<Resource>] {
+    &BUILTIN
 }
 
-/// Finds a resource by kind (for seeding from manifests): its group and version.
-pub fn by_kind(api_version: &str, kind: &str) -> Option<&'static Resource> {
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    RESOURCES
+/// Finds a built-in resource by group and plural name.
+pub fn find(group: &str, name: &str) -> Option<Arc<Resource>> {
+    BUILTIN
         .iter()
-        .find(|r| r.kind == kind && r.group == group && r.version == version)
+        .find(|r| r.group == group && r.name == name)
+        .cloned()
+}
+
+/// Upstream's version priority (`version.CompareKubeAwareVersionStrings`): `v2` before `v1`,
+/// GA before beta before alpha, then higher numbers first; anything else after, by name.
+pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    fn rank(v: &str) -> (u8, u64, u64, String) {
+        let parsed = v.strip_prefix('v').and_then(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let major: u64 = digits.parse().ok()?;
+            let after = &rest[digits.len()..];
+            if after.is_empty() {
+                return Some((0, major, 0));
+            }
+            let (level, num) = if let Some(n) = after.strip_prefix("beta") {
+                (1, n)
+            } else if let Some(n) = after.strip_prefix("alpha") {
+                (2, n)
+            } else {
+                return None;
+            };
+            let minor: u64 = num.parse().ok()?;
+            Some((level, major, minor))
+        });
+        match parsed {
+            Some((level, major, minor)) => {
+                (level, u64::MAX - major, u64::MAX - minor, String::new())
+            }
+            None => (3, 0, 0, v.to_string()),
+        }
+    }
+    rank(a).cmp(&rank(b))
+}
+
+/// The custom resources served, rebuilt from the stored CRDs after every CRD write.
+#[derive(Debug, Default)]
+pub struct Registry {
+    custom: RwLock<Vec<Arc<Resource>>>,
+}
+
+impl Registry {
+    fn custom(&self) -> Vec<Arc<Resource>> {
+        self.custom
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Replaces the custom resources with those `crds` (stored CustomResourceDefinitions)
+    /// serve: one entry per served version, in the CRDs' order.
+    pub fn set_crds(&self, crds: &[Value]) {
+        let list: Vec<Arc<Resource>> = crds
+            .iter()
+            .flat_map(crate::crd::served_resources)
+            .map(Arc::new)
+            .collect();
+        match self.custom.write() {
+            Ok(mut c) => *c = list,
+            Err(e) => *e.into_inner() = list,
+        }
+    }
+
+    /// Finds a served resource by group, version and plural name.
+    pub fn find(&self, group: &str, version: &str, name: &str) -> Option<Arc<Resource>> {
+        if let Some(r) = BUILTIN
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.name == name)
+        {
+            return Some(r.clone());
+        }
+        self.custom()
+            .into_iter()
+            .find(|r| r.group == group && r.version == version && r.name == name)
+    }
+
+    /// Finds a resource by kind (for seeding from manifests): its group and version.
+    pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<Arc<Resource>> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.served()
+            .into_iter()
+            .find(|r| r.kind == kind && r.group == group && r.version == version)
+    }
+
+    /// Every resource at every served version: the built-in ones, then the custom ones.
+    pub fn served(&self) -> Vec<Arc<Resource>> {
+        BUILTIN.iter().cloned().chain(self.custom()).collect()
+    }
+
+    /// One entry per stored key (a custom resource at its storage version): what a namespace
+    /// deletion or the garbage collector walks.
+    pub fn stored(&self) -> Vec<Arc<Resource>> {
+        let mut out: Vec<Arc<Resource>> = BUILTIN.to_vec();
+        for r in self.custom() {
+            if r.custom
+                .as_ref()
+                .is_some_and(|c| c.storage_version == r.version)
+            {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// The resources of one group version.
+    pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<Resource>> {
+        self.served()
+            .into_iter()
+            .filter(|r| r.group == group && r.version == version)
+            .collect()
+    }
+
+    /// The groups served besides core with their versions, preferred first: the built-in
+    /// groups in discovery order, then the custom ones by name.
+    pub fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = GROUPS
+            .iter()
+            .map(|(g, v)| (g.to_string(), vec![v.to_string()]))
+            .collect();
+        let mut custom: Vec<(String, Vec<String>)> = Vec::new();
+        for r in self.custom() {
+            match custom.iter_mut().find(|(g, _)| *g == r.group) {
+                Some((_, versions)) => {
+                    if !versions.contains(&r.version) {
+                        versions.push(r.version.clone());
+                    }
+                }
+                None => custom.push((r.group.clone(), vec![r.version.clone()])),
+            }
+        }
+        custom.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, versions) in &mut custom {
+            versions.sort_by(|a, b| compare_versions(a, b));
+        }
+        out.extend(custom);
+        out
+    }
+
+    /// The versions `group` is served at, preferred first (empty: not served).
+    pub fn versions(&self, group: &str) -> Vec<String> {
+        if group.is_empty() {
+            return vec!["v1".to_string()];
+        }
+        self.groups()
+            .into_iter()
+            .find(|(g, _)| g == group)
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    }
+
+    /// Whether `group` is served at `version`.
+    pub fn serves(&self, group: &str, version: &str) -> bool {
+        self.versions(group).iter().any(|v| v == version)
+    }
 }

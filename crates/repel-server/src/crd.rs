@@ -1,0 +1,575 @@
+//! CustomResourceDefinitions (`apiextensions.k8s.io/v1`): what kube-apiserver's
+//! apiextensions-apiserver does to one before storing it (defaults, validation with upstream's
+//! field errors), what its naming and establishing controllers then write in its status, and
+//! the resources it serves ([`served_resources`], kept in [`crate::resources::Registry`]).
+//!
+//! Custom objects are stored as sent: they are not validated against the CRD's
+//! `openAPIV3Schema`, nor pruned or defaulted by it (the README says so).
+
+use repel_core::names::{is_dns1035_label, is_dns1123_subdomain};
+use repel_core::validation::meta;
+use repel_core::validation::{BadValue, ErrorType, FieldError};
+use serde_json::{Value, json};
+
+use crate::resources::{Custom, Resource};
+
+/// The annotation a CRD of a protected group (`*.k8s.io`, `*.kubernetes.io`) must carry.
+pub const API_APPROVED_ANNOTATION: &str = "api-approved.kubernetes.io";
+
+/// The upstream reason when a protected group's CRD lacks [`API_APPROVED_ANNOTATION`].
+pub fn approval_missing() -> String {
+    format!(
+        "protected groups must have approval annotation \"{API_APPROVED_ANNOTATION}\", see https://github.com/kubernetes/enhancements/pull/1111"
+    )
+}
+
+/// The upstream reason when [`API_APPROVED_ANNOTATION`] is neither a URL nor `unapproved…`.
+pub fn approval_invalid() -> String {
+    format!(
+        "protected groups must have approval annotation \"{API_APPROVED_ANNOTATION}\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"
+    )
+}
+
+fn str_at<'a>(v: &'a Value, path: &str) -> &'a str {
+    v.pointer(path).and_then(Value::as_str).unwrap_or("")
+}
+
+fn versions(crd: &Value) -> &[Value] {
+    crd.pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The storage version's name (`storage: true`), if any.
+pub fn storage_version(crd: &Value) -> Option<String> {
+    versions(crd)
+        .iter()
+        .find(|v| flag(v, "storage"))
+        .and_then(|v| v.get("name").and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// Upstream `SetDefaults_CustomResourceDefinitionSpec` (v1.32):
+/// 1. `names.singular` is the lower-cased kind;
+/// 2. `names.listKind` is `<kind>List` when there is a kind;
+/// 3. `conversion` is `{strategy: None}`.
+pub fn set_defaults(crd: &mut Value) {
+    if !crd["spec"].is_object() {
+        crd["spec"] = json!({});
+    }
+    if !crd["spec"]["names"].is_object() {
+        crd["spec"]["names"] = json!({});
+    }
+    let kind = str_at(crd, "/spec/names/kind").to_string();
+    let names = &mut crd["spec"]["names"];
+    if str_at(names, "/singular").is_empty() {
+        names["singular"] = json!(kind.to_lowercase());
+    }
+    if str_at(names, "/listKind").is_empty() && !kind.is_empty() {
+        names["listKind"] = json!(format!("{kind}List"));
+    }
+    if crd["spec"].get("conversion").is_none_or(Value::is_null) {
+        crd["spec"]["conversion"] = json!({"strategy": "None"});
+    }
+}
+
+/// What the naming and establishing controllers write once a CRD is created or its names
+/// change (kube-apiserver does it within a second; here it is part of the write): the names
+/// accepted, `NamesAccepted` and `Established` true, the storage version among
+/// `storedVersions`. Conditions already true keep their transition time.
+pub fn accept(crd: &mut Value, now: &str) {
+    let names = crd["spec"]["names"].clone();
+    let old: Vec<Value> = crd
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let condition = |ty: &str, reason: &str, message: &str| {
+        let since = old
+            .iter()
+            .find(|c| c["type"] == ty && c["status"] == "True")
+            .and_then(|c| c.get("lastTransitionTime").cloned())
+            .unwrap_or_else(|| json!(now));
+        json!({"type": ty, "status": "True", "lastTransitionTime": since, "reason": reason, "message": message})
+    };
+    let conditions = vec![
+        condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+        condition(
+            "Established",
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        ),
+    ];
+    let mut stored: Vec<Value> = crd
+        .pointer("/status/storedVersions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(v) = storage_version(crd)
+        && !stored.contains(&json!(v))
+    {
+        stored.push(json!(v));
+    }
+    crd["status"] =
+        json!({"acceptedNames": names, "conditions": conditions, "storedVersions": stored});
+}
+
+/// The resources a stored CRD serves, one per version with `served: true`, under its accepted
+/// names; none until it is established.
+pub fn served_resources(crd: &Value) -> Vec<Resource> {
+    let established = crd
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
+        });
+    let names = &crd["status"]["acceptedNames"];
+    let group = str_at(crd, "/spec/group");
+    let Some(storage) = storage_version(crd) else {
+        return Vec::new();
+    };
+    if !established || group.is_empty() || str_at(names, "/plural").is_empty() {
+        return Vec::new();
+    }
+    let list = |v: &Value, key: &str| -> Vec<String> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    versions(crd)
+        .iter()
+        .filter(|v| flag(v, "served"))
+        .map(|v| {
+            let mut subresources = Vec::new();
+            if v.pointer("/subresources/status").is_some() {
+                subresources.push("status".to_string());
+            }
+            let columns = v
+                .get("additionalPrinterColumns")
+                .and_then(Value::as_array)
+                .map(|cs| {
+                    cs.iter()
+                        .filter_map(repel_api::table::PrinterColumn::from_crd)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Resource {
+                group: group.to_string(),
+                version: str_at(v, "/name").to_string(),
+                name: str_at(names, "/plural").to_string(),
+                singular: str_at(names, "/singular").to_string(),
+                kind: str_at(names, "/kind").to_string(),
+                namespaced: str_at(crd, "/spec/scope") != "Cluster",
+                short_names: list(names, "shortNames"),
+                subresources,
+                categories: list(names, "categories"),
+                custom: Some(Custom {
+                    crd: str_at(crd, "/metadata/name").to_string(),
+                    list_kind: str_at(names, "/listKind").to_string(),
+                    storage_version: storage.clone(),
+                    columns,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Upstream's `IsProtectedCommunityGroup`.
+fn is_protected_group(group: &str) -> bool {
+    group == "k8s.io"
+        || group.ends_with(".k8s.io")
+        || group == "kubernetes.io"
+        || group.ends_with(".kubernetes.io")
+}
+
+/// Whether `s` parses as a URL with a scheme and a host (`url.ParseRequestURI`'s success with
+/// both set).
+fn is_url_with_host(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    scheme_ok && !host.is_empty() && !s.contains(' ')
+}
+
+/// Upstream `validateAPIApproval` on a create (or an update whose approval state changed).
+fn api_approval_errors(crd: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    if !is_protected_group(str_at(crd, "/spec/group")) {
+        return Vec::new();
+    }
+    let state = |c: &Value| {
+        let a = c
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(API_APPROVED_ANNOTATION))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let s = if a.is_empty() {
+            0
+        } else if a.starts_with("unapproved") || is_url_with_host(&a) {
+            1
+        } else {
+            2
+        };
+        (s, a)
+    };
+    let (new_state, value) = state(crd);
+    if old.is_some_and(|o| state(o).0 == new_state) {
+        return Vec::new();
+    }
+    let path = format!("metadata.annotations[{API_APPROVED_ANNOTATION}]");
+    match new_state {
+        0 => vec![FieldError::required(path, approval_missing())],
+        2 => vec![FieldError::invalid(
+            path,
+            BadValue::Str(value),
+            approval_invalid(),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Go's JSON of the internal `CustomResourceDefinitionVersion` list, as upstream's field
+/// errors print `spec.versions` (v1.34+ `ErrorBody`). The schemas, subresources and columns
+/// that every version shares were moved to the spec's top level by the v1 → internal
+/// conversion and print `null`; a version's own schema prints as `{}` here (upstream prints
+/// the whole internal schema struct).
+fn versions_value(crd: &Value) -> BadValue {
+    let Some(list) = crd.pointer("/spec/versions").and_then(Value::as_array) else {
+        return BadValue::Json("null".to_string());
+    };
+    let all_same = |key: &str| list.iter().all(|v| v.get(key) == list[0].get(key));
+    let hoisted = |key: &str| all_same(key) || list.iter().all(|v| v.get(key).is_none());
+    let items: Vec<String> = list
+        .iter()
+        .map(|v| {
+            let warning = match v.get("deprecationWarning").and_then(Value::as_str) {
+                Some(w) => json!(w).to_string(),
+                None => "null".to_string(),
+            };
+            let schema = if hoisted("schema") || v.get("schema").is_none() {
+                "null".to_string()
+            } else {
+                "{}".to_string()
+            };
+            let subresources = match v.get("subresources") {
+                Some(s) if !hoisted("subresources") => {
+                    let status = if s.get("status").is_some() { "{}" } else { "null" };
+                    let scale = match s.get("scale") {
+                        Some(sc) => format!(
+                            "{{\"SpecReplicasPath\":{},\"StatusReplicasPath\":{},\"LabelSelectorPath\":{}}}",
+                            json!(str_at(sc, "/specReplicasPath")),
+                            json!(str_at(sc, "/statusReplicasPath")),
+                            sc.get("labelSelectorPath")
+                                .and_then(Value::as_str)
+                                .map_or("null".to_string(), |p| json!(p).to_string()),
+                        ),
+                        None => "null".to_string(),
+                    };
+                    format!("{{\"Status\":{status},\"Scale\":{scale}}}")
+                }
+                _ => "null".to_string(),
+            };
+            let columns = match v.get("additionalPrinterColumns").and_then(Value::as_array) {
+                Some(cs) if !hoisted("additionalPrinterColumns") => {
+                    let cs: Vec<String> = cs
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "{{\"Name\":{},\"Type\":{},\"Format\":{},\"Description\":{},\"Priority\":{},\"JSONPath\":{}}}",
+                                json!(str_at(c, "/name")),
+                                json!(str_at(c, "/type")),
+                                json!(str_at(c, "/format")),
+                                json!(str_at(c, "/description")),
+                                c.get("priority").and_then(Value::as_i64).unwrap_or(0),
+                                json!(str_at(c, "/jsonPath")),
+                            )
+                        })
+                        .collect();
+                    format!("[{}]", cs.join(","))
+                }
+                _ => "null".to_string(),
+            };
+            format!(
+                "{{\"Name\":{},\"Served\":{},\"Storage\":{},\"Deprecated\":{},\"DeprecationWarning\":{warning},\"Schema\":{schema},\"Subresources\":{subresources},\"AdditionalPrinterColumns\":{columns},\"SelectableFields\":null}}",
+                json!(str_at(v, "/name")),
+                flag(v, "served"),
+                flag(v, "storage"),
+                flag(v, "deprecated"),
+            )
+        })
+        .collect();
+    BadValue::Json(format!("[{}]", items.join(",")))
+}
+
+fn dns1035(path: &str, value: &str, prefix: &str) -> Option<FieldError> {
+    let errs = is_dns1035_label(value);
+    (!errs.is_empty()).then(|| {
+        FieldError::invalid(
+            path,
+            BadValue::Str(value.to_string()),
+            format!("{prefix}{}", errs.join(",")),
+        )
+    })
+}
+
+/// Upstream `ValidateCustomResourceDefinitionNames` on `names` at `path`.
+fn names_errors(names: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mixed = "may have mixed case, but should otherwise match: ";
+    for (key, prefix, lower) in [
+        ("plural", "", false),
+        ("singular", "", false),
+        ("kind", mixed, true),
+        ("listKind", mixed, true),
+    ] {
+        let v = str_at(names, &format!("/{key}"));
+        if v.is_empty() {
+            continue;
+        }
+        let checked = if lower {
+            v.to_lowercase()
+        } else {
+            v.to_string()
+        };
+        if let Some(mut e) = dns1035(&format!("{path}.{key}"), &checked, prefix) {
+            e.bad_value = BadValue::Str(v.to_string());
+            errs.push(e);
+        }
+    }
+    let list = |key: &str| -> Vec<String> {
+        names
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|s| s.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (i, s) in list("shortNames").iter().enumerate() {
+        errs.extend(dns1035(&format!("{path}.shortNames[{i}]"), s, ""));
+    }
+    let kind = str_at(names, "/kind");
+    let list_kind = str_at(names, "/listKind");
+    if !kind.is_empty() && kind == list_kind {
+        errs.push(FieldError::invalid(
+            format!("{path}.listKind"),
+            BadValue::Str(list_kind.to_string()),
+            "kind and listKind may not be the same",
+        ));
+    }
+    for (i, c) in list("categories").iter().enumerate() {
+        errs.extend(dns1035(&format!("{path}.categories[{i}]"), c, ""));
+    }
+    errs
+}
+
+/// Upstream `validateCustomResourceDefinitionSpec` (v1.32), the rules on the fields repel
+/// serves by, in upstream's order (schemas are not checked beyond being present):
+/// 1. `group`: required, a DNS-1123 subdomain, with at least one dot;
+/// 2. `scope`: required, `Cluster` or `Namespaced`;
+/// 3. every version has `schema.openAPIV3Schema`;
+/// 4. version names are DNS-1035 labels, unique, and exactly one is the storage version;
+/// 5. `version` (the first version's name, after the v1 → internal conversion) is a DNS-1035
+///    label;
+/// 6. `names.plural`, `singular`, `kind` and `listKind` are required;
+/// 7. the names are DNS-1035 labels (kinds in any case), kind ≠ listKind.
+fn spec_errors(crd: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let group = str_at(crd, "/spec/group");
+    if group.is_empty() {
+        errs.push(FieldError::required("spec.group", ""));
+    } else {
+        let bad = is_dns1123_subdomain(group);
+        if !bad.is_empty() {
+            errs.push(FieldError::invalid(
+                "spec.group",
+                BadValue::Str(group.to_string()),
+                bad.join(","),
+            ));
+        } else if !group.contains('.') {
+            errs.push(FieldError::invalid(
+                "spec.group",
+                BadValue::Str(group.to_string()),
+                "should be a domain with at least one dot",
+            ));
+        }
+    }
+    match str_at(crd, "/spec/scope") {
+        "" => errs.push(FieldError::required("spec.scope", "")),
+        "Cluster" | "Namespaced" => {}
+        other => errs.push(FieldError::not_supported(
+            "spec.scope",
+            other,
+            &["Cluster", "Namespaced"],
+        )),
+    }
+    let vs = versions(crd);
+    for (i, v) in vs.iter().enumerate() {
+        if v.pointer("/schema/openAPIV3Schema")
+            .is_none_or(Value::is_null)
+        {
+            errs.push(FieldError::required(
+                format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                "",
+            ));
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut unique = true;
+    for (i, v) in vs.iter().enumerate() {
+        let name = str_at(v, "/name");
+        if seen.contains(&name) {
+            unique = false;
+        } else {
+            seen.push(name);
+        }
+        errs.extend(dns1035(&format!("spec.versions[{i}].name"), name, ""));
+    }
+    if !unique {
+        errs.push(FieldError::invalid(
+            "spec.versions",
+            versions_value(crd),
+            "must contain unique version names",
+        ));
+    }
+    if vs.iter().filter(|v| flag(v, "storage")).count() != 1 {
+        errs.push(FieldError::invalid(
+            "spec.versions",
+            versions_value(crd),
+            "must have exactly one version marked as storage version",
+        ));
+    }
+    if let Some(first) = vs.first() {
+        let name = str_at(first, "/name");
+        if !name.is_empty() {
+            errs.extend(dns1035("spec.version", name, ""));
+        }
+    }
+    for key in ["plural", "singular", "kind", "listKind"] {
+        if str_at(crd, &format!("/spec/names/{key}")).is_empty() {
+            errs.push(FieldError::required(format!("spec.names.{key}"), ""));
+        }
+    }
+    errs.extend(names_errors(&crd["spec"]["names"], "spec.names"));
+    errs
+}
+
+/// The metadata errors with the CRD's name rule: a DNS-1123 subdomain that is
+/// `<plural>.<group>` (for `generateName` too, as upstream's name function is called on it).
+fn metadata_errors(crd: &Value, object_meta: &meta_types::ObjectMeta) -> Vec<FieldError> {
+    let required = format!(
+        "{}.{}",
+        str_at(crd, "/spec/names/plural"),
+        str_at(crd, "/spec/group")
+    );
+    let errs = meta::strategy_errors("CustomResourceDefinition", object_meta, false, None);
+    let mismatch = |field: &str, v: &str| {
+        FieldError::invalid(
+            field,
+            BadValue::Str(v.to_string()),
+            "must be spec.names.plural+\".\"+spec.group",
+        )
+    };
+    let mut out = Vec::new();
+    let generate = object_meta.generate_name.as_deref().unwrap_or("");
+    let name = object_meta.name.as_deref().unwrap_or("");
+    let mut rest = errs.into_iter().peekable();
+    while let Some(e) = rest.next_if(|e| e.field == "metadata.generateName") {
+        out.push(e);
+    }
+    if !generate.is_empty() && generate != required {
+        out.push(mismatch("metadata.generateName", generate));
+    }
+    while let Some(e) = rest.next_if(|e| e.field == "metadata.name") {
+        out.push(e);
+    }
+    if !name.is_empty() && name != required {
+        out.push(mismatch("metadata.name", name));
+    }
+    out.extend(rest);
+    out
+}
+
+mod meta_types {
+    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+}
+
+/// Upstream `ValidateCustomResourceDefinition` on a create (after `PrepareForCreate`, so the
+/// status holds only the storage version): metadata, [`spec_errors`], `status.storedVersions`,
+/// the API approval of protected groups.
+pub fn validate_create(crd: &Value) -> Vec<FieldError> {
+    let object_meta: meta_types::ObjectMeta = crd
+        .get("metadata")
+        .cloned()
+        .and_then(|m| serde_json::from_value(m).ok())
+        .unwrap_or_default();
+    let mut errs = metadata_errors(crd, &object_meta);
+    errs.extend(spec_errors(crd));
+    if storage_version(crd).is_none() {
+        errs.push(FieldError::invalid(
+            "status.storedVersions",
+            BadValue::Json("null".to_string()),
+            "must have at least one stored version",
+        ));
+    }
+    errs.extend(api_approval_errors(crd, None));
+    errs
+}
+
+/// Upstream `ValidateCustomResourceDefinitionUpdate`'s rules on the fields repel serves by:
+/// [`spec_errors`], then `group` and `names.plural` are immutable, and once the CRD is
+/// established `scope` and `names.kind` too; the API approval when its state changed.
+pub fn validate_update(crd: &Value, old: &Value) -> Vec<FieldError> {
+    let object_meta: meta_types::ObjectMeta = crd
+        .get("metadata")
+        .cloned()
+        .and_then(|m| serde_json::from_value(m).ok())
+        .unwrap_or_default();
+    let mut errs = meta::update_errors(&object_meta);
+    errs.extend(spec_errors(crd));
+    let immutable = |path: &str, field: &str| -> Option<FieldError> {
+        let new = crd.pointer(path).cloned().unwrap_or(json!(""));
+        let was = old.pointer(path).cloned().unwrap_or(json!(""));
+        (new != was).then(|| FieldError {
+            field: field.to_string(),
+            error_type: ErrorType::Invalid,
+            bad_value: BadValue::Str(new.as_str().unwrap_or("").to_string()),
+            detail: "field is immutable".to_string(),
+        })
+    };
+    let established = !served_resources(old).is_empty()
+        || old
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "Established" && c["status"] == "True")
+            });
+    if established {
+        errs.extend(immutable("/spec/scope", "spec.scope"));
+        errs.extend(immutable("/spec/names/kind", "spec.names.kind"));
+    }
+    errs.extend(immutable("/spec/group", "spec.group"));
+    errs.extend(immutable("/spec/names/plural", "spec.names.plural"));
+    errs.extend(api_approval_errors(crd, Some(old)));
+    errs
+}
+
