@@ -573,3 +573,5 @@ pub fn validate_update(crd: &Value, old: &Value) -> Vec<FieldError> {
     errs
 }
 
+#[cfg(test)]
+mod tests;
