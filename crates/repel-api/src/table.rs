@@ -70,6 +70,10 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "PersistentVolumeClaim" => cells::pvc(obj, now),
         "StorageClass" => cells::storage_class(obj, now),
         "Ingress" => cells::ingress(obj, now),
+        "IngressClass" => cells::ingress_class(obj, now),
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => {
+            cells::webhook_configuration(obj, now)
+        }
         "HorizontalPodAutoscaler" => cells::hpa(obj, now),
         "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
         "Role" | "ClusterRole" | "CustomResourceDefinition" => cells::created_at(obj),

@@ -56,7 +56,8 @@ fn roundtrip_as<T: DeserializeOwned + Serialize>(
 /// 400, unknown fields are dropped.
 pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
     use k8s_openapi::api::{
-        apps, autoscaling, batch, coordination, core, networking, policy, rbac, scheduling, storage,
+        admissionregistration, apps, autoscaling, batch, coordination, core, networking, policy,
+        rbac, scheduling, storage,
     };
     if r.is_custom() {
         return Ok(v.clone());
@@ -82,6 +83,13 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "PersistentVolumeClaim" => roundtrip_as::<core::v1::PersistentVolumeClaim>(r, v),
         "StorageClass" => roundtrip_as::<storage::v1::StorageClass>(r, v),
         "Ingress" => roundtrip_as::<networking::v1::Ingress>(r, v),
+        "IngressClass" => roundtrip_as::<networking::v1::IngressClass>(r, v),
+        "ValidatingWebhookConfiguration" => {
+            roundtrip_as::<admissionregistration::v1::ValidatingWebhookConfiguration>(r, v)
+        }
+        "MutatingWebhookConfiguration" => {
+            roundtrip_as::<admissionregistration::v1::MutatingWebhookConfiguration>(r, v)
+        }
         "HorizontalPodAutoscaler" => roundtrip_as::<autoscaling::v2::HorizontalPodAutoscaler>(r, v),
         "Role" => roundtrip_as::<rbac::v1::Role>(r, v),
         "RoleBinding" => roundtrip_as::<rbac::v1::RoleBinding>(r, v),

@@ -236,6 +236,24 @@ pub fn openapi_index(reg: &Registry) -> Value {
     json!({"paths": paths})
 }
 
+/// The content type of OpenAPI v2 in protobuf, what kubectl asks for.
+pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// `GET /openapi/v2`: a document without definitions (an empty protobuf message when kubectl
+/// asks for protobuf). kubectl reads it only for a group version the v3 index lacks (a kind
+/// not served, `kind: List`), finds no schema, and skips its client-side validation, so the
+/// apply goes on to upstream's answer (`no matches for kind … ensure CRDs are installed
+/// first`).
+pub fn openapi_v2(accept: &str) -> axum::response::Response {
+    if accept.contains("protobuf") {
+        return crate::request::bytes_reply(200, Vec::new(), OPENAPI_V2_PROTOBUF);
+    }
+    crate::request::json_reply(
+        200,
+        &json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}, "definitions": {}}),
+    )
+}
+
 /// `GET /openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`: a `patch` operation per
 /// kind, carrying its GVK and the `fieldValidation` parameter. No schemas: the server
 /// validates.

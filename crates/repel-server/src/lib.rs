@@ -367,6 +367,7 @@ pub async fn route(
             return json_reply(200, &discovery::api_group_list(&app.resources));
         }
         "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index(&app.resources)),
+        "/openapi/v2" if get => return discovery::openapi_v2(accept),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();

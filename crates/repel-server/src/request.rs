@@ -58,6 +58,15 @@ pub fn json_reply_as(code: u16, body: &Value, content_type: &'static str) -> Res
     r
 }
 
+/// A reply of raw bytes with the given code and content type.
+pub fn bytes_reply(code: u16, body: Vec<u8>, content_type: &'static str) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = (status, body).into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
 /// What a resource path names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
@@ -81,13 +90,13 @@ pub fn parse_path(reg: &Registry, path: &str) -> Option<Target> {
         _ => return None,
     };
     let (namespace, rest) = match rest {
-        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(path_decode(ns)), rest),
         _ => (None, rest),
     };
     let (res, name, sub) = match rest {
         [res] => (*res, None, None),
-        [res, name] => (*res, Some(name.to_string()), None),
-        [res, name, sub] => (*res, Some(name.to_string()), Some(sub.to_string())),
+        [res, name] => (*res, Some(path_decode(name)), None),
+        [res, name, sub] => (*res, Some(path_decode(name)), Some(sub.to_string())),
         _ => return None,
     };
     let resource = reg.find(group, version, res)?;
@@ -111,6 +120,13 @@ pub fn parse_path(reg: &Registry, path: &str) -> Option<Target> {
         name,
         sub,
     })
+}
+
+/// Percent-decoding of a path segment (`+` is itself): kubectl escapes a namespace or name
+/// that is no DNS name (`${NS}`, `FILLED BY THE OPERATOR`), and the server sees it unescaped,
+/// as Go's `url.URL.Path` holds it.
+pub fn path_decode(s: &str) -> String {
+    percent_decode(&s.replace('+', "%2B"))
 }
 
 /// Percent-decoding of a query component (`+` is a space).
@@ -194,6 +210,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.resource.kind, "DaemonSet");
+        let t = parse_path(
+            &Registry::default(),
+            "/api/v1/namespaces/%24%7BNS%7D/pods/a+b%20c",
+        )
+        .unwrap();
+        assert_eq!(
+            t.namespace.as_deref(),
+            Some("${NS}"),
+            "path segments are unescaped"
+        );
+        assert_eq!(t.name.as_deref(), Some("a+b c"));
         assert!(parse_path(&Registry::default(), "/api/v1/pods/x").is_none());
         assert!(parse_path(&Registry::default(), "/api/v1/namespaces/default/nodes").is_none());
         assert!(parse_path(&Registry::default(), "/apis/apps/v2/deployments").is_none());

@@ -403,6 +403,39 @@ static BUILTIN: LazyLock<Vec<Arc<Resource>>> = LazyLock::new(|| {
             false,
         ),
         r(
+            "networking.k8s.io",
+            "ingressclasses",
+            "ingressclass",
+            "IngressClass",
+            false,
+            &[],
+            &[],
+            false,
+        ),
+        // Stored only: no webhook is ever called.
+        r(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            "validatingwebhookconfiguration",
+            "ValidatingWebhookConfiguration",
+            false,
+            &[],
+            &[],
+            false,
+        )
+        .with_categories(&["api-extensions"]),
+        r(
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
+            "mutatingwebhookconfiguration",
+            "MutatingWebhookConfiguration",
+            false,
+            &[],
+            &[],
+            false,
+        )
+        .with_categories(&["api-extensions"]),
+        r(
             "apiextensions.k8s.io",
             "customresourcedefinitions",
             "customresourcedefinition",
@@ -430,6 +463,7 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("networking.k8s.io", "v1"),
     ("storage.k8s.io", "v1"),
     ("rbac.authorization.k8s.io", "v1"),
+    ("admissionregistration.k8s.io", "v1"),
     ("apiextensions.k8s.io", "v1"),
 ];
 

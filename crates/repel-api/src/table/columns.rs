@@ -618,6 +618,35 @@ pub fn columns(kind: &str) -> Vec<Value> {
         "Role" | "ClusterRole" | "CustomResourceDefinition" => {
             vec![name_col(), col("Created At", "date", "", 0, CREATION_DOC)]
         }
+        "IngressClass" => vec![
+            name_col(),
+            col(
+                "Controller",
+                "string",
+                "",
+                0,
+                "Controller that is responsible for handling this class",
+            ),
+            col(
+                "Parameters",
+                "string",
+                "",
+                0,
+                "A reference to a resource with additional parameters",
+            ),
+            age_col(),
+        ],
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => vec![
+            name_col(),
+            col(
+                "Webhooks",
+                "integer",
+                "",
+                0,
+                "Webhooks indicates the number of webhooks in the configuration.",
+            ),
+            age_col(),
+        ],
         "HorizontalPodAutoscaler" => vec![
             name_col(),
             col(
