@@ -367,3 +367,45 @@ fn a_custom_object_without_its_crd_gets_kubectls_mapping_error() {
         )
     );
 }
+
+#[test]
+fn crds_and_their_objects_survive_a_restart() {
+    if !have_kubectl() {
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let config = || repel_server::Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        data_dir: Some(data.path().to_path_buf()),
+        token: None,
+        time_scale: 1.0,
+        seed: vec![],
+        admission: repel_server::Admission::default(),
+        tls: repel_server::net::TlsSource::None,
+        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+    };
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    {
+        let s = support::start_config(config(), runtime());
+        let crds = s.write("crds.yaml", CRDS);
+        let crs = s.write("crs.yaml", CRS);
+        assert_eq!(s.kubectl(&["apply", "-f", &crds]).code, 0);
+        let o = s.kubectl(&["apply", "-f", &crs]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+    }
+    let s = support::start_config(config(), runtime());
+    let o = s.kubectl(&["get", "ct", "-A", "-o", "name"]);
+    assert_eq!(
+        o.stdout, "crontab.stable.example.com/my-cron\ncrontab.stable.example.com/nightly\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "racks", "-o", "name"]);
+    assert_eq!(o.stdout, "rack.infra.example.com/r1\n", "{}", o.stderr);
+}
