@@ -266,9 +266,7 @@ impl Admission {
             "CustomResourceDefinition" => {
                 crate::crd::set_defaults(&mut obj);
                 errors = crate::crd::validate_create(&obj);
-                if errors.is_empty() {
-                    crate::crd::accept(&mut obj, &crate::time::now_rfc3339());
-                }
+                crate::crd::prepare(&mut obj, true);
             }
             _ => {}
         }
@@ -355,9 +353,7 @@ impl Admission {
             if !errors.is_empty() {
                 return Err(invalid(r, &name, &errors));
             }
-            if sub != Some("status") {
-                crate::crd::accept(&mut new, &crate::time::now_rfc3339());
-            }
+            crate::crd::prepare(&mut new, false);
             return Ok(new);
         }
         let meta_errors = meta::update_errors(&typed_meta(r, &new)?);

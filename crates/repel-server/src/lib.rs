@@ -151,9 +151,31 @@ impl App {
     }
 
     /// Serves what the stored CustomResourceDefinitions define (after every CRD write, and
-    /// at start).
+    /// at start), once the naming and establishing controllers wrote their status
+    /// ([`crd::name_and_establish`]).
     pub fn sync_crds(&self) {
-        let (crds, _) = self.store.list("customresourcedefinitions", None);
+        let key = "customresourcedefinitions";
+        let (crds, _) = self.store.list(key, None);
+        let now = time::now_rfc3339();
+        for (i, crd) in crds.iter().enumerate() {
+            let others: Vec<&serde_json::Value> = crds
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, c)| c)
+                .collect();
+            let mut named = crd.clone();
+            crd::name_and_establish(&mut named, &others, &now);
+            if named["status"] != crd["status"] {
+                let (_, name) = store::ns_name(crd);
+                let _ = self.store.modify(key, "", &name, |cur| {
+                    let mut next = cur.clone();
+                    next["status"] = named["status"].clone();
+                    Ok::<_, store::StoreError>(Some(next))
+                });
+            }
+        }
+        let (crds, _) = self.store.list(key, None);
         self.resources.set_crds(&crds);
     }
 }

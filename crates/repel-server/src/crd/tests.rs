@@ -201,7 +201,8 @@ fn creates_are_refused_with_upstreams_field_errors() {
 fn updates_keep_the_group_and_the_names_that_make_the_storage() {
     let mut old = crd();
     set_defaults(&mut old);
-    accept(&mut old, "2026-01-01T00:00:00Z");
+    prepare(&mut old, true);
+    name_and_establish(&mut old, &[], "2026-01-01T00:00:00Z");
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
             "new short names are fine",
@@ -251,15 +252,17 @@ fn a_created_crd_is_defaulted_accepted_and_serves_its_versions() {
     assert_eq!(c["spec"]["names"]["singular"], "foo");
     assert_eq!(c["spec"]["names"]["listKind"], "FooList");
     assert_eq!(c["spec"]["conversion"], json!({"strategy": "None"}));
+    prepare(&mut c, true);
+    assert_eq!(c["status"], json!({"storedVersions": ["v1"]}));
     assert!(
         served_resources(&c).is_empty(),
         "not served before it is established"
     );
-    accept(&mut c, "2026-01-01T00:00:00Z");
+    name_and_establish(&mut c, &[], "2026-01-01T00:00:00Z");
     assert_eq!(
         c["status"],
         json!({
-            "acceptedNames": {"plural": "foos", "kind": "Foo", "singular": "foo", "listKind": "FooList"},
+            "acceptedNames": {"plural": "foos", "singular": "foo", "kind": "Foo", "listKind": "FooList"},
             "conditions": [
                 {"type": "NamesAccepted", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
                  "reason": "NoConflicts", "message": "no conflicts found"},
@@ -282,7 +285,7 @@ fn a_created_crd_is_defaulted_accepted_and_serves_its_versions() {
     let custom = served[1].custom.as_ref().map(|c| c.columns.len());
     assert_eq!(custom, Some(1));
     // Accepting again keeps the transition times.
-    accept(&mut c, "2026-02-02T00:00:00Z");
+    name_and_establish(&mut c, &[], "2026-02-02T00:00:00Z");
     assert_eq!(
         c["status"]["conditions"][1]["lastTransitionTime"],
         "2026-01-01T00:00:00Z"
@@ -301,4 +304,77 @@ fn versions_are_ordered_as_kube_aware_versions() {
             "v10", "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "foo"
         ]
     );
+}
+
+#[test]
+fn names_another_crd_of_the_group_holds_are_not_accepted() {
+    let established = |c: Value| {
+        let mut c = c;
+        set_defaults(&mut c);
+        prepare(&mut c, true);
+        name_and_establish(&mut c, &[], "2026-01-01T00:00:00Z");
+        c
+    };
+    let foos = established(with(crd(), "/spec/names/shortNames", json!(["f", "fo"])));
+    let bars = |names: Value| {
+        with(
+            with(crd(), "/metadata/name", json!("bars.example.com")),
+            "/spec/names",
+            names,
+        )
+    };
+    let cases: Vec<(&str, Value, Value)> = vec![
+        (
+            "a kind in use",
+            bars(json!({"plural": "bars", "kind": "Foo", "listKind": "BarList"})),
+            json!(["KindConflict", "\"Foo\" is already in use"]),
+        ),
+        (
+            "a kind in use and its defaulted listKind: the last conflict is the reason",
+            bars(json!({"plural": "bars", "kind": "Foo"})),
+            json!(["ListKindConflict", "\"FooList\" is already in use"]),
+        ),
+        (
+            "short names in use, all of them listed",
+            bars(json!({"plural": "bars", "kind": "Bar", "shortNames": ["fo", "b", "f"]})),
+            json!([
+                "ShortNamesConflict",
+                "[\"fo\" is already in use, \"f\" is already in use]"
+            ]),
+        ),
+        (
+            "a singular that is another's plural",
+            bars(json!({"plural": "bars", "singular": "foos", "kind": "Bar"})),
+            json!(["SingularConflict", "\"foos\" is already in use"]),
+        ),
+        (
+            "the same names in another group",
+            with(
+                with(crd(), "/metadata/name", json!("foos.example.org")),
+                "/spec/group",
+                json!("example.org"),
+            ),
+            json!(["NoConflicts", "no conflicts found"]),
+        ),
+    ];
+    for (name, c, want) in cases {
+        let mut c = c;
+        set_defaults(&mut c);
+        prepare(&mut c, true);
+        name_and_establish(&mut c, &[&foos], "2026-01-01T00:00:00Z");
+        let got = &c["status"]["conditions"][0];
+        assert_eq!(json!([got["reason"], got["message"]]), want, "{name}");
+        let conflicted = want[0] != "NoConflicts";
+        assert_eq!(
+            served_resources(&c).is_empty(),
+            conflicted,
+            "{name}: served only when established"
+        );
+        if conflicted {
+            assert_eq!(
+                c["status"]["conditions"][1]["reason"], "NotAccepted",
+                "{name}"
+            );
+        }
+    }
 }
