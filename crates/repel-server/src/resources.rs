@@ -617,6 +617,14 @@ impl Registry {
             .collect();
         let mut custom: Vec<(String, Vec<String>)> = Vec::new();
         for r in self.custom() {
+            // A CRD may add versions to a built-in group (`*.k8s.io`, with approval).
+            if let Some((_, versions)) = out.iter_mut().find(|(g, _)| *g == r.group) {
+                if !versions.contains(&r.version) {
+                    versions.push(r.version.clone());
+                    versions.sort_by(|a, b| compare_versions(a, b));
+                }
+                continue;
+            }
             match custom.iter_mut().find(|(g, _)| *g == r.group) {
                 Some((_, versions)) => {
                     if !versions.contains(&r.version) {

@@ -378,3 +378,38 @@ fn names_another_crd_of_the_group_holds_are_not_accepted() {
         }
     }
 }
+
+#[test]
+fn a_crd_may_add_a_version_to_a_built_in_group() {
+    let mut c = with(
+        with(
+            with(crd(), "/metadata/name", json!("foos.storage.k8s.io")),
+            "/spec/group",
+            json!("storage.k8s.io"),
+        ),
+        "/metadata/annotations",
+        json!({"api-approved.kubernetes.io": "unapproved, testing"}),
+    );
+    c["spec"]["versions"][0]["name"] = json!("v1alpha1");
+    set_defaults(&mut c);
+    assert!(validate_create(&c).is_empty());
+    prepare(&mut c, true);
+    name_and_establish(&mut c, &[], "2026-01-01T00:00:00Z");
+    let reg = crate::resources::Registry::default();
+    reg.set_crds(&[c]);
+    let groups = reg.groups();
+    let storage: Vec<&(String, Vec<String>)> = groups
+        .iter()
+        .filter(|(g, _)| g == "storage.k8s.io")
+        .collect();
+    assert_eq!(
+        storage,
+        [&(
+            "storage.k8s.io".to_string(),
+            vec!["v1".to_string(), "v1alpha1".to_string()]
+        )],
+        "one entry for the group, the built-in version preferred"
+    );
+    assert!(reg.find("storage.k8s.io", "v1alpha1", "foos").is_some());
+    assert!(reg.find("storage.k8s.io", "v1", "storageclasses").is_some());
+}
