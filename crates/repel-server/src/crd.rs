@@ -321,6 +321,10 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
                     list_kind: str_at(names, "/listKind").to_string(),
                     storage_version: storage.clone(),
                     columns,
+                    schema: v
+                        .pointer("/schema/openAPIV3Schema")
+                        .cloned()
+                        .unwrap_or(Value::Null),
                 }),
             }
         })

@@ -267,7 +267,20 @@ pub fn openapi_group(reg: &Registry, group: &str, version: &str) -> Option<Value
         format!("/apis/{group}/{version}")
     };
     let mut paths = serde_json::Map::new();
+    let mut schemas = serde_json::Map::new();
     for r in reg.in_group_version(group, version) {
+        if let Some(c) = r.custom.as_ref().filter(|c| c.schema.is_object()) {
+            // Named as kube-apiserver names a CRD's schema: the group reversed, the version,
+            // the kind (`com.example.stable.v1.CronTab`).
+            let reversed: Vec<&str> = r.group.split('.').rev().collect();
+            let mut schema = c.schema.clone();
+            schema["x-kubernetes-group-version-kind"] =
+                json!([{"group": r.group, "version": r.version, "kind": r.kind}]);
+            schemas.insert(
+                format!("{}.{}.{}", reversed.join("."), r.version, r.kind),
+                schema,
+            );
+        }
         let path = if r.namespaced {
             format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", r.name)
         } else {
@@ -298,7 +311,7 @@ pub fn openapi_group(reg: &Registry, group: &str, version: &str) -> Option<Value
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.32.0"},
         "paths": paths,
-        "components": {"schemas": {}}
+        "components": {"schemas": schemas}
     }))
 }
 

@@ -45,6 +45,9 @@ pub struct Custom {
     pub storage_version: String,
     /// This version's `additionalPrinterColumns`.
     pub columns: Vec<repel_api::table::PrinterColumn>,
+    /// This version's `schema.openAPIV3Schema` (published in OpenAPI v3; objects are not
+    /// validated against it).
+    pub schema: Value,
 }
 
 impl Resource {

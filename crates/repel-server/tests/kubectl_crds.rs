@@ -116,6 +116,15 @@ fn a_crd_serves_its_custom_resources_to_kubectl() {
         assert!(o.stdout.lines().any(|l| l == gv), "{gv}: {}", o.stdout);
     }
 
+    // The version's schema is published in OpenAPI v3: kubectl explain reads it.
+    let o = s.kubectl(&["explain", "crontab.spec"]);
+    assert_eq!(
+        o.stdout,
+        "GROUP:      stable.example.com\nKIND:       CronTab\nVERSION:    v1\n\nFIELD: spec <Object>\n\n\nDESCRIPTION:\n    <empty>\nFIELDS:\n  cronSpec\t<string>\n    <no description>\n\n  image\t<string>\n    <no description>\n\n  replicas\t<integer>\n    <no description>\n\n\n",
+        "{}",
+        o.stderr
+    );
+
     let o = s.kubectl(&["apply", "-f", &crs]);
     assert_eq!(
         o.stdout,
