@@ -335,7 +335,7 @@ async fn handle_resource(
                 .store
                 .get(r.key(), ns.as_deref().unwrap_or(""), name)
                 .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
-            Ok(json_reply(200, &scale_of(&obj)))
+            Ok(json_reply(200, &scale_for(r, &obj)))
         }
         (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
             let put = method == Method::PUT;
@@ -348,7 +348,7 @@ async fn handle_resource(
             let stored = app
                 .store
                 .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
-                    let scale = scale_of(cur);
+                    let scale = scale_for(r, cur);
                     let new_scale = if put {
                         parse_body(&body)?
                     } else {
@@ -374,11 +374,11 @@ async fn handle_resource(
                         ));
                     };
                     let mut new = cur.clone();
-                    if new["spec"]["replicas"] != json!(replicas) {
+                    if scale["spec"]["replicas"] != json!(replicas) {
                         let generation = cur["metadata"]["generation"].as_i64().unwrap_or(1);
                         new["metadata"]["generation"] = json!(generation + 1);
                     }
-                    new["spec"]["replicas"] = json!(replicas);
+                    set_replicas(r, &mut new, replicas);
                     if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
                         new["metadata"]["resourceVersion"] = json!(rv);
                     }
@@ -386,7 +386,7 @@ async fn handle_resource(
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &scale_of(&stored)))
+            Ok(json_reply(200, &scale_for(r, &stored)))
         }
         (&Method::DELETE, Some(name), None) => {
             let ns = ns.as_deref().unwrap_or("");
@@ -559,6 +559,51 @@ pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiErr
             Ok(Some(p))
         })
         .map_err(|e| write_error(&pods, name, e))
+}
+
+/// The Scale of an object of `r`: a custom resource's from its CRD's scale paths (upstream
+/// `scaleFromCustomResource`: a missing replicas field is 0), else [`scale_of`].
+pub fn scale_for(r: &Resource, obj: &Value) -> Value {
+    let Some(paths) = r.custom.as_ref().and_then(|c| c.scale.as_ref()) else {
+        return scale_of(obj);
+    };
+    let int = |p: &[String]| {
+        crate::resources::value_at(obj, p)
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    let mut scale = scale_of(obj);
+    scale["spec"]["replicas"] = json!(int(&paths.spec));
+    scale["status"]["replicas"] = json!(int(&paths.status));
+    scale["status"]["selector"] = json!(
+        paths
+            .selector
+            .as_ref()
+            .and_then(|p| crate::resources::value_at(obj, p))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    );
+    scale
+}
+
+/// Sets the replicas a Scale writes: `spec.replicas`, or a custom resource's
+/// `specReplicasPath`.
+fn set_replicas(r: &Resource, obj: &mut Value, replicas: i64) {
+    let path: Vec<String> = match r.custom.as_ref().and_then(|c| c.scale.as_ref()) {
+        Some(p) => p.spec.clone(),
+        None => vec!["spec".to_string(), "replicas".to_string()],
+    };
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = obj;
+    for k in parents {
+        if !cur[k.as_str()].is_object() {
+            cur[k.as_str()] = json!({});
+        }
+        cur = &mut cur[k.as_str()];
+    }
+    cur[last.as_str()] = json!(replicas);
 }
 
 /// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet.

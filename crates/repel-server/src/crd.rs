@@ -294,6 +294,9 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
         .filter(|v| flag(v, "served"))
         .map(|v| {
             let mut subresources = Vec::new();
+            if v.pointer("/subresources/scale").is_some() {
+                subresources.push("scale".to_string());
+            }
             if v.pointer("/subresources/status").is_some() {
                 subresources.push("status".to_string());
             }
@@ -325,6 +328,9 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
                         .pointer("/schema/openAPIV3Schema")
                         .cloned()
                         .unwrap_or(Value::Null),
+                    scale: v
+                        .pointer("/subresources/scale")
+                        .map(crate::resources::ScalePaths::from_crd),
                 }),
             }
         })

@@ -48,6 +48,43 @@ pub struct Custom {
     /// This version's `schema.openAPIV3Schema` (published in OpenAPI v3; objects are not
     /// validated against it).
     pub schema: Value,
+    /// This version's `scale` subresource: where the replicas and the selector are.
+    pub scale: Option<ScalePaths>,
+}
+
+/// A custom resource's `subresources.scale`: simple JSONPaths, split at the dots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// `specReplicasPath` (`.spec.replicas`).
+    pub spec: Vec<String>,
+    /// `statusReplicasPath` (`.status.replicas`).
+    pub status: Vec<String>,
+    /// `labelSelectorPath`, when given (`.status.selector`).
+    pub selector: Option<Vec<String>>,
+}
+
+impl ScalePaths {
+    /// The paths of a CRD version's `subresources.scale`.
+    pub fn from_crd(scale: &Value) -> ScalePaths {
+        let split = |key: &str| -> Option<Vec<String>> {
+            scale.get(key).and_then(Value::as_str).map(|p| {
+                p.trim_start_matches('.')
+                    .split('.')
+                    .map(str::to_string)
+                    .collect()
+            })
+        };
+        ScalePaths {
+            spec: split("specReplicasPath").unwrap_or_default(),
+            status: split("statusReplicasPath").unwrap_or_default(),
+            selector: split("labelSelectorPath"),
+        }
+    }
+}
+
+/// The value at `path` in `obj`.
+pub fn value_at<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(obj, |v, k| v.get(k.as_str()))
 }
 
 impl Resource {

@@ -207,6 +207,22 @@ fn a_crd_serves_its_custom_resources_to_kubectl() {
         "{}",
         o.stdout
     );
+    // The scale subresource writes the CRD's specReplicasPath.
+    let o = s.kubectl(&["scale", "ct", "my-cron", "--replicas=3"]);
+    assert_eq!(
+        o.stdout, "crontab.stable.example.com/my-cron scaled\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&[
+        "get",
+        "--raw",
+        "/apis/stable.example.com/v1/namespaces/default/crontabs/my-cron/scale",
+    ]);
+    let scale: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 3);
+    assert_eq!(scale["status"]["replicas"], 0);
     let stored = s
         .get("crontabs.stable.example.com", "default", "my-cron")
         .unwrap();
