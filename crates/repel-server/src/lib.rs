@@ -155,6 +155,7 @@ impl App {
     /// ([`crd::name_and_establish`]).
     pub fn sync_crds(&self) {
         let key = "customresourcedefinitions";
+        let _one_at_a_time = self.resources.syncing();
         let (crds, _) = self.store.list(key, None);
         let now = time::now_rfc3339();
         for (i, crd) in crds.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! [`Registry`] (one per server, in [`crate::App`]) that is rebuilt from the stored CRDs after
 //! every CRD write ([`crate::crd`]).
 
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock};
 
 use serde_json::Value;
 
@@ -575,9 +575,16 @@ pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
 #[derive(Debug, Default)]
 pub struct Registry {
     custom: RwLock<Vec<Arc<Resource>>>,
+    syncing: Mutex<()>,
 }
 
 impl Registry {
+    /// Held while the CRDs are read and the registry replaced, so that two syncs after two
+    /// concurrent CRD writes cannot leave the older list in place.
+    pub fn syncing(&self) -> MutexGuard<'_, ()> {
+        self.syncing.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn custom(&self) -> Vec<Arc<Resource>> {
         self.custom
             .read()

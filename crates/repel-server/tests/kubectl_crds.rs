@@ -434,3 +434,42 @@ fn crds_and_their_objects_survive_a_restart() {
     let o = s.kubectl(&["get", "racks", "-o", "name"]);
     assert_eq!(o.stdout, "rack.infra.example.com/r1\n", "{}", o.stderr);
 }
+
+#[test]
+fn crds_created_at_once_are_all_served() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![]);
+    let files: Vec<String> = (0..8)
+        .map(|i| {
+            s.write(
+                &format!("crd{i}.yaml"),
+                &format!(
+                    "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: k{i}s.parallel.example.com}}\nspec:\n  group: parallel.example.com\n  scope: Namespaced\n  names: {{plural: k{i}s, kind: K{i}}}\n  versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object}}}}}}]\n"
+                ),
+            )
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for f in &files {
+            let s = &s;
+            scope.spawn(move || {
+                let o = s.kubectl(&["create", "-f", f]);
+                assert_eq!(o.code, 0, "{}", o.stderr);
+            });
+        }
+    });
+    let o = s.kubectl(&[
+        "api-resources",
+        "--api-group=parallel.example.com",
+        "-o",
+        "name",
+    ]);
+    let mut got: Vec<&str> = o.stdout.lines().collect();
+    got.sort_unstable();
+    let want: Vec<String> = (0..8)
+        .map(|i| format!("k{i}s.parallel.example.com"))
+        .collect();
+    assert_eq!(got, want, "{}", o.stderr);
+}
