@@ -3,6 +3,7 @@
 //! the ones on the fields repel checks).
 
 use super::*;
+use repel_core::names::is_dns1035_label;
 
 const DNS1035: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 

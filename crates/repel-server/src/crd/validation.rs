@@ -1,17 +1,14 @@
-//! CustomResourceDefinitions (`apiextensions.k8s.io/v1`): what kube-apiserver's
-//! apiextensions-apiserver does to one before storing it (defaults, validation with upstream's
-//! field errors), what its naming and establishing controllers then write in its status, and
-//! the resources it serves ([`served_resources`], kept in [`crate::resources::Registry`]).
-//!
-//! Custom objects are stored as sent: they are not validated against the CRD's
-//! `openAPIV3Schema`, nor pruned or defaulted by it (the README says so).
+//! Upstream `ValidateCustomResourceDefinition` (apiextensions-apiserver
+//! `pkg/apis/apiextensions/validation/validation.go`, v1.32), on the fields repel serves by,
+//! with upstream's field errors byte for byte.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::names::{is_dns1035_label, is_dns1123_subdomain};
 use repel_core::validation::meta;
 use repel_core::validation::{BadValue, ErrorType, FieldError};
 use serde_json::{Value, json};
 
-use crate::resources::{Custom, Resource};
+use super::{flag, storage_version, str_at, versions};
 
 /// The annotation a CRD of a protected group (`*.k8s.io`, `*.kubernetes.io`) must carry.
 pub const API_APPROVED_ANNOTATION: &str = "api-approved.kubernetes.io";
@@ -28,313 +25,6 @@ pub fn approval_invalid() -> String {
     format!(
         "protected groups must have approval annotation \"{API_APPROVED_ANNOTATION}\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"
     )
-}
-
-fn str_at<'a>(v: &'a Value, path: &str) -> &'a str {
-    v.pointer(path).and_then(Value::as_str).unwrap_or("")
-}
-
-fn versions(crd: &Value) -> &[Value] {
-    crd.pointer("/spec/versions")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
-
-fn flag(v: &Value, key: &str) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(false)
-}
-
-/// The storage version's name (`storage: true`), if any.
-pub fn storage_version(crd: &Value) -> Option<String> {
-    versions(crd)
-        .iter()
-        .find(|v| flag(v, "storage"))
-        .and_then(|v| v.get("name").and_then(Value::as_str))
-        .map(str::to_string)
-}
-
-/// Upstream `SetDefaults_CustomResourceDefinitionSpec` (v1.32):
-/// 1. `names.singular` is the lower-cased kind;
-/// 2. `names.listKind` is `<kind>List` when there is a kind;
-/// 3. `conversion` is `{strategy: None}`.
-pub fn set_defaults(crd: &mut Value) {
-    if !crd["spec"].is_object() {
-        crd["spec"] = json!({});
-    }
-    if !crd["spec"]["names"].is_object() {
-        crd["spec"]["names"] = json!({});
-    }
-    let kind = str_at(crd, "/spec/names/kind").to_string();
-    let names = &mut crd["spec"]["names"];
-    if str_at(names, "/singular").is_empty() {
-        names["singular"] = json!(kind.to_lowercase());
-    }
-    if str_at(names, "/listKind").is_empty() && !kind.is_empty() {
-        names["listKind"] = json!(format!("{kind}List"));
-    }
-    if crd["spec"].get("conversion").is_none_or(Value::is_null) {
-        crd["spec"]["conversion"] = json!({"strategy": "None"});
-    }
-}
-
-/// Upstream's strategy before a CRD is stored (`PrepareForCreate`, `PrepareForUpdate`): the
-/// storage version joins `status.storedVersions` (a create starts from an empty status).
-pub fn prepare(crd: &mut Value, create: bool) {
-    let mut stored: Vec<Value> = if create {
-        Vec::new()
-    } else {
-        crd.pointer("/status/storedVersions")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    if let Some(v) = storage_version(crd)
-        && !stored.contains(&json!(v))
-    {
-        stored.push(json!(v));
-    }
-    if create || !crd["status"].is_object() {
-        crd["status"] = json!({});
-    }
-    crd["status"]["storedVersions"] = json!(stored);
-}
-
-/// Upstream `equalToAcceptedOrFresh`: a name already accepted for this CRD, or one no other
-/// CRD of the group holds.
-fn fresh(requested: &str, accepted: &str, used: &[String]) -> Result<(), String> {
-    if requested == accepted || !used.iter().any(|u| u == requested) {
-        return Ok(());
-    }
-    Err(format!("{} is already in use", json!(requested)))
-}
-
-/// What kube-apiserver's naming controller (`calculateNamesAndConditions`, v1.32) and
-/// establishing controller write in a CRD's status, given the other CRDs: (kube-apiserver does
-/// it within a second of the write; here it is done before the reply)
-/// 1. each requested name (plural, singular, short names, kind, listKind) is accepted unless
-///    another CRD of the group has it among its accepted names; then `NamesAccepted` is False
-///    with `PluralConflict`, `SingularConflict`, `ShortNamesConflict`, `KindConflict` or
-///    `ListKindConflict` and `"x" is already in use`, and the name accepted before stays;
-/// 2. otherwise `NamesAccepted` is True (`NoConflicts`, `no conflicts found`);
-/// 3. once names are accepted the CRD is `Established` (`InitialNamesAccepted`, `the initial
-///    names have been accepted`) for good; before, `Established` is False (`NotAccepted`,
-///    `not all names are accepted`);
-/// 4. a condition whose status does not change keeps its `lastTransitionTime`.
-pub fn name_and_establish(crd: &mut Value, others: &[&Value], now: &str) {
-    let group = str_at(crd, "/spec/group").to_string();
-    let mut resources: Vec<String> = Vec::new();
-    let mut kinds: Vec<String> = Vec::new();
-    for o in others.iter().filter(|o| str_at(o, "/spec/group") == group) {
-        let a = &o["status"]["acceptedNames"];
-        for k in ["/plural", "/singular"] {
-            resources.push(str_at(a, k).to_string());
-        }
-        resources.extend(strings_at(a, "shortNames"));
-        for k in ["/kind", "/listKind"] {
-            kinds.push(str_at(a, k).to_string());
-        }
-    }
-    let requested = crd["spec"]["names"].clone();
-    let accepted = crd["status"]["acceptedNames"].clone();
-    let mut names = NamesOut::default();
-    let mut conflict: Option<(&str, String)> = None;
-    let pick = |key: &str,
-                reason: &'static str,
-                used: &[String],
-                conflict: &mut Option<(&str, String)>|
-     -> String {
-        let (want, had) = (
-            str_at(&requested, &format!("/{key}")),
-            str_at(&accepted, &format!("/{key}")),
-        );
-        match fresh(want, had, used) {
-            Ok(()) => want.to_string(),
-            Err(e) => {
-                *conflict = Some((reason, e));
-                had.to_string()
-            }
-        }
-    };
-    names.plural = pick("plural", "PluralConflict", &resources, &mut conflict);
-    names.singular = pick("singular", "SingularConflict", &resources, &mut conflict);
-    let want_short = strings_at(&requested, "shortNames");
-    let had_short = strings_at(&accepted, "shortNames");
-    names.short_names = had_short.clone();
-    if want_short != had_short {
-        let errs: Vec<String> = want_short
-            .iter()
-            .filter(|s| !had_short.contains(s))
-            .filter_map(|s| fresh(s, "", &resources).err())
-            .collect();
-        match errs.as_slice() {
-            [] => names.short_names = want_short,
-            [one] => conflict = Some(("ShortNamesConflict", one.clone())),
-            many => conflict = Some(("ShortNamesConflict", format!("[{}]", many.join(", ")))),
-        }
-    }
-    names.kind = pick("kind", "KindConflict", &kinds, &mut conflict);
-    names.list_kind = pick("listKind", "ListKindConflict", &kinds, &mut conflict);
-    names.categories = strings_at(&requested, "categories");
-
-    let old: Vec<Value> = crd
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let condition = |ty: &str, status: &str, reason: &str, message: &str| {
-        let since = old
-            .iter()
-            .find(|c| c["type"] == ty && c["status"] == status)
-            .and_then(|c| c.get("lastTransitionTime").cloned())
-            .unwrap_or_else(|| json!(now));
-        json!({"type": ty, "status": status, "lastTransitionTime": since, "reason": reason, "message": message})
-    };
-    let names_accepted = match &conflict {
-        Some((reason, message)) => condition("NamesAccepted", "False", reason, message),
-        None => condition("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
-    };
-    let was_established = old
-        .iter()
-        .any(|c| c["type"] == "Established" && c["status"] == "True");
-    let established = if conflict.is_none() || was_established {
-        condition(
-            "Established",
-            "True",
-            "InitialNamesAccepted",
-            "the initial names have been accepted",
-        )
-    } else {
-        condition(
-            "Established",
-            "False",
-            "NotAccepted",
-            "not all names are accepted",
-        )
-    };
-    if !crd["status"].is_object() {
-        crd["status"] = json!({});
-    }
-    let stored = crd["status"]
-        .get("storedVersions")
-        .cloned()
-        .unwrap_or_else(|| json!([]));
-    crd["status"] = json!({
-        "acceptedNames": names.to_json(),
-        "conditions": [names_accepted, established],
-        "storedVersions": stored,
-    });
-}
-
-/// The accepted names, in the order and with the omissions of Go's JSON of
-/// `CustomResourceDefinitionNames`.
-#[derive(Default)]
-struct NamesOut {
-    plural: String,
-    singular: String,
-    short_names: Vec<String>,
-    kind: String,
-    list_kind: String,
-    categories: Vec<String>,
-}
-
-impl NamesOut {
-    fn to_json(&self) -> Value {
-        let mut m = serde_json::Map::new();
-        m.insert("plural".into(), json!(self.plural));
-        if !self.singular.is_empty() {
-            m.insert("singular".into(), json!(self.singular));
-        }
-        if !self.short_names.is_empty() {
-            m.insert("shortNames".into(), json!(self.short_names));
-        }
-        m.insert("kind".into(), json!(self.kind));
-        if !self.list_kind.is_empty() {
-            m.insert("listKind".into(), json!(self.list_kind));
-        }
-        if !self.categories.is_empty() {
-            m.insert("categories".into(), json!(self.categories));
-        }
-        Value::Object(m)
-    }
-}
-
-fn strings_at(v: &Value, key: &str) -> Vec<String> {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The resources a stored CRD serves, one per version with `served: true`, under its accepted
-/// names; none until it is established.
-pub fn served_resources(crd: &Value) -> Vec<Resource> {
-    let established = crd
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == "Established" && c["status"] == "True")
-        });
-    let names = &crd["status"]["acceptedNames"];
-    let group = str_at(crd, "/spec/group");
-    let Some(storage) = storage_version(crd) else {
-        return Vec::new();
-    };
-    if !established || group.is_empty() || str_at(names, "/plural").is_empty() {
-        return Vec::new();
-    }
-    let list = strings_at;
-    versions(crd)
-        .iter()
-        .filter(|v| flag(v, "served"))
-        .map(|v| {
-            let mut subresources = Vec::new();
-            if v.pointer("/subresources/scale").is_some() {
-                subresources.push("scale".to_string());
-            }
-            if v.pointer("/subresources/status").is_some() {
-                subresources.push("status".to_string());
-            }
-            let columns = v
-                .get("additionalPrinterColumns")
-                .and_then(Value::as_array)
-                .map(|cs| {
-                    cs.iter()
-                        .filter_map(repel_api::table::PrinterColumn::from_crd)
-                        .collect()
-                })
-                .unwrap_or_default();
-            Resource {
-                group: group.to_string(),
-                version: str_at(v, "/name").to_string(),
-                name: str_at(names, "/plural").to_string(),
-                singular: str_at(names, "/singular").to_string(),
-                kind: str_at(names, "/kind").to_string(),
-                namespaced: str_at(crd, "/spec/scope") != "Cluster",
-                short_names: list(names, "shortNames"),
-                subresources,
-                categories: list(names, "categories"),
-                custom: Some(Custom {
-                    crd: str_at(crd, "/metadata/name").to_string(),
-                    list_kind: str_at(names, "/listKind").to_string(),
-                    storage_version: storage.clone(),
-                    columns,
-                    schema: v
-                        .pointer("/schema/openAPIV3Schema")
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                    scale: v
-                        .pointer("/subresources/scale")
-                        .map(crate::resources::ScalePaths::from_crd),
-                }),
-            }
-        })
-        .collect()
 }
 
 /// Upstream's `IsProtectedCommunityGroup`.
@@ -626,7 +316,7 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
 
 /// The metadata errors with the CRD's name rule: a DNS-1123 subdomain that is
 /// `<plural>.<group>` (for `generateName` too, as upstream's name function is called on it).
-fn metadata_errors(crd: &Value, object_meta: &meta_types::ObjectMeta) -> Vec<FieldError> {
+fn metadata_errors(crd: &Value, object_meta: &ObjectMeta) -> Vec<FieldError> {
     let required = format!(
         "{}.{}",
         str_at(crd, "/spec/names/plural"),
@@ -660,15 +350,11 @@ fn metadata_errors(crd: &Value, object_meta: &meta_types::ObjectMeta) -> Vec<Fie
     out
 }
 
-mod meta_types {
-    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-}
-
 /// Upstream `ValidateCustomResourceDefinition` on a create (after `PrepareForCreate`, so the
 /// status holds only the storage version): metadata, [`spec_errors`], `status.storedVersions`,
 /// the API approval of protected groups.
 pub fn validate_create(crd: &Value) -> Vec<FieldError> {
-    let object_meta: meta_types::ObjectMeta = crd
+    let object_meta: ObjectMeta = crd
         .get("metadata")
         .cloned()
         .and_then(|m| serde_json::from_value(m).ok())
@@ -690,7 +376,7 @@ pub fn validate_create(crd: &Value) -> Vec<FieldError> {
 /// [`spec_errors`], then `group` and `names.plural` are immutable, and once the CRD is
 /// established `scope` and `names.kind` too; the API approval when its state changed.
 pub fn validate_update(crd: &Value, old: &Value) -> Vec<FieldError> {
-    let object_meta: meta_types::ObjectMeta = crd
+    let object_meta: ObjectMeta = crd
         .get("metadata")
         .cloned()
         .and_then(|m| serde_json::from_value(m).ok())
@@ -707,14 +393,13 @@ pub fn validate_update(crd: &Value, old: &Value) -> Vec<FieldError> {
             detail: "field is immutable".to_string(),
         })
     };
-    let established = !served_resources(old).is_empty()
-        || old
-            .pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .is_some_and(|cs| {
-                cs.iter()
-                    .any(|c| c["type"] == "Established" && c["status"] == "True")
-            });
+    let established = old
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
+        });
     if established {
         errs.extend(immutable("/spec/scope", "spec.scope"));
         errs.extend(immutable("/spec/names/kind", "spec.names.kind"));
@@ -724,6 +409,3 @@ pub fn validate_update(crd: &Value, old: &Value) -> Vec<FieldError> {
     errs.extend(api_approval_errors(crd, Some(old)));
     errs
 }
-
-#[cfg(test)]
-mod tests;
