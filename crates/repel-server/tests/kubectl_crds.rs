@@ -473,3 +473,24 @@ fn crds_created_at_once_are_all_served() {
         .collect();
     assert_eq!(got, want, "{}", o.stderr);
 }
+
+#[test]
+fn a_starting_cluster_may_hold_crds_and_their_objects() {
+    if !have_kubectl() {
+        return;
+    }
+    // The objects come in any order: CRDs are loaded first, as kubectl's users order them.
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "kind": "Widget", "shortNames": ["wd"]},
+                 "versions": [{"name": "v1", "served": true, "storage": true,
+                               "schema": {"openAPIV3Schema": {"type": "object"}}}]}
+    });
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                        "metadata": {"name": "w1", "namespace": "default"}});
+    let s = start(vec![widget, crd]);
+    let o = s.kubectl(&["get", "wd", "-o", "name"]);
+    assert_eq!(o.stdout, "widget.example.com/w1\n", "{}", o.stderr);
+}
