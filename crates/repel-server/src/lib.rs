@@ -10,7 +10,7 @@
 //! - [`store`]: objects as JSON, resourceVersion, watch history, redb durability.
 //! - [`resources`]: the served resources (kinds, groups, scopes, short names), built in and
 //!   defined by CustomResourceDefinitions.
-//! - [`crd`]: CustomResourceDefinitions: defaults, validation, status, what each one serves.
+//! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
 //! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
 //! - [`request`]: path and query parsing, the `Status` error type.

@@ -155,59 +155,91 @@ impl Resource {
     pub fn is_custom(&self) -> bool {
         self.custom.is_some()
     }
-
-    fn with_categories(mut self, categories: &[&str]) -> Resource {
-        self.categories = strings(categories);
-        self
-    }
 }
 
 fn strings(s: &[&str]) -> Vec<String> {
     s.iter().map(|x| x.to_string()).collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn r(
-    group: &str,
-    name: &str,
-    singular: &str,
-    kind: &str,
+/// A built-in resource as the table below writes it.
+#[derive(Debug, Clone, Copy)]
+struct Builtin {
+    group: &'static str,
+    version: &'static str,
+    name: &'static str,
+    singular: &'static str,
+    kind: &'static str,
     namespaced: bool,
-    short_names: &[&str],
-    subresources: &[&str],
+    short_names: &'static [&'static str],
+    subresources: &'static [&'static str],
     in_all: bool,
-) -> Resource {
-    Resource {
-        group: group.to_string(),
-        version: "v1".to_string(),
-        name: name.to_string(),
-        singular: singular.to_string(),
-        kind: kind.to_string(),
+    categories: &'static [&'static str],
+}
+
+impl Builtin {
+    const fn with_categories(mut self, categories: &'static [&'static str]) -> Builtin {
+        self.categories = categories;
+        self
+    }
+
+    fn resource(&self) -> Resource {
+        let mut categories = strings(self.categories);
+        if self.in_all {
+            categories.insert(0, "all".to_string());
+        }
+        Resource {
+            group: self.group.to_string(),
+            version: self.version.to_string(),
+            name: self.name.to_string(),
+            singular: self.singular.to_string(),
+            kind: self.kind.to_string(),
+            namespaced: self.namespaced,
+            short_names: strings(self.short_names),
+            subresources: strings(self.subresources),
+            categories,
+            custom: None,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn r(
+    group: &'static str,
+    name: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+    subresources: &'static [&'static str],
+    in_all: bool,
+) -> Builtin {
+    Builtin {
+        group,
+        version: "v1",
+        name,
+        singular,
+        kind,
         namespaced,
-        short_names: strings(short_names),
-        subresources: strings(subresources),
-        categories: if in_all {
-            strings(&["all"])
-        } else {
-            Vec::new()
-        },
-        custom: None,
+        short_names,
+        subresources,
+        in_all,
+        categories: &[],
     }
 }
 
 /// [`r`] at another version than `v1`.
 #[allow(clippy::too_many_arguments)]
-fn rv(
-    group: &str,
-    version: &str,
-    name: &str,
-    singular: &str,
-    kind: &str,
+const fn rv(
+    group: &'static str,
+    version: &'static str,
+    name: &'static str,
+    singular: &'static str,
+    kind: &'static str,
     namespaced: bool,
-    short_names: &[&str],
-    subresources: &[&str],
+    short_names: &'static [&'static str],
+    subresources: &'static [&'static str],
     in_all: bool,
-) -> Resource {
+) -> Builtin {
     let mut res = r(
         group,
         name,
@@ -218,288 +250,287 @@ fn rv(
         subresources,
         in_all,
     );
-    res.version = version.to_string();
+    res.version = version;
     res
 }
 
-/// The built-in resources, in discovery order.
-static BUILTIN: LazyLock<Vec<Arc<Resource>>> = LazyLock::new(|| {
-    [
-        r(
-            "",
-            "nodes",
-            "node",
-            "Node",
-            false,
-            &["no"],
-            &["status"],
-            false,
-        ),
-        r(
-            "",
-            "pods",
-            "pod",
-            "Pod",
-            true,
-            &["po"],
-            &["binding", "eviction", "status"],
-            true,
-        ),
-        r(
-            "",
-            "namespaces",
-            "namespace",
-            "Namespace",
-            false,
-            &["ns"],
-            &["status"],
-            false,
-        ),
-        r("", "events", "event", "Event", true, &["ev"], &[], false),
-        r(
-            "apps",
-            "deployments",
-            "deployment",
-            "Deployment",
-            true,
-            &["deploy"],
-            &["scale", "status"],
-            true,
-        ),
-        r(
-            "apps",
-            "replicasets",
-            "replicaset",
-            "ReplicaSet",
-            true,
-            &["rs"],
-            &["scale", "status"],
-            true,
-        ),
-        r(
-            "apps",
-            "statefulsets",
-            "statefulset",
-            "StatefulSet",
-            true,
-            &["sts"],
-            &["scale", "status"],
-            true,
-        ),
-        r(
-            "apps",
-            "daemonsets",
-            "daemonset",
-            "DaemonSet",
-            true,
-            &["ds"],
-            &["status"],
-            true,
-        ),
-        r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
-        r(
-            "policy",
-            "poddisruptionbudgets",
-            "poddisruptionbudget",
-            "PodDisruptionBudget",
-            true,
-            &["pdb"],
-            &["status"],
-            false,
-        ),
-        r(
-            "coordination.k8s.io",
-            "leases",
-            "lease",
-            "Lease",
-            true,
-            &[],
-            &[],
-            false,
-        ),
-        r(
-            "scheduling.k8s.io",
-            "priorityclasses",
-            "priorityclass",
-            "PriorityClass",
-            false,
-            &["pc"],
-            &[],
-            false,
-        ),
-        r(
-            "batch",
-            "cronjobs",
-            "cronjob",
-            "CronJob",
-            true,
-            &["cj"],
-            &["status"],
-            true,
-        ),
-        // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
-        // them beyond what taints and scheduling need.
-        r(
-            "",
-            "services",
-            "service",
-            "Service",
-            true,
-            &["svc"],
-            &["status"],
-            true,
-        ),
-        r(
-            "",
-            "configmaps",
-            "configmap",
-            "ConfigMap",
-            true,
-            &["cm"],
-            &[],
-            false,
-        ),
-        r("", "secrets", "secret", "Secret", true, &[], &[], false),
-        r(
-            "",
-            "serviceaccounts",
-            "serviceaccount",
-            "ServiceAccount",
-            true,
-            &["sa"],
-            &[],
-            false,
-        ),
-        r(
-            "",
-            "persistentvolumeclaims",
-            "persistentvolumeclaim",
-            "PersistentVolumeClaim",
-            true,
-            &["pvc"],
-            &["status"],
-            false,
-        ),
-        r(
-            "storage.k8s.io",
-            "storageclasses",
-            "storageclass",
-            "StorageClass",
-            false,
-            &["sc"],
-            &[],
-            false,
-        ),
-        r(
-            "networking.k8s.io",
-            "ingresses",
-            "ingress",
-            "Ingress",
-            true,
-            &["ing"],
-            &["status"],
-            false,
-        ),
-        rv(
-            "autoscaling",
-            "v2",
-            "horizontalpodautoscalers",
-            "horizontalpodautoscaler",
-            "HorizontalPodAutoscaler",
-            true,
-            &["hpa"],
-            &["status"],
-            true,
-        ),
-        r(
-            "rbac.authorization.k8s.io",
-            "roles",
-            "role",
-            "Role",
-            true,
-            &[],
-            &[],
-            false,
-        ),
-        r(
-            "rbac.authorization.k8s.io",
-            "rolebindings",
-            "rolebinding",
-            "RoleBinding",
-            true,
-            &[],
-            &[],
-            false,
-        ),
-        r(
-            "rbac.authorization.k8s.io",
-            "clusterroles",
-            "clusterrole",
-            "ClusterRole",
-            false,
-            &[],
-            &[],
-            false,
-        ),
-        r(
-            "rbac.authorization.k8s.io",
-            "clusterrolebindings",
-            "clusterrolebinding",
-            "ClusterRoleBinding",
-            false,
-            &[],
-            &[],
-            false,
-        ),
-        r(
-            "networking.k8s.io",
-            "ingressclasses",
-            "ingressclass",
-            "IngressClass",
-            false,
-            &[],
-            &[],
-            false,
-        ),
-        // Stored only: no webhook is ever called.
-        r(
-            "admissionregistration.k8s.io",
-            "validatingwebhookconfigurations",
-            "validatingwebhookconfiguration",
-            "ValidatingWebhookConfiguration",
-            false,
-            &[],
-            &[],
-            false,
-        )
-        .with_categories(&["api-extensions"]),
-        r(
-            "admissionregistration.k8s.io",
-            "mutatingwebhookconfigurations",
-            "mutatingwebhookconfiguration",
-            "MutatingWebhookConfiguration",
-            false,
-            &[],
-            &[],
-            false,
-        )
-        .with_categories(&["api-extensions"]),
-        r(
-            "apiextensions.k8s.io",
-            "customresourcedefinitions",
-            "customresourcedefinition",
-            "CustomResourceDefinition",
-            false,
-            &["crd", "crds"],
-            &["status"],
-            false,
-        )
-        .with_categories(&["api-extensions"]),
-    ]
-    .into_iter()
-    .map(Arc::new)
-    .collect()
-});
+/// Every built-in resource, in discovery order.
+const RESOURCES: &[Builtin] = &[
+    r(
+        "",
+        "nodes",
+        "node",
+        "Node",
+        false,
+        &["no"],
+        &["status"],
+        false,
+    ),
+    r(
+        "",
+        "pods",
+        "pod",
+        "Pod",
+        true,
+        &["po"],
+        &["binding", "eviction", "status"],
+        true,
+    ),
+    r(
+        "",
+        "namespaces",
+        "namespace",
+        "Namespace",
+        false,
+        &["ns"],
+        &["status"],
+        false,
+    ),
+    r("", "events", "event", "Event", true, &["ev"], &[], false),
+    r(
+        "apps",
+        "deployments",
+        "deployment",
+        "Deployment",
+        true,
+        &["deploy"],
+        &["scale", "status"],
+        true,
+    ),
+    r(
+        "apps",
+        "replicasets",
+        "replicaset",
+        "ReplicaSet",
+        true,
+        &["rs"],
+        &["scale", "status"],
+        true,
+    ),
+    r(
+        "apps",
+        "statefulsets",
+        "statefulset",
+        "StatefulSet",
+        true,
+        &["sts"],
+        &["scale", "status"],
+        true,
+    ),
+    r(
+        "apps",
+        "daemonsets",
+        "daemonset",
+        "DaemonSet",
+        true,
+        &["ds"],
+        &["status"],
+        true,
+    ),
+    r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
+    r(
+        "policy",
+        "poddisruptionbudgets",
+        "poddisruptionbudget",
+        "PodDisruptionBudget",
+        true,
+        &["pdb"],
+        &["status"],
+        false,
+    ),
+    r(
+        "coordination.k8s.io",
+        "leases",
+        "lease",
+        "Lease",
+        true,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "scheduling.k8s.io",
+        "priorityclasses",
+        "priorityclass",
+        "PriorityClass",
+        false,
+        &["pc"],
+        &[],
+        false,
+    ),
+    r(
+        "batch",
+        "cronjobs",
+        "cronjob",
+        "CronJob",
+        true,
+        &["cj"],
+        &["status"],
+        true,
+    ),
+    // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
+    // them beyond what taints and scheduling need.
+    r(
+        "",
+        "services",
+        "service",
+        "Service",
+        true,
+        &["svc"],
+        &["status"],
+        true,
+    ),
+    r(
+        "",
+        "configmaps",
+        "configmap",
+        "ConfigMap",
+        true,
+        &["cm"],
+        &[],
+        false,
+    ),
+    r("", "secrets", "secret", "Secret", true, &[], &[], false),
+    r(
+        "",
+        "serviceaccounts",
+        "serviceaccount",
+        "ServiceAccount",
+        true,
+        &["sa"],
+        &[],
+        false,
+    ),
+    r(
+        "",
+        "persistentvolumeclaims",
+        "persistentvolumeclaim",
+        "PersistentVolumeClaim",
+        true,
+        &["pvc"],
+        &["status"],
+        false,
+    ),
+    r(
+        "storage.k8s.io",
+        "storageclasses",
+        "storageclass",
+        "StorageClass",
+        false,
+        &["sc"],
+        &[],
+        false,
+    ),
+    r(
+        "networking.k8s.io",
+        "ingresses",
+        "ingress",
+        "Ingress",
+        true,
+        &["ing"],
+        &["status"],
+        false,
+    ),
+    rv(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        "horizontalpodautoscaler",
+        "HorizontalPodAutoscaler",
+        true,
+        &["hpa"],
+        &["status"],
+        true,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "roles",
+        "role",
+        "Role",
+        true,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        "rolebinding",
+        "RoleBinding",
+        true,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        "clusterrole",
+        "ClusterRole",
+        false,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        "clusterrolebinding",
+        "ClusterRoleBinding",
+        false,
+        &[],
+        &[],
+        false,
+    ),
+    r(
+        "networking.k8s.io",
+        "ingressclasses",
+        "ingressclass",
+        "IngressClass",
+        false,
+        &[],
+        &[],
+        false,
+    ),
+    // Stored only: no webhook is ever called.
+    r(
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+        "validatingwebhookconfiguration",
+        "ValidatingWebhookConfiguration",
+        false,
+        &[],
+        &[],
+        false,
+    )
+    .with_categories(&["api-extensions"]),
+    r(
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+        "mutatingwebhookconfiguration",
+        "MutatingWebhookConfiguration",
+        false,
+        &[],
+        &[],
+        false,
+    )
+    .with_categories(&["api-extensions"]),
+    r(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "customresourcedefinition",
+        "CustomResourceDefinition",
+        false,
+        &["crd", "crds"],
+        &["status"],
+        false,
+    )
+    .with_categories(&["api-extensions"]),
+];
+
+/// The built-in resources, as served.
+static BUILTIN: LazyLock<Vec<Arc<Resource>>> =
+    LazyLock::new(|| RESOURCES.iter().map(|b| Arc::new(b.resource())).collect());
 
 /// The groups built in besides core, in discovery order, each at its one version.
 pub const GROUPS: &[(&str, &str)] = &[
@@ -515,14 +546,6 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("admissionregistration.k8s.io", "v1"),
     ("apiextensions.k8s.io", "v1"),
 ];
-
-/// The version a built-in group is served at (`None`: not built in).
-pub fn group_version(group: &str) -> Option<&'static str> {
-    if group.is_empty() {
-        return Some("v1");
-    }
-    GROUPS.iter().find(|(g, _)| *g == group).map(|(_, v)| *v)
-}
 
 /// The verbs of every top-level resource.
 pub const VERBS: &[&str] = &[
