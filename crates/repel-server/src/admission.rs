@@ -454,6 +454,18 @@ fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
             .into());
         }
     }
+    // apiVersion and kind first, as the API server writes every object (a body may leave them
+    // out, or send them last).
+    if let Some(m) = obj.as_object_mut() {
+        let mut out = serde_json::Map::new();
+        for k in ["apiVersion", "kind"] {
+            if let Some(v) = m.remove(k) {
+                out.insert(k.to_string(), v);
+            }
+        }
+        out.append(m);
+        *m = out;
+    }
     Ok(())
 }
 
