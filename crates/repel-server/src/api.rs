@@ -70,12 +70,8 @@ impl Selectors {
         let field = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(
-                // A custom resource selects by `metadata.name` and `metadata.namespace`.
-                repel_api::selector::parse_field_selector(
-                    if r.is_custom() { "" } else { &r.kind },
-                    s,
-                )
-                .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
+                field_selector(r, s)
+                    .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
             ),
         };
         let label = match query.get("labelSelector").filter(|s| !s.is_empty()) {
@@ -93,6 +89,28 @@ impl Selectors {
         self.field.as_ref().is_none_or(|f| f.matches(obj))
             && self.label.as_ref().is_none_or(|l| l.matches(obj))
     }
+}
+
+/// A field selector on `r`: a custom resource selects by `metadata.name`,
+/// `metadata.namespace` and its version's `selectableFields`; a built-in one by its kind's
+/// fields.
+fn field_selector(
+    r: &Resource,
+    s: &str,
+) -> Result<repel_api::selector::FieldSelector, repel_api::selector::SelectorError> {
+    use repel_api::selector::{FieldSelector, SelectorError};
+    let Some(c) = &r.custom else {
+        return repel_api::selector::parse_field_selector(&r.kind, s);
+    };
+    let parsed = FieldSelector::parse(s)?;
+    for f in parsed.fields() {
+        let known = ["metadata.name", "metadata.namespace"].contains(&f)
+            || c.selectable.iter().any(|x| x == f);
+        if !known {
+            return Err(SelectorError::UnsupportedField(f.to_string()));
+        }
+    }
+    Ok(parsed)
 }
 
 /// A Table of `objs` for `r`, as the list's or watch event's body (a custom resource's with

@@ -145,6 +145,44 @@ fn a_crd_serves_its_custom_resources_to_kubectl() {
         "{}",
         o.stdout
     );
+    // Field selectors: the metadata and the version's selectableFields.
+    let o = s.kubectl(&[
+        "get",
+        "ct",
+        "-A",
+        "--field-selector",
+        "spec.image=backup",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(
+        o.stdout, "crontab.stable.example.com/nightly\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&[
+        "get",
+        "ct",
+        "--field-selector",
+        "metadata.name=my-cron",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(
+        o.stdout, "crontab.stable.example.com/my-cron\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "ct", "--field-selector", "spec.cronSpec=x"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.ends_with(
+            "field selector \"spec.cronSpec=x\": field label not supported: spec.cronSpec\n"
+        ),
+        "{}",
+        o.stderr
+    );
+
     // Short name, singular, plural.group, categories, another served version.
     for what in ["crontab", "crontabs.stable.example.com", "cron", "all"] {
         let o = s.kubectl(&["get", what, "-o", "name"]);

@@ -170,6 +170,16 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
                     scale: v
                         .pointer("/subresources/scale")
                         .map(crate::resources::ScalePaths::from_crd),
+                    selectable: v
+                        .get("selectableFields")
+                        .and_then(Value::as_array)
+                        .map(|fs| {
+                            fs.iter()
+                                .filter_map(|f| f.get("jsonPath").and_then(Value::as_str))
+                                .map(|p| p.trim_start_matches('.').to_string())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                 }),
             }
         })

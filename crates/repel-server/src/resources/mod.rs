@@ -59,6 +59,9 @@ pub struct Custom {
     pub schema: Value,
     /// This version's `scale` subresource: where the replicas and the selector are.
     pub scale: Option<ScalePaths>,
+    /// This version's `selectableFields` (`spec.color`): what a field selector may name
+    /// besides `metadata.name` and `metadata.namespace`.
+    pub selectable: Vec<String>,
 }
 
 /// A custom resource's `subresources.scale`: simple JSONPaths, split at the dots.
