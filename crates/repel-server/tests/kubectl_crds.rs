@@ -407,6 +407,19 @@ fn calicos_manifest_applies_whole_and_its_ippools_list() {
     // The protected group's CRD carries its approval; its printer columns list.
     let o = s.kubectl(&["get", "cnp"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    // Deleting the manifest deletes the 38 objects, and the IPPool with its CRD.
+    let o = s.kubectl(&["delete", "-f", &file]);
+    assert_eq!(o.stdout.lines().count(), 38, "{} {}", o.stdout, o.stderr);
+    assert!(
+        s.get("ippools.crd.projectcalico.org", "", "default-ipv4-ippool")
+            .is_none()
+    );
+    let o = s.kubectl(&["api-resources", "--api-group=crd.projectcalico.org"]);
+    assert_eq!(
+        o.stdout, "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND\n",
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
