@@ -65,6 +65,11 @@ pub struct FieldSelector {
 }
 
 impl FieldSelector {
+    /// The fields its terms name, in order.
+    pub fn fields(&self) -> Vec<&str> {
+        self.terms.iter().map(|t| t.field.as_str()).collect()
+    }
+
     /// Upstream `fields.ParseSelector`: parse without checking the fields.
     pub fn parse(selector: &str) -> Result<FieldSelector, SelectorError> {
         let mut parts = split_terms(selector);

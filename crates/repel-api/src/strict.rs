@@ -24,8 +24,9 @@ use k8s_openapi::api::coordination::v1 as coordination;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
+use k8s_openapi::api::{admissionregistration::v1 as admissionregistration, rbac::v1 as rbac};
 use k8s_openapi::api::{autoscaling::v2 as autoscaling, networking::v1 as networking};
-use k8s_openapi::api::{rbac::v1 as rbac, storage::v1 as storage};
 
 mod body;
 
@@ -68,6 +69,15 @@ pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>
         "PersistentVolumeClaim" => ("v1", probe::<core::PersistentVolumeClaim>),
         "StorageClass" => ("storage.k8s.io/v1", probe::<storage::StorageClass>),
         "Ingress" => ("networking.k8s.io/v1", probe::<networking::Ingress>),
+        "IngressClass" => ("networking.k8s.io/v1", probe::<networking::IngressClass>),
+        "ValidatingWebhookConfiguration" => (
+            "admissionregistration.k8s.io/v1",
+            probe::<admissionregistration::ValidatingWebhookConfiguration>,
+        ),
+        "MutatingWebhookConfiguration" => (
+            "admissionregistration.k8s.io/v1",
+            probe::<admissionregistration::MutatingWebhookConfiguration>,
+        ),
         "HorizontalPodAutoscaler" => (
             "autoscaling/v2",
             probe::<autoscaling::HorizontalPodAutoscaler>,

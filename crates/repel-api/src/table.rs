@@ -9,18 +9,21 @@
 //! Start with [`table_for`] (any served kind) or [`node_table`] / [`pod_table`]; [`table`] takes
 //! an [`IncludeObject`]. Ages are [`human_duration`] of `now - creationTimestamp`, computed with
 //! the `now` passed in (this crate reads no clock). Kinds without an upstream printer here get
-//! [`generic_table`] (Name, Age).
+//! [`generic_table`] (Name, Age); custom resources get [`custom_table`], their CRD's
+//! `additionalPrinterColumns`.
 
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
 mod cells;
 mod columns;
+mod custom;
 #[cfg(test)]
 mod tests;
 
 pub use cells::{human_duration, human_duration_millis, translate_timestamp_since};
 pub use columns::columns;
+pub use custom::{PrinterColumn, custom_cells, custom_columns, custom_table};
 
 /// What each row's `object` holds (upstream `includeObject`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,6 +70,10 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "PersistentVolumeClaim" => cells::pvc(obj, now),
         "StorageClass" => cells::storage_class(obj, now),
         "Ingress" => cells::ingress(obj, now),
+        "IngressClass" => cells::ingress_class(obj, now),
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => {
+            cells::webhook_configuration(obj, now)
+        }
         "HorizontalPodAutoscaler" => cells::hpa(obj, now),
         "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
         "Role" | "ClusterRole" | "CustomResourceDefinition" => cells::created_at(obj),

@@ -50,6 +50,7 @@ pub fn run(data: &[u8]) {
         evictions: Mutex::new(()),
         request_timeout: std::time::Duration::from_secs(1),
         pages: repel_server::paging::Pages::default(),
+        resources: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

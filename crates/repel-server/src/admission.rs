@@ -56,9 +56,13 @@ fn roundtrip_as<T: DeserializeOwned + Serialize>(
 /// 400, unknown fields are dropped.
 pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
     use k8s_openapi::api::{
-        apps, autoscaling, batch, coordination, core, networking, policy, rbac, scheduling, storage,
+        admissionregistration, apps, autoscaling, batch, coordination, core, networking, policy,
+        rbac, scheduling, storage,
     };
-    match r.kind {
+    if r.is_custom() {
+        return Ok(v.clone());
+    }
+    match r.kind.as_str() {
         "Node" => roundtrip_as::<core::v1::Node>(r, v),
         "Pod" => roundtrip_as::<core::v1::Pod>(r, v),
         "Namespace" => roundtrip_as::<core::v1::Namespace>(r, v),
@@ -79,6 +83,13 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "PersistentVolumeClaim" => roundtrip_as::<core::v1::PersistentVolumeClaim>(r, v),
         "StorageClass" => roundtrip_as::<storage::v1::StorageClass>(r, v),
         "Ingress" => roundtrip_as::<networking::v1::Ingress>(r, v),
+        "IngressClass" => roundtrip_as::<networking::v1::IngressClass>(r, v),
+        "ValidatingWebhookConfiguration" => {
+            roundtrip_as::<admissionregistration::v1::ValidatingWebhookConfiguration>(r, v)
+        }
+        "MutatingWebhookConfiguration" => {
+            roundtrip_as::<admissionregistration::v1::MutatingWebhookConfiguration>(r, v)
+        }
         "HorizontalPodAutoscaler" => roundtrip_as::<autoscaling::v2::HorizontalPodAutoscaler>(r, v),
         "Role" => roundtrip_as::<rbac::v1::Role>(r, v),
         "RoleBinding" => roundtrip_as::<rbac::v1::RoleBinding>(r, v),
@@ -97,10 +108,10 @@ fn check_strict(
     obj: &Value,
     query: &HashMap<String, String>,
 ) -> Result<(), ApiError> {
-    if strict(query) {
-        let unknown = repel_api::strict::unknown_fields(r.kind, obj);
+    if strict(query) && !r.is_custom() {
+        let unknown = repel_api::strict::unknown_fields(&r.kind, obj);
         if !unknown.is_empty() {
-            return Err(status::strict_unknown_fields(r.kind, &unknown).into());
+            return Err(status::strict_unknown_fields(&r.kind, &unknown).into());
         }
     }
     Ok(())
@@ -181,9 +192,12 @@ impl Admission {
         if tracks_generation(r) {
             obj["metadata"]["generation"] = json!(1);
         }
+        if r.is_custom() {
+            return custom_create(r, obj);
+        }
         let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
         let object_meta: ObjectMeta = typed_meta(r, &obj)?;
-        let class = (r.kind == "PriorityClass").then(|| {
+        let class = (r.kind == "PriorityClass" && !r.is_custom()).then(|| {
             (
                 obj["value"]
                     .as_i64()
@@ -193,8 +207,8 @@ impl Admission {
             )
         });
         // The strategy's metadata errors come first in the kind's own validation.
-        let mut errors = meta::strategy_errors(r.kind, &object_meta, r.namespaced, class);
-        match r.kind {
+        let mut errors = meta::strategy_errors(&r.kind, &object_meta, r.namespaced, class);
+        match r.kind.as_str() {
             "Pod" => {
                 let mut pod: Pod = typed(r, &obj)?;
                 let ns_obj: Option<Namespace> = pod
@@ -249,6 +263,11 @@ impl Admission {
             "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
             "StorageClass" => crate::defaults::storage_class(&mut obj),
             "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
+            "CustomResourceDefinition" => {
+                crate::crd::set_defaults(&mut obj);
+                errors = crate::crd::validate_create(&obj);
+                crate::crd::prepare(&mut obj, true);
+            }
             _ => {}
         }
         if errors.is_empty() {
@@ -279,10 +298,10 @@ impl Admission {
         check_kind(r, &mut new)?;
         check_strict(r, &new, query)?;
         let mut new = roundtrip(r, &new)?;
-        if r.kind == "Secret" {
+        if r.kind == "Secret" && !r.is_custom() {
             crate::defaults::secret(&mut new);
         }
-        let has_status = r.subresources.contains(&"status");
+        let has_status = r.has_sub("status");
         if sub == Some("status") {
             let mut merged = old.clone();
             merged["status"] = new["status"].clone();
@@ -301,15 +320,47 @@ impl Admission {
         // metadata.generation counts spec changes (what `kubectl rollout status` compares).
         if tracks_generation(r) {
             let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
-            let changed = new.get("spec") != old.get("spec");
+            let changed = if r.is_custom() {
+                // Upstream's custom resource strategy: any change but metadata (and status,
+                // when it is a subresource) is a new generation.
+                let content = |o: &Value| {
+                    let mut o = o.clone();
+                    if let Some(m) = o.as_object_mut() {
+                        m.remove("metadata");
+                        if has_status {
+                            m.remove("status");
+                        }
+                    }
+                    o
+                };
+                content(&new) != content(old)
+            } else {
+                new.get("spec") != old.get("spec")
+            };
             new["metadata"]["generation"] = json!(generation + i64::from(changed));
         }
         let name = new["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if r.is_custom() {
+            let meta_errors = meta::update_errors(&typed_meta(r, &new)?);
+            if !meta_errors.is_empty() {
+                return Err(invalid(r, &name, &meta_errors));
+            }
+            return Ok(new);
+        }
+        if r.kind == "CustomResourceDefinition" {
+            crate::crd::set_defaults(&mut new);
+            let errors = crate::crd::validate_update(&new, old);
+            if !errors.is_empty() {
+                return Err(invalid(r, &name, &errors));
+            }
+            crate::crd::prepare(&mut new, false);
+            return Ok(new);
+        }
         let meta_errors = meta::update_errors(&typed_meta(r, &new)?);
         if !meta_errors.is_empty() {
             return Err(invalid(r, &name, &meta_errors));
         }
-        match r.kind {
+        match r.kind.as_str() {
             "Node" => {
                 let node: Node = typed(r, &new)?;
                 let errors = validate_node(&node);
@@ -345,17 +396,46 @@ impl Admission {
 
 /// Whether upstream's strategy for the kind counts spec changes in `metadata.generation`.
 pub fn tracks_generation(r: &Resource) -> bool {
-    matches!(
-        r.kind,
-        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "PodDisruptionBudget"
-    )
+    r.is_custom()
+        || matches!(
+            r.kind.as_str(),
+            "Deployment"
+                | "ReplicaSet"
+                | "StatefulSet"
+                | "DaemonSet"
+                | "Job"
+                | "PodDisruptionBudget"
+                | "CustomResourceDefinition"
+        )
+}
+
+/// The custom resource strategy on a create (upstream `customResourceStrategy`, v1.32): the
+/// status is dropped when it is a subresource, and the metadata is validated with the
+/// DNS-1123 subdomain name rule. The object is not checked against the CRD's schema.
+fn custom_create(r: &Resource, mut obj: Value) -> Result<Value, ApiError> {
+    if r.has_sub("status")
+        && let Some(m) = obj.as_object_mut()
+    {
+        m.remove("status");
+    }
+    let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let object_meta = typed_meta(r, &obj)?;
+    // Any kind without a rule of its own gets the DNS-1123 subdomain rule.
+    let mut errors = meta::strategy_errors("", &object_meta, r.namespaced, None);
+    if errors.is_empty() {
+        errors = meta::generic_errors(&object_meta, r.namespaced);
+    }
+    if !errors.is_empty() {
+        return Err(invalid(r, &name, &errors));
+    }
+    Ok(obj)
 }
 
 fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
     let want_av = r.api_version();
     match obj["kind"].as_str() {
         None | Some("") => obj["kind"] = json!(r.kind),
-        Some(k) if k == r.kind => {}
+        Some(k) if k == r.kind.as_str() => {}
         Some(k) => {
             return Err(status::bad_request(&format!(
                 "the kind in the data ({k}) does not match the expected kind ({})",
@@ -373,6 +453,18 @@ fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
             ))
             .into());
         }
+    }
+    // apiVersion and kind first, as the API server writes every object (a body may leave them
+    // out, or send them last).
+    if let Some(m) = obj.as_object_mut() {
+        let mut out = serde_json::Map::new();
+        for k in ["apiVersion", "kind"] {
+            if let Some(v) = m.remove(k) {
+                out.insert(k.to_string(), v);
+            }
+        }
+        out.append(m);
+        *m = out;
     }
     Ok(())
 }
@@ -439,7 +531,7 @@ mod tests {
     fn creates_are_refused_as_kube_apiserver_refuses_them() {
         let s = store();
         let a = Admission::default();
-        let pods = find("", "pods").unwrap();
+        let pods = &*find("", "pods").unwrap();
         let cases: Vec<(
             &str,
             Option<&str>,
@@ -503,7 +595,7 @@ mod tests {
     fn creates_are_defaulted_as_kube_apiserver_defaults_them() {
         let s = store();
         let a = Admission::default();
-        let pods = find("", "pods").unwrap();
+        let pods = &*find("", "pods").unwrap();
         let none = HashMap::new();
         let p = a
             .create(
@@ -530,7 +622,7 @@ mod tests {
             "DefaultTolerationSeconds"
         );
 
-        let nodes = find("", "nodes").unwrap();
+        let nodes = &*find("", "nodes").unwrap();
         let n = a
             .create(&s, nodes, None, json!({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "NoExecute"}]}}), &none)
             .unwrap();
@@ -550,7 +642,7 @@ mod tests {
     fn updates_keep_status_times_and_tolerations_as_upstream() {
         let a = Admission::default();
         let none = HashMap::new();
-        let nodes = find("", "nodes").unwrap();
+        let nodes = &*find("", "nodes").unwrap();
         let old = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
             "spec": {"taints": [{"key": "k", "effect": "NoExecute", "timeAdded": "2026-01-01T00:00:00Z"}]},
             "status": {"phase": "Running"}});
@@ -575,7 +667,7 @@ mod tests {
         );
         assert_eq!(out["spec"], old["spec"], "and only status");
 
-        let pods = find("", "pods").unwrap();
+        let pods = &*find("", "pods").unwrap();
         let old = pod(json!({"spec": {"containers": [{"name": "c", "image": "i"}],
                                       "tolerations": [{"key": "a", "operator": "Exists"}]}}));
         let mut new = old.clone();
@@ -591,7 +683,7 @@ mod tests {
     #[test]
     fn extended_resource_toleration_runs_when_enabled() {
         let s = store();
-        let pods = find("", "pods").unwrap();
+        let pods = &*find("", "pods").unwrap();
         let none = HashMap::new();
         let gpu_pod = pod(json!({"spec": {"containers": [{"name": "c", "image": "i",
             "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}));

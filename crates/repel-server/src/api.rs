@@ -70,7 +70,7 @@ impl Selectors {
         let field = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(
-                repel_api::selector::parse_field_selector(r.kind, s)
+                field_selector(r, s)
                     .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
             ),
         };
@@ -96,10 +96,63 @@ impl Selectors {
     }
 }
 
-/// A Table of `objs` for `r`, as the list's or watch event's body.
-pub fn table(r: &Resource, objs: &[&Value], rv: &str) -> Value {
-    repel_api::table::table_for(r.kind, objs, time::now(), rv)
+/// A field selector on `r`: a custom resource selects by `metadata.name`,
+/// `metadata.namespace` and its version's `selectableFields`; a built-in one by its kind's
+/// fields.
+fn field_selector(
+    r: &Resource,
+    s: &str,
+) -> Result<repel_api::selector::FieldSelector, repel_api::selector::SelectorError> {
+    use repel_api::selector::{FieldSelector, SelectorError};
+    let Some(c) = &r.custom else {
+        return repel_api::selector::parse_field_selector(&r.kind, s);
+    };
+    let parsed = FieldSelector::parse(s)?;
+    for f in parsed.fields() {
+        let known = ["metadata.name", "metadata.namespace"].contains(&f)
+            || c.selectable.iter().any(|x| x == f);
+        if !known {
+            return Err(SelectorError::UnsupportedField(f.to_string()));
+        }
+    }
+    Ok(parsed)
 }
+
+/// A Table of `objs` for `r`, as the list's or watch event's body (a custom resource's with
+/// its CRD's printer columns).
+pub fn table(r: &Resource, objs: &[&Value], rv: &str) -> Value {
+    match &r.custom {
+        Some(c) => repel_api::table::custom_table(&c.columns, objs, time::now(), rv),
+        None => repel_api::table::table_for(&r.kind, objs, time::now(), rv),
+    }
+}
+
+/// A custom object as `r`'s version shows it: the CRD's conversion is `None`, which changes
+/// only the `apiVersion` (a built-in object is returned as it is).
+pub fn at_version(r: &Resource, mut obj: Value) -> Value {
+    if r.is_custom() && obj.is_object() {
+        obj["apiVersion"] = json!(r.api_version());
+    }
+    obj
+}
+
+/// A custom object as it is stored: at the CRD's storage version.
+fn for_storage(r: &Resource, mut obj: Value) -> Value {
+    if let Some(c) = &r.custom
+        && obj.is_object()
+    {
+        obj["apiVersion"] = json!(format!("{}/{}", r.group, c.storage_version));
+    }
+    obj
+}
+
+/// The media types a custom resource takes in a `PATCH` (no strategic merge patch, as
+/// upstream: a custom object has no patch strategy).
+const CUSTOM_PATCH_MEDIA_TYPES: [&str; 3] = [
+    repel_api::patch::JSON_PATCH,
+    repel_api::patch::MERGE_PATCH,
+    repel_api::patch::APPLY_PATCH,
+];
 
 fn accept(headers: &HeaderMap) -> &str {
     headers
@@ -133,16 +186,16 @@ fn decode_body(
     body: &Bytes,
     query: &HashMap<String, String>,
 ) -> Result<Value, ApiError> {
-    if !crate::admission::strict(query) {
+    if !crate::admission::strict(query) || r.is_custom() {
         return parse_body(body);
     }
-    let (obj, errors) = repel_api::strict::check_body(r.kind, body).map_err(|e| {
+    let (obj, errors) = repel_api::strict::check_body(&r.kind, body).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
             "error decoding request body: {e}"
         )))
     })?;
     if !errors.is_empty() {
-        return Err(status::strict_body_errors(r.kind, &errors).into());
+        return Err(status::strict_body_errors(&r.kind, &errors).into());
     }
     Ok(obj)
 }
@@ -155,8 +208,25 @@ fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     })
 }
 
-/// Dispatches a request on a resource path.
+/// Dispatches a request on a resource path. A write to CustomResourceDefinitions changes
+/// what is served at once.
 pub async fn handle(
+    app: Arc<App>,
+    method: Method,
+    t: Target,
+    query: (HashMap<String, String>, Vec<(String, String)>),
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let crds = t.resource.key() == "customresourcedefinitions" && method != Method::GET;
+    let reply = handle_resource(app.clone(), method, t, query, headers, body).await;
+    if crds {
+        app.sync_crds();
+    }
+    reply
+}
+
+async fn handle_resource(
     app: Arc<App>,
     method: Method,
     t: Target,
@@ -164,7 +234,8 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let r = t.resource;
+    let r = t.resource.clone();
+    let r = &*r;
     let ns = t.namespace.clone();
     let write_opts =
         |kind: &str, apply: Option<bool>| crate::query::write_options(kind, &raw, &query, apply);
@@ -174,7 +245,7 @@ pub async fn handle(
             if opts.watch {
                 return crate::watch::watch(
                     app,
-                    r,
+                    t.resource.clone(),
                     ns,
                     &query,
                     &opts,
@@ -186,8 +257,9 @@ pub async fn handle(
         (&Method::GET, Some(name), None | Some("status")) => {
             let obj = app
                 .store
-                .get(r.name, ns.as_deref().unwrap_or(""), name)
+                .get(r.key(), ns.as_deref().unwrap_or(""), name)
                 .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
+            let obj = at_version(r, obj);
             if wants_table(accept(&headers)) {
                 let rv = obj["metadata"]["resourceVersion"]
                     .as_str()
@@ -210,10 +282,10 @@ pub async fn handle(
             let (_, name) = ns_name(&obj);
             let stored = app
                 .store
-                .create(r.name, obj)
+                .create(r.key(), for_storage(r, obj))
                 .map_err(|e| store_error(r, &name, e))?;
             app.poke();
-            Ok(json_reply(201, &stored))
+            Ok(json_reply(201, &at_version(r, stored)))
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
             check_body_type(&headers)?;
@@ -224,17 +296,21 @@ pub async fn handle(
             check_name(&new, name, ns)?;
             let stored = app
                 .store
-                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
+                .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
+                    let cur = &at_version(r, cur.clone());
                     let admitted = app.admission.update(r, cur, new, sub, &query)?;
-                    Ok::<_, WriteError>(Some(admitted))
+                    Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &stored))
+            Ok(json_reply(200, &at_version(r, stored)))
         }
         (&Method::PATCH, Some(name), None | Some("status")) => {
             let ct = content_type(&headers);
             let pt = match PatchType::from_content_type(ct) {
+                Some(PatchType::Strategic | PatchType::Apply) | None if r.is_custom() => {
+                    return Err(status::unsupported_media_type(&CUSTOM_PATCH_MEDIA_TYPES).into());
+                }
                 Some(PatchType::Apply) | None => {
                     return Err(status::unsupported_media_type(
                         &repel_api::patch::PATCH_MEDIA_TYPES,
@@ -248,12 +324,13 @@ pub async fn handle(
             let ns = ns.as_deref().unwrap_or("");
             let stored = app
                 .store
-                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
-                    let patched = repel_api::patch::apply(r.kind, pt, cur, &body)
+                .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
+                    let cur = &at_version(r, cur.clone());
+                    let patched = repel_api::patch::apply(&r.kind, pt, cur, &body)
                         .map_err(|e| ApiError::from(e.status()))?;
                     check_name(&patched, name, ns)?;
-                    if crate::admission::strict(&query) {
-                        let unknown = repel_api::strict::unknown_fields(r.kind, &patched);
+                    if crate::admission::strict(&query) && !r.is_custom() {
+                        let unknown = repel_api::strict::unknown_fields(&r.kind, &patched);
                         if !unknown.is_empty() {
                             let bad = match pt {
                                 PatchType::Strategic => serde_json::from_slice::<Value>(&body)
@@ -270,18 +347,18 @@ pub async fn handle(
                     let mut lenient = query.clone();
                     lenient.remove("fieldValidation");
                     let admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
-                    Ok::<_, WriteError>(Some(admitted))
+                    Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &stored))
+            Ok(json_reply(200, &at_version(r, stored)))
         }
         (&Method::GET, Some(name), Some("scale")) => {
             let obj = app
                 .store
-                .get(r.name, ns.as_deref().unwrap_or(""), name)
+                .get(r.key(), ns.as_deref().unwrap_or(""), name)
                 .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
-            Ok(json_reply(200, &scale_of(&obj)))
+            Ok(json_reply(200, &scale_for(r, &obj)))
         }
         (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
             let put = method == Method::PUT;
@@ -293,8 +370,8 @@ pub async fn handle(
             let ns = ns.as_deref().unwrap_or("");
             let stored = app
                 .store
-                .modify_or_preview(r.name, ns, name, opts.dry_run, |cur| {
-                    let scale = scale_of(cur);
+                .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
+                    let scale = scale_for(r, cur);
                     let new_scale = if put {
                         parse_body(&body)?
                     } else {
@@ -320,11 +397,11 @@ pub async fn handle(
                         ));
                     };
                     let mut new = cur.clone();
-                    if new["spec"]["replicas"] != json!(replicas) {
+                    if scale["spec"]["replicas"] != json!(replicas) {
                         let generation = cur["metadata"]["generation"].as_i64().unwrap_or(1);
                         new["metadata"]["generation"] = json!(generation + 1);
                     }
-                    new["spec"]["replicas"] = json!(replicas);
+                    set_replicas(r, &mut new, replicas);
                     if let Some(rv) = new_scale["metadata"]["resourceVersion"].as_str() {
                         new["metadata"]["resourceVersion"] = json!(rv);
                     }
@@ -332,7 +409,7 @@ pub async fn handle(
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &scale_of(&stored)))
+            Ok(json_reply(200, &scale_for(r, &stored)))
         }
         (&Method::DELETE, Some(name), None) => {
             let ns = ns.as_deref().unwrap_or("");
@@ -340,26 +417,26 @@ pub async fn handle(
             if opts.dry_run {
                 let obj = app
                     .store
-                    .get(r.name, ns, name)
+                    .get(r.key(), ns, name)
                     .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
-                return Ok(json_reply(200, &obj));
+                return Ok(json_reply(200, &at_version(r, obj)));
             }
             let gone = delete(&app, r, ns, name, opts.grace_period_seconds)?;
             if !opts.orphan {
                 collect_garbage(&app, &gone);
             }
             app.poke();
-            Ok(json_reply(200, &gone))
+            Ok(json_reply(200, &at_version(r, gone)))
         }
         (&Method::DELETE, None, None) => {
             let opts = crate::query::delete_options(&body, &raw, &query)?;
             crate::query::list_options(&raw, &query)?;
             let sel = Selectors::parse(r, &query)?;
-            let (items, _) = app.store.list(r.name, ns.as_deref());
+            let (items, _) = app.store.list(r.key(), ns.as_deref());
             let mut deleted = Vec::new();
             for o in items.iter().filter(|o| sel.matches(o)) {
                 if opts.dry_run {
-                    deleted.push(o.clone());
+                    deleted.push(at_version(r, o.clone()));
                     continue;
                 }
                 let (ons, oname) = ns_name(o);
@@ -367,7 +444,7 @@ pub async fn handle(
                     if !opts.orphan {
                         collect_garbage(&app, &g);
                     }
-                    deleted.push(g);
+                    deleted.push(at_version(r, g));
                 }
             }
             app.poke();
@@ -419,8 +496,7 @@ fn check_name(obj: &Value, name: &str, ns: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Lists `r` (JSON list or Table) honouring the selectors.
-/// A list, paged when the client asks (`limit`, `continue`: see [`crate::paging`]).
+/// Lists `r` (JSON list or Table) honouring the selectors; paged when the client asks (`limit`, `continue`: see [`crate::paging`]).
 fn list(
     app: &App,
     r: &Resource,
@@ -432,7 +508,7 @@ fn list(
     let sel = Selectors::parse(r, query)?;
     let page = app.pages.list(
         &app.store,
-        r.name,
+        r.key(),
         r.namespaced,
         ns,
         opts.limit,
@@ -440,7 +516,12 @@ fn list(
         !sel.is_empty(),
         |o| sel.matches(o),
     )?;
-    let refs: Vec<&Value> = page.items.iter().map(|v| v.as_ref()).collect();
+    let items: Vec<Value> = page
+        .items
+        .iter()
+        .map(|v| at_version(r, Value::clone(v)))
+        .collect();
+    let refs: Vec<&Value> = items.iter().collect();
     let metadata = page.metadata();
     if wants_table(accept) {
         let mut t = table(r, &refs, &page.rv.to_string());
@@ -462,11 +543,19 @@ pub fn delete(
     name: &str,
     grace: Option<i64>,
 ) -> Result<Value, ApiError> {
-    if r.name == "pods" {
+    if r.key() == "pods" {
         return crate::kubelet::delete_pod(&app.store, ns, name, grace)
             .map_err(|e| store_error(r, name, e));
     }
-    if r.name == "namespaces" {
+    if r.key() == "customresourcedefinitions" {
+        // Upstream's CRD finalizer deletes every custom object before the CRD goes.
+        let (items, _) = app.store.list(name, None);
+        for o in items {
+            let (ons, oname) = ns_name(&o);
+            let _ = app.store.delete(name, &ons, &oname);
+        }
+    }
+    if r.key() == "namespaces" {
         if ["default", "kube-system", "kube-public", "kube-node-lease"].contains(&name) {
             return Err(status_error(
                 403,
@@ -474,16 +563,16 @@ pub fn delete(
                 &format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted"),
             ));
         }
-        for res in crate::resources::RESOURCES.iter().filter(|x| x.namespaced) {
-            let (items, _) = app.store.list(res.name, Some(name));
+        for res in app.resources.stored().iter().filter(|x| x.namespaced) {
+            let (items, _) = app.store.list(res.key(), Some(name));
             for o in items {
                 let (ons, oname) = ns_name(&o);
-                let _ = app.store.delete(res.name, &ons, &oname);
+                let _ = app.store.delete(res.key(), &ons, &oname);
             }
         }
     }
     app.store
-        .delete(r.name, ns, name)
+        .delete(r.key(), ns, name)
         .map_err(|e| store_error(r, name, e))
 }
 
@@ -492,7 +581,7 @@ pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiErr
     let pods = crate::resources::find("", "pods")
         .ok_or_else(|| status_error(500, "InternalError", "no pods"))?;
     app.store
-        .modify(pods.name, ns, name, |cur| {
+        .modify(pods.key(), ns, name, |cur| {
             if let Some(n) = cur["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
                 return Err(WriteError::Api(status_error(
                     409,
@@ -504,7 +593,52 @@ pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiErr
             p["spec"]["nodeName"] = json!(node);
             Ok(Some(p))
         })
-        .map_err(|e| write_error(pods, name, e))
+        .map_err(|e| write_error(&pods, name, e))
+}
+
+/// The Scale of an object of `r`: a custom resource's from its CRD's scale paths (upstream
+/// `scaleFromCustomResource`: a missing replicas field is 0), else [`scale_of`].
+pub fn scale_for(r: &Resource, obj: &Value) -> Value {
+    let Some(paths) = r.custom.as_ref().and_then(|c| c.scale.as_ref()) else {
+        return scale_of(obj);
+    };
+    let int = |p: &[String]| {
+        crate::resources::value_at(obj, p)
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    let mut scale = scale_of(obj);
+    scale["spec"]["replicas"] = json!(int(&paths.spec));
+    scale["status"]["replicas"] = json!(int(&paths.status));
+    scale["status"]["selector"] = json!(
+        paths
+            .selector
+            .as_ref()
+            .and_then(|p| crate::resources::value_at(obj, p))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    );
+    scale
+}
+
+/// Sets the replicas a Scale writes: `spec.replicas`, or a custom resource's
+/// `specReplicasPath`.
+fn set_replicas(r: &Resource, obj: &mut Value, replicas: i64) {
+    let path: Vec<String> = match r.custom.as_ref().and_then(|c| c.scale.as_ref()) {
+        Some(p) => p.spec.clone(),
+        None => vec!["spec".to_string(), "replicas".to_string()],
+    };
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = obj;
+    for k in parents {
+        if !cur[k.as_str()].is_object() {
+            cur[k.as_str()] = json!({});
+        }
+        cur = &mut cur[k.as_str()];
+    }
+    cur[last.as_str()] = json!(replicas);
 }
 
 /// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet.
@@ -539,18 +673,18 @@ pub fn collect_garbage(app: &App, owner: &Value) {
         .into_iter()
         .collect();
     while let Some(uid) = uids.pop() {
-        for res in crate::resources::RESOURCES {
-            let (items, _) = app.store.list(res.name, None);
+        for res in app.resources.stored() {
+            let (items, _) = app.store.list(res.key(), None);
             for o in items {
                 let owned = o["metadata"]["ownerReferences"]
                     .as_array()
                     .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
                 if owned {
                     let (ons, oname) = ns_name(&o);
-                    let gone = if res.name == "pods" {
+                    let gone = if res.key() == "pods" {
                         crate::kubelet::delete_pod(&app.store, &ons, &oname, None)
                     } else {
-                        app.store.delete(res.name, &ons, &oname)
+                        app.store.delete(res.key(), &ons, &oname)
                     };
                     if let Ok(gone) = gone
                         && let Some(u) = gone["metadata"]["uid"].as_str()

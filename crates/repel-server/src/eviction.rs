@@ -162,6 +162,6 @@ pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes, dry_run: bool) -> Re
     if dry_run {
         return Ok(());
     }
-    delete(app, pods, ns, name, grace)?;
+    delete(app, &pods, ns, name, grace)?;
     Ok(())
 }

@@ -273,7 +273,7 @@ pub fn terminating(pod: &Value) -> bool {
 
 fn seed_order(obj: &Value) -> u8 {
     match obj["kind"].as_str().unwrap_or("") {
-        "Namespace" => 0,
+        "Namespace" | "CustomResourceDefinition" => 0,
         "PriorityClass" => 1,
         "Node" => 2,
         "Pod" => 4,
@@ -306,7 +306,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         .iter()
         .filter(|n| !declared.contains(&n.as_str()))
     {
-        if let Some(r) = nsr {
+        if let Some(r) = &nsr {
             let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
             let obj = app
                 .admission
@@ -322,7 +322,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
     for o in sorted {
         let av = o["apiVersion"].as_str().unwrap_or("");
         let kind = o["kind"].as_str().unwrap_or("");
-        let Some(r) = resources::by_kind(av, kind) else {
+        let Some(r) = app.resources.by_kind(av, kind) else {
             continue;
         };
         let (ns, name) = ns_name(o);
@@ -343,7 +343,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         let status = o.get("status").cloned();
         let mut obj = match app
             .admission
-            .create(&app.store, r, ns_opt, o.clone(), &none)
+            .create(&app.store, &r, ns_opt, o.clone(), &none)
         {
             Ok(obj) => obj,
             Err(e) => {
@@ -358,8 +358,8 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         {
             obj["status"] = s;
         }
-        match r.kind {
-            "Node" => {
+        match r.key() {
+            "nodes" => {
                 join_node(&mut obj);
                 let stored = app
                     .store
@@ -369,7 +369,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
                 let _ = app.store.create("leases", lease(&name, uid.as_deref()));
                 continue;
             }
-            "Pod" => {
+            "pods" => {
                 if let Some(node_name) = obj["spec"]["nodeName"].as_str().filter(|n| !n.is_empty())
                     && let Some(node) = app.store.get("nodes", "", node_name)
                 {
@@ -379,8 +379,11 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
             _ => {}
         }
         app.store
-            .create(r.name, obj)
+            .create(r.key(), obj)
             .map_err(|e| seed_error(&label, "", &json!({"message": e.to_string()})))?;
+        if r.key() == "customresourcedefinitions" {
+            app.sync_crds();
+        }
     }
     Ok(warnings)
 }

@@ -8,7 +8,9 @@
 //!
 //! # Layout
 //! - [`store`]: objects as JSON, resourceVersion, watch history, redb durability.
-//! - [`resources`]: the served resources (kinds, groups, scopes, short names).
+//! - [`resources`]: the served resources (kinds, groups, scopes, short names), built in and
+//!   defined by CustomResourceDefinitions.
+//! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
 //! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
 //! - [`request`]: path and query parsing, the `Status` error type.
@@ -25,6 +27,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod crd;
 pub mod defaults;
 pub mod discovery;
 pub mod engine;
@@ -142,12 +145,44 @@ pub struct App {
     pub request_timeout: Duration,
     /// The snapshots of paged lists in progress.
     pub pages: paging::Pages,
+    /// The resources CustomResourceDefinitions define.
+    pub resources: resources::Registry,
 }
 
 impl App {
     /// Tells the engine that something changed.
     pub fn poke(&self) {
         self.wake.notify_one();
+    }
+
+    /// Serves what the stored CustomResourceDefinitions define (after every CRD write, and
+    /// at start), once the naming and establishing controllers wrote their status
+    /// ([`crd::name_and_establish`]).
+    pub fn sync_crds(&self) {
+        let key = "customresourcedefinitions";
+        let _one_at_a_time = self.resources.syncing();
+        let (crds, _) = self.store.list(key, None);
+        let now = time::now_rfc3339();
+        for (i, crd) in crds.iter().enumerate() {
+            let others: Vec<&serde_json::Value> = crds
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, c)| c)
+                .collect();
+            let mut named = crd.clone();
+            crd::name_and_establish(&mut named, &others, &now);
+            if named["status"] != crd["status"] {
+                let (_, name) = store::ns_name(crd);
+                let _ = self.store.modify(key, "", &name, |cur| {
+                    let mut next = cur.clone();
+                    next["status"] = named["status"].clone();
+                    Ok::<_, store::StoreError>(Some(next))
+                });
+            }
+        }
+        let (crds, _) = self.store.list(key, None);
+        self.resources.set_crds(&crds);
     }
 }
 
@@ -211,7 +246,9 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         evictions: std::sync::Mutex::new(()),
         request_timeout: cfg.request_timeout,
         pages: paging::Pages::default(),
+        resources: resources::Registry::default(),
     });
+    app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;
     let warnings = if app.store.is_empty() {
         kubelet::seed(&app, &cfg.seed)?
@@ -342,7 +379,7 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(true),
+                    &discovery::aggregated(&app.resources, true),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
@@ -352,26 +389,25 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(false),
+                    &discovery::aggregated(&app.resources, false),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
-            return json_reply(200, &discovery::api_group_list());
+            return json_reply(200, &discovery::api_group_list(&app.resources));
         }
-        "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index()),
+        "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index(&app.resources)),
+        "/openapi/v2" if get => return discovery::openapi_v2(accept),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if get {
+        let reg = &app.resources;
         let found = match segs.as_slice() {
-            ["api", "v1"] => discovery::resource_list(""),
-            ["apis", g, v] if resources::group_version(g) == Some(*v) => {
-                discovery::resource_list(g)
-            }
-            ["openapi", "v3", "api", "v1"] => discovery::openapi_group(""),
-            ["openapi", "v3", "apis", g, v] if resources::group_version(g) == Some(*v) => {
-                discovery::openapi_group(g)
-            }
+            ["api", "v1"] => discovery::resource_list(reg, "", "v1"),
+            ["apis", g] => discovery::api_group(reg, g),
+            ["apis", g, v] => discovery::resource_list(reg, g, v),
+            ["openapi", "v3", "api", "v1"] => discovery::openapi_group(reg, "", "v1"),
+            ["openapi", "v3", "apis", g, v] => discovery::openapi_group(reg, g, v),
             _ => None,
         };
         if let Some(v) = found {
@@ -386,7 +422,7 @@ pub async fn route(
         )
         .into_response()
     };
-    let Some(target) = parse_path(path) else {
+    let Some(target) = parse_path(&app.resources, path) else {
         return not_found();
     };
     let raw = request::parse_query_pairs(uri.query());

@@ -7,7 +7,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::resources::{self, Resource};
+use std::sync::Arc;
+
+use crate::resources::{Registry, Resource};
 
 /// An error reply: an HTTP code and an upstream `Status` body.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,11 +58,20 @@ pub fn json_reply_as(code: u16, body: &Value, content_type: &'static str) -> Res
     r
 }
 
+/// A reply of raw bytes with the given code and content type.
+pub fn bytes_reply(code: u16, body: Vec<u8>, content_type: &'static str) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = (status, body).into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
 /// What a resource path names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     /// The resource.
-    pub resource: &'static Resource,
+    pub resource: Arc<Resource>,
     /// The namespace in the path, if any.
     pub namespace: Option<String>,
     /// The object's name, for item paths.
@@ -70,25 +81,25 @@ pub struct Target {
 }
 
 /// Parses `/api/v1/...` or `/apis/<group>/<version>/...`. `None` when the path names no
-/// served resource (a 404).
-pub fn parse_path(path: &str) -> Option<Target> {
+/// resource `reg` serves (a 404).
+pub fn parse_path(reg: &Registry, path: &str) -> Option<Target> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let (group, rest) = match segs.as_slice() {
-        ["api", "v1", rest @ ..] => ("", rest),
-        ["apis", g, v, rest @ ..] if resources::group_version(g) == Some(*v) => (*g, rest),
+    let (group, version, rest) = match segs.as_slice() {
+        ["api", "v1", rest @ ..] => ("", "v1", rest),
+        ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return None,
     };
     let (namespace, rest) = match rest {
-        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(path_decode(ns)), rest),
         _ => (None, rest),
     };
     let (res, name, sub) = match rest {
         [res] => (*res, None, None),
-        [res, name] => (*res, Some(name.to_string()), None),
-        [res, name, sub] => (*res, Some(name.to_string()), Some(sub.to_string())),
+        [res, name] => (*res, Some(path_decode(name)), None),
+        [res, name, sub] => (*res, Some(path_decode(name)), Some(sub.to_string())),
         _ => return None,
     };
-    let resource = resources::find(group, res)?;
+    let resource = reg.find(group, version, res)?;
     if namespace.is_some() && !resource.namespaced {
         return None;
     }
@@ -96,7 +107,7 @@ pub fn parse_path(path: &str) -> Option<Target> {
         return None;
     }
     if let Some(s) = &sub
-        && !resource.subresources.contains(&s.as_str())
+        && !resource.has_sub(s)
     {
         return None;
     }
@@ -109,6 +120,13 @@ pub fn parse_path(path: &str) -> Option<Target> {
         name,
         sub,
     })
+}
+
+/// Percent-decoding of a path segment (`+` is itself): kubectl escapes a namespace or name
+/// that is no DNS name (`${NS}`, `FILLED BY THE OPERATOR`), and the server sees it unescaped,
+/// as Go's `url.URL.Path` holds it.
+pub fn path_decode(s: &str) -> String {
+    percent_decode(&s.replace('+', "%2B"))
 }
 
 /// Percent-decoding of a query component (`+` is a space).
@@ -167,27 +185,46 @@ mod tests {
 
     #[test]
     fn paths_name_collections_items_and_subresources() {
-        let t = parse_path("/api/v1/nodes").unwrap();
+        let t = parse_path(&Registry::default(), "/api/v1/nodes").unwrap();
         assert_eq!(
-            (t.resource.name, t.namespace, t.name),
+            (t.resource.name.as_str(), t.namespace, t.name),
             ("nodes", None, None)
         );
-        let t = parse_path("/api/v1/namespaces/default/pods/web-1/eviction").unwrap();
+        let t = parse_path(
+            &Registry::default(),
+            "/api/v1/namespaces/default/pods/web-1/eviction",
+        )
+        .unwrap();
         assert_eq!(t.resource.name, "pods");
         assert_eq!(t.namespace.as_deref(), Some("default"));
         assert_eq!(t.name.as_deref(), Some("web-1"));
         assert_eq!(t.sub.as_deref(), Some("eviction"));
-        let t = parse_path("/api/v1/namespaces/kube-system").unwrap();
+        let t = parse_path(&Registry::default(), "/api/v1/namespaces/kube-system").unwrap();
         assert_eq!(
-            (t.resource.name, t.name.as_deref()),
+            (t.resource.name.as_str(), t.name.as_deref()),
             ("namespaces", Some("kube-system"))
         );
-        let t = parse_path("/apis/apps/v1/namespaces/kube-system/daemonsets/proxy").unwrap();
+        let t = parse_path(
+            &Registry::default(),
+            "/apis/apps/v1/namespaces/kube-system/daemonsets/proxy",
+        )
+        .unwrap();
         assert_eq!(t.resource.kind, "DaemonSet");
-        assert!(parse_path("/api/v1/pods/x").is_none());
-        assert!(parse_path("/api/v1/namespaces/default/nodes").is_none());
-        assert!(parse_path("/apis/apps/v2/deployments").is_none());
-        assert!(parse_path("/api/v1/nodes/n/eviction").is_none());
+        let t = parse_path(
+            &Registry::default(),
+            "/api/v1/namespaces/%24%7BNS%7D/pods/a+b%20c",
+        )
+        .unwrap();
+        assert_eq!(
+            t.namespace.as_deref(),
+            Some("${NS}"),
+            "path segments are unescaped"
+        );
+        assert_eq!(t.name.as_deref(), Some("a+b c"));
+        assert!(parse_path(&Registry::default(), "/api/v1/pods/x").is_none());
+        assert!(parse_path(&Registry::default(), "/api/v1/namespaces/default/nodes").is_none());
+        assert!(parse_path(&Registry::default(), "/apis/apps/v2/deployments").is_none());
+        assert!(parse_path(&Registry::default(), "/api/v1/nodes/n/eviction").is_none());
     }
 
     #[test]

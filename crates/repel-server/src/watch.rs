@@ -39,13 +39,13 @@ fn line(kind: &str, object: Value) -> Bytes {
 /// Starts a watch on `r` (in `ns` when given).
 pub fn watch(
     app: Arc<App>,
-    r: &'static Resource,
+    r: Arc<Resource>,
     ns: Option<String>,
     query: &HashMap<String, String>,
     opts: &crate::query::ListOptions,
     as_table: bool,
 ) -> Result<Response, ApiError> {
-    let sel = Selectors::parse(r, query)?;
+    let sel = Selectors::parse(&r, query)?;
     // Upstream: none or 0 is the server's default; a negative timeout has already expired,
     // so the watch ends at once (after nothing).
     let timeout = match opts.timeout_seconds {
@@ -64,7 +64,7 @@ pub fn watch(
     };
     let (initial, mut rx) = match Some(opts.resource_version.as_str()) {
         None | Some("") | Some("0") => {
-            let (items, _, rx) = app.store.watch_snapshot(r.name);
+            let (items, _, rx) = app.store.watch_snapshot(r.key());
             let evs: Vec<(EventType, Value)> = items
                 .into_iter()
                 .filter(|o| matches(o))
@@ -83,19 +83,22 @@ pub fn watch(
             })?;
             let evs = past
                 .into_iter()
-                .filter(|e| e.resource == r.name)
+                .filter(|e| e.resource == r.key())
                 .filter_map(|e| selected(&e, &matches))
                 .collect();
             (evs, rx)
         }
     };
+    let key = r.key().to_string();
+    let (bookmark_kind, bookmark_version) = (r.kind.clone(), r.api_version());
     let render = move |obj: Value| -> Value {
+        let obj = crate::api::at_version(&r, obj);
         if as_table {
             let rv = obj["metadata"]["resourceVersion"]
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            table(r, &[&obj], &rv)
+            table(&r, &[&obj], &rv)
         } else {
             obj
         }
@@ -119,7 +122,7 @@ pub fn watch(
             tokio::select! {
                 ev = rx.recv() => match ev {
                     Ok(ev) => {
-                        if ev.resource != r.name {
+                        if ev.resource != key {
                             continue;
                         }
                         let Some((kind, obj)) = selected(&ev, &matches) else {
@@ -138,7 +141,7 @@ pub fn watch(
                     }
                     if bookmarks {
                         let rv = store.resource_version().to_string();
-                        let b = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv}});
+                        let b = json!({"kind": bookmark_kind, "apiVersion": bookmark_version, "metadata": {"resourceVersion": rv}});
                         if tx.send(Ok(line("BOOKMARK", b))).await.is_err() {
                             return;
                         }

@@ -139,3 +139,53 @@ fn an_applications_kinds_apply_and_list_with_kubectls_columns() {
     assert!(s.get("services", "default", "web").is_none());
     assert!(s.get("clusterrolebindings", "", "read-nodes").is_none());
 }
+
+#[test]
+fn ingress_classes_and_webhook_configurations_are_stored_and_listed() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![]);
+    let f = s.write(
+        "kinds.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec:\n  controller: k8s.io/ingress-nginx\n  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb}\n---\napiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: plain}\nspec: {controller: example.com/plain}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: hooks}\nwebhooks:\n- name: a.example.com\n  admissionReviewVersions: [v1]\n  sideEffects: None\n  clientConfig: {service: {name: svc, namespace: default, path: /validate}}\n  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: none}\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(
+        o.stdout,
+        "ingressclass.networking.k8s.io/nginx created\ningressclass.networking.k8s.io/plain created\nvalidatingwebhookconfiguration.admissionregistration.k8s.io/hooks created\nmutatingwebhookconfiguration.admissionregistration.k8s.io/none created\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "ingressclass"]);
+    assert_eq!(
+        table_rows(&o.stdout, 3),
+        [
+            "NAME CONTROLLER PARAMETERS AGE",
+            "nginx k8s.io/ingress-nginx IngressParameters.k8s.example.com/external-lb AGE",
+            "plain example.com/plain <none> AGE",
+        ],
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&[
+        "get",
+        "validatingwebhookconfigurations,mutatingwebhookconfigurations",
+    ]);
+    let rows = table_rows(&o.stdout, 2);
+    assert!(
+        rows.contains(
+            &"validatingwebhookconfiguration.admissionregistration.k8s.io/hooks 1 AGE".to_string()
+        ),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.contains(
+            &"mutatingwebhookconfiguration.admissionregistration.k8s.io/none 0 AGE".to_string()
+        ),
+        "{rows:#?}"
+    );
+    // Stored only: creating a pod calls no webhook.
+    let o = s.kubectl(&["run", "p", "--image=nginx"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}

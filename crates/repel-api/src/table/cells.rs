@@ -11,8 +11,8 @@ mod pod;
 mod workloads;
 
 pub(super) use config::{
-    config_map, created_at, hpa, ingress, pvc, role_binding, secret, service, service_account,
-    storage_class,
+    config_map, created_at, hpa, ingress, ingress_class, pvc, role_binding, secret, service,
+    service_account, storage_class, webhook_configuration,
 };
 pub(super) use pod::pod;
 pub(super) use workloads::{daemon_set, deployment, job, pdb, replica_set, stateful_set};

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-const NAME_DOC: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-const CREATION_DOC: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+pub(super) const NAME_DOC: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+pub(super) const CREATION_DOC: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 const ADDRESSES_DOC: &str = "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).";
 const CONTAINERS_DOC: &str = "Names of each container in the template.";
 const IMAGES_DOC: &str = "Images referenced by each container in the template.";
@@ -618,6 +618,35 @@ pub fn columns(kind: &str) -> Vec<Value> {
         "Role" | "ClusterRole" | "CustomResourceDefinition" => {
             vec![name_col(), col("Created At", "date", "", 0, CREATION_DOC)]
         }
+        "IngressClass" => vec![
+            name_col(),
+            col(
+                "Controller",
+                "string",
+                "",
+                0,
+                "Controller that is responsible for handling this class",
+            ),
+            col(
+                "Parameters",
+                "string",
+                "",
+                0,
+                "A reference to a resource with additional parameters",
+            ),
+            age_col(),
+        ],
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => vec![
+            name_col(),
+            col(
+                "Webhooks",
+                "integer",
+                "",
+                0,
+                "Webhooks indicates the number of webhooks in the configuration.",
+            ),
+            age_col(),
+        ],
         "HorizontalPodAutoscaler" => vec![
             name_col(),
             col(

@@ -16,7 +16,7 @@ impl Engine {
         let admitted = self
             .app
             .admission
-            .create(&self.app.store, r, Some(&ns), v, &none)
+            .create(&self.app.store, &r, Some(&ns), v, &none)
             .ok()?;
         self.app.store.create("pods", admitted).ok()
     }

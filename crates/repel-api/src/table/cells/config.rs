@@ -1,6 +1,7 @@
 //! The rows of the kinds a real manifest holds beside workloads (printers.go v1.32):
 //! Services, ConfigMaps, Secrets, ServiceAccounts, PersistentVolumeClaims, StorageClasses,
-//! Ingresses, RoleBindings and ClusterRoleBindings; and the default table convertor's
+//! Ingresses, IngressClasses, webhook configurations, RoleBindings and ClusterRoleBindings;
+//! and the default table convertor's
 //! `Name, Created At` (Roles, ClusterRoles, CustomResourceDefinitions).
 
 use std::collections::BTreeSet;
@@ -10,6 +11,36 @@ use serde_json::{Value, json};
 
 use super::workloads::format_labels;
 use super::{age, arr, or_none, s};
+
+/// `printIngressClass`: Name, Controller, Parameters (`Kind[.apiGroup]/name`), Age.
+pub(crate) fn ingress_class(obj: &Value, now: Timestamp) -> Vec<Value> {
+    let parameters = match obj.pointer("/spec/parameters") {
+        Some(p) if p.is_object() => {
+            let mut out = s(p, "/kind").to_string();
+            if let Some(g) = p.get("apiGroup").and_then(Value::as_str) {
+                out.push('.');
+                out.push_str(g);
+            }
+            format!("{out}/{}", s(p, "/name"))
+        }
+        _ => "<none>".to_string(),
+    };
+    vec![
+        json!(s(obj, "/metadata/name")),
+        json!(s(obj, "/spec/controller")),
+        json!(parameters),
+        age(obj, now),
+    ]
+}
+
+/// `printValidatingWebhook` and `printMutatingWebhook`: Name, Webhooks (a count), Age.
+pub(crate) fn webhook_configuration(obj: &Value, now: Timestamp) -> Vec<Value> {
+    vec![
+        json!(s(obj, "/metadata/name")),
+        json!(count(obj, "/webhooks")),
+        age(obj, now),
+    ]
+}
 
 fn count(obj: &Value, ptr: &str) -> usize {
     match obj.pointer(ptr) {
