@@ -385,6 +385,24 @@ fn calicos_manifest_applies_whole_and_its_ippools_list() {
         "{}",
         o.stderr
     );
+    // Custom resources page as built-in ones do (kubectl follows the continue tokens).
+    let o = s.kubectl(&["get", "crd", "--chunk-size", "2", "-o", "name"]);
+    assert_eq!(o.stdout.lines().count(), 23, "{}", o.stderr);
+    let second = s.write(
+        "pool2.yaml",
+        "apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata: {name: second}\nspec: {cidr: 10.0.0.0/16}\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &second]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = s.kubectl(&["get", "ippools", "--chunk-size", "1", "-o", "name"]);
+    assert_eq!(
+        o.stdout,
+        "ippool.crd.projectcalico.org/default-ipv4-ippool\nippool.crd.projectcalico.org/second\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["delete", "-f", &second]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
     // Applying again changes nothing. kubectl still sends two patches, as against
     // kube-apiserver: the PDB's selector (its patch strategy is `replace`) and the status
     // stanza one CRD's file carries (the status is a subresource: nothing changes).
