@@ -369,6 +369,10 @@ pub struct Cluster {
     /// The changes made since the driver last took them, when recording (see
     /// [`crate::actions`]).
     journal: Option<Vec<Action>>,
+    /// Live pods by (namespace, name), built at the first [`Cluster::pod_id`] and kept from
+    /// then on: one-shot commands that never look a pod up by name do not pay for it, a
+    /// driver holding 150,000 pods does not scan them per lookup.
+    pod_index: std::sync::OnceLock<HashMap<(String, String), PodId>>,
 }
 
 /// The distinct pod specs [`Cluster::add_pod`] has seen, so that pods with equal specs share
@@ -550,12 +554,14 @@ impl Cluster {
         self.note(|_| Action::CreatePod(id));
         if matches!(info.phase, PodPhase::Succeeded | PodPhase::Failed) {
             self.pods.push(info);
+            self.index_pod(id);
             return id;
         }
         let node = info
             .spec_node_name()
             .and_then(|n| self.node_index.get(n).copied());
         self.pods.push(info);
+        self.index_pod(id);
         if let Some(node) = node {
             self.bind(id, node);
         }
@@ -604,6 +610,7 @@ impl Cluster {
             status: None,
         };
         self.pods.push(info);
+        self.index_pod(id);
         self.note(|_| Action::CreatePod(id));
         Some(id)
     }
@@ -648,6 +655,7 @@ impl Cluster {
             p.deleted = true;
             p.terminating = false;
         }
+        self.index_pod(pod);
         self.note(|_| Action::DeletePod {
             pod,
             graceful: false,
@@ -789,9 +797,35 @@ impl Cluster {
 
     /// The live pod `namespace/name`.
     pub fn pod_id(&self, namespace: &str, name: &str) -> Option<PodId> {
-        self.pods
-            .iter()
-            .rposition(|p| !p.deleted && p.namespace == namespace && p.name == name)
+        let index = self.pod_index.get_or_init(|| {
+            self.pods
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !p.deleted)
+                .map(|(id, p)| ((p.namespace.clone(), p.name.clone()), id))
+                .collect()
+        });
+        index
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied()
+    }
+
+    /// Keeps the pod index (when built) current for pod `id`, just added or deleted.
+    fn index_pod(&mut self, id: PodId) {
+        let Some(index) = self.pod_index.get_mut() else {
+            return;
+        };
+        let Some(p) = self.pods.get(id) else {
+            return;
+        };
+        let key = (p.namespace.clone(), p.name.clone());
+        if p.deleted {
+            if index.get(&key) == Some(&id) {
+                index.remove(&key);
+            }
+        } else {
+            index.insert(key, id);
+        }
     }
 
     /// Unbinds (deletes from its node) a pod, as preemption's victims are.
