@@ -131,6 +131,11 @@ pub fn table(
             Value::Object(row)
         })
         .collect();
+    envelope(rv, columns(kind), rows)
+}
+
+/// A `meta.k8s.io/v1` Table of `rows` under `column_definitions`, at `rv` (none when empty).
+pub(crate) fn envelope(rv: &str, column_definitions: Vec<Value>, rows: Vec<Value>) -> Value {
     let mut metadata = Map::new();
     if !rv.is_empty() {
         metadata.insert("resourceVersion".into(), json!(rv));
@@ -139,7 +144,7 @@ pub fn table(
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": Value::Object(metadata),
-        "columnDefinitions": columns(kind),
+        "columnDefinitions": column_definitions,
         "rows": rows,
     })
 }

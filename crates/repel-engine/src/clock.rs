@@ -51,6 +51,19 @@ pub fn parse_duration(s: &str) -> Result<Millis, DurationError> {
     Ok(if neg { -ms } else { ms })
 }
 
+/// The first point at or after `t` of a controller's pass grid (0, `period`, 2·`period`, …)
+/// whose pass has not run: one after `last` when `last` is the grid point itself or later.
+pub fn next_grid_point(t: Millis, period: Millis, last: Option<Millis>) -> Millis {
+    let mut at = t.div_euclid(period) * period;
+    if at < t {
+        at += period;
+    }
+    match last {
+        Some(l) if at <= l => l + period,
+        _ => at,
+    }
+}
+
 /// Seconds with up to three decimals, as the JSON contract's `at` and the timeline print them.
 pub fn seconds(ms: Millis) -> f64 {
     ms as f64 / 1000.0

@@ -552,6 +552,19 @@ impl Simulation {
         self.settle();
     }
 
+    /// The node a pod is on, as kubectl's NODE column shows it: the node it is bound to, or for
+    /// a finished pod (which holds nothing on its node any more) its `spec.nodeName`.
+    fn node_of(&self, p: &crate::cluster::PodInfo) -> Option<String> {
+        p.node
+            .and_then(|n| self.cluster.nodes.get(n))
+            .map(|n| n.name.clone())
+            .or_else(|| {
+                matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
+                    .then(|| p.spec_node_name().map(str::to_string))
+                    .flatten()
+            })
+    }
+
     /// Live pods at the end, in creation order.
     pub fn final_pods(&self) -> Vec<FinalPod> {
         self.cluster
@@ -561,17 +574,7 @@ impl Simulation {
             .map(|p| FinalPod {
                 terminating: p.terminating,
                 pod: p.key(),
-                // kubectl's NODE: the node a finished pod (which holds nothing any more) or an
-                // orphan of a deleted node ran on is its spec.nodeName.
-                node: p
-                    .node
-                    .and_then(|n| self.cluster.nodes.get(n))
-                    .map(|n| n.name.clone())
-                    .or_else(|| {
-                        matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
-                            .then(|| p.spec_node_name().map(str::to_string))
-                            .flatten()
-                    }),
+                node: self.node_of(p),
                 phase: p.phase.as_str(),
             })
             .collect()
@@ -589,17 +592,7 @@ impl Simulation {
             .pod_id(ns, name)
             .map(|id| &self.cluster.pods[id]);
         let (actual_phase, actual_node) = match live {
-            Some(p) => (
-                p.phase.as_str(),
-                p.node
-                    .and_then(|n| self.cluster.nodes.get(n))
-                    .map(|n| n.name.clone())
-                    .or_else(|| {
-                        matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
-                            .then(|| p.spec_node_name().map(str::to_string))
-                            .flatten()
-                    }),
-            ),
+            Some(p) => (p.phase.as_str(), self.node_of(p)),
             None => ("Gone", None),
         };
         let phase_ok = phase.is_none_or(|want| want.as_str() == actual_phase);

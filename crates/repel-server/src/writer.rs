@@ -127,17 +127,10 @@ pub fn write(
     store.write_batch(ops)
 }
 
-/// Sets `deletionTimestamp` on a stored pod, as a graceful delete request does.
+/// Deletes a stored pod gracefully, as a delete request does ([`crate::kubelet::delete_pod`]:
+/// `deletionTimestamp` on a pod whose node exists; an object already gone is no error).
 fn mark_terminating(store: &Store, ns: &str, name: &str) -> Result<(), StoreError> {
-    match store.modify::<StoreError>("pods", ns, name, |cur| {
-        if !cur["metadata"]["deletionTimestamp"].is_null() {
-            return Ok(None);
-        }
-        let mut p = cur.clone();
-        p["metadata"]["deletionTimestamp"] = json!(crate::time::now_rfc3339());
-        p["metadata"]["deletionGracePeriodSeconds"] = json!(30);
-        Ok(Some(p))
-    }) {
+    match crate::kubelet::delete_pod(store, ns, name, None) {
         Ok(_) | Err(StoreError::NotFound) => Ok(()),
         Err(e) => Err(e),
     }

@@ -315,17 +315,7 @@ pub fn custom_table(columns: &[PrinterColumn], objs: &[&Value], now: Timestamp, 
             })
         })
         .collect();
-    let mut metadata = Map::new();
-    if !rv.is_empty() {
-        metadata.insert("resourceVersion".into(), json!(rv));
-    }
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": Value::Object(metadata),
-        "columnDefinitions": custom_columns(columns),
-        "rows": rows,
-    })
+    super::envelope(rv, custom_columns(columns), rows)
 }
 
 #[cfg(test)]

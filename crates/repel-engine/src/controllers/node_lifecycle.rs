@@ -371,15 +371,7 @@ impl NodeLifecycleController {
 
     /// The first monitor pass at or after `t` that has not run yet.
     fn next_pass_at(&self, t: Millis) -> Millis {
-        let p = self.grid();
-        let mut at = t.div_euclid(p) * p;
-        if at < t {
-            at += p;
-        }
-        match self.last_pass {
-            Some(last) if at <= last => last + p,
-            _ => at,
-        }
+        crate::clock::next_grid_point(t, self.grid(), self.last_pass)
     }
 
     /// The simulated kubelet: first status of nodes without a `Ready` condition, and the report

@@ -58,15 +58,7 @@ impl PodGc {
 
     /// The first pass time at or after `t` not yet run.
     fn next_pass_at(&self, t: Millis) -> Millis {
-        let p = GC_CHECK_PERIOD;
-        let mut at = t.div_euclid(p) * p;
-        if at < t {
-            at += p;
-        }
-        match self.last_pass {
-            Some(last) if at <= last => last + p,
-            _ => at,
-        }
+        crate::clock::next_grid_point(t, GC_CHECK_PERIOD, self.last_pass)
     }
 
     /// Whether a pass has anything to look at: a live pod naming a missing node, or one
