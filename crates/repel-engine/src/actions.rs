@@ -150,3 +150,56 @@ impl Changes {
         *self == Changes::default()
     }
 }
+
+/// A write of a workload object by its controller (issue 14): what the Deployment controller
+/// does to its ReplicaSets (create, scale, annotate with revisions, delete beyond the revision
+/// history), and every workload controller's status. `repel simulate` keeps the objects in its
+/// controllers and may ignore these; `repel serve` writes each to the store, so `kubectl get
+/// rs`, `kubectl rollout status` and `kubectl rollout undo` see what upstream's controllers
+/// write. Taken with [`crate::controllers::workloads::WorkloadControllers::take_writes`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ObjectWrite {
+    /// Creates the object, whole (a Deployment's new ReplicaSet, with its labels, its
+    /// `deployment.kubernetes.io/revision` annotations and its controller ownerReference).
+    Create {
+        /// The resource (`replicasets`).
+        resource: &'static str,
+        /// The object.
+        object: serde_json::Value,
+    },
+    /// Sets the controller-owned parts of a stored object: `spec.replicas` when given, and the
+    /// given annotations (merged into the object's; a `None` value removes the key).
+    Update {
+        /// The resource (`replicasets`, `deployments`).
+        resource: &'static str,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The new `spec.replicas`, when the controller scales it.
+        replicas: Option<i32>,
+        /// Annotations to set (`Some`) or remove (`None`).
+        annotations: std::collections::BTreeMap<String, Option<String>>,
+    },
+    /// Replaces the object's `status` (written only when it changed).
+    Status {
+        /// The resource (`deployments`, `replicasets`, `statefulsets`, `daemonsets`, `jobs`).
+        resource: &'static str,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The whole new status.
+        status: serde_json::Value,
+    },
+    /// Deletes the object (an old ReplicaSet beyond the Deployment's `revisionHistoryLimit`;
+    /// a deleted workload's dependents, as the garbage collector does).
+    Delete {
+        /// The resource.
+        resource: &'static str,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+}

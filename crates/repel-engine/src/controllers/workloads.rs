@@ -22,6 +22,7 @@ use repel_core::workload::{
     NameRng, Workload, controller_of, controller_pod, node_should_run_daemon_pod, pod_template_hash,
 };
 
+use crate::actions::ObjectWrite;
 use crate::clock::Millis;
 use crate::cluster::{Cluster, PodId, PodPhase};
 use crate::controllers::Controller;
@@ -54,6 +55,8 @@ pub struct WorkloadControllers {
     gates: FeatureGates,
     admission: AdmissionConfig,
     seed: u64,
+    /// The object writes since the driver last took them, when recording.
+    writes: Option<Vec<ObjectWrite>>,
 }
 
 impl WorkloadControllers {
@@ -64,6 +67,48 @@ impl WorkloadControllers {
             gates,
             admission,
             seed,
+            writes: None,
+        }
+    }
+
+    /// Starts (or stops) recording the controllers' writes to workload objects (a Deployment's
+    /// ReplicaSets, every workload's status) for a driver that keeps them elsewhere (`serve`'s
+    /// store). Off by default.
+    pub fn record(&mut self, on: bool) {
+        self.writes = on.then(|| self.writes.take().unwrap_or_default());
+    }
+
+    /// The object writes recorded since the last call, in the order they were made.
+    pub fn take_writes(&mut self) -> Vec<ObjectWrite> {
+        self.writes.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Records `write` when recording.
+    #[allow(dead_code)]
+    fn note(&mut self, write: impl FnOnce() -> ObjectWrite) {
+        if let Some(w) = self.writes.as_mut() {
+            w.push(write());
+        }
+    }
+
+    /// Whether the workload `kind`/`namespace`/`name` is managed.
+    pub fn manages(&self, kind: &str, namespace: &str, name: &str) -> bool {
+        self.tracked.iter().any(|t| {
+            t.workload.kind() == kind
+                && t.workload.namespace() == namespace
+                && t.workload.name() == name
+        })
+    }
+
+    /// A ReplicaSet object seen in the cluster (a driver's store, an input file): when its
+    /// controller ownerReference names a managed Deployment, the Deployment takes it as one of
+    /// its revisions and `true` is returned (the driver does not manage it as a ReplicaSet of
+    /// its own); otherwise `false`.
+    pub fn observe_replica_set(&mut self, rs: &k8s_openapi::api::apps::v1::ReplicaSet) -> bool {
+        let ns = repel_core::workload::namespace_of(&rs.metadata);
+        match controller_of(&rs.metadata) {
+            Some((kind, name)) if kind == "Deployment" => self.manages("Deployment", ns, &name),
+            _ => false,
         }
     }
 
