@@ -219,6 +219,53 @@ impl PodInfo {
         self.status.get_or_insert_with(Default::default)
     }
 
+    /// The status of the pod's condition `type_` (`"True"`, `"False"`, …), if it has one.
+    pub fn condition(&self, type_: &str) -> Option<&str> {
+        self.status
+            .as_ref()?
+            .conditions
+            .as_ref()?
+            .iter()
+            .find(|c| c.type_ == type_)
+            .map(|c| c.status.as_str())
+    }
+
+    /// Sets the pod's condition `type_` (replacing one of that type, as upstream's
+    /// `UpdatePodCondition`); returns whether its status, reason or message changed. The
+    /// transition time is left to the driver (`serve` writes the wall clock's).
+    pub fn set_condition(
+        &mut self,
+        type_: &str,
+        status: &str,
+        reason: Option<&str>,
+        message: Option<&str>,
+    ) -> bool {
+        use k8s_openapi::api::core::v1::PodCondition;
+        let new = PodCondition {
+            type_: type_.to_string(),
+            status: status.to_string(),
+            reason: reason.map(str::to_string),
+            message: message.map(str::to_string),
+            ..Default::default()
+        };
+        let conditions = self.status_mut().conditions.get_or_insert_with(Vec::new);
+        match conditions.iter_mut().find(|c| c.type_ == type_) {
+            Some(c)
+                if c.status == new.status && c.reason == new.reason && c.message == new.message =>
+            {
+                false
+            }
+            Some(c) => {
+                *c = new;
+                true
+            }
+            None => {
+                conditions.push(new);
+                true
+            }
+        }
+    }
+
     /// Whether the pod has required pod anti-affinity terms.
     pub fn has_required_anti_affinity(&self) -> bool {
         self.spec()

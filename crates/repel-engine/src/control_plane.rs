@@ -27,6 +27,9 @@ use crate::scheduler::{Outcome, Scheduler};
 /// guard against controllers that undo each other forever).
 pub const MAX_PASSES: usize = 100;
 
+/// The default scheduler's name (`spec.schedulerName` of the pods it schedules).
+pub const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
 /// Every controller, with the memory each keeps between passes.
 pub struct ControlPlane {
     /// The scheduler (default profile, compiled engine).
@@ -88,7 +91,18 @@ impl ControlPlane {
     /// has its victims deleted (each with its `Preempted` event) and is scheduled again at the
     /// next pass, as upstream waits for its victims to go before the next cycle.
     fn schedule_pending(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
-        let mut queue = cluster.pending();
+        // The default scheduler takes the pods that name it (or no scheduler).
+        let mut queue: Vec<usize> = cluster
+            .pending()
+            .into_iter()
+            .filter(|p| {
+                cluster.pods[*p]
+                    .spec()
+                    .scheduler_name
+                    .as_deref()
+                    .is_none_or(|s| s.is_empty() || s == DEFAULT_SCHEDULER)
+            })
+            .collect();
         if queue.is_empty() {
             return;
         }
@@ -104,6 +118,9 @@ impl ControlPlane {
                 Outcome::Scheduled { node, .. } => {
                     let node_name = cluster.nodes[node].name.clone();
                     self.last_failure.remove(&pod);
+                    if cluster.pods[pod].set_condition("PodScheduled", "True", None, None) {
+                        cluster.touch_pod(pod);
+                    }
                     events.push(Event::normal(
                         now,
                         "Scheduled",
@@ -113,6 +130,16 @@ impl ControlPlane {
                     ));
                 }
                 Outcome::Unschedulable { message, nominated } => {
+                    // Upstream's `PodScheduled=False` condition, reason `Unschedulable`, with the
+                    // FitError message.
+                    if cluster.pods[pod].set_condition(
+                        "PodScheduled",
+                        "False",
+                        Some("Unschedulable"),
+                        Some(&message),
+                    ) {
+                        cluster.touch_pod(pod);
+                    }
                     if self.last_failure.get(&pod) != Some(&message) {
                         self.last_failure.insert(pod, message.clone());
                         events.push(Event::warning(

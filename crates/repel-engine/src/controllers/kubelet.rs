@@ -103,6 +103,20 @@ impl Controller for Kubelet {
                 cluster.delete_pod(id);
             }
         }
+        // A running pod marked not Ready while its node was (MarkPodsNotReady) is Ready again
+        // once its kubelet reports: the kubelet's status sync.
+        for id in 0..cluster.pods.len() {
+            let p = &cluster.pods[id];
+            if p.deleted || p.terminating || p.phase != PodPhase::Running {
+                continue;
+            }
+            if p.condition("Ready") == Some("False")
+                && p.node.is_some_and(|n| cluster.node_ready(n))
+                && cluster.pods[id].set_condition("Ready", "True", None, None)
+            {
+                cluster.touch_pod(id);
+            }
+        }
         for id in 0..cluster.pods.len() {
             let (node, pending) = {
                 let p = &cluster.pods[id];

@@ -631,7 +631,7 @@ impl NodeLifecycleController {
             if let Some(status) = current.as_deref() {
                 self.process_taint_base_eviction(node, status, now, cluster);
                 if status != "True" && observed.as_deref() == Some("True") {
-                    self.record_not_ready(node, now, cluster, events);
+                    Self::record_not_ready(node, now, cluster, events);
                 }
             }
             if let Some(h) = self.health.get_mut(&node) {
@@ -642,15 +642,10 @@ impl NodeLifecycleController {
         self.last_pass = Some(now);
     }
 
-    /// `RecordNodeStatusChange(…, "NodeNotReady")` and `MarkPodsNotReady`'s pod events (running
-    /// pods are taken to have a `Ready=True` condition to flip).
-    fn record_not_ready(
-        &self,
-        node: NodeId,
-        now: Millis,
-        cluster: &Cluster,
-        events: &mut Vec<Event>,
-    ) {
+    /// `RecordNodeStatusChange(…, "NodeNotReady")` and `MarkPodsNotReady`: each running pod's
+    /// `Ready` condition set `False` (running pods are taken to have a `Ready=True` condition to
+    /// flip), with its event.
+    fn record_not_ready(node: NodeId, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         let (object, name) = node_object(cluster, node);
         events.push(Event::normal(
             now,
@@ -660,8 +655,12 @@ impl NodeLifecycleController {
             format!("Node {name} status is now: {REASON_NODE_NOT_READY}"),
         ));
         for pod in cluster.pods_on_node(node) {
-            let p = &cluster.pods[pod];
+            let p = &mut cluster.pods[pod];
             if !p.deleted && p.phase == PodPhase::Running {
+                if p.set_condition("Ready", "False", None, None) {
+                    cluster.touch_pod(pod);
+                }
+                let p = &cluster.pods[pod];
                 events.push(Event::warning(
                     now,
                     REASON_NODE_NOT_READY,
