@@ -59,3 +59,81 @@ pub fn disruptions_allowed(pdb: &PodDisruptionBudget, cluster: &Cluster) -> i32 
     };
     i32::try_from((healthy - desired).max(0)).unwrap_or(i32::MAX)
 }
+
+/// A budget's status as the disruption controller writes it (`status` of a
+/// PodDisruptionBudget): its pods are the live, not terminating pods of its namespace its
+/// selector matches; healthy ones are bound and Running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetStatus {
+    /// `disruptionsAllowed`: healthy − desired, at least 0.
+    pub allowed: i64,
+    /// `currentHealthy`.
+    pub healthy: i64,
+    /// `desiredHealthy`: `minAvailable` (count, or percent of expected rounded up), or expected
+    /// minus `maxUnavailable`; 0 with neither.
+    pub desired: i64,
+    /// `expectedPods`.
+    pub expected: i64,
+}
+
+/// The status of `pdb` on `cluster`; `None` when it selects nothing (no or an empty selector).
+pub fn budget_status(pdb: &PodDisruptionBudget, cluster: &Cluster) -> Option<BudgetStatus> {
+    let ns = namespace_of(&pdb.metadata);
+    let selector = pdb
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| label_selector_from_api(s).ok())
+        .filter(|s| !s.is_empty())?;
+    let pods: Vec<_> = cluster
+        .pods
+        .iter()
+        .filter(|p| {
+            !p.deleted && !p.terminating && p.namespace == ns && selector.matches(p.labels())
+        })
+        .collect();
+    let expected = pods.len() as i64;
+    let healthy = pods
+        .iter()
+        .filter(|p| p.node.is_some() && p.phase == crate::cluster::PodPhase::Running)
+        .count() as i64;
+    let spec = pdb.spec.as_ref();
+    let desired = match (
+        spec.and_then(|s| s.min_available.as_ref()),
+        spec.and_then(|s| s.max_unavailable.as_ref()),
+    ) {
+        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
+        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
+        (None, None) => 0,
+    };
+    Some(BudgetStatus {
+        allowed: (healthy - desired).max(0),
+        healthy,
+        desired,
+        expected,
+    })
+}
+
+/// The disruption controller's writes: every budget's status, as `ObjectWrite::Status` (a
+/// driver writes those that changed).
+pub fn status_writes(cluster: &Cluster) -> Vec<crate::actions::ObjectWrite> {
+    cluster
+        .pdbs
+        .iter()
+        .filter_map(|pdb| {
+            let b = budget_status(pdb, cluster)?;
+            Some(crate::actions::ObjectWrite::Status {
+                resource: "poddisruptionbudgets",
+                namespace: namespace_of(&pdb.metadata).to_string(),
+                name: pdb.metadata.name.clone().unwrap_or_default(),
+                status: serde_json::json!({
+                    "disruptionsAllowed": b.allowed,
+                    "currentHealthy": b.healthy,
+                    "desiredHealthy": b.desired,
+                    "expectedPods": b.expected,
+                    "observedGeneration": pdb.metadata.generation.unwrap_or(1),
+                }),
+            })
+        })
+        .collect()
+}

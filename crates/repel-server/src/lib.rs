@@ -19,9 +19,10 @@
 //! - [`eviction`]: the eviction subresource with PodDisruptionBudgets.
 //! - [`admission`]: strict fields, decoding, admission plugins and validation on writes.
 //! - [`watch`]: chunked watch streams.
-//! - [`engine`]: the control plane live: kubelets, node lifecycle, workloads, scheduler,
-//!   taint eviction, on a scaled wall clock.
-//! - [`kubelet`]: what a simulated node reports (status, Ready).
+//! - [`driver`]: the one control plane (repel-engine's, as `repel simulate` runs it) live, on
+//!   a scaled wall clock: [`view`] keeps its view of the store, [`writer`] writes its actions.
+//! - [`kubelet`]: what a simulated node reports (status, Ready, Leases) and a pod's running
+//!   status, rendered.
 //! - [`net`]: connections: TLS, HTTP/1.1 and HTTP/2, body limit, timeouts, bearer tokens.
 //! - [`time`]: timestamps as the API server writes them.
 
@@ -30,7 +31,7 @@ pub mod api;
 pub mod crd;
 pub mod defaults;
 pub mod discovery;
-pub mod engine;
+pub mod driver;
 pub mod eviction;
 pub mod kubelet;
 pub mod net;
@@ -137,7 +138,7 @@ pub struct App {
     pub token: Option<String>,
     /// The address clients reach the server at (for discovery's serverAddress).
     pub address: String,
-    /// Woken after every API write so the engine reacts at once.
+    /// Woken after every API write so the control plane reacts at once.
     pub wake: Notify,
     /// Serialises evictions: a budget's check and the deletion happen as one step.
     pub evictions: std::sync::Mutex<()>,
@@ -150,7 +151,7 @@ pub struct App {
 }
 
 impl App {
-    /// Tells the engine that something changed.
+    /// Tells the control plane that something changed.
     pub fn poke(&self) {
         self.wake.notify_one();
     }
@@ -255,7 +256,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
     } else {
         Vec::new()
     };
-    tokio::spawn(engine::Engine::new(app.clone(), cfg.time_scale).run());
+    tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run());
     let router = router(app.clone());
     let https = tls.is_some();
     let ca_pem = tls.as_ref().and_then(|t| t.ca_pem.clone());

@@ -11,9 +11,10 @@
 //! cluster's state, not the control plane's actions. A node deleted from the store is deleted
 //! from the view; its id is returned so the controllers that keep ids can be told.
 //!
-//! Not wired into `repel serve` yet: the engine (`crate::engine`) still builds a cluster per
-//! tick. The driver to come runs repel-engine's [`repel_engine::control_plane::ControlPlane`]
-//! on this view and writes its actions back with [`crate::writer`] (tested together there).
+//! Workload objects (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs) are not part of
+//! the [`Cluster`]: the workload controllers keep them. Each one the view reads (at the build
+//! and from the stream) is queued as a [`WorkloadChange`] for the driver ([`crate::driver`]) to
+//! hand to repel-engine's [`repel_engine::controllers::workloads::WorkloadControllers`].
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -30,6 +31,7 @@ pub const RESOURCES: &[&str] = &[
     "namespaces",
     "poddisruptionbudgets",
     "nodes",
+    "deployments",
     "replicasets",
     "statefulsets",
     "daemonsets",
@@ -37,12 +39,30 @@ pub const RESOURCES: &[&str] = &[
     "pods",
 ];
 
+/// A workload object created, changed or deleted in the store.
+#[derive(Debug, Clone)]
+pub enum WorkloadChange {
+    /// Created or changed: the object as now stored.
+    Upsert(Box<Workload>),
+    /// Deleted.
+    Delete {
+        /// Its kind (`Deployment`, `ReplicaSet`, …).
+        kind: &'static str,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+}
+
 /// The view and the resourceVersion it reflects.
 pub struct View {
     /// The cluster as the store holds it at [`View::rv`].
     pub cluster: Cluster,
     /// The store's resourceVersion the view has applied everything up to.
     pub rv: u64,
+    /// Workload changes not yet taken by the driver ([`View::take_workload_changes`]).
+    workloads: Vec<WorkloadChange>,
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
@@ -51,6 +71,7 @@ fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
 
 fn workload(resource: &str, v: &Value) -> Option<Workload> {
     match resource {
+        "deployments" => typed(v).map(Workload::Deployment),
         "replicasets" => typed(v).map(Workload::ReplicaSet),
         "statefulsets" => typed(v).map(Workload::StatefulSet),
         "daemonsets" => typed(v).map(Workload::DaemonSet),
@@ -61,15 +82,21 @@ fn workload(resource: &str, v: &Value) -> Option<Workload> {
 
 /// The owner-selector key of a workload object (see [`Cluster::owner_selectors`]).
 fn owner_key(resource: &str, v: &Value) -> Option<(String, String, String)> {
-    let kind = match resource {
+    let kind = kind_of(resource)?;
+    let (ns, name) = ns_name(v);
+    Some((kind.to_string(), ns, name))
+}
+
+/// The kind of a workload resource.
+fn kind_of(resource: &str) -> Option<&'static str> {
+    Some(match resource {
+        "deployments" => "Deployment",
         "replicasets" => "ReplicaSet",
         "statefulsets" => "StatefulSet",
         "daemonsets" => "DaemonSet",
         "jobs" => "Job",
         _ => return None,
-    };
-    let (ns, name) = ns_name(v);
-    Some((kind.to_string(), ns, name))
+    })
 }
 
 fn phase_of(v: &Value) -> PodPhase {
@@ -94,6 +121,7 @@ impl View {
         let mut view = View {
             cluster: Cluster::new(),
             rv,
+            workloads: Vec::new(),
         };
         for (resource, items) in RESOURCES.iter().zip(lists) {
             for obj in items {
@@ -111,6 +139,7 @@ impl View {
         let events = match store.watch_from(self.rv) {
             Ok((events, _rx)) => events,
             Err(_) => {
+                // The driver's workload controllers are told every workload again.
                 *self = View::build(store);
                 return Vec::new();
             }
@@ -126,6 +155,11 @@ impl View {
             self.rv = ev.rv;
         }
         removed
+    }
+
+    /// The workload changes read since the last call, in the store's order.
+    pub fn take_workload_changes(&mut self) -> Vec<WorkloadChange> {
+        std::mem::take(&mut self.workloads)
     }
 
     /// Applies one change; returns the node it deleted, if any.
@@ -186,8 +220,12 @@ impl View {
             "pods" => self.upsert_pod(&ns, &name, obj),
             _ => {
                 if let Some(w) = workload(resource, obj) {
-                    let owner = w.name().to_string();
-                    c.register_workload(&w, &owner);
+                    // A Deployment's pods name its ReplicaSets, registered as they come.
+                    if !matches!(w, Workload::Deployment(_)) {
+                        let owner = w.name().to_string();
+                        c.register_workload(&w, &owner);
+                    }
+                    self.workloads.push(WorkloadChange::Upsert(Box::new(w)));
                 }
             }
         }
@@ -260,6 +298,13 @@ impl View {
             _ => {
                 if let Some(k) = owner_key(resource, obj) {
                     c.owner_selectors.remove(&k);
+                }
+                if let Some(kind) = kind_of(resource) {
+                    self.workloads.push(WorkloadChange::Delete {
+                        kind,
+                        namespace: ns,
+                        name,
+                    });
                 }
             }
         }

@@ -2,25 +2,33 @@
 //! of the `serve` driver, beside [`crate::view`]. A pass's [`Changes`] (deletions first, then
 //! creations and updates, each object once) and events become:
 //!
-//! - a pod created → a create (the store gives it its uid, creationTimestamp, resourceVersion);
+//! - a pod created → a create through admission, as any API create (the store gives it its uid,
+//!   creationTimestamp, resourceVersion);
 //! - a pod bound, or whose status changed → an update of the stored pod's `spec.nodeName` and
 //!   `status` only (what the scheduler's binding and the kubelet's and controllers' status
-//!   writes change; labels and the rest stay as the user last wrote them);
+//!   writes change; labels and the rest stay as the user last wrote them). A pod its kubelet
+//!   starts gets the kubelet's running status rendered ([`crate::kubelet::run_pod`]: IPs,
+//!   container statuses, conditions); a condition whose status changed gets the wall clock's
+//!   `lastTransitionTime`;
 //! - a pod deleted gracefully (its kubelet is not running) → `deletionTimestamp` set, as a
 //!   delete request does; deleted → removed;
-//! - a node created → a create; changed → its labels, taints, `unschedulable` and conditions;
+//! - a node created → a create; changed → its labels, taints, `unschedulable` and conditions
+//!   (a taint or condition that is new or changed is stamped with the wall clock, as the
+//!   controllers stamp theirs; the control plane's own clock runs `--time-scale` times faster);
 //!   deleted → removed;
 //! - each event → a core/v1 Event about its object, from the component upstream names.
 //!
 //! A write that finds its object gone (deleted meanwhile by a client) is dropped: the view
 //! learns of the deletion from the change stream.
 
-use repel_engine::actions::Changes;
+use repel_engine::actions::{Changes, ObjectWrite};
 use repel_engine::cluster::Cluster;
 use repel_engine::events::{Event as EngineEvent, EventType};
 use serde_json::{Value, json};
 
-use crate::store::{Op, Store, StoreError};
+use crate::admission::Admission;
+use crate::store::{Op, Store, StoreError, new_uid, ns_name};
+use crate::time;
 
 /// The component upstream records an event reason from.
 pub fn component(reason: &str) -> &'static str {
@@ -40,17 +48,22 @@ fn pod_json(c: &Cluster, id: usize) -> Value {
 /// Writes one pass: `changes` read against `c` (the view after the pass) and its `events`.
 pub fn write(
     store: &Store,
+    admission: &Admission,
     c: &Cluster,
     changes: &Changes,
     events: &[EngineEvent],
 ) -> Result<(), StoreError> {
+    // A write that finds its object gone, or changed by a client since the view read it (a
+    // conflict on the view's resourceVersion), is dropped: the view reads the change from the
+    // stream, and the controllers decide again on it at the next pass. (Writing the view's
+    // stale copy would undo the client's change: a cordon, a label.)
     let ignore_gone = |r: Result<Value, StoreError>| match r {
-        Ok(_) | Err(StoreError::NotFound) => Ok(()),
+        Ok(_) | Err(StoreError::NotFound | StoreError::Conflict) => Ok(()),
         Err(e) => Err(e),
     };
     for id in &changes.deleted_pods {
         let p = &c.pods[*id];
-        ignore_gone(store.delete("pods", &p.namespace, &p.name))?;
+        remove_pod(store, &p.namespace, &p.name, &pod_json(c, *id)["status"])?;
     }
     for name in &changes.deleted_nodes {
         ignore_gone(store.delete("nodes", "", name))?;
@@ -65,10 +78,7 @@ pub fn write(
         }
     }
     for id in &changes.created_pods {
-        match store.create("pods", pod_json(c, *id)) {
-            Ok(_) | Err(StoreError::AlreadyExists) => {}
-            Err(e) => return Err(e),
-        }
+        create_pod(store, admission, pod_json(c, *id))?;
         if c.pods[*id].terminating {
             mark_terminating(store, &c.pods[*id].namespace, &c.pods[*id].name)?;
         }
@@ -76,6 +86,10 @@ pub fn write(
     for id in &changes.updated_pods {
         let p = &c.pods[*id];
         let new = pod_json(c, *id);
+        let seen = new["metadata"]["resourceVersion"].clone();
+        let node = new["spec"]["nodeName"]
+            .as_str()
+            .and_then(|n| store.get("nodes", "", n));
         ignore_gone(
             store.modify::<StoreError>("pods", &p.namespace, &p.name, |cur| {
                 let mut obj = cur.clone();
@@ -86,7 +100,20 @@ pub fn write(
                     Value::Null => {}
                     s => obj["status"] = s.clone(),
                 }
-                obj["metadata"]["resourceVersion"] = Value::Null;
+                let started =
+                    obj["status"]["phase"] == "Running" && cur["status"]["phase"] != "Running";
+                match (&node, started) {
+                    (Some(node), true) => crate::kubelet::run_pod(&mut obj, node),
+                    _ => {
+                        if let Some(cs) = obj.pointer_mut("/status/conditions") {
+                            stamp(cs, &cur["status"]["conditions"], "type", &[]);
+                        }
+                    }
+                }
+                if obj == *cur {
+                    return Ok(None);
+                }
+                obj["metadata"]["resourceVersion"] = seen.clone();
                 Ok(Some(obj))
             }),
         )?;
@@ -103,8 +130,14 @@ pub fn write(
             let mut obj = cur.clone();
             obj["metadata"]["labels"] = view["metadata"]["labels"].clone();
             for f in ["taints", "unschedulable"] {
+                // Upstream omits empty taints and a false `unschedulable`.
                 match &view["spec"][f] {
-                    Value::Null => {
+                    Value::Null | Value::Bool(false) => {
+                        if let Some(spec) = obj["spec"].as_object_mut() {
+                            spec.remove(f);
+                        }
+                    }
+                    Value::Array(a) if a.is_empty() => {
                         if let Some(spec) = obj["spec"].as_object_mut() {
                             spec.remove(f);
                         }
@@ -112,10 +145,22 @@ pub fn write(
                     v => obj["spec"][f] = v.clone(),
                 }
             }
+            if let Some(taints) = obj.pointer_mut("/spec/taints") {
+                stamp_taints(taints, &cur["spec"]["taints"]);
+            }
             if !view["status"]["conditions"].is_null() {
                 obj["status"]["conditions"] = view["status"]["conditions"].clone();
+                stamp(
+                    &mut obj["status"]["conditions"],
+                    &cur["status"]["conditions"],
+                    "type",
+                    &["lastHeartbeatTime"],
+                );
             }
-            obj["metadata"]["resourceVersion"] = Value::Null;
+            if obj == *cur {
+                return Ok(None);
+            }
+            obj["metadata"]["resourceVersion"] = view["metadata"]["resourceVersion"].clone();
             Ok(Some(obj))
         }))?;
     }
@@ -125,6 +170,286 @@ pub fn write(
         .map(|e| ("events".to_string(), Op::Put(String::new(), e)))
         .collect();
     store.write_batch(ops)
+}
+
+/// Creates a pod through admission, as the API's create does (an object already there, a
+/// client's of the same name, is left).
+/// A pod created already running (created, bound and started in one pass) gets its kubelet's
+/// running status rendered, and its conditions the wall clock's time.
+fn create_pod(store: &Store, admission: &Admission, mut pod: Value) -> Result<(), StoreError> {
+    if let Some(cs) = pod.pointer_mut("/status/conditions") {
+        stamp(cs, &Value::Null, "type", &[]);
+    }
+    if pod["status"]["phase"] == "Running"
+        && let Some(node) = pod["spec"]["nodeName"]
+            .as_str()
+            .and_then(|n| store.get("nodes", "", n))
+    {
+        crate::kubelet::run_pod(&mut pod, &node);
+    }
+    create(store, admission, "", "pods", pod)
+}
+
+/// Creates an object through admission (defaults, validation, `metadata.generation`); one the
+/// API server would refuse is reported on stderr and left out: the control plane's view drops
+/// it at the next sync.
+fn create(
+    store: &Store,
+    admission: &Admission,
+    group: &str,
+    resource: &str,
+    obj: Value,
+) -> Result<(), StoreError> {
+    let (ns, name) = ns_name(&obj);
+    let Some(r) = crate::resources::find(group, resource) else {
+        return Ok(());
+    };
+    let namespace = (!ns.is_empty()).then_some(ns.as_str());
+    let admitted = match admission.create(store, &r, namespace, obj, &Default::default()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("repel serve: the control plane's {resource} {ns}/{name} refused: {e:?}");
+            return Ok(());
+        }
+    };
+    match store.create(resource, admitted) {
+        Ok(_) | Err(StoreError::AlreadyExists) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Stamps the entries of `new` (a list of conditions, keyed by `key`) with the wall clock
+/// where they changed from `old`'s: an entry whose `status` is unchanged keeps `old`'s
+/// `lastTransitionTime` (and the `keep` fields, such as a node's `lastHeartbeatTime`); a new
+/// or changed one gets the wall clock's in all of them. (The control plane's own times run on
+/// the scaled clock.) Nothing is inserted where `new` is not a list.
+fn stamp(new: &mut Value, old: &Value, key: &str, keep: &[&str]) {
+    let Some(items) = new.as_array_mut() else {
+        return;
+    };
+    let now = time::now_rfc3339();
+    for item in items {
+        let before = old
+            .as_array()
+            .and_then(|o| o.iter().find(|x| x[key] == item[key]));
+        match before {
+            Some(b) if b["status"] == item["status"] => {
+                item["lastTransitionTime"] = b["lastTransitionTime"].clone();
+                for f in keep {
+                    item[*f] = b[*f].clone();
+                }
+            }
+            _ => {
+                item["lastTransitionTime"] = json!(now);
+                for f in keep {
+                    item[*f] = json!(now);
+                }
+            }
+        }
+        if let Some(m) = item.as_object_mut() {
+            m.retain(|_, v| !v.is_null());
+        }
+    }
+}
+
+/// Taints the control plane added (a `timeAdded` not in `old`) get the wall clock's time.
+fn stamp_taints(new: &mut Value, old: &Value) {
+    let Some(items) = new.as_array_mut() else {
+        return;
+    };
+    let now = time::now_rfc3339();
+    for t in items.iter_mut().filter(|t| !t["timeAdded"].is_null()) {
+        let before = old.as_array().and_then(|o| {
+            o.iter()
+                .find(|x| x["key"] == t["key"] && x["effect"] == t["effect"])
+        });
+        t["timeAdded"] = match before {
+            Some(b) if !b["timeAdded"].is_null() => b["timeAdded"].clone(),
+            _ => json!(now),
+        };
+    }
+}
+
+/// The resource's API group, for the workload resources the controllers write.
+fn group_of(resource: &str) -> &'static str {
+    match resource {
+        "jobs" | "cronjobs" => "batch",
+        "poddisruptionbudgets" => "policy",
+        "pods" | "nodes" => "",
+        _ => "apps",
+    }
+}
+
+/// Writes the workload controllers' object writes (see [`ObjectWrite`]): ReplicaSets created
+/// through admission, scaled and annotated (a `spec.replicas` change is a new
+/// `metadata.generation`), statuses, deletions. A write that finds its object gone is dropped.
+pub fn write_objects(
+    store: &Store,
+    admission: &Admission,
+    writes: &[ObjectWrite],
+) -> Result<(), StoreError> {
+    for w in writes {
+        let r = match w {
+            ObjectWrite::Create { resource, object } => create(
+                store,
+                admission,
+                group_of(resource),
+                resource,
+                object.clone(),
+            ),
+            ObjectWrite::Update {
+                resource,
+                namespace,
+                name,
+                replicas,
+                annotations,
+            } => store
+                .modify::<StoreError>(resource, namespace, name, |cur| {
+                    let mut obj = cur.clone();
+                    if let Some(n) = replicas
+                        && obj["spec"]["replicas"] != json!(n)
+                    {
+                        obj["spec"]["replicas"] = json!(n);
+                        let generation = obj["metadata"]["generation"].as_i64().unwrap_or(1);
+                        obj["metadata"]["generation"] = json!(generation + 1);
+                    }
+                    for (k, v) in annotations {
+                        match v {
+                            Some(v) => obj["metadata"]["annotations"][k.as_str()] = json!(v),
+                            None => {
+                                if let Some(a) = obj["metadata"]["annotations"].as_object_mut() {
+                                    a.remove(k.as_str());
+                                }
+                            }
+                        }
+                    }
+                    if obj == *cur {
+                        return Ok(None);
+                    }
+                    obj["metadata"]["resourceVersion"] = Value::Null;
+                    Ok(Some(obj))
+                })
+                .map(|_| ()),
+            ObjectWrite::Status {
+                resource,
+                namespace,
+                name,
+                status,
+            } => store
+                .modify::<StoreError>(resource, namespace, name, |cur| {
+                    if cur["status"] == *status {
+                        return Ok(None);
+                    }
+                    let mut obj = cur.clone();
+                    obj["status"] = status.clone();
+                    obj["metadata"]["resourceVersion"] = Value::Null;
+                    Ok(Some(obj))
+                })
+                .map(|_| ()),
+            ObjectWrite::Delete {
+                resource,
+                namespace,
+                name,
+            } => store.delete(resource, namespace, name).map(|_| ()),
+        };
+        match r {
+            Ok(()) | Err(StoreError::NotFound) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A core/v1 Event about `obj`, as upstream's recorders write them.
+pub fn event(
+    obj: &Value,
+    kind: &str,
+    type_: &str,
+    reason: &str,
+    message: &str,
+    component: &str,
+) -> Value {
+    let (ns, name) = ns_name(obj);
+    let ev_ns = if ns.is_empty() {
+        "default".to_string()
+    } else {
+        ns.clone()
+    };
+    let now = time::now_rfc3339();
+    let suffix: String = new_uid()
+        .chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .take(16)
+        .collect();
+    json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": format!("{name}.{suffix}"), "namespace": ev_ns},
+        "involvedObject": {
+            "apiVersion": obj["apiVersion"], "kind": kind, "name": name, "namespace": ns,
+            "uid": obj["metadata"]["uid"], "resourceVersion": obj["metadata"]["resourceVersion"]
+        },
+        "reason": reason,
+        "message": message,
+        "source": {"component": component},
+        "firstTimestamp": now,
+        "lastTimestamp": now,
+        "count": 1,
+        "type": type_,
+        "reportingComponent": component,
+        "reportingInstance": ""
+    })
+}
+
+/// Removes a pod the control plane deleted. A running pod its kubelet had to stop (bound to a
+/// node that exists, not finished, not yet Terminating) goes as a delete request and its
+/// kubelet's completion do, in two writes: first marked Terminating (`deletionTimestamp`),
+/// then removed — so a watch shows it Terminating, then gone, as on a real cluster. The first
+/// write carries the pod's last `status` from the view (a kubelet's rejection, say).
+fn remove_pod(store: &Store, ns: &str, name: &str, status: &Value) -> Result<(), StoreError> {
+    let Some(cur) = store.get("pods", ns, name) else {
+        return Ok(());
+    };
+    let running = cur["spec"]["nodeName"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .is_some_and(|n| store.get("nodes", "", n).is_some())
+        && !matches!(
+            cur["status"]["phase"].as_str(),
+            Some("Succeeded" | "Failed")
+        );
+    if running && cur["metadata"]["deletionTimestamp"].is_null() {
+        let grace = cur["spec"]["terminationGracePeriodSeconds"]
+            .as_i64()
+            .unwrap_or(30);
+        ignore_gone_value(store.modify::<StoreError>("pods", ns, name, |cur| {
+            let mut obj = cur.clone();
+            obj["metadata"]["deletionTimestamp"] = json!(time::now_rfc3339());
+            obj["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+            if !status.is_null() {
+                obj["status"] = status.clone();
+                stamp(
+                    &mut obj["status"]["conditions"],
+                    &cur["status"]["conditions"],
+                    "type",
+                    &[],
+                );
+            }
+            obj["metadata"]["resourceVersion"] = Value::Null;
+            Ok(Some(obj))
+        }))?;
+    }
+    match store.delete("pods", ns, name) {
+        Ok(_) | Err(StoreError::NotFound) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn ignore_gone_value(r: Result<Value, StoreError>) -> Result<(), StoreError> {
+    match r {
+        Ok(_) | Err(StoreError::NotFound) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Deletes a stored pod gracefully, as a delete request does ([`crate::kubelet::delete_pod`]:
@@ -165,7 +490,7 @@ fn event_object(store: &Store, e: &EngineEvent) -> Option<Value> {
         EventType::Normal => "Normal",
         EventType::Warning => "Warning",
     };
-    Some(crate::engine::event(
+    Some(event(
         &obj,
         kind,
         type_,

@@ -462,21 +462,40 @@ fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
     );
     let o = s.kubectl(&["apply", "-f", &f]);
     assert_eq!(o.stdout, "pod/pinned created\n", "{}", o.stderr);
-    wait_for("the pod to fail", || {
-        s.get("pods", "default", "pinned").unwrap()["status"]["phase"] == "Failed"
+    // The kubelet rejects it (phase Failed, reason TaintToleration), then the taint-eviction
+    // controller deletes it, as it deletes every pod on the node that does not tolerate the
+    // taint: the watch shows the rejection on the Terminating pod, then the pod gone.
+    wait_for("the pod rejected and deleted", || {
+        s.get("pods", "default", "pinned").is_none()
     });
-    let o = s.kubectl(&["get", "pod", "pinned"]);
+    let (history, _) = s.app.store.watch_from(0).unwrap();
+    let rejected = history
+        .iter()
+        .filter(|e| e.resource == "pods")
+        .find(|e| e.object["status"]["phase"] == "Failed")
+        .expect("the pod's Failed status was written");
+    assert_eq!(rejected.object["status"]["reason"], "TaintToleration");
     assert_eq!(
-        table_rows(&o.stdout, 4),
-        vec![
-            "NAME READY STATUS RESTARTS AGE",
-            "pinned 0/1 TaintToleration 0 AGE"
-        ]
-    );
-    let p = s.get("pods", "default", "pinned").unwrap();
-    assert_eq!(
-        p["status"]["message"],
+        rejected.object["status"]["message"],
         "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
+    );
+    let (events, _) = s.app.store.list("events", Some("default"));
+    let reasons: Vec<(String, String)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["reason"].as_str().unwrap_or("").to_string(),
+                e["source"]["component"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        reasons.contains(&("TaintToleration".into(), "kubelet".into()))
+            && reasons.contains(&(
+                "TaintManagerEviction".into(),
+                "taint-eviction-controller".into()
+            )),
+        "{reasons:?}"
     );
 }
 

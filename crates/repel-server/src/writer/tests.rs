@@ -70,7 +70,14 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
         plane.settle(t, &mut view.cluster, &mut events);
         let actions = view.cluster.take_actions();
         let changes = Changes::of(&view.cluster, &actions);
-        write(&store, &view.cluster, &changes, &events[written..]).unwrap();
+        write(
+            &store,
+            &Admission::default(),
+            &view.cluster,
+            &changes,
+            &events[written..],
+        )
+        .unwrap();
         written = events.len();
         view.sync(&store);
         assert!(

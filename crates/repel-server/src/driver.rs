@@ -1,0 +1,321 @@
+//! `repel serve`'s driver of the one control plane (issue 14): repel-engine's
+//! [`ControlPlane`] — the same scheduler, kubelets, node-lifecycle, taint-eviction, PodGC and
+//! workload controllers `repel simulate` runs — on a view of the store, its actions written back
+//! as API writes, on the wall clock scaled by `--time-scale`.
+//!
+//! # One pass
+//! 1. **the view catches up** ([`View::sync`]) with the store's change stream, as an informer's
+//!    cache does: the driver's own writes come back this way too. Nodes deleted are told to the
+//!    controllers that keep node ids ([`ControlPlane::node_removed`]); workload objects created,
+//!    changed or deleted are handed to the workload controllers (a ReplicaSet a managed
+//!    Deployment owns is one of the Deployment's revisions, not a ReplicaSet of its own).
+//! 2. **kubelets** (what the simulated kubelets do that is not control-plane logic, rendered
+//!    here): a node created through the API registers (its status: addresses, nodeInfo,
+//!    capacity, Ready — [`kubelet::join_node`]); a node annotated `repel.dev/heartbeat=stopped`
+//!    stops posting (the node-lifecycle controller is told, as the simulation's scenario step
+//!    tells it), and resumes when the annotation goes; Leases are renewed every [`LEASE_PERIOD`].
+//! 3. **the control plane settles** ([`ControlPlane::settle`]) at the cluster time: the Unix
+//!    time at which the server started plus the wall time since, times `--time-scale`.
+//! 4. **its actions are written** ([`crate::writer`]): pods created (through admission, as any
+//!    API create), bound, their status, deleted (gracefully while their kubelet is down), nodes'
+//!    taints and conditions, the workload controllers' ReplicaSets and statuses, the disruption
+//!    controller's budget statuses ([`repel_engine::disruption::status_writes`]), and the
+//!    events.
+//!
+//! A pass runs when the store changed, a controller's deadline came ([`ControlPlane::next_wake`])
+//! or a Lease is due; otherwise the driver sleeps, at most [`TICK`], and an API write wakes it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use repel_core::workload::Workload;
+use repel_engine::actions::Changes;
+use repel_engine::clock::Millis;
+use repel_engine::control_plane::ControlPlane;
+use repel_engine::controllers::kubelet::Kubelet;
+use repel_engine::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use repel_engine::controllers::taint_eviction::TaintEvictionController;
+use repel_engine::controllers::workloads::WorkloadControllers;
+use repel_engine::events::Event as EngineEvent;
+use repel_engine::scheduler::fast::FastScheduler;
+use serde_json::Value;
+
+use crate::App;
+use crate::kubelet::{self, LEASE_NAMESPACE, join_node, lease};
+use crate::time;
+use crate::view::{View, WorkloadChange};
+
+/// How long the driver sleeps at most when nothing wakes it.
+pub const TICK: Duration = Duration::from_millis(200);
+
+/// How often (wall time) the simulated kubelets renew their Leases.
+pub const LEASE_PERIOD: Duration = Duration::from_secs(10);
+
+/// At most this many deadlines are settled one by one in a pass (a server that slept long,
+/// or a huge `--time-scale`, jumps the rest).
+pub const MAX_CATCH_UP: usize = 10_000;
+
+/// The annotation that stops (value `stopped`) a simulated node's kubelet.
+pub const HEARTBEAT_ANNOTATION: &str = "repel.dev/heartbeat";
+
+/// The driver: the view, the control plane and the clock.
+pub struct Driver {
+    app: Arc<App>,
+    scale: f64,
+    /// The wall instant the cluster clock started, and its Unix time then (ms).
+    started: (Instant, Millis),
+    view: View,
+    plane: ControlPlane,
+    /// Nodes whose kubelet is stopped (by the annotation).
+    stopped: HashSet<String>,
+    last_lease: Option<Instant>,
+    /// The view's resourceVersion and the cluster time of the last settled pass.
+    settled: Option<(u64, Millis)>,
+}
+
+/// The control plane `serve` runs: the default scheduler, kubelets, upstream's controller
+/// defaults (node-lifecycle grace 50 s, eviction rates), admission as the server's.
+pub fn control_plane(app: &App) -> ControlPlane {
+    let gates = app.admission.gates;
+    ControlPlane::new(
+        FastScheduler::new(gates, None, 0),
+        Kubelet::new(gates),
+        TaintEvictionController::new(gates),
+        NodeLifecycleController::new(NodeLifecycleConfig::default()),
+        WorkloadControllers::new(
+            gates,
+            app.admission.config.clone(),
+            time::now_nanos() as u64,
+        ),
+    )
+}
+
+impl Driver {
+    /// A driver over `app`'s store; `scale` cluster seconds pass per wall second.
+    pub fn new(app: Arc<App>, scale: f64) -> Driver {
+        let mut view = View::build(&app.store);
+        view.cluster.record(true);
+        let mut plane = control_plane(&app);
+        plane.workloads.record(true);
+        let unix_ms = (time::now_nanos() / 1_000_000) as Millis;
+        Driver {
+            app,
+            scale: if scale > 0.0 { scale } else { 1.0 },
+            started: (Instant::now(), unix_ms),
+            view,
+            plane,
+            stopped: HashSet::new(),
+            last_lease: None,
+            settled: None,
+        }
+    }
+
+    /// Runs forever: a pass when something is due, sleeping at most [`TICK`] between, woken
+    /// by API writes. A pass runs on the blocking pool (scheduling a big batch takes a while and
+    /// must not hold up an async worker that serves requests).
+    pub async fn run(mut self) {
+        loop {
+            let (app, scale) = (self.app.clone(), self.scale);
+            let sleep;
+            (self, sleep) = match tokio::task::spawn_blocking(move || {
+                let sleep = self.tick(Instant::now());
+                (self, sleep)
+            })
+            .await
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    // A pass that panicked (a bug) must not take the server down with it: a new
+                    // driver lists the store again.
+                    eprintln!("repel serve: control-plane pass failed: {e}");
+                    (Driver::new(app, scale), TICK)
+                }
+            };
+            tokio::select! {
+                _ = self.app.wake.notified() => {}
+                _ = tokio::time::sleep(sleep) => {}
+            }
+        }
+    }
+
+    /// The cluster time at wall instant `at`.
+    pub fn cluster_time(&self, at: Instant) -> Millis {
+        let wall = at.saturating_duration_since(self.started.0).as_secs_f64();
+        self.started.1 + (wall * self.scale * 1000.0) as Millis
+    }
+
+    /// One pass at wall instant `at` (see the module documentation); returns how long to sleep
+    /// before the next.
+    pub fn tick(&mut self, at: Instant) -> Duration {
+        for (id, name) in self.view.sync(&self.app.store) {
+            self.plane.node_removed(id, &name);
+            self.stopped.remove(&name);
+        }
+        self.register_nodes();
+        self.sync_workloads();
+        let now = self.cluster_time(at);
+        // Deadlines passed since the last pass are settled at their own times, as the
+        // simulation does (the node-lifecycle controller's monitor passes fall on its 5 s grid;
+        // a toleration runs out at its second), then the pass at `now`.
+        let mut t = self.settled.map_or(now, |(_, t)| t);
+        for _ in 0..MAX_CATCH_UP {
+            match self.plane.next_wake(t, &self.view.cluster) {
+                Some(w) if w <= now => {
+                    self.settle(w);
+                    t = w;
+                }
+                _ => break,
+            }
+        }
+        let heartbeats_changed = self.sync_heartbeats(now);
+        self.renew_leases(at);
+        if heartbeats_changed || self.settled.map(|(rv, _)| rv) != Some(self.view.rv) {
+            self.settle(now);
+        }
+        // Until the next deadline, in wall time, at most a tick.
+        match self.plane.next_wake(now, &self.view.cluster) {
+            Some(t) => {
+                let wall = (t - now).max(0) as f64 / 1000.0 / self.scale;
+                TICK.min(Duration::from_secs_f64(wall.max(0.001)))
+            }
+            None => TICK,
+        }
+    }
+
+    /// Settles the control plane at cluster time `now` and writes what it did.
+    fn settle(&mut self, now: Millis) {
+        let mut events: Vec<EngineEvent> = Vec::new();
+        self.plane.settle(now, &mut self.view.cluster, &mut events);
+        let actions = self.view.cluster.take_actions();
+        let changes = Changes::of(&self.view.cluster, &actions);
+        let mut writes = self.plane.workloads.take_writes();
+        writes.extend(repel_engine::disruption::status_writes(&self.view.cluster));
+        let store = &self.app.store;
+        if let Err(e) = crate::writer::write(
+            store,
+            &self.app.admission,
+            &self.view.cluster,
+            &changes,
+            &events,
+        )
+        .and_then(|()| crate::writer::write_objects(store, &self.app.admission, &writes))
+        {
+            eprintln!("repel serve: control-plane write failed: {e}");
+        }
+        self.settled = Some((self.view.rv, now));
+    }
+
+    /// Workload objects the view read, handed to the workload controllers.
+    fn sync_workloads(&mut self) {
+        for change in self.view.take_workload_changes() {
+            match change {
+                WorkloadChange::Upsert(w) => {
+                    let w = *w;
+                    if let Workload::ReplicaSet(rs) = &w
+                        && self.plane.workloads.observe_replica_set(rs)
+                    {
+                        continue;
+                    }
+                    if !self.plane.workloads.replace(w.clone()) {
+                        self.plane.workloads.add(w);
+                    }
+                }
+                WorkloadChange::Delete {
+                    kind,
+                    namespace,
+                    name,
+                } => {
+                    self.plane
+                        .workloads
+                        .remove(&mut self.view.cluster, kind, &namespace, &name);
+                }
+            }
+        }
+    }
+
+    /// Nodes whose kubelet the annotation stopped or started since the last pass; returns
+    /// whether any did.
+    fn sync_heartbeats(&mut self, now: Millis) -> bool {
+        let mut changed = false;
+        for (id, n) in self.view.cluster.nodes.iter().enumerate() {
+            let stopped = n
+                .node
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(HEARTBEAT_ANNOTATION))
+                .is_some_and(|v| v == "stopped");
+            if stopped && self.stopped.insert(n.name.clone()) {
+                self.plane.node_lifecycle.stop_heartbeats(id, now);
+                changed = true;
+            } else if !stopped && self.stopped.remove(&n.name) {
+                self.plane.node_lifecycle.resume_heartbeats(id, now);
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// A node created through the API has no status from a kubelet yet: its simulated kubelet
+    /// registers it (and takes its Lease). The view's copy is read; a node registered meanwhile
+    /// is left as it is.
+    fn register_nodes(&self) {
+        let store = &self.app.store;
+        let new: Vec<&str> = self
+            .view
+            .cluster
+            .nodes
+            .iter()
+            .filter(|n| n.node.status.as_ref().is_none_or(|s| s.node_info.is_none()))
+            .map(|n| n.name.as_str())
+            .collect();
+        for name in new {
+            let registered = store.modify::<crate::store::StoreError>("nodes", "", name, |cur| {
+                let mut obj = cur.clone();
+                join_node(&mut obj);
+                if obj == *cur {
+                    return Ok(None);
+                }
+                obj["metadata"]["resourceVersion"] = Value::Null;
+                Ok(Some(obj))
+            });
+            if let Ok(n) = registered
+                && store.get("leases", LEASE_NAMESPACE, name).is_none()
+            {
+                let _ = store.create("leases", lease(name, n["metadata"]["uid"].as_str()));
+            }
+        }
+    }
+
+    /// Every running kubelet renews its node's Lease each [`LEASE_PERIOD`] of wall time.
+    fn renew_leases(&mut self, at: Instant) {
+        if self
+            .last_lease
+            .is_some_and(|t| at.saturating_duration_since(t) < LEASE_PERIOD)
+        {
+            return;
+        }
+        self.last_lease = Some(at);
+        let store = &self.app.store;
+        let renew = kubelet::micro_time_now();
+        let ops: Vec<(String, crate::store::Op)> = self
+            .view
+            .cluster
+            .nodes
+            .iter()
+            .filter(|n| !self.stopped.contains(&n.name))
+            .filter_map(|n| {
+                let mut l = store.get("leases", LEASE_NAMESPACE, &n.name)?;
+                l["spec"]["renewTime"] = Value::String(renew.clone());
+                Some((
+                    "leases".to_string(),
+                    crate::store::Op::Put(String::new(), l),
+                ))
+            })
+            .collect();
+        if let Err(e) = store.write_batch(ops) {
+            eprintln!("repel serve: lease renewal failed: {e}");
+        }
+    }
+}
