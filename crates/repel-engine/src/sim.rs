@@ -660,81 +660,217 @@ pub fn run_scenario_observed(
     input: ClusterInput,
     observer: Option<Observer>,
 ) -> RunReport {
-    let mut sim = Simulation::new(input, SimConfig::from_scenario(scenario));
-    if let Some(o) = observer {
-        sim.observe(o);
-    }
-    let mut pod_checks: Vec<&Expectation> = scenario
-        .expect
-        .iter()
-        .filter(|e| matches!(e, Expectation::Pod { .. }))
-        .collect();
-    pod_checks.sort_by_key(|e| match e {
-        Expectation::Pod { at, .. } => *at,
-        _ => 0,
-    });
-    let last = scenario
-        .steps
-        .iter()
-        .map(|s| s.at)
-        .chain(pod_checks.iter().map(|e| match e {
-            Expectation::Pod { at, .. } => *at,
-            _ => 0,
-        }))
-        .max()
-        .unwrap_or(0);
-    let last_event_check = scenario
-        .expect
-        .iter()
-        .filter_map(|e| match e {
-            Expectation::Event { at, by, .. } => at.or(*by),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let until = scenario
-        .until
-        .unwrap_or(last.max(last_event_check))
-        .max(last);
-    let mut results: Vec<ExpectationResult> = Vec::new();
-    let mut steps = scenario.steps.iter().peekable();
-    let mut checks = pod_checks.into_iter().peekable();
-    sim.settle();
-    loop {
-        let next_step = steps.peek().map(|s| s.at);
-        let next_check = checks.peek().map(|e| match e {
-            Expectation::Pod { at, .. } => *at,
-            _ => 0,
-        });
-        let next = match (next_step, next_check) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => break,
-        };
-        sim.advance_to(next);
-        while let Some(step) = steps.next_if(|s| s.at <= sim.now) {
-            sim.apply_step(step);
+    let mut run = ScenarioRun::new(scenario, input, observer);
+    run.advance(Millis::MAX);
+    run.finish()
+}
+
+/// A scenario being played, resumable: [`ScenarioRun::advance`] plays it up to a time, as a
+/// driver on a wall clock does (`repel serve --scenario`), and settles exactly the points in
+/// time [`run_scenario`] settles — every controller deadline, step and pod check — so events
+/// come at the same times whatever the increments.
+pub struct ScenarioRun {
+    /// The simulation.
+    pub sim: Simulation,
+    scenario: Scenario,
+    /// The next step (index into the scenario's steps, in time order).
+    next_step: usize,
+    /// Pod checks in time order, and the next one.
+    pod_checks: Vec<usize>,
+    next_check: usize,
+    /// When the scenario ends (its `until`, else its last step, check or event expectation).
+    pub until: Millis,
+    results: Vec<ExpectationResult>,
+}
+
+impl ScenarioRun {
+    /// The scenario's simulation at time 0, settled (an observer sees the initial cluster
+    /// first, then every pass).
+    pub fn new(scenario: &Scenario, input: ClusterInput, observer: Option<Observer>) -> Self {
+        let mut sim = Simulation::new(input, SimConfig::from_scenario(scenario));
+        if let Some(o) = observer {
+            sim.observe(o);
         }
-        while let Some(e) =
-            checks.next_if(|e| matches!(e, Expectation::Pod { at, .. } if *at <= sim.now))
-        {
-            if let Expectation::Pod {
+        let check_at = |e: &Expectation| match e {
+            Expectation::Pod { at, .. } => *at,
+            _ => 0,
+        };
+        let mut pod_checks: Vec<usize> = (0..scenario.expect.len())
+            .filter(|i| matches!(scenario.expect[*i], Expectation::Pod { .. }))
+            .collect();
+        pod_checks.sort_by_key(|i| check_at(&scenario.expect[*i]));
+        let last = scenario
+            .steps
+            .iter()
+            .map(|s| s.at)
+            .chain(pod_checks.iter().map(|i| check_at(&scenario.expect[*i])))
+            .max()
+            .unwrap_or(0);
+        let last_event_check = scenario
+            .expect
+            .iter()
+            .filter_map(|e| match e {
+                Expectation::Event { at, by, .. } => at.or(*by),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let until = scenario
+            .until
+            .unwrap_or(last.max(last_event_check))
+            .max(last);
+        sim.settle();
+        ScenarioRun {
+            sim,
+            scenario: scenario.clone(),
+            next_step: 0,
+            pod_checks,
+            next_check: 0,
+            until,
+            results: Vec::new(),
+        }
+    }
+
+    /// Whether the scenario has played to its end.
+    pub fn done(&self) -> bool {
+        self.next_step >= self.scenario.steps.len()
+            && self.next_check >= self.pod_checks.len()
+            && self.sim.now >= self.until
+    }
+
+    fn next_check_at(&self) -> Option<Millis> {
+        let i = *self.pod_checks.get(self.next_check)?;
+        match &self.scenario.expect[i] {
+            Expectation::Pod { at, .. } => Some(*at),
+            _ => Some(0),
+        }
+    }
+
+    /// Plays the scenario up to cluster time `to`: each step and pod check due, with every
+    /// controller deadline on the way; at the end, up to `until`. Time points where nothing is
+    /// due are not settled (a driver calling this often changes nothing).
+    pub fn advance(&mut self, to: Millis) {
+        loop {
+            let next_step = self.scenario.steps.get(self.next_step).map(|s| s.at);
+            let next = match (next_step, self.next_check_at()) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (None, None) => break,
+            };
+            if next > to {
+                self.settle_deadlines(to);
+                return;
+            }
+            self.sim.advance_to(next);
+            while let Some(step) = self
+                .scenario
+                .steps
+                .get(self.next_step)
+                .filter(|s| s.at <= self.sim.now)
+                .cloned()
+            {
+                self.next_step += 1;
+                self.sim.apply_step(&step);
+            }
+            while let Some(at) = self.next_check_at().filter(|at| *at <= self.sim.now) {
+                let i = self.pod_checks[self.next_check];
+                self.next_check += 1;
+                if let Expectation::Pod {
+                    index,
+                    pod,
+                    phase,
+                    node,
+                    ..
+                } = &self.scenario.expect[i]
+                {
+                    let (actual, passed) = self.sim.check_pod(pod, *phase, node.as_deref());
+                    let mut expected = format!("at {}: pod {pod}", human(at));
+                    if let Some(p) = phase {
+                        expected.push_str(&format!(" {}", p.as_str()));
+                    }
+                    if let Some(n) = node {
+                        expected.push_str(&format!(" on {n}"));
+                    }
+                    self.results.push(ExpectationResult {
+                        index: *index,
+                        expected,
+                        actual,
+                        passed,
+                    });
+                }
+            }
+        }
+        if to >= self.until {
+            self.sim.advance_to(self.until);
+        } else {
+            self.settle_deadlines(to);
+        }
+    }
+
+    /// Settles every controller deadline up to `to`, not `to` itself.
+    fn settle_deadlines(&mut self, to: Millis) {
+        while let Some(next) = self.sim.next_wake().filter(|n| *n <= to) {
+            self.sim.now = next;
+            self.sim.settle();
+        }
+    }
+
+    /// The report: events, steps, the final pods, every expectation's result.
+    pub fn finish(self) -> RunReport {
+        let ScenarioRun {
+            sim,
+            scenario,
+            mut results,
+            ..
+        } = self;
+        let scenario = &scenario;
+        for e in &scenario.expect {
+            if let Expectation::Event {
                 index,
+                reason,
+                object,
                 at,
-                pod,
-                phase,
-                node,
+                by,
+                count,
             } = e
             {
-                let (actual, passed) = sim.check_pod(pod, *phase, node.as_deref());
-                let mut expected = format!("at {}: pod {pod}", human(*at));
-                if let Some(p) = phase {
-                    expected.push_str(&format!(" {}", p.as_str()));
+                let matching: Vec<&Event> = sim
+                    .events
+                    .iter()
+                    .filter(|ev| {
+                        ev.reason == *reason
+                            && object.as_ref().is_none_or(|o| {
+                                ev.object == *o || ev.object.ends_with(&format!("/{o}"))
+                            })
+                    })
+                    .filter(|ev| {
+                        at.is_none_or(|t| ev.at_ms == t) && by.is_none_or(|t| ev.at_ms <= t)
+                    })
+                    .collect();
+                let passed = match count {
+                    Some(n) => matching.len() == *n,
+                    None => !matching.is_empty(),
+                };
+                let mut expected = format!("event {reason}");
+                if let Some(o) = object {
+                    expected.push_str(&format!(" on {o}"));
                 }
-                if let Some(n) = node {
-                    expected.push_str(&format!(" on {n}"));
+                if let Some(t) = at {
+                    expected.push_str(&format!(" at {}", human(*t)));
                 }
+                if let Some(t) = by {
+                    expected.push_str(&format!(" by {}", human(*t)));
+                }
+                if let Some(n) = count {
+                    expected.push_str(&format!(", {n} time(s)"));
+                }
+                let actual = if matching.is_empty() {
+                    "no such event".to_string()
+                } else {
+                    let times: Vec<String> = matching.iter().map(|e| human(e.at_ms)).collect();
+                    format!("{} such event(s), at {}", matching.len(), times.join(", "))
+                };
                 results.push(ExpectationResult {
                     index: *index,
                     expected,
@@ -743,68 +879,15 @@ pub fn run_scenario_observed(
                 });
             }
         }
-    }
-    sim.advance_to(until);
-    for e in &scenario.expect {
-        if let Expectation::Event {
-            index,
-            reason,
-            object,
-            at,
-            by,
-            count,
-        } = e
-        {
-            let matching: Vec<&Event> = sim
-                .events
-                .iter()
-                .filter(|ev| {
-                    ev.reason == *reason
-                        && object.as_ref().is_none_or(|o| {
-                            ev.object == *o || ev.object.ends_with(&format!("/{o}"))
-                        })
-                })
-                .filter(|ev| at.is_none_or(|t| ev.at_ms == t) && by.is_none_or(|t| ev.at_ms <= t))
-                .collect();
-            let passed = match count {
-                Some(n) => matching.len() == *n,
-                None => !matching.is_empty(),
-            };
-            let mut expected = format!("event {reason}");
-            if let Some(o) = object {
-                expected.push_str(&format!(" on {o}"));
-            }
-            if let Some(t) = at {
-                expected.push_str(&format!(" at {}", human(*t)));
-            }
-            if let Some(t) = by {
-                expected.push_str(&format!(" by {}", human(*t)));
-            }
-            if let Some(n) = count {
-                expected.push_str(&format!(", {n} time(s)"));
-            }
-            let actual = if matching.is_empty() {
-                "no such event".to_string()
-            } else {
-                let times: Vec<String> = matching.iter().map(|e| human(e.at_ms)).collect();
-                format!("{} such event(s), at {}", matching.len(), times.join(", "))
-            };
-            results.push(ExpectationResult {
-                index: *index,
-                expected,
-                actual,
-                passed,
-            });
+        results.sort_by_key(|r| r.index);
+        RunReport {
+            final_state: FinalState {
+                pods: sim.final_pods(),
+            },
+            events: sim.events,
+            steps: sim.steps,
+            expectations: results,
+            warnings: sim.warnings,
         }
-    }
-    results.sort_by_key(|r| r.index);
-    RunReport {
-        final_state: FinalState {
-            pods: sim.final_pods(),
-        },
-        events: sim.events,
-        steps: sim.steps,
-        expectations: results,
-        warnings: sim.warnings,
     }
 }

@@ -113,3 +113,48 @@ fn actions_account_for_every_change_in_every_example() {
         );
     }
 }
+
+/// `repel serve --scenario` plays a scenario in increments of wall time: the events are the
+/// simulation's, at the same times, in the same order, whatever the increments (here a prime
+/// number of milliseconds, and a few seconds).
+#[test]
+fn a_scenario_played_in_increments_gives_the_simulations_events() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let key = |e: &repel_engine::events::Event| {
+        (
+            e.at_ms,
+            e.reason.clone(),
+            e.object.clone(),
+            e.message.clone(),
+        )
+    };
+    for file in files {
+        let (scenario, input) = load_scenario(&file, Validate::Warn).unwrap();
+        let whole = run_scenario(&scenario, input.clone());
+        let want: Vec<_> = whole.events.iter().map(key).collect();
+        for step in [997, 4_000] {
+            let mut run = repel_engine::sim::ScenarioRun::new(&scenario, input.clone(), None);
+            let mut t = 0;
+            while !run.done() {
+                t += step;
+                run.advance(t);
+                assert!(t < 100 * 86_400_000, "{}: never done", file.display());
+            }
+            let report = run.finish();
+            let got: Vec<_> = report.events.iter().map(key).collect();
+            assert_eq!(got, want, "{} in steps of {step} ms", file.display());
+            assert_eq!(
+                serde_json::to_value(&report.expectations).unwrap(),
+                serde_json::to_value(&whole.expectations).unwrap(),
+                "{}",
+                file.display()
+            );
+        }
+    }
+}
