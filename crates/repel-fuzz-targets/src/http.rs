@@ -51,6 +51,7 @@ pub fn run(data: &[u8]) {
         request_timeout: std::time::Duration::from_secs(1),
         pages: repel_server::paging::Pages::default(),
         resources: Default::default(),
+        scenario_playing: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

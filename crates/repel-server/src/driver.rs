@@ -53,8 +53,9 @@ pub const TICK: Duration = Duration::from_millis(200);
 pub const LEASE_PERIOD: Duration = Duration::from_secs(10);
 
 /// At most this many deadlines are settled one by one in a pass (a server that slept long,
-/// or a huge `--time-scale`, jumps the rest).
-pub const MAX_CATCH_UP: usize = 10_000;
+/// or a huge `--time-scale`, jumps the rest: at most 500 s of the node monitor's 5 s grid per
+/// pass).
+pub const MAX_CATCH_UP: usize = 100;
 
 /// The annotation that stops (value `stopped`) a simulated node's kubelet.
 pub const HEARTBEAT_ANNOTATION: &str = "repel.dev/heartbeat";
@@ -198,6 +199,7 @@ impl Driver {
             &self.view.cluster,
             &changes,
             &events,
+            crate::writer::EventClock::Wall,
         )
         .and_then(|()| crate::writer::write_objects(store, &self.app.admission, &writes))
         {

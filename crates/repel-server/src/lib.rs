@@ -39,6 +39,7 @@ pub mod paging;
 pub mod query;
 pub mod request;
 pub mod resources;
+pub mod scenario;
 pub mod store;
 pub mod time;
 pub mod view;
@@ -86,6 +87,9 @@ pub struct Config {
     pub tls: net::TlsSource,
     /// How long a request may take before its 504 (kube-apiserver's `--request-timeout`).
     pub request_timeout: Duration,
+    /// A scenario to play live (`--scenario`): its cluster is the seed, and its simulation
+    /// drives the cluster until its end ([`scenario`]).
+    pub scenario: Option<scenario::ScenarioSetup>,
 }
 
 /// Why the server could not start.
@@ -148,6 +152,8 @@ pub struct App {
     pub pages: paging::Pages,
     /// The resources CustomResourceDefinitions define.
     pub resources: resources::Registry,
+    /// Whether a `--scenario` is still playing.
+    pub scenario_playing: std::sync::atomic::AtomicBool,
 }
 
 impl App {
@@ -195,6 +201,8 @@ pub struct Running {
     pub app: Arc<App>,
     /// The serving task.
     pub task: tokio::task::JoinHandle<()>,
+    /// The control plane's task (the driver, or a scenario's then the driver).
+    pub control: tokio::task::JoinHandle<()>,
     /// Objects of the starting cluster the API server refused (`Kind/ns/name: message`).
     pub warnings: Vec<String>,
     /// Whether it serves HTTPS.
@@ -248,21 +256,33 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         request_timeout: cfg.request_timeout,
         pages: paging::Pages::default(),
         resources: resources::Registry::default(),
+        scenario_playing: std::sync::atomic::AtomicBool::new(false),
     });
     app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;
+    let seed = match &cfg.scenario {
+        Some(s) => scenario::seed_objects(&s.input),
+        None => cfg.seed.clone(),
+    };
     let warnings = if app.store.is_empty() {
-        kubelet::seed(&app, &cfg.seed)?
+        kubelet::seed(&app, &seed)?
     } else {
         Vec::new()
     };
-    tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run());
+    let control = match cfg.scenario.clone() {
+        Some(s) => {
+            let d = scenario::ScenarioDriver::new(app.clone(), cfg.time_scale, s);
+            tokio::spawn(d.run())
+        }
+        None => tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run()),
+    };
     let router = router(app.clone());
     let https = tls.is_some();
     let ca_pem = tls.as_ref().and_then(|t| t.ca_pem.clone());
     let acceptor = tls.map(|t| t.acceptor);
     let task = tokio::spawn(net::serve(listener, router, acceptor));
     Ok(Running {
+        control,
         addr,
         app,
         task,

@@ -30,6 +30,16 @@ use crate::admission::Admission;
 use crate::store::{Op, Store, StoreError, new_uid, ns_name};
 use crate::time;
 
+/// The status fields of a running pod only its kubelet writes.
+const KUBELET_STATUS: [&str; 6] = [
+    "containerStatuses",
+    "podIP",
+    "podIPs",
+    "hostIP",
+    "hostIPs",
+    "startTime",
+];
+
 /// The component upstream records an event reason from.
 pub fn component(reason: &str) -> &'static str {
     match reason {
@@ -52,6 +62,7 @@ pub fn write(
     c: &Cluster,
     changes: &Changes,
     events: &[EngineEvent],
+    clock: EventClock,
 ) -> Result<(), StoreError> {
     // A write that finds its object gone, or changed by a client since the view read it (a
     // conflict on the view's resourceVersion), is dropped: the view reads the change from the
@@ -99,6 +110,14 @@ pub fn write(
                 match &new["status"] {
                     Value::Null => {}
                     s => obj["status"] = s.clone(),
+                }
+                // What the kubelet rendered of a running pod (IPs, container statuses) stays.
+                if obj["status"]["phase"] == "Running" {
+                    for k in KUBELET_STATUS {
+                        if obj["status"][k].is_null() && !cur["status"][k].is_null() {
+                            obj["status"][k] = cur["status"][k].clone();
+                        }
+                    }
                 }
                 let started =
                     obj["status"]["phase"] == "Running" && cur["status"]["phase"] != "Running";
@@ -166,7 +185,7 @@ pub fn write(
     }
     let ops: Vec<(String, Op)> = events
         .iter()
-        .filter_map(|e| event_object(store, e))
+        .filter_map(|e| event_object(store, e, clock))
         .map(|e| ("events".to_string(), Op::Put(String::new(), e)))
         .collect();
     store.write_batch(ops)
@@ -463,7 +482,7 @@ fn mark_terminating(store: &Store, ns: &str, name: &str) -> Result<(), StoreErro
 
 /// The core/v1 Event for an engine event, about the stored object it names (`Pod/ns/name`,
 /// `Node/name`, `<Kind>/ns/name`); `None` when the object is gone.
-fn event_object(store: &Store, e: &EngineEvent) -> Option<Value> {
+fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Value> {
     let mut parts = e.object.splitn(3, '/');
     let kind = parts.next()?;
     let (ns, name) = match (parts.next(), parts.next()) {
@@ -490,14 +509,39 @@ fn event_object(store: &Store, e: &EngineEvent) -> Option<Value> {
         EventType::Normal => "Normal",
         EventType::Warning => "Warning",
     };
-    Some(event(
+    let mut ev = event(
         &obj,
         kind,
         type_,
         &e.reason,
         &e.message,
         component(&e.reason),
-    ))
+    );
+    if let EventClock::Scenario { zero_unix_ms } = clock {
+        let at = repel_engine::controllers::node_lifecycle::sim_timestamp(zero_unix_ms + e.at_ms);
+        ev["firstTimestamp"] = json!(time::rfc3339(at));
+        ev["lastTimestamp"] = ev["firstTimestamp"].clone();
+        ev["metadata"]["annotations"] =
+            json!({CLUSTER_TIME_ANNOTATION: format!("{:.3}", e.at_ms as f64 / 1000.0)});
+    }
+    Some(ev)
+}
+
+/// The annotation on the events of a scenario played by `repel serve --scenario`: the cluster
+/// time of the event, in seconds since the scenario's start (`repel simulate`'s `at`).
+pub const CLUSTER_TIME_ANNOTATION: &str = "repel.dev/cluster-time";
+
+/// Which time events carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventClock {
+    /// The wall clock's (`serve`'s control plane runs on a scaled clock of its own).
+    Wall,
+    /// A scenario's: its cluster time 0 is `zero_unix_ms`; each event also carries its time in
+    /// [`CLUSTER_TIME_ANNOTATION`].
+    Scenario {
+        /// The Unix time (ms) of the scenario's time 0.
+        zero_unix_ms: repel_engine::clock::Millis,
+    },
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ fn tolerations_of(admission: AdmissionConfig) -> Vec<Value> {
             },
             tls: repel_server::net::TlsSource::None,
             request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+            scenario: None,
         }))
         .unwrap();
     let (code, body) = post(

@@ -63,6 +63,7 @@ fn config(listen: &str, token: Option<&str>, tls: TlsSource) -> Config {
         admission: Admission::default(),
         tls,
         request_timeout: Duration::from_secs(1),
+        scenario: None,
     }
 }
 

@@ -45,6 +45,7 @@ fn config(token: Option<&str>, listen: &str) -> Config {
         admission: Admission::default(),
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+        scenario: None,
     }
 }
 

@@ -477,6 +477,7 @@ fn crds_and_their_objects_survive_a_restart() {
         admission: repel_server::Admission::default(),
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+        scenario: None,
     };
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()

@@ -37,6 +37,11 @@ pub struct ServeArgs {
     /// Start with N generated nodes instead of manifests.
     #[arg(long, value_name = "N")]
     pub nodes: Option<usize>,
+    /// Play a scenario (as `repel simulate` reads it) live: its cluster, then its timed steps on
+    /// the clock scaled by --time-scale, with the scenario's events; at its end the cluster
+    /// goes on under the server's own controllers.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["files", "nodes", "data_dir"])]
+    pub scenario: Option<PathBuf>,
     /// Cluster seconds per wall-clock second for the controllers (60 = a minute per second).
     #[arg(long = "time-scale", default_value_t = 1.0)]
     pub time_scale: f64,
@@ -214,7 +219,23 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
             "a generated certificate needs --kubeconfig-out FILE to hand its CA to clients (or give --tls-cert-file and --tls-private-key-file)".to_string(),
         ));
     }
-    let seed = seed_objects(&args)?;
+    // A scenario brings its cluster, its admission plugins (with the command line's over them,
+    // as for `simulate`) and its feature gates.
+    let (seed, scenario, admission, gates) = match &args.scenario {
+        Some(path) => {
+            let (scenario, input) =
+                crate::cmd::simulate::load_scenario(path, args.fields.validate)?;
+            let scenario = crate::cmd::simulate::with_admission_flags(scenario, &args.admission);
+            let cfg = repel_engine::sim::SimConfig::from_scenario(&scenario);
+            (
+                Vec::new(),
+                Some(repel_server::scenario::ScenarioSetup { scenario, input }),
+                cfg.admission,
+                cfg.gates,
+            )
+        }
+        None => (seed_objects(&args)?, None, admission, args.feature_gates),
+    };
     let cfg = repel_server::Config {
         listen,
         data_dir: args.data_dir.clone(),
@@ -223,10 +244,11 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         seed,
         admission: repel_server::Admission {
             config: admission,
-            gates: args.feature_gates,
+            gates,
         },
         tls,
         request_timeout: args.request_timeout,
+        scenario,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -76,6 +76,7 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
             &view.cluster,
             &changes,
             &events[written..],
+            EventClock::Wall,
         )
         .unwrap();
         written = events.len();

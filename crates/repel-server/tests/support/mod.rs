@@ -61,6 +61,7 @@ pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
         admission: Admission::default(),
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+        scenario: None,
     };
     start_config(cfg, rt)
 }

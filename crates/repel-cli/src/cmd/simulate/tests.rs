@@ -158,3 +158,108 @@ fn a_scenario_played_in_increments_gives_the_simulations_events() {
         }
     }
 }
+
+/// `repel serve --scenario FILE` writes the simulation's events, in its order, each at its
+/// cluster time, for every scenario in `examples/` (issue 14, point 4): the server plays the
+/// scenario at a high `--time-scale`, and the Events it stored (in resourceVersion order) are
+/// `repel simulate`'s.
+#[test]
+fn serve_plays_every_example_with_the_simulations_events() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    for file in files {
+        let (scenario, input) = load_scenario(&file, Validate::Warn).unwrap();
+        let want: Vec<(String, String, String, String)> = run_scenario(&scenario, input.clone())
+            .events
+            .iter()
+            .map(|e| {
+                (
+                    format!("{:.3}", e.at_ms as f64 / 1000.0),
+                    e.reason.clone(),
+                    e.object.clone(),
+                    e.message.clone(),
+                )
+            })
+            .collect();
+        let sim = repel_engine::sim::SimConfig::from_scenario(&scenario);
+        let cfg = repel_server::Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            data_dir: None,
+            token: None,
+            time_scale: 200_000.0,
+            seed: Vec::new(),
+            admission: repel_server::Admission {
+                config: sim.admission,
+                gates: sim.gates,
+            },
+            tls: repel_server::net::TlsSource::None,
+            request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+            scenario: Some(repel_server::scenario::ScenarioSetup { scenario, input }),
+        };
+        let running = rt.block_on(repel_server::start(cfg)).unwrap();
+        let started = std::time::Instant::now();
+        while running
+            .app
+            .scenario_playing
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "{}: still playing",
+                file.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let (mut events, _) = running.app.store.list("events", None);
+        events.retain(|e| {
+            !e["metadata"]["annotations"][repel_server::scenario::CLUSTER_TIME_ANNOTATION].is_null()
+        });
+        let rv = |e: &Value| {
+            e["metadata"]["resourceVersion"]
+                .as_str()
+                .and_then(|r| r.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        events.sort_by_key(rv);
+        let got: Vec<(String, String, String, String)> = events
+            .iter()
+            .map(|e| {
+                let o = &e["involvedObject"];
+                let object = match o["namespace"].as_str().filter(|n| !n.is_empty()) {
+                    Some(ns) => format!(
+                        "{}/{ns}/{}",
+                        o["kind"].as_str().unwrap(),
+                        o["name"].as_str().unwrap()
+                    ),
+                    None => format!(
+                        "{}/{}",
+                        o["kind"].as_str().unwrap(),
+                        o["name"].as_str().unwrap()
+                    ),
+                };
+                (
+                    e["metadata"]["annotations"][repel_server::scenario::CLUSTER_TIME_ANNOTATION]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    e["reason"].as_str().unwrap().to_string(),
+                    object,
+                    e["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{}", file.display());
+        running.task.abort();
+        running.control.abort();
+    }
+}

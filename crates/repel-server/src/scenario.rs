@@ -1,0 +1,156 @@
+//! `repel serve --scenario FILE` (issue 14, point 4): a scenario played live. The server starts
+//! with the scenario's cluster; the scenario's own simulation ([`ScenarioRun`], the control
+//! plane `repel simulate` runs, with its steps and checks) plays on the wall clock scaled by
+//! `--time-scale`, and every pass's actions are written to the store as [`crate::driver`]'s are
+//! ([`crate::writer`]), so `kubectl get pods -w` shows the scenario unfold. Its events are the
+//! simulation's, in its order; each carries its cluster time (seconds since the scenario's
+//! start) in the annotation [`CLUSTER_TIME_ANNOTATION`] and as its timestamps (the server's
+//! start plus that time).
+//!
+//! While the scenario plays, the simulation is the cluster: what clients write meanwhile is
+//! stored but not seen by it. At the scenario's end (its `until`, else its last step or
+//! check) the server's own driver takes over from the store as it stands, and the cluster goes
+//! on as under plain `repel serve`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use repel_engine::actions::Changes;
+use repel_engine::clock::Millis;
+use repel_engine::load::ClusterInput;
+use repel_engine::scenario::Scenario;
+use repel_engine::sim::ScenarioRun;
+use serde_json::Value;
+
+use crate::App;
+use crate::driver::{Driver, TICK};
+use crate::time;
+pub use crate::writer::CLUSTER_TIME_ANNOTATION;
+use crate::writer::{EventClock, write, write_objects};
+
+/// A scenario to play: the scenario and its cluster, as `repel simulate` loads them.
+#[derive(Debug, Clone)]
+pub struct ScenarioSetup {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Its cluster.
+    pub input: ClusterInput,
+}
+
+/// The objects of a scenario's cluster, as manifests for the store's seed.
+pub fn seed_objects(input: &ClusterInput) -> Vec<Value> {
+    fn push<T: serde::Serialize>(out: &mut Vec<Value>, v: &T) {
+        if let Ok(v) = serde_json::to_value(v) {
+            out.push(v);
+        }
+    }
+    let mut out = Vec::new();
+    for n in &input.namespaces {
+        push(&mut out, n);
+    }
+    for p in &input.priority_classes {
+        push(&mut out, p);
+    }
+    for n in &input.nodes {
+        push(&mut out, n);
+    }
+    for p in &input.pdbs {
+        push(&mut out, p);
+    }
+    for w in &input.workloads {
+        use repel_core::workload::Workload;
+        match w {
+            Workload::Deployment(d) => push(&mut out, d),
+            Workload::ReplicaSet(r) => push(&mut out, r),
+            Workload::StatefulSet(s) => push(&mut out, s),
+            Workload::DaemonSet(d) => push(&mut out, d),
+            Workload::Job(j) => push(&mut out, j),
+            Workload::CronJob(c) => push(&mut out, c),
+        }
+    }
+    for p in &input.pods {
+        push(&mut out, p);
+    }
+    out
+}
+
+/// The scenario's driver.
+pub struct ScenarioDriver {
+    app: Arc<App>,
+    scale: f64,
+    started: Instant,
+    run: ScenarioRun,
+}
+
+impl ScenarioDriver {
+    /// Starts playing `setup` on `app`'s store (seeded with its cluster already): the
+    /// simulation's first pass is written at once.
+    pub fn new(app: Arc<App>, scale: f64, setup: ScenarioSetup) -> ScenarioDriver {
+        let zero_unix_ms = (time::now_nanos() / 1_000_000) as Millis;
+        let writer_app = app.clone();
+        let observer = Box::new(
+            move |_now: Millis,
+                  c: &repel_engine::cluster::Cluster,
+                  actions: Vec<repel_engine::actions::Action>,
+                  events: &[repel_engine::events::Event]| {
+                let changes = Changes::of(c, &actions);
+                if let Err(e) = write(
+                    &writer_app.store,
+                    &writer_app.admission,
+                    c,
+                    &changes,
+                    events,
+                    EventClock::Scenario { zero_unix_ms },
+                ) {
+                    eprintln!("repel serve: scenario write failed: {e}");
+                }
+            },
+        );
+        app.scenario_playing.store(true, Ordering::SeqCst);
+        let mut run = ScenarioRun::new(&setup.scenario, setup.input, Some(observer));
+        run.sim.plane.workloads.record(true);
+        ScenarioDriver {
+            app,
+            scale: if scale > 0.0 { scale } else { 1.0 },
+            started: Instant::now(),
+            run,
+        }
+    }
+
+    /// Plays the scenario to its end on the scaled wall clock, then hands the cluster to the
+    /// server's own driver.
+    pub async fn run(mut self) {
+        loop {
+            let at = self.started.elapsed().as_secs_f64() * self.scale * 1000.0;
+            let to = at as Millis;
+            self = match tokio::task::spawn_blocking(move || {
+                self.run.advance(to);
+                let writes = self.run.sim.plane.workloads.take_writes();
+                if let Err(e) = write_objects(&self.app.store, &self.app.admission, &writes) {
+                    eprintln!("repel serve: scenario write failed: {e}");
+                }
+                self
+            })
+            .await
+            {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("repel serve: the scenario failed: {e}");
+                    return;
+                }
+            };
+            if self.run.done() {
+                let app = self.app.clone();
+                app.scenario_playing.store(false, Ordering::SeqCst);
+                eprintln!(
+                    "repel serve: the scenario ended at {}; the cluster goes on",
+                    repel_engine::clock::human(self.run.until)
+                );
+                Driver::new(app, self.scale).run().await;
+                return;
+            }
+            tokio::time::sleep(TICK).await;
+        }
+    }
+}
