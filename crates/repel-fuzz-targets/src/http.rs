@@ -52,6 +52,7 @@ pub fn run(data: &[u8]) {
         pages: repel_server::paging::Pages::default(),
         resources: Default::default(),
         scenario_playing: Default::default(),
+        scenario_end_rv: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

@@ -154,6 +154,9 @@ pub struct App {
     pub resources: resources::Registry,
     /// Whether a `--scenario` is still playing.
     pub scenario_playing: std::sync::atomic::AtomicBool,
+    /// The store's resourceVersion when the `--scenario` ended (0 before): what the scenario
+    /// left, before the server's own driver went on.
+    pub scenario_end_rv: std::sync::atomic::AtomicU64,
 }
 
 impl App {
@@ -257,6 +260,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         pages: paging::Pages::default(),
         resources: resources::Registry::default(),
         scenario_playing: std::sync::atomic::AtomicBool::new(false),
+        scenario_end_rv: std::sync::atomic::AtomicU64::new(0),
     });
     app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;

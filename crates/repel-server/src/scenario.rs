@@ -24,10 +24,10 @@ use repel_engine::sim::ScenarioRun;
 use serde_json::Value;
 
 use crate::App;
-use crate::driver::{Driver, TICK};
+use crate::driver::{Driver, HEARTBEAT_ANNOTATION, TICK};
 use crate::time;
 pub use crate::writer::CLUSTER_TIME_ANNOTATION;
-use crate::writer::{EventClock, write, write_objects};
+use crate::writer::{EventClock, write, write_initial, write_objects};
 
 /// A scenario to play: the scenario and its cluster, as `repel simulate` loads them.
 #[derive(Debug, Clone)]
@@ -89,11 +89,18 @@ impl ScenarioDriver {
     pub fn new(app: Arc<App>, scale: f64, setup: ScenarioSetup) -> ScenarioDriver {
         let zero_unix_ms = (time::now_nanos() / 1_000_000) as Millis;
         let writer_app = app.clone();
+        let mut first = true;
         let observer = Box::new(
             move |_now: Millis,
                   c: &repel_engine::cluster::Cluster,
                   actions: Vec<repel_engine::actions::Action>,
                   events: &[repel_engine::events::Event]| {
+                // The first call is the cluster as built: its workloads' pods are stored.
+                if std::mem::take(&mut first)
+                    && let Err(e) = write_initial(&writer_app.store, &writer_app.admission, c)
+                {
+                    eprintln!("repel serve: scenario write failed: {e}");
+                }
                 let changes = Changes::of(c, &actions);
                 if let Err(e) = write(
                     &writer_app.store,
@@ -118,6 +125,34 @@ impl ScenarioDriver {
         }
     }
 
+    /// A node whose kubelet a step stopped carries `repel.dev/heartbeat=stopped` in the store
+    /// (and loses it when a step resumes it), as `kubectl annotate` does under plain `serve`:
+    /// the server's driver, taking over at the end, goes on from there.
+    fn annotate_heartbeats(&self) {
+        let c = &self.run.sim.cluster;
+        for (id, n) in c.nodes.iter().enumerate() {
+            let stopped = self.run.sim.plane.node_lifecycle.heartbeats_stopped(id);
+            let _ =
+                self.app
+                    .store
+                    .modify::<crate::store::StoreError>("nodes", "", &n.name, |cur| {
+                        let has = cur["metadata"]["annotations"][HEARTBEAT_ANNOTATION] == "stopped";
+                        if has == stopped {
+                            return Ok(None);
+                        }
+                        let mut obj = cur.clone();
+                        if stopped {
+                            obj["metadata"]["annotations"][HEARTBEAT_ANNOTATION] =
+                                Value::String("stopped".into());
+                        } else if let Some(a) = obj["metadata"]["annotations"].as_object_mut() {
+                            a.remove(HEARTBEAT_ANNOTATION);
+                        }
+                        obj["metadata"]["resourceVersion"] = Value::Null;
+                        Ok(Some(obj))
+                    });
+        }
+    }
+
     /// Plays the scenario to its end on the scaled wall clock, then hands the cluster to the
     /// server's own driver.
     pub async fn run(mut self) {
@@ -130,6 +165,7 @@ impl ScenarioDriver {
                 if let Err(e) = write_objects(&self.app.store, &self.app.admission, &writes) {
                     eprintln!("repel serve: scenario write failed: {e}");
                 }
+                self.annotate_heartbeats();
                 self
             })
             .await
@@ -142,6 +178,8 @@ impl ScenarioDriver {
             };
             if self.run.done() {
                 let app = self.app.clone();
+                app.scenario_end_rv
+                    .store(app.store.resource_version(), Ordering::SeqCst);
                 app.scenario_playing.store(false, Ordering::SeqCst);
                 eprintln!(
                     "repel serve: the scenario ended at {}; the cluster goes on",

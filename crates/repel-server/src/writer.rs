@@ -1,12 +1,13 @@
 //! The control plane's actions written to the store as API writes (issue 14): the other half
 //! of the `serve` driver, beside [`crate::view`]. A pass's [`Changes`] (deletions first, then
-//! creations and updates, each object once) and events become:
+//! nodes created, pods updated, pods created — a watch sees an evicted pod go Terminating
+//! before its replacement appears —, nodes updated; each object once) and events become:
 //!
 //! - a pod created → a create through admission, as any API create (the store gives it its uid,
 //!   creationTimestamp, resourceVersion);
 //! - a pod bound, or whose status changed → an update of the stored pod's `spec.nodeName` and
-//!   `status` only (what the scheduler's binding and the kubelet's and controllers' status
-//!   writes change; labels and the rest stay as the user last wrote them). A pod its kubelet
+//!   `status`, and its labels and tolerations (what the scheduler's binding, the kubelet's and
+//!   controllers' status writes and a scenario's steps change). A pod its kubelet
 //!   starts gets the kubelet's running status rendered ([`crate::kubelet::run_pod`]: IPs,
 //!   container statuses, conditions); a condition whose status changed gets the wall clock's
 //!   `lastTransitionTime`;
@@ -88,12 +89,6 @@ pub fn write(
             }
         }
     }
-    for id in &changes.created_pods {
-        create_pod(store, admission, pod_json(c, *id))?;
-        if c.pods[*id].terminating {
-            mark_terminating(store, &c.pods[*id].namespace, &c.pods[*id].name)?;
-        }
-    }
     for id in &changes.updated_pods {
         let p = &c.pods[*id];
         let new = pod_json(c, *id);
@@ -106,6 +101,19 @@ pub fn write(
                 let mut obj = cur.clone();
                 if let Some(n) = new["spec"]["nodeName"].as_str() {
                     obj["spec"]["nodeName"] = json!(n);
+                }
+                // What an update may change of a pod and a step can (a toleration added or
+                // lengthened, a label): the view's. (Under `serve`, a client's change since the
+                // view read the pod makes this write a conflict, dropped.)
+                for (path, field) in [("metadata", "labels"), ("spec", "tolerations")] {
+                    match &new[path][field] {
+                        Value::Null => {
+                            if let Some(m) = obj[path].as_object_mut() {
+                                m.remove(field);
+                            }
+                        }
+                        v => obj[path][field] = v.clone(),
+                    }
                 }
                 match &new["status"] {
                     Value::Null => {}
@@ -138,6 +146,12 @@ pub fn write(
         )?;
         if p.terminating {
             mark_terminating(store, &p.namespace, &p.name)?;
+        }
+    }
+    for id in &changes.created_pods {
+        create_pod(store, admission, pod_json(c, *id))?;
+        if c.pods[*id].terminating {
+            mark_terminating(store, &c.pods[*id].namespace, &c.pods[*id].name)?;
         }
     }
     for name in &changes.updated_nodes {
@@ -189,6 +203,18 @@ pub fn write(
         .map(|e| ("events".to_string(), Op::Put(String::new(), e)))
         .collect();
     store.write_batch(ops)
+}
+
+/// Writes the pods of a control plane's initial view that the store lacks (a scenario's
+/// workloads' pods, made when its cluster was built): each created through admission, in
+/// its state.
+pub fn write_initial(store: &Store, admission: &Admission, c: &Cluster) -> Result<(), StoreError> {
+    for (id, p) in c.pods.iter().enumerate() {
+        if !p.deleted && store.get("pods", &p.namespace, &p.name).is_none() {
+            create_pod(store, admission, pod_json(c, id))?;
+        }
+    }
+    Ok(())
 }
 
 /// Creates a pod through admission, as the API's create does (an object already there, a

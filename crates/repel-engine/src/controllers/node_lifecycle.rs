@@ -315,6 +315,11 @@ impl NodeLifecycleController {
         })
     }
 
+    /// Whether node `node`'s kubelet has stopped posting ([`Self::stop_heartbeats`]).
+    pub fn heartbeats_stopped(&self, node: NodeId) -> bool {
+        self.health.get(&node).is_some_and(|h| !h.heartbeating)
+    }
+
     /// The kubelet stops posting at `now` (its last heartbeat is `now`).
     pub fn stop_heartbeats(&mut self, node: NodeId, now: Millis) {
         let h = self.health_mut(node, now);

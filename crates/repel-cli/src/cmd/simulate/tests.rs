@@ -179,7 +179,22 @@ fn serve_plays_every_example_with_the_simulations_events() {
         .unwrap();
     for file in files {
         let (scenario, input) = load_scenario(&file, Validate::Warn).unwrap();
-        let want: Vec<(String, String, String, String)> = run_scenario(&scenario, input.clone())
+        let report = run_scenario(&scenario, input.clone());
+        let mut final_pods: Vec<(String, Option<String>, String, bool)> = report
+            .final_state
+            .pods
+            .iter()
+            .map(|p| {
+                (
+                    p.pod.clone(),
+                    p.node.clone(),
+                    p.phase.to_string(),
+                    p.terminating,
+                )
+            })
+            .collect();
+        final_pods.sort();
+        let want: Vec<(String, String, String, String)> = report
             .events
             .iter()
             .map(|e| {
@@ -220,6 +235,56 @@ fn serve_plays_every_example_with_the_simulations_events() {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
+        // The pods as the scenario left them: the store's change stream replayed up to the
+        // scenario's end (the server's own driver goes on after it).
+        let end = running
+            .app
+            .scenario_end_rv
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let (history, _) = running.app.store.watch_from(0).unwrap();
+        let mut pods: BTreeMap<(String, String), Value> = BTreeMap::new();
+        for ev in history
+            .iter()
+            .filter(|e| e.resource == "pods" && e.rv <= end)
+        {
+            let key = (
+                ev.object["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                ev.object["metadata"]["name"].as_str().unwrap().to_string(),
+            );
+            if ev.kind == repel_server::store::EventType::Deleted {
+                pods.remove(&key);
+            } else {
+                pods.insert(key, ev.object.clone());
+            }
+        }
+        let mut stored: Vec<(String, Option<String>, String, bool)> = pods
+            .values()
+            .map(|p| {
+                (
+                    format!(
+                        "{}/{}",
+                        p["metadata"]["namespace"].as_str().unwrap(),
+                        p["metadata"]["name"].as_str().unwrap()
+                    ),
+                    p["spec"]["nodeName"].as_str().map(str::to_string),
+                    p["status"]["phase"]
+                        .as_str()
+                        .unwrap_or("Pending")
+                        .to_string(),
+                    !p["metadata"]["deletionTimestamp"].is_null(),
+                )
+            })
+            .collect();
+        stored.sort();
+        assert_eq!(
+            stored,
+            final_pods,
+            "{}: the pods at the end",
+            file.display()
+        );
         let (mut events, _) = running.app.store.list("events", None);
         events.retain(|e| {
             !e["metadata"]["annotations"][repel_server::scenario::CLUSTER_TIME_ANNOTATION].is_null()
