@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""repel serve at upstream's largest size (issue 14, point 5), the whole path a user runs.
+
+Starts `repel serve --nodes NODES` (release build), opens a watch on every pod, applies
+DEPLOYMENTS Deployments of REPLICAS replicas each with kubectl, and measures:
+
+- the time from the apply until every pod is Running (as the watch saw it);
+- whether the watch, started before the apply, saw every pod bound (`spec.nodeName`);
+- the time `kubectl get pods -A` takes to list them all (kubectl pages with limit=500 and
+  continue tokens);
+- the server's peak memory (VmHWM).
+
+Usage: scripts/serve-bench.py [--nodes 5000] [--deployments 50] [--replicas 3000]
+       [--repel target/release/repel]
+A benchmark, not a test: it prints what it measured and exits 1 only when something failed
+(the server did not start, a pod never ran, the list or the watch missed pods).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--deployments", type=int, default=50)
+    ap.add_argument("--replicas", type=int, default=3000)
+    ap.add_argument("--repel", default="target/release/repel")
+    ap.add_argument("--timeout", type=float, default=600.0)
+    a = ap.parse_args()
+    total = a.deployments * a.replicas
+    tmp = tempfile.mkdtemp(prefix="repel-serve-bench-")
+    kc = os.path.join(tmp, "kubeconfig")
+    serve = subprocess.Popen(
+        [a.repel, "serve", "--nodes", str(a.nodes), "--listen", "127.0.0.1:0",
+         "--kubeconfig-out", kc],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        first = serve.stdout.readline()
+        # "repel serve: listening on http://127.0.0.1:PORT (N nodes, M pods)"
+        url = first.split("listening on ")[1].split()[0]
+        for _ in range(100):
+            if os.path.exists(kc):
+                break
+            time.sleep(0.05)
+        env = dict(os.environ, KUBECONFIG=kc)
+
+        bound, running = set(), set()
+        done = threading.Event()
+        all_running_at = [None]
+        last_running = [None]
+
+        def watch():
+            req = urllib.request.urlopen(f"{url}/api/v1/pods?watch=true", timeout=a.timeout)
+            for line in req:
+                ev = json.loads(line)
+                obj = ev.get("object", {})
+                meta = obj.get("metadata", {})
+                key = (meta.get("namespace"), meta.get("name"))
+                if ev.get("type") == "DELETED":
+                    continue
+                if obj.get("spec", {}).get("nodeName"):
+                    bound.add(key)
+                if obj.get("status", {}).get("phase") == "Running" and key not in running:
+                    running.add(key)
+                    last_running[0] = time.monotonic()
+                    if len(running) >= total and all_running_at[0] is None:
+                        all_running_at[0] = time.monotonic()
+                        done.set()
+                        return
+
+        threading.Thread(target=watch, daemon=True).start()
+        time.sleep(0.5)
+
+        docs = []
+        for i in range(a.deployments):
+            docs.append(f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: bench-{i}
+spec:
+  replicas: {a.replicas}
+  selector:
+    matchLabels: {{app: bench-{i}}}
+  template:
+    metadata:
+      labels: {{app: bench-{i}}}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+        resources:
+          requests: {{cpu: 10m, memory: 16Mi}}
+""")
+        manifest = os.path.join(tmp, "deployments.yaml")
+        with open(manifest, "w") as f:
+            f.write("---\n".join(docs))
+        t0 = time.monotonic()
+        subprocess.run(["kubectl", "apply", "-f", manifest], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        applied = time.monotonic() - t0
+        ok = done.wait(a.timeout)
+        t_running = (all_running_at[0] - t0) if ok else None
+
+        t1 = time.monotonic()
+        out = subprocess.run(["kubectl", "get", "pods", "-A", "--no-headers"], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        t_list = time.monotonic() - t1
+        listed = sum(1 for line in out.splitlines() if line.strip())
+
+        hwm_kb = 0
+        with open(f"/proc/{serve.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    hwm_kb = int(line.split()[1])
+
+        print(f"nodes {a.nodes}, deployments {a.deployments} x {a.replicas} = {total} pods")
+        print(f"kubectl apply: {applied:.1f} s")
+        if t_running is None:
+            last = (last_running[0] - t0) if last_running[0] else float("nan")
+            print(f"NOT all Running within {a.timeout:.0f} s: {len(running)} Running (the last "
+                  f"{last:.1f} s after the apply began), {len(bound)} bound")
+        else:
+            print(f"every pod Running {t_running:.1f} s after the apply began")
+        print(f"the watch saw {len(bound)} of {total} pods bound")
+        print(f"kubectl get pods -A: {listed} pods in {t_list:.1f} s")
+        print(f"peak memory (VmHWM): {hwm_kb / 1024 / 1024:.2f} GiB")
+        failed = t_running is None or len(bound) < total or listed < total
+        return 1 if failed else 0
+    finally:
+        serve.terminate()
+        serve.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
