@@ -22,6 +22,14 @@ use repel_core::workload::{
     NameRng, Workload, controller_of, controller_pod, node_should_run_daemon_pod, pod_template_hash,
 };
 
+pub mod deployment;
+pub mod rollout;
+mod status;
+#[cfg(test)]
+mod tests;
+
+use rollout::Rollout;
+
 use crate::actions::ObjectWrite;
 use crate::clock::Millis;
 use crate::cluster::{Cluster, PodId, PodPhase};
@@ -44,8 +52,12 @@ struct Tracked {
     exhausted: bool,
     /// A Job whose completions are reached: no more pods.
     complete: bool,
-    /// The controller kind and name its pods name (a Deployment's: its ReplicaSet).
+    /// The controller kind and name its pods name (a Deployment's: its new ReplicaSet).
     owner: (String, String),
+    /// A Deployment's ReplicaSets.
+    rollout: Option<Rollout>,
+    /// The status last written (when recording), for workloads other than Deployments.
+    written: Option<serde_json::Value>,
 }
 
 /// The workload controllers.
@@ -84,7 +96,6 @@ impl WorkloadControllers {
     }
 
     /// Records `write` when recording.
-    #[allow(dead_code)]
     fn note(&mut self, write: impl FnOnce() -> ObjectWrite) {
         if let Some(w) = self.writes.as_mut() {
             w.push(write());
@@ -100,27 +111,69 @@ impl WorkloadControllers {
         })
     }
 
+    /// The ReplicaSets of the managed Deployment `namespace`/`name`, in creation order (empty
+    /// when it is not managed).
+    pub fn replica_sets(&self, namespace: &str, name: &str) -> &[deployment::ReplicaSetState] {
+        self.tracked
+            .iter()
+            .find(|t| {
+                matches!(t.workload, Workload::Deployment(_))
+                    && t.workload.namespace() == namespace
+                    && t.workload.name() == name
+            })
+            .and_then(|t| t.rollout.as_ref())
+            .map(|r| r.replica_sets.as_slice())
+            .unwrap_or_default()
+    }
+
     /// A ReplicaSet object seen in the cluster (a driver's store, an input file): when its
     /// controller ownerReference names a managed Deployment, the Deployment takes it as one of
     /// its revisions and `true` is returned (the driver does not manage it as a ReplicaSet of
     /// its own); otherwise `false`.
     pub fn observe_replica_set(&mut self, rs: &k8s_openapi::api::apps::v1::ReplicaSet) -> bool {
         let ns = repel_core::workload::namespace_of(&rs.metadata);
-        match controller_of(&rs.metadata) {
-            Some((kind, name)) if kind == "Deployment" => self.manages("Deployment", ns, &name),
-            _ => false,
+        let Some((kind, name)) = controller_of(&rs.metadata) else {
+            return false;
+        };
+        if kind != "Deployment" {
+            return false;
         }
+        let Some(t) = self.tracked.iter_mut().find(|t| {
+            matches!(t.workload, Workload::Deployment(_))
+                && t.workload.namespace() == ns
+                && t.workload.name() == name
+        }) else {
+            return false;
+        };
+        let r = t.rollout.get_or_insert_with(Rollout::default);
+        r.adopt(rs);
+        if let Workload::Deployment(d) = &t.workload
+            && let Some(n) = r
+                .replica_sets
+                .iter()
+                .find(|x| deployment::equal_ignore_hash(&x.template, &d.spec.template))
+        {
+            t.owner = ("ReplicaSet".into(), n.name.clone());
+        }
+        true
     }
 
     /// Starts managing a workload (its existing pods are recognised by their ownerReference),
     /// whose pods name the controller [`owner`] computes.
+    ///
+    /// A Deployment added this way has no ReplicaSet yet (but those
+    /// [`WorkloadControllers::observe_replica_set`] gives it): its first sync creates one.
     pub fn add(&mut self, workload: Workload) {
         let (kind, name) = owner(&workload);
         self.add_owned(workload, &kind, &name);
+        if let Some(t) = self.tracked.last_mut() {
+            t.rollout = t.rollout.take().map(|_| Rollout::default());
+        }
     }
 
     /// Starts managing a workload whose pods name the controller `kind`/`name` (as the claim
-    /// found it: a Deployment's ReplicaSet from the input).
+    /// found it: a Deployment's ReplicaSet from the input, which the Deployment takes as its
+    /// existing new ReplicaSet, scaled to its replicas).
     pub fn add_owned(&mut self, workload: Workload, kind: &str, name: &str) {
         let stream = format!(
             "replacements/{}/{}/{}",
@@ -130,10 +183,15 @@ impl WorkloadControllers {
         );
         self.tracked.push(Tracked {
             rng: NameRng::new(self.seed, &stream),
+            rollout: match &workload {
+                Workload::Deployment(d) => Some(Rollout::existing(d, name)),
+                _ => None,
+            },
             workload,
             exhausted: false,
             complete: false,
             owner: (kind.to_string(), name.to_string()),
+            written: None,
         });
     }
 
@@ -150,9 +208,11 @@ impl WorkloadControllers {
     }
 
     /// Replaces a managed workload's object (`kubectl apply` of a changed manifest); returns
-    /// whether it was managed. Existing pods are kept (repel does no rollouts); new pods use the
-    /// new template.
+    /// whether it was managed. A Deployment with a changed template rolls out to a new
+    /// ReplicaSet at its next sync (it keeps the revision annotation the controller set); other
+    /// workloads keep their pods, and new pods use the new template.
     pub fn replace(&mut self, workload: Workload) -> bool {
+        let mut workload = workload;
         let Some(t) = self.tracked.iter_mut().find(|t| {
             t.workload.kind() == workload.kind()
                 && t.workload.namespace() == workload.namespace()
@@ -162,7 +222,32 @@ impl WorkloadControllers {
         };
         // Pods named after the computed owner (a Deployment's template hash) follow the new
         // template's; an owner found in the input stays.
-        if t.owner == owner(&t.workload) {
+        if let (Workload::Deployment(old), Workload::Deployment(new)) = (&t.workload, &mut workload)
+            && let Some(rev) = old
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(deployment::REVISION_ANNOTATION))
+        {
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .entry(deployment::REVISION_ANNOTATION.to_string())
+                .or_insert_with(|| rev.clone());
+        }
+        if let Workload::Deployment(d) = &workload {
+            // Its pods name the ReplicaSet of its template: an existing one, or the one its
+            // next sync creates.
+            let existing = t.rollout.as_ref().and_then(|r| {
+                r.replica_sets
+                    .iter()
+                    .find(|x| deployment::equal_ignore_hash(&x.template, &d.spec.template))
+            });
+            t.owner = match existing {
+                Some(x) => ("ReplicaSet".into(), x.name.clone()),
+                None => owner(&workload),
+            };
+        } else if t.owner == owner(&t.workload) {
             t.owner = owner(&workload);
         }
         t.workload = workload;
@@ -186,6 +271,22 @@ impl WorkloadControllers {
             return false;
         };
         let t = self.tracked.remove(i);
+        if let Some(r) = &t.rollout {
+            // The garbage collector: the Deployment's ReplicaSets, then their pods.
+            let names: Vec<&str> = r.replica_sets.iter().map(|x| x.name.as_str()).collect();
+            for name in &names {
+                self.note(|| ObjectWrite::Delete {
+                    resource: "replicasets",
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                });
+            }
+            let pods = rollout::pods_by_replica_set(cluster, namespace, &names);
+            for id in pods.into_values().flatten() {
+                cluster.delete_pod(id);
+            }
+            return true;
+        }
         let (okind, oname) = t.owner.clone();
         for id in owned(cluster, &t.workload, &okind, &oname) {
             cluster.delete_pod(id);
@@ -360,45 +461,19 @@ impl WorkloadControllers {
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
     ) {
+        if matches!(self.tracked[i].workload, Workload::Deployment(_)) {
+            self.reconcile_deployment(i, now, cluster, events);
+            return;
+        }
         let w = self.tracked[i].workload.clone();
         let (okind, oname) = self.tracked[i].owner.clone();
         let object = format!("{okind}/{}/{oname}", w.namespace());
         let pods = owned(cluster, &w, &okind, &oname);
         match &w {
-            Workload::Deployment(_) | Workload::ReplicaSet(_) => {
-                let active: Vec<PodId> = pods
-                    .iter()
-                    .copied()
-                    .filter(|p| is_active(cluster, *p))
-                    .collect();
-                if active.len() > w.pod_count() {
-                    let diff = (active.len() - w.pod_count()).min(BURST_REPLICAS);
-                    for p in pods_to_delete(cluster, &active, diff) {
-                        let name = cluster.pods[p].name.clone();
-                        cluster.delete_pod(p);
-                        events.push(Event::normal(
-                            now,
-                            SUCCESSFUL_DELETE,
-                            object.clone(),
-                            None,
-                            format!("Deleted pod: {name}"),
-                        ));
-                    }
-                    return;
-                }
-                for _ in active.len()..w.pod_count() {
-                    let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
-                    let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
-                    self.create(
-                        cluster,
-                        events,
-                        now,
-                        &w,
-                        &object,
-                        pod,
-                        format!("Created pod: {name}"),
-                    );
-                }
+            Workload::Deployment(_) => {}
+            Workload::ReplicaSet(_) => {
+                let want = w.pod_count();
+                self.reconcile_replicas(i, &w, &oname, &object, &pods, want, now, cluster, events);
             }
             Workload::StatefulSet(_) => {
                 // Failed pods are deleted and recreated; a terminating one keeps its name taken.
@@ -533,6 +608,57 @@ impl WorkloadControllers {
         }
     }
 
+    /// The ReplicaSet controller's sync (upstream `manageReplicas`, v1.35) of ReplicaSet
+    /// `rs_name`, whose pods `w` makes: deletes the excess active pods in [`pods_to_delete`]'s
+    /// order, or creates the missing ones (`NAME-<5 chars>` from the workload's name stream).
+    #[allow(clippy::too_many_arguments)]
+    fn reconcile_replicas(
+        &mut self,
+        i: usize,
+        w: &Workload,
+        rs_name: &str,
+        object: &str,
+        pods: &[PodId],
+        want: usize,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let active: Vec<PodId> = pods
+            .iter()
+            .copied()
+            .filter(|p| is_active(cluster, *p))
+            .collect();
+        if active.len() > want {
+            let diff = (active.len() - want).min(BURST_REPLICAS);
+            for p in pods_to_delete(cluster, &active, diff) {
+                let name = cluster.pods[p].name.clone();
+                cluster.delete_pod(p);
+                events.push(Event::normal(
+                    now,
+                    SUCCESSFUL_DELETE,
+                    object.to_string(),
+                    None,
+                    format!("Deleted pod: {name}"),
+                ));
+            }
+            return;
+        }
+        for _ in active.len()..want {
+            let name = format!("{rs_name}-{}", self.tracked[i].rng.suffix(5));
+            let pod = controller_pod(w, name.clone(), "ReplicaSet", rs_name, None);
+            self.create(
+                cluster,
+                events,
+                now,
+                w,
+                object,
+                pod,
+                format!("Created pod: {name}"),
+            );
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn reconcile_daemonset(
         &mut self,
@@ -607,6 +733,26 @@ impl Controller for WorkloadControllers {
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         for i in 0..self.tracked.len() {
             self.reconcile_one(i, now, cluster, events);
+            if self.writes.is_some()
+                && let Some(status) = status::of(&self.tracked[i], cluster, &self.gates)
+                && self.tracked[i].written.as_ref() != Some(&status)
+            {
+                self.tracked[i].written = Some(status.clone());
+                let w = &self.tracked[i].workload;
+                let resource = match w {
+                    Workload::ReplicaSet(_) => "replicasets",
+                    Workload::StatefulSet(_) => "statefulsets",
+                    Workload::DaemonSet(_) => "daemonsets",
+                    _ => "jobs",
+                };
+                let (namespace, name) = (w.namespace().to_string(), w.name().to_string());
+                self.note(|| ObjectWrite::Status {
+                    resource,
+                    namespace,
+                    name,
+                    status,
+                });
+            }
         }
     }
 
