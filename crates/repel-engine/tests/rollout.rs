@@ -555,3 +555,65 @@ fn workload_statuses_are_written_when_they_change() {
     assert_eq!(job["conditions"][0]["type"], "Complete");
     assert_eq!(job["conditions"][0]["status"], "True");
 }
+
+#[test]
+fn an_input_replica_set_of_an_older_template_is_adopted_and_rolled_away() {
+    let v1 = deployment(3, "nginx:1", json!({}));
+    let v2 = deployment(3, "nginx:2", json!({}));
+    let mut template = v1["spec"]["template"].clone();
+    template["metadata"]["labels"]["pod-template-hash"] = json!("old");
+    let rs = json!({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "web-old", "namespace": "default",
+                     "labels": {"app": "web", "pod-template-hash": "old"},
+                     "annotations": {"deployment.kubernetes.io/revision": "4"},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                                          "name": "web", "uid": "", "controller": true}]},
+        "spec": {"replicas": 3,
+                 "selector": {"matchLabels": {"app": "web", "pod-template-hash": "old"}},
+                 "template": template}
+    });
+    let pods = (0..3)
+        .map(|i| {
+            serde_json::from_value(json!({
+                "metadata": {"name": format!("web-old-{i}"), "namespace": "default",
+                             "labels": {"app": "web", "pod-template-hash": "old"},
+                             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                  "name": "web-old", "uid": "", "controller": true}]},
+                "spec": {"nodeName": format!("n{i}"), "containers": [{"name": "c", "image": "nginx:1"}]},
+                "status": {"phase": "Running"}
+            }))
+            .unwrap()
+        })
+        .collect();
+    let nodes = (0..4)
+        .map(|i| serde_json::from_value(json!({"metadata": {"name": format!("n{i}")}})).unwrap())
+        .collect();
+    let input = ClusterInput {
+        nodes,
+        pods,
+        workloads: vec![
+            Workload::Deployment(parsed(&v2)),
+            Workload::ReplicaSet(serde_json::from_value(rs.clone()).unwrap()),
+        ],
+        ..Default::default()
+    };
+    let mut sim = Simulation::new(input, cfg());
+    sim.settle();
+    let rss = sim.plane.workloads.replica_sets("default", "web");
+    let summary: Vec<(String, i32, i64)> = rss
+        .iter()
+        .map(|r| (r.name.clone(), r.replicas, r.revision()))
+        .collect();
+    let new_rs = rs_names(&sim).remove(0);
+    assert_eq!(
+        summary,
+        [("web-old".to_string(), 0, 4), (new_rs.clone(), 3, 5)],
+        "the input's ReplicaSet is revision 4, the new one 5"
+    );
+    assert_eq!(pods_by_rs(&sim).get(&new_rs), Some(&(3, 3)));
+    // A ReplicaSet no managed Deployment owns is not taken.
+    let mut other: ReplicaSet = serde_json::from_value(rs).unwrap();
+    other.metadata.owner_references.as_mut().unwrap()[0].name = "nobody".into();
+    assert!(!sim.plane.workloads.observe_replica_set(&other));
+}
