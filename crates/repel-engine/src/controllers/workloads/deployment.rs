@@ -8,7 +8,7 @@
 //! events and writes) `reconcileNewReplicaSet`, `reconcileOldReplicaSets`,
 //! `cleanupUnhealthyReplicas`, `scaleDownOldReplicaSetsForRollingUpdate`, `rolloutRecreate`'s
 //! scaling, `scale` (proportional scaling) and `cleanupDeployment`. The ReplicaSets' pods are
-//! the ReplicaSet controller's ([`super`]), and the statuses are [`super::status`]'s.
+//! the ReplicaSet controller's ([`super`]), and the statuses are the `status` module's.
 //!
 //! Simplifications: a pod is available when it is Running and not terminating (repel's pods
 //! are ready once running; `minReadySeconds` is taken as 0); conditions carry no timestamps and
@@ -669,7 +669,7 @@ impl Sync<'_> {
     }
 
     /// Upstream `SetNewReplicaSetAnnotations` (v1.35): copies the Deployment's annotations
-    /// (but [`ANNOTATIONS_TO_SKIP`]), raises the revision to `revision` when it is lower
+    /// (but upstream's `annotationsToSkip`), raises the revision to `revision` when it is lower
     /// (keeping the one it had in `revision-history`), and for a ReplicaSet about to be created
     /// sets the replicas annotations. Returns the annotations changed.
     pub fn set_new_replica_set_annotations(

@@ -1,17 +1,39 @@
-//! The workload controllers that bring back what was deleted (upstream ReplicaSet — and so
-//! Deployment —, StatefulSet, DaemonSet and Job controllers, v1.35), reduced to what taints make
-//! them do: count a workload's live pods, create the missing ones (which go through admission
-//! and the scheduler again), and for a DaemonSet follow the nodes it should run on.
+//! The workload controllers that bring back what was deleted (upstream ReplicaSet, Deployment,
+//! StatefulSet, DaemonSet and Job controllers, v1.35), reduced to what taints make them do:
+//! count a workload's live pods, create the missing ones (which go through admission and the
+//! scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
-//! A ReplicaSet (a Deployment's too) with more active pods than replicas deletes the excess in
-//! upstream's order ([`pods_to_delete`]), with `SuccessfulDelete` "Deleted pod: NAME".
+//! A ReplicaSet with more active pods than replicas deletes the excess in upstream's order
+//! ([`pods_to_delete`]), with `SuccessfulDelete` "Deleted pod: NAME".
 //!
-//! Simplifications, each as upstream where it matters for taints: no rollout (a Deployment keeps
-//! one ReplicaSet), no backoff delays (a replacement is created at once). Jobs
-//! (NonIndexed) keep `parallelism` pods active until `completions` pods succeeded (a pod
-//! succeeds after the run time its `repel.dev/run-seconds` annotation gives, see
-//! [`crate::controllers::kubelet`]; without it, it runs until deleted), then record `Completed`
-//! "Job completed"; they stop being replaced after `backoffLimit` (default 6) failed pods.
+//! A Deployment keeps ReplicaSets, one per pod template it has had (`NAME-<pod-template-hash>`,
+//! revisions in `deployment.kubernetes.io/revision`), and rolls out a changed template as
+//! upstream's Deployment controller does ([`deployment`] decides, [`rollout`] applies): a
+//! rolling update within `maxSurge`/`maxUnavailable` (default 25% each) or Recreate, each
+//! scaling a `ScalingReplicaSet` event on the Deployment; a template equal to an old
+//! ReplicaSet's (a rollback) makes that one new again with the next revision; old ReplicaSets
+//! at 0 beyond `revisionHistoryLimit` (default 10) are deleted. Each ReplicaSet's pods are
+//! reconciled as a standalone ReplicaSet's. A Deployment given with its pods (an export, a
+//! scenario's objects) takes the ReplicaSet they belong to as its new one, so a Deployment that
+//! never changes makes the same pods, with the same names, as before.
+//!
+//! When recording ([`WorkloadControllers::record`]) the controllers also return their writes to
+//! workload objects ([`ObjectWrite`]): a Deployment's ReplicaSets created, scaled, annotated and
+//! deleted, its revision, and every workload's `status` when it changed (the `status`
+//! module's fields, as `kubectl rollout status` and `kubectl get` read them).
+//!
+//! Simplifications, each as upstream where it matters for taints: a pod is available once it
+//! runs (`minReadySeconds` is taken as 0), `progressDeadlineSeconds` never times out, no
+//! backoff delays (a replacement is created at once). Jobs (NonIndexed) keep `parallelism` pods
+//! active until `completions` pods succeeded (a pod succeeds after the run time its
+//! `repel.dev/run-seconds` annotation gives, see [`crate::controllers::kubelet`]; without it,
+//! it runs until deleted), then record `Completed` "Job completed"; they stop being replaced
+//! after `backoffLimit` (default 6) failed pods.
+//!
+//! # Layout
+//! - [`deployment`]: the Deployment controller's decisions, ported from upstream.
+//! - [`rollout`]: a Deployment's ReplicaSets on the cluster, one sync at a time.
+//! - `status`: each workload's status.
 
 use std::collections::{BTreeSet, HashMap};
 

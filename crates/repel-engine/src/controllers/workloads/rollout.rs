@@ -203,8 +203,8 @@ impl Rollout {
     }
 }
 
-/// Active pods of each of the Deployment's ReplicaSets, by ReplicaSet (one scan of the pods),
-/// and every live pod of each.
+/// The live (not deleted) pods of each of the named ReplicaSets of `namespace`, by ReplicaSet
+/// (one scan of the pods).
 pub fn pods_by_replica_set(
     cluster: &Cluster,
     namespace: &str,
@@ -634,8 +634,10 @@ impl super::WorkloadControllers {
         };
         let mut r = self.tracked[i].rollout.take().unwrap_or_default();
         let ns = repel_core::workload::namespace_of(&d.metadata).to_string();
-        refresh(&mut r, cluster, &ns);
+        let pods = refresh(&mut r, cluster, &ns);
         let deleted = sync_deployment(&mut d, &mut r, now, cluster, events, &mut self.writes);
+        // Whether pods were created or deleted (the statuses are to be computed again).
+        let mut touched = !deleted.is_empty();
         if !deleted.is_empty() {
             let names: Vec<&str> = deleted.iter().map(|x| x.name.as_str()).collect();
             for id in pods_by_replica_set(cluster, &ns, &names)
@@ -645,8 +647,6 @@ impl super::WorkloadControllers {
                 cluster.delete_pod(id);
             }
         }
-        let names: Vec<&str> = r.replica_sets.iter().map(|x| x.name.as_str()).collect();
-        let pods = pods_by_replica_set(cluster, &ns, &names);
         for rs in &r.replica_sets {
             let mine = pods.get(&rs.name).map(Vec::as_slice).unwrap_or_default();
             let want = usize::try_from(rs.replicas).unwrap_or(0);
@@ -657,11 +657,14 @@ impl super::WorkloadControllers {
             if active == want {
                 continue;
             }
+            touched = true;
             let w = Workload::ReplicaSet(replica_set_object(&d, rs));
             let object = format!("ReplicaSet/{ns}/{}", rs.name);
             self.reconcile_replicas(i, &w, &rs.name, &object, mine, want, now, cluster, events);
         }
-        refresh(&mut r, cluster, &ns);
+        if touched {
+            refresh(&mut r, cluster, &ns);
+        }
         deployment_status(&d, &mut r);
         if self.writes.is_some() {
             for rs in &r.replica_sets {
