@@ -4,7 +4,7 @@
 //! scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
 //! A ReplicaSet with more active pods than replicas deletes the excess in upstream's order
-//! ([`pods_to_delete`]), with `SuccessfulDelete` "Deleted pod: NAME".
+//! (`replica_set`'s `pods_to_delete`), with `SuccessfulDelete` "Deleted pod: NAME".
 //!
 //! A Deployment keeps ReplicaSets, one per pod template it has had (`NAME-<pod-template-hash>`,
 //! revisions in `deployment.kubernetes.io/revision`), and rolls out a changed template as
@@ -33,7 +33,8 @@
 //! # Layout
 //! - [`deployment`]: the Deployment controller's decisions, ported from upstream.
 //! - [`rollout`]: a Deployment's ReplicaSets on the cluster, one sync at a time.
-//! - `status`: each workload's status.
+//! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`, `getPodsToDelete`).
+//! - `status`: each workload's status (a Deployment's too).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -45,11 +46,13 @@ use repel_core::workload::{
 };
 
 pub mod deployment;
+mod replica_set;
 pub mod rollout;
 mod status;
 #[cfg(test)]
 mod tests;
 
+pub use replica_set::{BURST_REPLICAS, POD_DELETION_COST};
 use rollout::Rollout;
 
 use crate::actions::ObjectWrite;
@@ -315,48 +318,6 @@ impl WorkloadControllers {
         }
         true
     }
-}
-
-/// Upstream's `burstReplicas`: at most this many pods created or deleted per sync.
-pub const BURST_REPLICAS: usize = 500;
-
-/// The annotation that makes a pod cheaper or dearer to delete on scale-down.
-pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-
-/// Upstream `getPodsToDelete` with `ActivePodsWithRanks` (v1.35): the `diff` pods a ReplicaSet
-/// deletes first when it has too many. In order: unassigned before assigned; Pending before
-/// Running; lower `controller.kubernetes.io/pod-deletion-cost` before higher; more of its
-/// ReplicaSet's active pods on the same node before fewer. Upstream then compares ready times,
-/// restart counts and creation times, none of which a simulated pod differs in; where upstream
-/// leaves the order to its sort, repel deletes the newest pod first (upstream's rule for
-/// differing creation times).
-fn pods_to_delete(cluster: &Cluster, active: &[PodId], diff: usize) -> Vec<PodId> {
-    let mut on_node: HashMap<Option<usize>, usize> = HashMap::new();
-    for p in active {
-        *on_node.entry(cluster.pods[*p].node).or_default() += 1;
-    }
-    let cost = |p: PodId| -> i32 {
-        cluster.pods[p]
-            .meta
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(POD_DELETION_COST))
-            .and_then(|v| v.parse::<i32>().ok())
-            .unwrap_or(0)
-    };
-    let mut ranked: Vec<PodId> = active.to_vec();
-    ranked.sort_by_key(|p| {
-        let info = &cluster.pods[*p];
-        (
-            info.spec_node_name().is_some(),
-            info.phase != PodPhase::Pending,
-            cost(*p),
-            std::cmp::Reverse(on_node.get(&info.node).copied().unwrap_or(0)),
-            std::cmp::Reverse(info.seq),
-        )
-    });
-    ranked.truncate(diff);
-    ranked
 }
 
 /// A Job's (or a CronJob's job template's) `parallelism` (default 1) and `completions`.
@@ -630,57 +591,6 @@ impl WorkloadControllers {
         }
     }
 
-    /// The ReplicaSet controller's sync (upstream `manageReplicas`, v1.35) of ReplicaSet
-    /// `rs_name`, whose pods `w` makes: deletes the excess active pods in [`pods_to_delete`]'s
-    /// order, or creates the missing ones (`NAME-<5 chars>` from the workload's name stream).
-    #[allow(clippy::too_many_arguments)]
-    fn reconcile_replicas(
-        &mut self,
-        i: usize,
-        w: &Workload,
-        rs_name: &str,
-        object: &str,
-        pods: &[PodId],
-        want: usize,
-        now: Millis,
-        cluster: &mut Cluster,
-        events: &mut Vec<Event>,
-    ) {
-        let active: Vec<PodId> = pods
-            .iter()
-            .copied()
-            .filter(|p| is_active(cluster, *p))
-            .collect();
-        if active.len() > want {
-            let diff = (active.len() - want).min(BURST_REPLICAS);
-            for p in pods_to_delete(cluster, &active, diff) {
-                let name = cluster.pods[p].name.clone();
-                cluster.delete_pod(p);
-                events.push(Event::normal(
-                    now,
-                    SUCCESSFUL_DELETE,
-                    object.to_string(),
-                    None,
-                    format!("Deleted pod: {name}"),
-                ));
-            }
-            return;
-        }
-        for _ in active.len()..want {
-            let name = format!("{rs_name}-{}", self.tracked[i].rng.suffix(5));
-            let pod = controller_pod(w, name.clone(), "ReplicaSet", rs_name, None);
-            self.create(
-                cluster,
-                events,
-                now,
-                w,
-                object,
-                pod,
-                format!("Created pod: {name}"),
-            );
-        }
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn reconcile_daemonset(
         &mut self,
@@ -780,53 +690,5 @@ impl Controller for WorkloadControllers {
 
     fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
         None
-    }
-}
-
-#[cfg(test)]
-mod scale_down_tests {
-    use k8s_openapi::api::core::v1::{Node, Pod};
-    use serde_json::json;
-
-    use super::*;
-
-    fn pod(name: &str, node: Option<&str>, phase: &str, cost: Option<&str>) -> Pod {
-        let mut v = json!({
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "i"}]},
-            "status": {"phase": phase}
-        });
-        if let Some(n) = node {
-            v["spec"]["nodeName"] = json!(n);
-        }
-        if let Some(c) = cost {
-            v["metadata"]["annotations"] = json!({POD_DELETION_COST: c});
-        }
-        serde_json::from_value(v).unwrap_or_default()
-    }
-
-    #[test]
-    fn scale_down_deletes_unassigned_then_cheap_then_doubled_up_then_newest() {
-        let mut c = Cluster::new();
-        for n in ["a", "b", "c"] {
-            c.add_node(
-                serde_json::from_value::<Node>(json!({"metadata": {"name": n}}))
-                    .unwrap_or_default(),
-            );
-        }
-        let ids = [
-            c.add_pod(pod("p0", Some("a"), "Running", None)),
-            c.add_pod(pod("p1", Some("a"), "Running", None)),
-            c.add_pod(pod("p2", Some("b"), "Running", None)),
-            c.add_pod(pod("p3", None, "Pending", None)),
-            c.add_pod(pod("p4", Some("b"), "Running", Some("-5"))),
-            c.add_pod(pod("p5", Some("c"), "Running", Some("not a number"))),
-        ];
-        let order = pods_to_delete(&c, &ids, 6);
-        let names: Vec<&str> = order.iter().map(|p| c.pods[*p].name.as_str()).collect();
-        // p3 is unassigned; p4 is cheapest; a and b hold two pods each, c one: the newest of
-        // a's and b's go first; an unparseable cost counts as 0.
-        assert_eq!(names, ["p3", "p4", "p2", "p1", "p0", "p5"]);
-        assert_eq!(pods_to_delete(&c, &ids, 2).len(), 2);
     }
 }

@@ -4,9 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::apps::v1::{
-    Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet, ReplicaSetSpec,
-};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use repel_core::workload::{Workload, fnv32a, pod_template_hash};
@@ -14,7 +12,7 @@ use serde_json::Value;
 
 use super::deployment::{
     DESIRED_REPLICAS_ANNOTATION, POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION, ReplicaSetState,
-    RsStatus, Strategy, Sync, equal_ignore_hash, max_unavailable, new_rs_new_replicas, reason,
+    RsStatus, Strategy, Sync, equal_ignore_hash, new_rs_new_replicas, reason,
 };
 use crate::actions::ObjectWrite;
 use crate::clock::Millis;
@@ -362,7 +360,7 @@ pub fn sync_deployment(
 }
 
 /// Upstream `FindNewReplicaSet`: the oldest ReplicaSet whose template is the Deployment's.
-fn find_new(d: &Deployment, r: &Rollout) -> Option<usize> {
+pub(super) fn find_new(d: &Deployment, r: &Rollout) -> Option<usize> {
     r.replica_sets
         .iter()
         .position(|rs| equal_ignore_hash(&rs.template, &d.spec.template))
@@ -385,7 +383,13 @@ pub fn complete(d: &Deployment, s: &DeploymentStatus) -> bool {
 
 /// Upstream `SetDeploymentCondition`: unchanged when one of the type has the same status and
 /// reason; otherwise replaces it (at the end).
-fn set_condition(r: &mut Rollout, type_: &str, status: &str, why: &str, message: String) {
+pub(super) fn set_condition(
+    r: &mut Rollout,
+    type_: &str,
+    status: &str,
+    why: &str,
+    message: String,
+) {
     if r.conditions
         .iter()
         .any(|c| c.0 == type_ && c.1 == status && c.2 == why)
@@ -397,7 +401,7 @@ fn set_condition(r: &mut Rollout, type_: &str, status: &str, why: &str, message:
         .push((type_.into(), status.into(), why.into(), message));
 }
 
-fn progressing(r: &Rollout) -> Option<&(String, String, String, String)> {
+pub(super) fn progressing(r: &Rollout) -> Option<&(String, String, String, String)> {
     r.conditions.iter().find(|c| c.0 == "Progressing")
 }
 
@@ -523,91 +527,6 @@ fn sync_revision(
     Some(new)
 }
 
-/// Upstream `calculateStatus` and `syncRolloutStatus` (v1.35) over the ReplicaSets' fresh
-/// statuses: counts, `Available` (at least `replicas − maxUnavailable` available), and
-/// `Progressing` (`NewReplicaSetAvailable` once complete, `ReplicaSetUpdated` while pods
-/// move). Stored in `r.status`.
-pub fn deployment_status(d: &Deployment, r: &mut Rollout) {
-    let rss = &r.replica_sets;
-    let available: i32 = rss.iter().map(|x| x.status.available).sum();
-    let total: i32 = rss.iter().map(|x| x.replicas).sum();
-    let new = find_new(d, r);
-    let nz = |v: i32| (v != 0).then_some(v);
-    let mut s = DeploymentStatus {
-        observed_generation: Some(d.metadata.generation.unwrap_or(1)),
-        replicas: nz(rss.iter().map(|x| x.status.replicas).sum()),
-        updated_replicas: nz(new.map(|n| rss[n].status.replicas).unwrap_or(0)),
-        ready_replicas: nz(rss.iter().map(|x| x.status.ready).sum()),
-        available_replicas: nz(available),
-        unavailable_replicas: nz((total - available).max(0)),
-        ..Default::default()
-    };
-    let strategy = Strategy::of(d);
-    if available >= strategy.replicas - max_unavailable(&strategy) {
-        set_condition(
-            r,
-            "Available",
-            "True",
-            reason::MINIMUM_REPLICAS_AVAILABLE,
-            reason::MINIMUM_AVAILABILITY.into(),
-        );
-    } else {
-        set_condition(
-            r,
-            "Available",
-            "False",
-            reason::MINIMUM_REPLICAS_UNAVAILABLE,
-            reason::NO_MINIMUM_AVAILABILITY.into(),
-        );
-    }
-    let done = s.replicas == s.updated_replicas
-        && progressing(r).is_some_and(|c| c.2 == reason::NEW_REPLICA_SET_AVAILABLE);
-    let new_name = new.map(|n| r.replica_sets[n].name.clone());
-    if !done {
-        let old = &r.status;
-        let old_olds = old.replicas.unwrap_or(0) - old.updated_replicas.unwrap_or(0);
-        let new_olds = s.replicas.unwrap_or(0) - s.updated_replicas.unwrap_or(0);
-        let moved = s.updated_replicas > old.updated_replicas
-            || new_olds < old_olds
-            || s.ready_replicas.unwrap_or(0) > old.ready_replicas.unwrap_or(0)
-            || s.available_replicas.unwrap_or(0) > old.available_replicas.unwrap_or(0);
-        let dname = d.metadata.name.as_deref().unwrap_or_default();
-        if complete(d, &s) {
-            let msg = match &new_name {
-                Some(n) => format!("ReplicaSet {n:?} has successfully progressed."),
-                None => format!("Deployment {dname:?} has successfully progressed."),
-            };
-            set_condition(
-                r,
-                "Progressing",
-                "True",
-                reason::NEW_REPLICA_SET_AVAILABLE,
-                msg,
-            );
-        } else if moved {
-            let msg = match &new_name {
-                Some(n) => format!("ReplicaSet {n:?} is progressing."),
-                None => format!("Deployment {dname:?} is progressing."),
-            };
-            r.conditions.retain(|c| c.0 != "Progressing");
-            set_condition(r, "Progressing", "True", reason::REPLICA_SET_UPDATED, msg);
-        }
-    }
-    s.conditions = Some(
-        r.conditions
-            .iter()
-            .map(|(t, st, why, msg)| DeploymentCondition {
-                type_: Some(t.clone()),
-                status: Some(st.clone()),
-                reason: Some(why.clone()),
-                message: Some(msg.clone()),
-                ..Default::default()
-            })
-            .collect(),
-    );
-    r.status = s;
-}
-
 /// Refreshes every ReplicaSet's status from its pods.
 fn refresh(r: &mut Rollout, cluster: &Cluster, namespace: &str) -> HashMap<String, Vec<PodId>> {
     let names: Vec<&str> = r.replica_sets.iter().map(|x| x.name.as_str()).collect();
@@ -665,7 +584,7 @@ impl super::WorkloadControllers {
         if touched {
             refresh(&mut r, cluster, &ns);
         }
-        deployment_status(&d, &mut r);
+        super::status::deployment(&d, &mut r);
         if self.writes.is_some() {
             for rs in &r.replica_sets {
                 let status = super::status::replica_set(&rs.status, rs.generation);

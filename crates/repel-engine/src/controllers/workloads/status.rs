@@ -4,14 +4,18 @@
 //! is ready and available once Running (no `minReadySeconds`). Timestamps (a Job's
 //! `startTime`, conditions' times) are left out.
 
-use k8s_openapi::api::apps::v1::{DaemonSetStatus, ReplicaSetStatus, StatefulSetStatus};
+use k8s_openapi::api::apps::v1::{
+    DaemonSetStatus, Deployment, DeploymentCondition, DeploymentStatus, ReplicaSetStatus,
+    StatefulSetStatus,
+};
 use k8s_openapi::api::batch::v1::{JobCondition, JobStatus};
 use k8s_openapi::api::core::v1::Node;
 use repel_core::FeatureGates;
 use repel_core::workload::{Workload, controller_pod, node_should_run_daemon_pod};
 use serde_json::Value;
 
-use super::deployment::RsStatus;
+use super::deployment::{RsStatus, Strategy, max_unavailable, reason};
+use super::rollout::{Rollout, complete, find_new, progressing, set_condition};
 use super::{Tracked, owned, owned_including};
 use crate::cluster::{Cluster, PodPhase};
 
@@ -21,6 +25,91 @@ fn nz(v: i32) -> Option<i32> {
 
 fn count(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Upstream `calculateStatus` and `syncRolloutStatus` (v1.35) over the ReplicaSets' fresh
+/// statuses: counts, `Available` (at least `replicas − maxUnavailable` available), and
+/// `Progressing` (`NewReplicaSetAvailable` once complete, `ReplicaSetUpdated` while pods
+/// move). Stored in `r.status`.
+pub fn deployment(d: &Deployment, r: &mut Rollout) {
+    let rss = &r.replica_sets;
+    let available: i32 = rss.iter().map(|x| x.status.available).sum();
+    let total: i32 = rss.iter().map(|x| x.replicas).sum();
+    let new = find_new(d, r);
+    let nz = |v: i32| (v != 0).then_some(v);
+    let mut s = DeploymentStatus {
+        observed_generation: Some(d.metadata.generation.unwrap_or(1)),
+        replicas: nz(rss.iter().map(|x| x.status.replicas).sum()),
+        updated_replicas: nz(new.map(|n| rss[n].status.replicas).unwrap_or(0)),
+        ready_replicas: nz(rss.iter().map(|x| x.status.ready).sum()),
+        available_replicas: nz(available),
+        unavailable_replicas: nz((total - available).max(0)),
+        ..Default::default()
+    };
+    let strategy = Strategy::of(d);
+    if available >= strategy.replicas - max_unavailable(&strategy) {
+        set_condition(
+            r,
+            "Available",
+            "True",
+            reason::MINIMUM_REPLICAS_AVAILABLE,
+            reason::MINIMUM_AVAILABILITY.into(),
+        );
+    } else {
+        set_condition(
+            r,
+            "Available",
+            "False",
+            reason::MINIMUM_REPLICAS_UNAVAILABLE,
+            reason::NO_MINIMUM_AVAILABILITY.into(),
+        );
+    }
+    let done = s.replicas == s.updated_replicas
+        && progressing(r).is_some_and(|c| c.2 == reason::NEW_REPLICA_SET_AVAILABLE);
+    let new_name = new.map(|n| r.replica_sets[n].name.clone());
+    if !done {
+        let old = &r.status;
+        let old_olds = old.replicas.unwrap_or(0) - old.updated_replicas.unwrap_or(0);
+        let new_olds = s.replicas.unwrap_or(0) - s.updated_replicas.unwrap_or(0);
+        let moved = s.updated_replicas > old.updated_replicas
+            || new_olds < old_olds
+            || s.ready_replicas.unwrap_or(0) > old.ready_replicas.unwrap_or(0)
+            || s.available_replicas.unwrap_or(0) > old.available_replicas.unwrap_or(0);
+        let dname = d.metadata.name.as_deref().unwrap_or_default();
+        if complete(d, &s) {
+            let msg = match &new_name {
+                Some(n) => format!("ReplicaSet {n:?} has successfully progressed."),
+                None => format!("Deployment {dname:?} has successfully progressed."),
+            };
+            set_condition(
+                r,
+                "Progressing",
+                "True",
+                reason::NEW_REPLICA_SET_AVAILABLE,
+                msg,
+            );
+        } else if moved {
+            let msg = match &new_name {
+                Some(n) => format!("ReplicaSet {n:?} is progressing."),
+                None => format!("Deployment {dname:?} is progressing."),
+            };
+            r.conditions.retain(|c| c.0 != "Progressing");
+            set_condition(r, "Progressing", "True", reason::REPLICA_SET_UPDATED, msg);
+        }
+    }
+    s.conditions = Some(
+        r.conditions
+            .iter()
+            .map(|(t, st, why, msg)| DeploymentCondition {
+                type_: Some(t.clone()),
+                status: Some(st.clone()),
+                reason: Some(why.clone()),
+                message: Some(msg.clone()),
+                ..Default::default()
+            })
+            .collect(),
+    );
+    r.status = s;
 }
 
 /// A ReplicaSet's status (upstream `calculateStatus` of the ReplicaSet controller).
@@ -37,7 +126,7 @@ pub fn replica_set(s: &RsStatus, generation: i64) -> Value {
 }
 
 /// The status of tracked workload `t` other than a Deployment (whose status is the Deployment
-/// controller's, [`super::rollout::deployment_status`]).
+/// controller's, [`deployment`]).
 pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value> {
     let w = &t.workload;
     let generation = w.metadata().generation.unwrap_or(1);
