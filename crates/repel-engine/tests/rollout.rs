@@ -617,3 +617,41 @@ fn an_input_replica_set_of_an_older_template_is_adopted_and_rolled_away() {
     other.metadata.owner_references.as_mut().unwrap()[0].name = "nobody".into();
     assert!(!sim.plane.workloads.observe_replica_set(&other));
 }
+
+#[test]
+fn a_scaling_event_scales_the_one_active_replica_set_and_a_paused_deployment_does_not_roll() {
+    let mut sim = sim_with(3, &deployment(2, "nginx:1", json!({})));
+    let rs = rs_names(&sim).remove(0);
+    apply(&mut sim, &deployment(4, "nginx:1", json!({})));
+    assert_eq!(pods_by_rs(&sim).get(&rs), Some(&(4, 4)));
+    assert_eq!(
+        scaling_events(&sim),
+        [format!("Scaled up replica set {rs} from 2 to 4")]
+    );
+    // Paused: a new template makes no ReplicaSet; resumed, it rolls out.
+    let mut paused = deployment(4, "nginx:2", json!({}));
+    paused["spec"]["paused"] = json!(true);
+    apply(&mut sim, &paused);
+    assert_eq!(rs_names(&sim), std::slice::from_ref(&rs));
+    apply(&mut sim, &deployment(4, "nginx:2", json!({})));
+    let names = rs_names(&sim);
+    assert_eq!(names.len(), 1);
+    assert_ne!(names[0], rs, "resumed, the new template rolls out");
+}
+
+#[test]
+fn a_rollout_whose_new_pods_cannot_be_scheduled_stops_within_its_fenceposts() {
+    let mut sim = sim_with(3, &deployment(4, "nginx:1", json!({})));
+    let old = rs_names(&sim).remove(0);
+    // Version 2 wants a node no one has: its pods stay Pending.
+    let mut v2 = deployment(4, "nginx:2", json!({}));
+    v2["spec"]["template"]["spec"]["nodeSelector"] = json!({"pool": "missing"});
+    apply(&mut sim, &v2);
+    let now = pods_by_rs(&sim);
+    let new = now.keys().find(|k| **k != old).cloned().unwrap();
+    // maxSurge 1, maxUnavailable 1: 3 old pods keep running, 2 new ones wait.
+    assert_eq!(now.get(&old), Some(&(3, 3)), "{now:?}");
+    assert_eq!(now.get(&new), Some(&(2, 0)), "{now:?}");
+    sim.advance_to(sim.now + 600_000);
+    assert_eq!(pods_by_rs(&sim), now, "and it stays so");
+}
