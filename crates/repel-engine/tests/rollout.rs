@@ -513,10 +513,16 @@ fn workload_statuses_are_written_when_they_change() {
                  "template": {"metadata": {"labels": {"app": "agent"}},
                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}
     });
+    let sts = json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"replicas": 2, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                 "template": {"metadata": {"labels": {"app": "db"}},
+                              "spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    });
     let step = Step {
         index: 0,
         at: sim.now,
-        action: StepAction::Apply(vec![job, ds]),
+        action: StepAction::Apply(vec![job, ds, sts]),
     };
     sim.apply_step(&step);
     sim.advance_to(sim.now + 20_000);
@@ -548,6 +554,11 @@ fn workload_statuses_are_written_when_they_change() {
         json!({"currentNumberScheduled": 2, "desiredNumberScheduled": 2,
                "numberMisscheduled": 0, "numberReady": 2, "numberAvailable": 2,
                "updatedNumberScheduled": 2, "observedGeneration": 1})
+    );
+    assert_eq!(
+        last("statefulsets"),
+        json!({"replicas": 2, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 2,
+               "availableReplicas": 2, "observedGeneration": 1})
     );
     let job = last("jobs");
     assert_eq!(job["succeeded"], 1);
