@@ -172,33 +172,39 @@ impl ControlPlane {
     /// Runs every controller at `now` until a pass changes nothing.
     pub fn settle(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         for _ in 0..MAX_PASSES {
-            let before = Self::fingerprint(cluster, events);
-            self.node_lifecycle.reconcile(now, cluster, events);
-            // The kubelet admits (or rejects) pods bound since the last pass before the
-            // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
-            // untolerated NoExecute taint is first rejected (Failed, TaintToleration), then deleted.
-            self.kubelet.reconcile(now, cluster, events);
-            let (events_before, evictions_before) =
-                (events.len(), self.taint_eviction.evictions().len());
-            self.taint_eviction.reconcile(now, cluster, events);
-            for ev in &self.taint_eviction.evictions()[evictions_before..] {
-                let p = &cluster.pods[ev.pod];
-                let object = pod_object(&p.namespace, &p.name);
-                if let Some(e) = events[events_before..]
-                    .iter_mut()
-                    .find(|e| e.object == object && e.why.is_none())
-                {
-                    e.why = Some(ev.work.cause.to_string());
-                }
-            }
-            self.pod_gc.reconcile(now, cluster, events);
-            self.workloads.reconcile(now, cluster, events);
-            self.schedule_pending(now, cluster, events);
-            self.kubelet.reconcile(now, cluster, events);
-            if Self::fingerprint(cluster, events) == before {
+            if !self.pass(now, cluster, events) {
                 return;
             }
         }
+    }
+
+    /// One pass of every controller at `now` (see the module docs for the order); returns
+    /// whether it changed anything.
+    pub fn pass(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) -> bool {
+        let before = Self::fingerprint(cluster, events);
+        self.node_lifecycle.reconcile(now, cluster, events);
+        // The kubelet admits (or rejects) pods bound since the last pass before the
+        // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
+        // untolerated NoExecute taint is first rejected (Failed, TaintToleration), then deleted.
+        self.kubelet.reconcile(now, cluster, events);
+        let (events_before, evictions_before) =
+            (events.len(), self.taint_eviction.evictions().len());
+        self.taint_eviction.reconcile(now, cluster, events);
+        for ev in &self.taint_eviction.evictions()[evictions_before..] {
+            let p = &cluster.pods[ev.pod];
+            let object = pod_object(&p.namespace, &p.name);
+            if let Some(e) = events[events_before..]
+                .iter_mut()
+                .find(|e| e.object == object && e.why.is_none())
+            {
+                e.why = Some(ev.work.cause.to_string());
+            }
+        }
+        self.pod_gc.reconcile(now, cluster, events);
+        self.workloads.reconcile(now, cluster, events);
+        self.schedule_pending(now, cluster, events);
+        self.kubelet.reconcile(now, cluster, events);
+        Self::fingerprint(cluster, events) != before
     }
 
     /// The next time a controller has work, after `now`.

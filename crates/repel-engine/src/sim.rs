@@ -173,11 +173,43 @@ impl Simulation {
                 .map(|(pod, msg)| format!("pod {pod} not created: {msg}")),
         );
         let mut workloads = WorkloadControllers::new(cfg.gates, cfg.admission.clone(), cfg.seed);
-        // A workload another one manages (a Deployment's ReplicaSet) is not controlled twice.
-        for (w, owner) in workloads_in.into_iter().zip(&built.owners) {
+        // A workload another one manages (a Deployment's ReplicaSet) is not controlled twice:
+        // a Deployment's ReplicaSets of the input are its revisions. Its pods belong to the
+        // ReplicaSet the claim found for its template; when the input's ReplicaSets are all
+        // of older templates, its first sync creates the new one and rolls out.
+        let replica_sets: Vec<&k8s_openapi::api::apps::v1::ReplicaSet> = workloads_in
+            .iter()
+            .zip(&built.owners)
+            .filter_map(|(w, o)| match (w, o) {
+                (Workload::ReplicaSet(rs), None) => Some(rs),
+                _ => None,
+            })
+            .collect();
+        let of_deployment = |d: &Workload| -> Vec<String> {
+            replica_sets
+                .iter()
+                .filter(|rs| {
+                    repel_core::workload::namespace_of(&rs.metadata) == d.namespace()
+                        && repel_core::workload::controller_of(&rs.metadata)
+                            .is_some_and(|(k, n)| k == "Deployment" && n == d.name())
+                })
+                .filter_map(|rs| rs.metadata.name.clone())
+                .collect()
+        };
+        for (w, owner) in workloads_in.iter().zip(&built.owners) {
             if let Some(owner) = owner {
-                workloads.add_owned(w, &owner.kind, &owner.name);
+                let given = matches!(w, Workload::Deployment(_))
+                    .then(|| of_deployment(w))
+                    .unwrap_or_default();
+                if !given.is_empty() && !given.contains(&owner.name) {
+                    workloads.add(w.clone());
+                } else {
+                    workloads.add_owned(w.clone(), &owner.kind, &owner.name);
+                }
             }
+        }
+        for rs in &replica_sets {
+            workloads.observe_replica_set(rs);
         }
         Simulation {
             cluster: built.cluster,

@@ -436,6 +436,46 @@ spec:
             .collect();
         images.len() == 2 && images.iter().all(|i| i == "nginx:1.27")
     });
+    let o = s.kubectl(&["rollout", "history", "deployment", "web"]);
+    assert_eq!(
+        o.stdout,
+        "deployment.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["get", "rs"]);
+    let rows = table_rows(&o.stdout, 5);
+    assert_eq!(rows.len(), 3, "{}", o.stdout);
+    assert!(
+        rows.iter().any(|r| r.contains(" 0 0 0 ")),
+        "the old ReplicaSet kept at 0: {rows:?}"
+    );
+    // Back to revision 1: kubectl patches the old template back; its ReplicaSet is reused.
+    let o = s.kubectl(&["rollout", "undo", "deployment", "web"]);
+    assert_eq!(
+        o.stdout, "deployment.apps/web rolled back\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["rollout", "status", "deployment", "web", "--timeout=20s"]);
+    assert_eq!(
+        o.stdout, "deployment \"web\" successfully rolled out\n",
+        "{}",
+        o.stderr
+    );
+    wait_for("2 pods of the first template again", || {
+        let images: Vec<Value> = pods(&s)
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web")
+            .map(|p| p["spec"]["containers"][0]["image"].clone())
+            .collect();
+        images.len() == 2 && images.iter().all(|i| i == "nginx")
+    });
+    assert_eq!(
+        s.app.store.list("replicasets", None).0.len(),
+        2,
+        "revision 1's ReplicaSet reused"
+    );
     let o = s.kubectl(&["delete", "deployment", "web"]);
     assert_eq!(
         o.stdout, "deployment.apps \"web\" deleted\n",

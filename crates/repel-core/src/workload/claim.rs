@@ -21,7 +21,8 @@
 //!    here). A Deployment's new pods belong to the ReplicaSet of its current template: the
 //!    input's ReplicaSet whose template equals the Deployment's (the `pod-template-hash` label
 //!    aside); without ReplicaSets in the input, the one most of its pods name; else a new one.
-//!    A changed template is not rolled out: today's pods count against `replicas`.
+//!    Claiming rolls nothing out: today's pods count against `replicas` (the engine's
+//!    Deployment controller then rolls a changed template out).
 //! 4. StatefulSet: each ordinal of `spec.ordinals.start … start + replicas - 1` without a pod
 //!    named `SET-<ordinal>` (in any phase: the name is taken until the pod is deleted).
 //! 5. DaemonSet: each node `NodeShouldRunDaemonPod` accepts that runs none of its pods (bound

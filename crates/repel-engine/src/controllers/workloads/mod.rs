@@ -1,17 +1,40 @@
-//! The workload controllers that bring back what was deleted (upstream ReplicaSet — and so
-//! Deployment —, StatefulSet, DaemonSet and Job controllers, v1.35), reduced to what taints make
-//! them do: count a workload's live pods, create the missing ones (which go through admission
-//! and the scheduler again), and for a DaemonSet follow the nodes it should run on.
+//! The workload controllers that bring back what was deleted (upstream ReplicaSet, Deployment,
+//! StatefulSet, DaemonSet and Job controllers, v1.35), reduced to what taints make them do:
+//! count a workload's live pods, create the missing ones (which go through admission and the
+//! scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
-//! A ReplicaSet (a Deployment's too) with more active pods than replicas deletes the excess in
-//! upstream's order ([`pods_to_delete`]), with `SuccessfulDelete` "Deleted pod: NAME".
+//! A ReplicaSet with more active pods than replicas deletes the excess in upstream's order
+//! (`replica_set`'s `pods_to_delete`), with `SuccessfulDelete` "Deleted pod: NAME".
 //!
-//! Simplifications, each as upstream where it matters for taints: no rollout (a Deployment keeps
-//! one ReplicaSet), no backoff delays (a replacement is created at once). Jobs
-//! (NonIndexed) keep `parallelism` pods active until `completions` pods succeeded (a pod
-//! succeeds after the run time its `repel.dev/run-seconds` annotation gives, see
-//! [`crate::controllers::kubelet`]; without it, it runs until deleted), then record `Completed`
-//! "Job completed"; they stop being replaced after `backoffLimit` (default 6) failed pods.
+//! A Deployment keeps ReplicaSets, one per pod template it has had (`NAME-<pod-template-hash>`,
+//! revisions in `deployment.kubernetes.io/revision`), and rolls out a changed template as
+//! upstream's Deployment controller does ([`deployment`] decides, [`rollout`] applies): a
+//! rolling update within `maxSurge`/`maxUnavailable` (default 25% each) or Recreate, each
+//! scaling a `ScalingReplicaSet` event on the Deployment; a template equal to an old
+//! ReplicaSet's (a rollback) makes that one new again with the next revision; old ReplicaSets
+//! at 0 beyond `revisionHistoryLimit` (default 10) are deleted. Each ReplicaSet's pods are
+//! reconciled as a standalone ReplicaSet's. A Deployment given with its pods (an export, a
+//! scenario's objects) takes the ReplicaSet they belong to as its new one, so a Deployment that
+//! never changes makes the same pods, with the same names, as before.
+//!
+//! When recording ([`WorkloadControllers::record`]) the controllers also return their writes to
+//! workload objects ([`ObjectWrite`]): a Deployment's ReplicaSets created, scaled, annotated and
+//! deleted, its revision, and every workload's `status` when it changed (the `status`
+//! module's fields, as `kubectl rollout status` and `kubectl get` read them).
+//!
+//! Simplifications, each as upstream where it matters for taints: a pod is available once it
+//! runs (`minReadySeconds` is taken as 0), `progressDeadlineSeconds` never times out, no
+//! backoff delays (a replacement is created at once). Jobs (NonIndexed) keep `parallelism` pods
+//! active until `completions` pods succeeded (a pod succeeds after the run time its
+//! `repel.dev/run-seconds` annotation gives, see [`crate::controllers::kubelet`]; without it,
+//! it runs until deleted), then record `Completed` "Job completed"; they stop being replaced
+//! after `backoffLimit` (default 6) failed pods.
+//!
+//! # Layout
+//! - [`deployment`]: the Deployment controller's decisions, ported from upstream.
+//! - [`rollout`]: a Deployment's ReplicaSets on the cluster, one sync at a time.
+//! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`, `getPodsToDelete`).
+//! - `status`: each workload's status (a Deployment's too).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -21,6 +44,16 @@ use repel_core::admission::{AdmissionConfig, create_pod};
 use repel_core::workload::{
     NameRng, Workload, controller_of, controller_pod, node_should_run_daemon_pod, pod_template_hash,
 };
+
+pub mod deployment;
+mod replica_set;
+pub mod rollout;
+mod status;
+#[cfg(test)]
+mod tests;
+
+pub use replica_set::{BURST_REPLICAS, POD_DELETION_COST};
+use rollout::Rollout;
 
 use crate::actions::ObjectWrite;
 use crate::clock::Millis;
@@ -44,8 +77,12 @@ struct Tracked {
     exhausted: bool,
     /// A Job whose completions are reached: no more pods.
     complete: bool,
-    /// The controller kind and name its pods name (a Deployment's: its ReplicaSet).
+    /// The controller kind and name its pods name (a Deployment's: its new ReplicaSet).
     owner: (String, String),
+    /// A Deployment's ReplicaSets.
+    rollout: Option<Rollout>,
+    /// The status last written (when recording), for workloads other than Deployments.
+    written: Option<serde_json::Value>,
 }
 
 /// The workload controllers.
@@ -84,11 +121,26 @@ impl WorkloadControllers {
     }
 
     /// Records `write` when recording.
-    #[allow(dead_code)]
     fn note(&mut self, write: impl FnOnce() -> ObjectWrite) {
         if let Some(w) = self.writes.as_mut() {
             w.push(write());
         }
+    }
+
+    /// A name for a new pod of tracked workload `i`: `PREFIX-xxxxx` from its name stream, one no
+    /// live pod of its namespace has. (Upstream's API server refuses a generated name already
+    /// taken, and the controller tries again with another; with 5 characters that happens
+    /// about once per 3,000 pods of one ReplicaSet.)
+    fn free_name(&mut self, i: usize, cluster: &Cluster, prefix: &str) -> String {
+        let ns = self.tracked[i].workload.namespace().to_string();
+        let mut name = format!("{prefix}-{}", self.tracked[i].rng.suffix(5));
+        for _ in 0..64 {
+            if cluster.pod_id(&ns, &name).is_none() {
+                break;
+            }
+            name = format!("{prefix}-{}", self.tracked[i].rng.suffix(5));
+        }
+        name
     }
 
     /// Whether the workload `kind`/`namespace`/`name` is managed.
@@ -100,27 +152,69 @@ impl WorkloadControllers {
         })
     }
 
+    /// The ReplicaSets of the managed Deployment `namespace`/`name`, in creation order (empty
+    /// when it is not managed).
+    pub fn replica_sets(&self, namespace: &str, name: &str) -> &[deployment::ReplicaSetState] {
+        self.tracked
+            .iter()
+            .find(|t| {
+                matches!(t.workload, Workload::Deployment(_))
+                    && t.workload.namespace() == namespace
+                    && t.workload.name() == name
+            })
+            .and_then(|t| t.rollout.as_ref())
+            .map(|r| r.replica_sets.as_slice())
+            .unwrap_or_default()
+    }
+
     /// A ReplicaSet object seen in the cluster (a driver's store, an input file): when its
     /// controller ownerReference names a managed Deployment, the Deployment takes it as one of
     /// its revisions and `true` is returned (the driver does not manage it as a ReplicaSet of
     /// its own); otherwise `false`.
     pub fn observe_replica_set(&mut self, rs: &k8s_openapi::api::apps::v1::ReplicaSet) -> bool {
         let ns = repel_core::workload::namespace_of(&rs.metadata);
-        match controller_of(&rs.metadata) {
-            Some((kind, name)) if kind == "Deployment" => self.manages("Deployment", ns, &name),
-            _ => false,
+        let Some((kind, name)) = controller_of(&rs.metadata) else {
+            return false;
+        };
+        if kind != "Deployment" {
+            return false;
         }
+        let Some(t) = self.tracked.iter_mut().find(|t| {
+            matches!(t.workload, Workload::Deployment(_))
+                && t.workload.namespace() == ns
+                && t.workload.name() == name
+        }) else {
+            return false;
+        };
+        let r = t.rollout.get_or_insert_with(Rollout::default);
+        r.adopt(rs);
+        if let Workload::Deployment(d) = &t.workload
+            && let Some(n) = r
+                .replica_sets
+                .iter()
+                .find(|x| deployment::equal_ignore_hash(&x.template, &d.spec.template))
+        {
+            t.owner = ("ReplicaSet".into(), n.name.clone());
+        }
+        true
     }
 
     /// Starts managing a workload (its existing pods are recognised by their ownerReference),
     /// whose pods name the controller [`owner`] computes.
+    ///
+    /// A Deployment added this way has no ReplicaSet yet (but those
+    /// [`WorkloadControllers::observe_replica_set`] gives it): its first sync creates one.
     pub fn add(&mut self, workload: Workload) {
         let (kind, name) = owner(&workload);
         self.add_owned(workload, &kind, &name);
+        if let Some(t) = self.tracked.last_mut() {
+            t.rollout = t.rollout.take().map(|_| Rollout::default());
+        }
     }
 
     /// Starts managing a workload whose pods name the controller `kind`/`name` (as the claim
-    /// found it: a Deployment's ReplicaSet from the input).
+    /// found it: a Deployment's ReplicaSet from the input, which the Deployment takes as its
+    /// existing new ReplicaSet, scaled to its replicas).
     pub fn add_owned(&mut self, workload: Workload, kind: &str, name: &str) {
         let stream = format!(
             "replacements/{}/{}/{}",
@@ -130,10 +224,15 @@ impl WorkloadControllers {
         );
         self.tracked.push(Tracked {
             rng: NameRng::new(self.seed, &stream),
+            rollout: match &workload {
+                Workload::Deployment(d) => Some(Rollout::existing(d, name)),
+                _ => None,
+            },
             workload,
             exhausted: false,
             complete: false,
             owner: (kind.to_string(), name.to_string()),
+            written: None,
         });
     }
 
@@ -150,9 +249,11 @@ impl WorkloadControllers {
     }
 
     /// Replaces a managed workload's object (`kubectl apply` of a changed manifest); returns
-    /// whether it was managed. Existing pods are kept (repel does no rollouts); new pods use the
-    /// new template.
+    /// whether it was managed. A Deployment with a changed template rolls out to a new
+    /// ReplicaSet at its next sync (it keeps the revision annotation the controller set); other
+    /// workloads keep their pods, and new pods use the new template.
     pub fn replace(&mut self, workload: Workload) -> bool {
+        let mut workload = workload;
         let Some(t) = self.tracked.iter_mut().find(|t| {
             t.workload.kind() == workload.kind()
                 && t.workload.namespace() == workload.namespace()
@@ -162,7 +263,32 @@ impl WorkloadControllers {
         };
         // Pods named after the computed owner (a Deployment's template hash) follow the new
         // template's; an owner found in the input stays.
-        if t.owner == owner(&t.workload) {
+        if let (Workload::Deployment(old), Workload::Deployment(new)) = (&t.workload, &mut workload)
+            && let Some(rev) = old
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(deployment::REVISION_ANNOTATION))
+        {
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .entry(deployment::REVISION_ANNOTATION.to_string())
+                .or_insert_with(|| rev.clone());
+        }
+        if let Workload::Deployment(d) = &workload {
+            // Its pods name the ReplicaSet of its template: an existing one, or the one its
+            // next sync creates.
+            let existing = t.rollout.as_ref().and_then(|r| {
+                r.replica_sets
+                    .iter()
+                    .find(|x| deployment::equal_ignore_hash(&x.template, &d.spec.template))
+            });
+            t.owner = match existing {
+                Some(x) => ("ReplicaSet".into(), x.name.clone()),
+                None => owner(&workload),
+            };
+        } else if t.owner == owner(&t.workload) {
             t.owner = owner(&workload);
         }
         t.workload = workload;
@@ -186,54 +312,28 @@ impl WorkloadControllers {
             return false;
         };
         let t = self.tracked.remove(i);
+        if let Some(r) = &t.rollout {
+            // The garbage collector: the Deployment's ReplicaSets, then their pods.
+            let names: Vec<&str> = r.replica_sets.iter().map(|x| x.name.as_str()).collect();
+            for name in &names {
+                self.note(|| ObjectWrite::Delete {
+                    resource: "replicasets",
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                });
+            }
+            let pods = rollout::pods_by_replica_set(cluster, namespace, &names);
+            for id in pods.into_values().flatten() {
+                cluster.delete_pod(id);
+            }
+            return true;
+        }
         let (okind, oname) = t.owner.clone();
         for id in owned(cluster, &t.workload, &okind, &oname) {
             cluster.delete_pod(id);
         }
         true
     }
-}
-
-/// Upstream's `burstReplicas`: at most this many pods created or deleted per sync.
-pub const BURST_REPLICAS: usize = 500;
-
-/// The annotation that makes a pod cheaper or dearer to delete on scale-down.
-pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-
-/// Upstream `getPodsToDelete` with `ActivePodsWithRanks` (v1.35): the `diff` pods a ReplicaSet
-/// deletes first when it has too many. In order: unassigned before assigned; Pending before
-/// Running; lower `controller.kubernetes.io/pod-deletion-cost` before higher; more of its
-/// ReplicaSet's active pods on the same node before fewer. Upstream then compares ready times,
-/// restart counts and creation times, none of which a simulated pod differs in; where upstream
-/// leaves the order to its sort, repel deletes the newest pod first (upstream's rule for
-/// differing creation times).
-fn pods_to_delete(cluster: &Cluster, active: &[PodId], diff: usize) -> Vec<PodId> {
-    let mut on_node: HashMap<Option<usize>, usize> = HashMap::new();
-    for p in active {
-        *on_node.entry(cluster.pods[*p].node).or_default() += 1;
-    }
-    let cost = |p: PodId| -> i32 {
-        cluster.pods[p]
-            .meta
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(POD_DELETION_COST))
-            .and_then(|v| v.parse::<i32>().ok())
-            .unwrap_or(0)
-    };
-    let mut ranked: Vec<PodId> = active.to_vec();
-    ranked.sort_by_key(|p| {
-        let info = &cluster.pods[*p];
-        (
-            info.spec_node_name().is_some(),
-            info.phase != PodPhase::Pending,
-            cost(*p),
-            std::cmp::Reverse(on_node.get(&info.node).copied().unwrap_or(0)),
-            std::cmp::Reverse(info.seq),
-        )
-    });
-    ranked.truncate(diff);
-    ranked
 }
 
 /// A Job's (or a CronJob's job template's) `parallelism` (default 1) and `completions`.
@@ -360,45 +460,19 @@ impl WorkloadControllers {
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
     ) {
+        if matches!(self.tracked[i].workload, Workload::Deployment(_)) {
+            self.reconcile_deployment(i, now, cluster, events);
+            return;
+        }
         let w = self.tracked[i].workload.clone();
         let (okind, oname) = self.tracked[i].owner.clone();
         let object = format!("{okind}/{}/{oname}", w.namespace());
         let pods = owned(cluster, &w, &okind, &oname);
         match &w {
-            Workload::Deployment(_) | Workload::ReplicaSet(_) => {
-                let active: Vec<PodId> = pods
-                    .iter()
-                    .copied()
-                    .filter(|p| is_active(cluster, *p))
-                    .collect();
-                if active.len() > w.pod_count() {
-                    let diff = (active.len() - w.pod_count()).min(BURST_REPLICAS);
-                    for p in pods_to_delete(cluster, &active, diff) {
-                        let name = cluster.pods[p].name.clone();
-                        cluster.delete_pod(p);
-                        events.push(Event::normal(
-                            now,
-                            SUCCESSFUL_DELETE,
-                            object.clone(),
-                            None,
-                            format!("Deleted pod: {name}"),
-                        ));
-                    }
-                    return;
-                }
-                for _ in active.len()..w.pod_count() {
-                    let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
-                    let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
-                    self.create(
-                        cluster,
-                        events,
-                        now,
-                        &w,
-                        &object,
-                        pod,
-                        format!("Created pod: {name}"),
-                    );
-                }
+            Workload::Deployment(_) => {}
+            Workload::ReplicaSet(_) => {
+                let want = w.pod_count();
+                self.reconcile_replicas(i, &w, &oname, &object, &pods, want, now, cluster, events);
             }
             Workload::StatefulSet(_) => {
                 // Failed pods are deleted and recreated; a terminating one keeps its name taken.
@@ -517,7 +591,7 @@ impl WorkloadControllers {
                     None => parallelism,
                 };
                 for _ in active..want {
-                    let name = format!("{job_name}-{}", self.tracked[i].rng.suffix(5));
+                    let name = self.free_name(i, cluster, &job_name);
                     let pod = controller_pod(&w, name.clone(), "Job", &job_name, None);
                     self.create(
                         cluster,
@@ -583,7 +657,7 @@ impl WorkloadControllers {
             }
             let live = on_node.iter().any(|p| !cluster.pods[*p].deleted);
             if should_run && !live {
-                let name = format!("{oname}-{}", self.tracked[i].rng.suffix(5));
+                let name = self.free_name(i, cluster, oname);
                 let pod = controller_pod(w, name.clone(), "DaemonSet", oname, Some(&node_name));
                 self.create(
                     cluster,
@@ -607,58 +681,30 @@ impl Controller for WorkloadControllers {
     fn reconcile(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
         for i in 0..self.tracked.len() {
             self.reconcile_one(i, now, cluster, events);
+            if self.writes.is_some()
+                && let Some(status) = status::of(&self.tracked[i], cluster, &self.gates)
+                && self.tracked[i].written.as_ref() != Some(&status)
+            {
+                self.tracked[i].written = Some(status.clone());
+                let w = &self.tracked[i].workload;
+                let resource = match w {
+                    Workload::ReplicaSet(_) => "replicasets",
+                    Workload::StatefulSet(_) => "statefulsets",
+                    Workload::DaemonSet(_) => "daemonsets",
+                    _ => "jobs",
+                };
+                let (namespace, name) = (w.namespace().to_string(), w.name().to_string());
+                self.note(|| ObjectWrite::Status {
+                    resource,
+                    namespace,
+                    name,
+                    status,
+                });
+            }
         }
     }
 
     fn next_wake(&self, _: Millis, _: &Cluster) -> Option<Millis> {
         None
-    }
-}
-
-#[cfg(test)]
-mod scale_down_tests {
-    use k8s_openapi::api::core::v1::{Node, Pod};
-    use serde_json::json;
-
-    use super::*;
-
-    fn pod(name: &str, node: Option<&str>, phase: &str, cost: Option<&str>) -> Pod {
-        let mut v = json!({
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "i"}]},
-            "status": {"phase": phase}
-        });
-        if let Some(n) = node {
-            v["spec"]["nodeName"] = json!(n);
-        }
-        if let Some(c) = cost {
-            v["metadata"]["annotations"] = json!({POD_DELETION_COST: c});
-        }
-        serde_json::from_value(v).unwrap_or_default()
-    }
-
-    #[test]
-    fn scale_down_deletes_unassigned_then_cheap_then_doubled_up_then_newest() {
-        let mut c = Cluster::new();
-        for n in ["a", "b", "c"] {
-            c.add_node(
-                serde_json::from_value::<Node>(json!({"metadata": {"name": n}}))
-                    .unwrap_or_default(),
-            );
-        }
-        let ids = [
-            c.add_pod(pod("p0", Some("a"), "Running", None)),
-            c.add_pod(pod("p1", Some("a"), "Running", None)),
-            c.add_pod(pod("p2", Some("b"), "Running", None)),
-            c.add_pod(pod("p3", None, "Pending", None)),
-            c.add_pod(pod("p4", Some("b"), "Running", Some("-5"))),
-            c.add_pod(pod("p5", Some("c"), "Running", Some("not a number"))),
-        ];
-        let order = pods_to_delete(&c, &ids, 6);
-        let names: Vec<&str> = order.iter().map(|p| c.pods[*p].name.as_str()).collect();
-        // p3 is unassigned; p4 is cheapest; a and b hold two pods each, c one: the newest of
-        // a's and b's go first; an unparseable cost counts as 0.
-        assert_eq!(names, ["p3", "p4", "p2", "p1", "p0", "p5"]);
-        assert_eq!(pods_to_delete(&c, &ids, 2).len(), 2);
     }
 }

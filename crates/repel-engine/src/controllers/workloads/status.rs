@@ -1,0 +1,242 @@
+//! Each workload's `status`, as its upstream controller writes it (v1.35), from the pods the
+//! view holds: what [`super::WorkloadControllers`] records as [`crate::actions::ObjectWrite`]
+//! `Status` when it changed. Fields Go leaves out when zero (`omitempty`) are left out; a pod
+//! is ready and available once Running (no `minReadySeconds`). Timestamps (a Job's
+//! `startTime`, conditions' times) are left out.
+
+use k8s_openapi::api::apps::v1::{
+    DaemonSetStatus, Deployment, DeploymentCondition, DeploymentStatus, ReplicaSetStatus,
+    StatefulSetStatus,
+};
+use k8s_openapi::api::batch::v1::{JobCondition, JobStatus};
+use k8s_openapi::api::core::v1::Node;
+use repel_core::FeatureGates;
+use repel_core::workload::{Workload, controller_pod, node_should_run_daemon_pod};
+use serde_json::Value;
+
+use super::deployment::{RsStatus, Strategy, max_unavailable, reason};
+use super::rollout::{Rollout, complete, find_new, progressing, set_condition};
+use super::{Tracked, owned, owned_including};
+use crate::cluster::{Cluster, PodPhase};
+
+fn nz(v: i32) -> Option<i32> {
+    (v != 0).then_some(v)
+}
+
+fn count(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Upstream `calculateStatus` and `syncRolloutStatus` (v1.35) over the ReplicaSets' fresh
+/// statuses: counts, `Available` (at least `replicas − maxUnavailable` available), and
+/// `Progressing` (`NewReplicaSetAvailable` once complete, `ReplicaSetUpdated` while pods
+/// move). Stored in `r.status`.
+pub fn deployment(d: &Deployment, r: &mut Rollout) {
+    let rss = &r.replica_sets;
+    let available: i32 = rss.iter().map(|x| x.status.available).sum();
+    let total: i32 = rss.iter().map(|x| x.replicas).sum();
+    let new = find_new(d, r);
+    let nz = |v: i32| (v != 0).then_some(v);
+    let mut s = DeploymentStatus {
+        observed_generation: Some(d.metadata.generation.unwrap_or(1)),
+        replicas: nz(rss.iter().map(|x| x.status.replicas).sum()),
+        updated_replicas: nz(new.map(|n| rss[n].status.replicas).unwrap_or(0)),
+        ready_replicas: nz(rss.iter().map(|x| x.status.ready).sum()),
+        available_replicas: nz(available),
+        unavailable_replicas: nz((total - available).max(0)),
+        ..Default::default()
+    };
+    let strategy = Strategy::of(d);
+    if available >= strategy.replicas - max_unavailable(&strategy) {
+        set_condition(
+            r,
+            "Available",
+            "True",
+            reason::MINIMUM_REPLICAS_AVAILABLE,
+            reason::MINIMUM_AVAILABILITY.into(),
+        );
+    } else {
+        set_condition(
+            r,
+            "Available",
+            "False",
+            reason::MINIMUM_REPLICAS_UNAVAILABLE,
+            reason::NO_MINIMUM_AVAILABILITY.into(),
+        );
+    }
+    let done = s.replicas == s.updated_replicas
+        && progressing(r).is_some_and(|c| c.2 == reason::NEW_REPLICA_SET_AVAILABLE);
+    let new_name = new.map(|n| r.replica_sets[n].name.clone());
+    if !done {
+        let old = &r.status;
+        let old_olds = old.replicas.unwrap_or(0) - old.updated_replicas.unwrap_or(0);
+        let new_olds = s.replicas.unwrap_or(0) - s.updated_replicas.unwrap_or(0);
+        let moved = s.updated_replicas > old.updated_replicas
+            || new_olds < old_olds
+            || s.ready_replicas.unwrap_or(0) > old.ready_replicas.unwrap_or(0)
+            || s.available_replicas.unwrap_or(0) > old.available_replicas.unwrap_or(0);
+        let dname = d.metadata.name.as_deref().unwrap_or_default();
+        if complete(d, &s) {
+            let msg = match &new_name {
+                Some(n) => format!("ReplicaSet {n:?} has successfully progressed."),
+                None => format!("Deployment {dname:?} has successfully progressed."),
+            };
+            set_condition(
+                r,
+                "Progressing",
+                "True",
+                reason::NEW_REPLICA_SET_AVAILABLE,
+                msg,
+            );
+        } else if moved {
+            let msg = match &new_name {
+                Some(n) => format!("ReplicaSet {n:?} is progressing."),
+                None => format!("Deployment {dname:?} is progressing."),
+            };
+            r.conditions.retain(|c| c.0 != "Progressing");
+            set_condition(r, "Progressing", "True", reason::REPLICA_SET_UPDATED, msg);
+        }
+    }
+    s.conditions = Some(
+        r.conditions
+            .iter()
+            .map(|(t, st, why, msg)| DeploymentCondition {
+                type_: Some(t.clone()),
+                status: Some(st.clone()),
+                reason: Some(why.clone()),
+                message: Some(msg.clone()),
+                ..Default::default()
+            })
+            .collect(),
+    );
+    r.status = s;
+}
+
+/// A ReplicaSet's status (upstream `calculateStatus` of the ReplicaSet controller).
+pub fn replica_set(s: &RsStatus, generation: i64) -> Value {
+    serde_json::to_value(ReplicaSetStatus {
+        replicas: s.replicas,
+        fully_labeled_replicas: nz(s.fully_labeled),
+        ready_replicas: nz(s.ready),
+        available_replicas: nz(s.available),
+        observed_generation: Some(generation),
+        ..Default::default()
+    })
+    .unwrap_or_default()
+}
+
+/// The status of tracked workload `t` other than a Deployment (whose status is the Deployment
+/// controller's, [`deployment`]).
+pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value> {
+    let w = &t.workload;
+    let generation = w.metadata().generation.unwrap_or(1);
+    let (okind, oname) = (&t.owner.0, &t.owner.1);
+    let pods = owned(cluster, w, okind, oname);
+    let running = |p: &usize| {
+        let i = &cluster.pods[*p];
+        i.phase == PodPhase::Running && !i.terminating
+    };
+    let value = match w {
+        Workload::Deployment(_) => return None,
+        Workload::ReplicaSet(_) => {
+            let template = w.template().map(|(t, _)| t.clone()).unwrap_or_default();
+            let s = super::rollout::replica_set_status(cluster, &template, &pods);
+            return Some(replica_set(&s, generation));
+        }
+        Workload::StatefulSet(_) => {
+            let replicas = count(pods.len());
+            let ready = count(pods.iter().filter(|p| running(p)).count());
+            serde_json::to_value(StatefulSetStatus {
+                replicas,
+                ready_replicas: nz(ready),
+                current_replicas: nz(replicas),
+                updated_replicas: nz(replicas),
+                available_replicas: Some(ready),
+                observed_generation: Some(generation),
+                ..Default::default()
+            })
+        }
+        Workload::DaemonSet(_) => {
+            let template = controller_pod(w, String::new(), "DaemonSet", oname, None)?;
+            let spec = template.spec.unwrap_or_default();
+            let (mut desired, mut current, mut mis, mut ready) = (0, 0, 0, 0);
+            for n in &cluster.nodes {
+                let node: &Node = &n.node;
+                let (should_run, _) = node_should_run_daemon_pod(&spec, node, gates);
+                let on: Vec<&usize> = pods
+                    .iter()
+                    .filter(|p| {
+                        let info = &cluster.pods[**p];
+                        info.node
+                            .and_then(|x| cluster.nodes.get(x))
+                            .map(|x| &x.name)
+                            == Some(&n.name)
+                            || repel_core::workload::claim::pinned_node(info.spec()).as_ref()
+                                == Some(&n.name)
+                    })
+                    .collect();
+                desired += i32::from(should_run);
+                if !on.is_empty() {
+                    if should_run {
+                        current += 1;
+                        ready += i32::from(on.iter().any(|p| running(p)));
+                    } else {
+                        mis += 1;
+                    }
+                }
+            }
+            serde_json::to_value(DaemonSetStatus {
+                current_number_scheduled: current,
+                desired_number_scheduled: desired,
+                number_misscheduled: mis,
+                number_ready: ready,
+                number_available: nz(ready),
+                number_unavailable: nz(desired - ready),
+                updated_number_scheduled: nz(current),
+                observed_generation: Some(generation),
+                ..Default::default()
+            })
+        }
+        Workload::Job(_) | Workload::CronJob(_) => {
+            let all = owned_including(cluster, w, okind, oname, true);
+            let phase = |ph: PodPhase| all.iter().filter(|p| cluster.pods[**p].phase == ph).count();
+            let failed = all
+                .iter()
+                .filter(|p| {
+                    let p = &cluster.pods[**p];
+                    p.phase == PodPhase::Failed || (p.deleted && p.phase != PodPhase::Succeeded)
+                })
+                .count();
+            let active = pods
+                .iter()
+                .filter(|p| super::is_active(cluster, **p))
+                .count();
+            let ready = pods.iter().filter(|p| running(p)).count();
+            let mut conditions = Vec::new();
+            if t.complete {
+                conditions.push(JobCondition {
+                    type_: "Complete".into(),
+                    status: "True".into(),
+                    ..Default::default()
+                });
+            } else if t.exhausted {
+                conditions.push(JobCondition {
+                    type_: "Failed".into(),
+                    status: "True".into(),
+                    reason: Some("BackoffLimitExceeded".into()),
+                    message: Some("Job has reached the specified backoff limit".into()),
+                    ..Default::default()
+                });
+            }
+            serde_json::to_value(JobStatus {
+                active: nz(count(active)),
+                succeeded: nz(count(phase(PodPhase::Succeeded))),
+                failed: nz(count(failed)),
+                ready: Some(count(ready)),
+                conditions: (!conditions.is_empty()).then_some(conditions),
+                ..Default::default()
+            })
+        }
+    };
+    value.ok()
+}
