@@ -90,7 +90,7 @@ impl WorkloadControllers {
             return;
         }
         for _ in active.len()..want {
-            let name = self.free_name(i, cluster, &rs_name);
+            let name = self.free_name(i, cluster, rs_name);
             let pod = controller_pod(w, name.clone(), "ReplicaSet", rs_name, None);
             self.create(
                 cluster,
