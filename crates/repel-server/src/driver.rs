@@ -149,6 +149,8 @@ impl Driver {
     /// One pass at wall instant `at` (see the module documentation); returns how long to sleep
     /// before the next.
     pub fn tick(&mut self, at: Instant) -> Duration {
+        let trace = std::env::var_os("REPEL_TRACE_DRIVER").is_some();
+        let t0 = Instant::now();
         for (id, name) in self.view.sync(&self.app.store) {
             self.plane.node_removed(id, &name);
             self.stopped.remove(&name);
@@ -171,8 +173,17 @@ impl Driver {
         }
         let heartbeats_changed = self.sync_heartbeats(now);
         self.renew_leases(at);
+        let t1 = Instant::now();
         if heartbeats_changed || self.settled.map(|(rv, _)| rv) != Some(self.view.rv) {
             self.settle(now);
+        }
+        if trace {
+            eprintln!(
+                "driver: sync+catch-up {:?}, settle+write {:?}, pods {}",
+                t1 - t0,
+                t1.elapsed(),
+                self.view.cluster.pods.len()
+            );
         }
         // Until the next deadline, in wall time, at most a tick.
         match self.plane.next_wake(now, &self.view.cluster) {
@@ -187,7 +198,11 @@ impl Driver {
     /// Settles the control plane at cluster time `now` and writes what it did.
     fn settle(&mut self, now: Millis) {
         let mut events: Vec<EngineEvent> = Vec::new();
+        let t0 = Instant::now();
         self.plane.settle(now, &mut self.view.cluster, &mut events);
+        if std::env::var_os("REPEL_TRACE_DRIVER").is_some() {
+            eprintln!("driver: settle {:?}", t0.elapsed());
+        }
         let actions = self.view.cluster.take_actions();
         let changes = Changes::of(&self.view.cluster, &actions);
         let mut writes = self.plane.workloads.take_writes();

@@ -55,11 +55,12 @@ pub struct Event {
     pub resource: String,
     /// The resourceVersion of this change.
     pub rv: u64,
-    /// The object after the change (before it, for a deletion, with the deletion's rv).
-    pub object: Value,
+    /// The object after the change (before it, for a deletion, with the deletion's rv); shared
+    /// with the store's copy, not a copy of it.
+    pub object: Arc<Value>,
     /// The object before a modification (watches with selectors turn a change that moves an
     /// object out of or into their selection into DELETED or ADDED, as upstream's cacher).
-    pub prev: Option<Value>,
+    pub prev: Option<Arc<Value>>,
 }
 
 /// Why a write was refused.
@@ -233,6 +234,21 @@ impl Store {
             .get(resource)
             .and_then(|m| m.get(&key(namespace, name)))
             .map(|v| Value::clone(v))
+    }
+
+    /// `f` of an object, read in place (no copy of the object is made).
+    pub fn read<R>(
+        &self,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+        f: impl FnOnce(&Value) -> R,
+    ) -> Option<R> {
+        self.lock()
+            .objects
+            .get(resource)
+            .and_then(|m| m.get(&key(namespace, name)))
+            .map(|v| f(v))
     }
 
     /// Every object of a resource (in one namespace when given), with the store's rv.
@@ -550,7 +566,8 @@ impl Store {
             let mut prev = None;
             let object = match obj {
                 Some(o) => {
-                    prev = m.insert(k, Arc::new(o.clone())).map(Arc::unwrap_or_clone);
+                    let o = Arc::new(o);
+                    prev = m.insert(k, o.clone());
                     o
                 }
                 None => {
@@ -561,7 +578,7 @@ impl Store {
                     if last.is_object() {
                         last["metadata"]["resourceVersion"] = json!(rv.to_string());
                     }
-                    last
+                    Arc::new(last)
                 }
             };
             let ev = Arc::new(Event {

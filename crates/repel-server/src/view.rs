@@ -66,7 +66,8 @@ pub struct View {
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
-    serde_json::from_value(v.clone()).ok()
+    // Read in place: no copy of the object.
+    T::deserialize(v).ok()
 }
 
 fn workload(resource: &str, v: &Value) -> Option<Workload> {

@@ -165,13 +165,13 @@ pub fn watch(
 fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Value)> {
     let now = matches(&ev.object);
     match ev.kind {
-        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, ev.object.clone())),
+        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, Value::clone(&ev.object))),
         EventType::Modified => {
-            let before = ev.prev.as_ref().is_some_and(matches);
+            let before = ev.prev.as_deref().is_some_and(matches);
             match (before, now) {
-                (true, true) => Some((EventType::Modified, ev.object.clone())),
-                (false, true) => Some((EventType::Added, ev.object.clone())),
-                (true, false) => Some((EventType::Deleted, ev.object.clone())),
+                (true, true) => Some((EventType::Modified, Value::clone(&ev.object))),
+                (false, true) => Some((EventType::Added, Value::clone(&ev.object))),
+                (true, false) => Some((EventType::Deleted, Value::clone(&ev.object))),
                 (false, false) => None,
             }
         }
@@ -187,8 +187,8 @@ mod tests {
             kind,
             resource: "pods".into(),
             rv: 1,
-            object,
-            prev,
+            object: std::sync::Arc::new(object),
+            prev: prev.map(std::sync::Arc::new),
         }
     }
 

@@ -31,6 +31,19 @@ use crate::admission::Admission;
 use crate::store::{Op, Store, StoreError, new_uid, ns_name};
 use crate::time;
 
+/// The nodes a write reads (to render a running pod's status), each read from the store once.
+#[derive(Default)]
+struct NodeCache(std::collections::HashMap<String, Option<std::rc::Rc<Value>>>);
+
+impl NodeCache {
+    fn get(&mut self, store: &Store, name: &str) -> Option<std::rc::Rc<Value>> {
+        self.0
+            .entry(name.to_string())
+            .or_insert_with(|| store.get("nodes", "", name).map(std::rc::Rc::new))
+            .clone()
+    }
+}
+
 /// The status fields of a running pod only its kubelet writes.
 const KUBELET_STATUS: [&str; 6] = [
     "containerStatuses",
@@ -73,6 +86,7 @@ pub fn write(
         Ok(_) | Err(StoreError::NotFound | StoreError::Conflict) => Ok(()),
         Err(e) => Err(e),
     };
+    let mut nodes = NodeCache::default();
     for id in &changes.deleted_pods {
         let p = &c.pods[*id];
         remove_pod(store, &p.namespace, &p.name, &pod_json(c, *id)["status"])?;
@@ -95,7 +109,7 @@ pub fn write(
         let seen = new["metadata"]["resourceVersion"].clone();
         let node = new["spec"]["nodeName"]
             .as_str()
-            .and_then(|n| store.get("nodes", "", n));
+            .and_then(|n| nodes.get(store, n));
         ignore_gone(
             store.modify::<StoreError>("pods", &p.namespace, &p.name, |cur| {
                 let mut obj = cur.clone();
@@ -149,7 +163,7 @@ pub fn write(
         }
     }
     for id in &changes.created_pods {
-        create_pod(store, admission, pod_json(c, *id))?;
+        create_pod(store, admission, &mut nodes, pod_json(c, *id))?;
         if c.pods[*id].terminating {
             mark_terminating(store, &c.pods[*id].namespace, &c.pods[*id].name)?;
         }
@@ -211,7 +225,7 @@ pub fn write(
 pub fn write_initial(store: &Store, admission: &Admission, c: &Cluster) -> Result<(), StoreError> {
     for (id, p) in c.pods.iter().enumerate() {
         if !p.deleted && store.get("pods", &p.namespace, &p.name).is_none() {
-            create_pod(store, admission, pod_json(c, id))?;
+            create_pod(store, admission, &mut NodeCache::default(), pod_json(c, id))?;
         }
     }
     Ok(())
@@ -221,14 +235,19 @@ pub fn write_initial(store: &Store, admission: &Admission, c: &Cluster) -> Resul
 /// client's of the same name, is left).
 /// A pod created already running (created, bound and started in one pass) gets its kubelet's
 /// running status rendered, and its conditions the wall clock's time.
-fn create_pod(store: &Store, admission: &Admission, mut pod: Value) -> Result<(), StoreError> {
+fn create_pod(
+    store: &Store,
+    admission: &Admission,
+    nodes: &mut NodeCache,
+    mut pod: Value,
+) -> Result<(), StoreError> {
     if let Some(cs) = pod.pointer_mut("/status/conditions") {
         stamp(cs, &Value::Null, "type", &[]);
     }
     if pod["status"]["phase"] == "Running"
         && let Some(node) = pod["spec"]["nodeName"]
             .as_str()
-            .and_then(|n| store.get("nodes", "", n))
+            .and_then(|n| nodes.get(store, n))
     {
         crate::kubelet::run_pod(&mut pod, &node);
     }
@@ -529,7 +548,16 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
     // A deleted pod's event still names it (the taint manager's eviction, PodGC): without the
     // object, its name and namespace are enough.
     let obj = store
-        .get(resource, ns, name)
+        .read(resource, ns, name, |o| {
+            json!({
+                "apiVersion": o["apiVersion"],
+                "metadata": {
+                    "name": name, "namespace": ns,
+                    "uid": o["metadata"]["uid"],
+                    "resourceVersion": o["metadata"]["resourceVersion"],
+                }
+            })
+        })
         .unwrap_or_else(|| json!({"metadata": {"name": name, "namespace": ns}}));
     let type_ = match e.kind {
         EventType::Normal => "Normal",

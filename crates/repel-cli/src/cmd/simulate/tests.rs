@@ -257,7 +257,7 @@ fn serve_plays_every_example_with_the_simulations_events() {
             if ev.kind == repel_server::store::EventType::Deleted {
                 pods.remove(&key);
             } else {
-                pods.insert(key, ev.object.clone());
+                pods.insert(key, Value::clone(&ev.object));
             }
         }
         let mut stored: Vec<(String, Option<String>, String, bool)> = pods
