@@ -136,16 +136,17 @@ impl Pages {
         matches: impl Fn(&Value) -> bool,
     ) -> Result<Page, ApiError> {
         let prefix = key_prefix(namespaced, namespace);
-        let (items, rv): (Items, u64) = match token {
-            Some(t) if t.rv > 0 && t.rv as u64 != store.resource_version() => {
-                match self.find(resource, namespace, t.rv as u64) {
-                    Some(items) => (items, t.rv as u64),
-                    None => {
-                        let (code, mut body) = status::gone(INCONSISTENT_CONTINUE);
-                        body["metadata"] = json!({"continue": encode_continue(&t.start, -1)});
-                        return Err(ApiError(code, body));
-                    }
-                }
+        // A continuation reads the list's snapshot (also when the store has not moved since:
+        // taking a fresh one for every page of a long list would copy every key each time).
+        let kept = token
+            .filter(|t| t.rv > 0)
+            .and_then(|t| self.find(resource, namespace, t.rv as u64));
+        let (items, rv): (Items, u64) = match (token, kept) {
+            (Some(t), Some(items)) => (items, t.rv as u64),
+            (Some(t), None) if t.rv > 0 && t.rv as u64 != store.resource_version() => {
+                let (code, mut body) = status::gone(INCONSISTENT_CONTINUE);
+                body["metadata"] = json!({"continue": encode_continue(&t.start, -1)});
+                return Err(ApiError(code, body));
             }
             _ => {
                 let (items, rv) = store.snapshot(resource, namespace);
