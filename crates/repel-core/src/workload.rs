@@ -632,11 +632,12 @@ fn pods_for(
                 _ => vec![None; count],
             };
             let owner = self_owner("DaemonSet");
+            let labels = [("controller-revision-hash", pod_template_hash(template))];
             for pin in targets {
                 let pod_name = fresh(&mut rng, name, taken, &mut drawn);
                 emit(
                     &spec,
-                    meta_from_template(template, ns, pod_name, &[], owner.clone()),
+                    meta_from_template(template, ns, pod_name, &labels, owner.clone()),
                     pin,
                 );
             }
@@ -725,6 +726,12 @@ pub fn controller_pod(
         Workload::Job(_) | Workload::CronJob(_) => {
             labels.push(("batch.kubernetes.io/job-name", owner_name.to_string()));
             labels.push(("job-name", owner_name.to_string()));
+        }
+        // The DaemonSet controller's revision label (upstream's value is its ControllerRevision's
+        // hash; repel's the template's, as for `pod-template-hash`): what a rolling update
+        // compares.
+        Workload::DaemonSet(_) => {
+            labels.push(("controller-revision-hash", pod_template_hash(template)))
         }
         _ => {}
     }

@@ -83,6 +83,9 @@ struct Tracked {
     rollout: Option<Rollout>,
     /// The status last written (when recording), for workloads other than Deployments.
     written: Option<serde_json::Value>,
+    /// A DaemonSet's earlier templates' hashes: its pods labelled with one of them are rolled
+    /// (a pod with a hash this controller never made — an exported cluster's — is left).
+    old_hashes: BTreeSet<String>,
 }
 
 /// The workload controllers.
@@ -233,6 +236,7 @@ impl WorkloadControllers {
             complete: false,
             owner: (kind.to_string(), name.to_string()),
             written: None,
+            old_hashes: BTreeSet::new(),
         });
     }
 
@@ -275,6 +279,15 @@ impl WorkloadControllers {
                 .get_or_insert_with(Default::default)
                 .entry(deployment::REVISION_ANNOTATION.to_string())
                 .or_insert_with(|| rev.clone());
+        }
+        if let (Workload::DaemonSet(_), Some((old, _)), Some((new, _))) =
+            (&t.workload, t.workload.template(), workload.template())
+        {
+            let (old, new) = (pod_template_hash(old), pod_template_hash(new));
+            if old != new {
+                t.old_hashes.insert(old);
+                t.old_hashes.remove(&new);
+            }
         }
         if let Workload::Deployment(d) = &workload {
             // Its pods name the ReplicaSet of its template: an existing one, or the one its
@@ -607,6 +620,107 @@ impl WorkloadControllers {
         }
     }
 
+    /// Upstream's DaemonSet `RollingUpdate` (v1.35, `maxSurge` 0): pods of an older template
+    /// (their `controller-revision-hash` label is not the template's) are replaced node by node.
+    /// Old pods that are not running go at once; running ones are deleted while fewer than
+    /// `maxUnavailable` (default 1; a percentage of the nodes that should run the pod, rounded
+    /// up; at least 1) of those nodes lack a running pod — each deletion lets the per-node loop
+    /// create the new pod there, and the next old pod goes once it runs. `OnDelete` replaces
+    /// nothing (a pod deleted by hand comes back with the new template).
+    #[allow(clippy::too_many_arguments)]
+    fn roll_daemonset(
+        &mut self,
+        i: usize,
+        w: &Workload,
+        spec: &k8s_openapi::api::core::v1::PodSpec,
+        nodes: &[Node],
+        object: &str,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let Workload::DaemonSet(ds) = w else { return };
+        let old_hashes = self.tracked[i].old_hashes.clone();
+        if old_hashes.is_empty() {
+            return;
+        }
+        let strategy = ds.spec.update_strategy.as_ref();
+        if strategy.and_then(|s| s.type_.as_deref()) == Some("OnDelete") {
+            return;
+        }
+        let Some((template, _)) = w.template() else {
+            return;
+        };
+        let current = pod_template_hash(template);
+        let should_run: BTreeSet<String> = nodes
+            .iter()
+            .filter(|n| node_should_run_daemon_pod(spec, n, &self.gates).0)
+            .filter_map(|n| n.metadata.name.clone())
+            .collect();
+        let pods = owned(cluster, w, "DaemonSet", w.name());
+        let node_of = |c: &Cluster, p: PodId| {
+            let info = &c.pods[p];
+            info.node
+                .and_then(|n| c.nodes.get(n))
+                .map(|n| n.name.clone())
+                .or_else(|| repel_core::workload::claim::pinned_node(info.spec()))
+        };
+        let running = |c: &Cluster, p: PodId| {
+            let info = &c.pods[p];
+            !info.deleted && !info.terminating && info.phase == PodPhase::Running
+        };
+        let is_old = |c: &Cluster, p: PodId| {
+            c.pods[p]
+                .labels()
+                .get("controller-revision-hash")
+                .is_some_and(|h| *h != current && old_hashes.contains(h))
+        };
+        let max_unavailable = strategy
+            .and_then(|s| s.rolling_update.as_ref())
+            .and_then(|r| r.max_unavailable.clone())
+            .map(|v| match v {
+                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => i64::from(i),
+                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
+                    let pct: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
+                    (pct * should_run.len() as i64 + 99) / 100
+                }
+            })
+            .unwrap_or(1)
+            .max(1);
+        let with_running: BTreeSet<String> = pods
+            .iter()
+            .filter(|p| running(cluster, **p))
+            .filter_map(|p| node_of(cluster, *p))
+            .collect();
+        let mut unavailable = should_run.difference(&with_running).count() as i64;
+        let delete = |c: &mut Cluster, p: PodId, events: &mut Vec<Event>| {
+            let name = c.pods[p].name.clone();
+            let node = node_of(c, p);
+            c.delete_pod(p);
+            events.push(Event::normal(
+                now,
+                SUCCESSFUL_DELETE,
+                object.to_string(),
+                node,
+                format!("Deleted pod: {name}"),
+            ));
+        };
+        for p in pods.iter().copied() {
+            if is_old(cluster, p) && !cluster.pods[p].terminating && !running(cluster, p) {
+                delete(cluster, p, events);
+            }
+        }
+        for p in pods.iter().copied() {
+            if unavailable >= max_unavailable {
+                break;
+            }
+            if is_old(cluster, p) && running(cluster, p) {
+                delete(cluster, p, events);
+                unavailable += 1;
+            }
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn reconcile_daemonset(
         &mut self,
@@ -623,6 +737,7 @@ impl WorkloadControllers {
         };
         let spec = template_pod.spec.clone().unwrap_or_default();
         let nodes: Vec<Node> = cluster.nodes.iter().map(|n| (*n.node).clone()).collect();
+        self.roll_daemonset(i, w, &spec, &nodes, object, now, cluster, events);
         // The DaemonSet's pods, once, by the node they are bound or pinned to.
         let mut by_node: HashMap<String, Vec<PodId>> = HashMap::new();
         for p in owned(cluster, w, "DaemonSet", oname) {

@@ -1,0 +1,158 @@
+//! A DaemonSet's new template rolls node by node (upstream `RollingUpdate`, `maxUnavailable`
+//! 1): at every pass at most one node's pod is replaced, every pod ends on
+//! the new template, each old pod is deleted with `SuccessfulDelete` "Deleted pod: NAME". With
+//! `OnDelete`, nothing is replaced.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use repel_core::FeatureGates;
+use repel_core::admission::AdmissionConfig;
+use repel_core::workload::Workload;
+use repel_engine::cluster::PodPhase;
+use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
+use repel_engine::load::ClusterInput;
+use repel_engine::sim::{SimConfig, Simulation};
+use serde_json::{Value, json};
+
+fn ds(image: &str, strategy: Value) -> Workload {
+    Workload::DaemonSet(
+        serde_json::from_value(json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "agent", "namespace": "kube-system"},
+            "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                     "updateStrategy": strategy,
+                     "template": {"metadata": {"labels": {"app": "agent"}},
+                                  "spec": {"containers": [{"name": "a", "image": image}]}}}
+        }))
+        .unwrap(),
+    )
+}
+
+fn sim(strategy: Value) -> Simulation {
+    let nodes = (0..4)
+        .map(|i| {
+            serde_json::from_value(json!({
+                "metadata": {"name": format!("n{i}")},
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"},
+                           "conditions": [{"type": "Ready", "status": "True"}]}
+            }))
+            .unwrap()
+        })
+        .collect();
+    let cfg = SimConfig {
+        gates: FeatureGates::default(),
+        seed: 3,
+        percentage_of_nodes_to_score: None,
+        admission: AdmissionConfig::default(),
+        node_lifecycle: NodeLifecycleConfig::default(),
+    };
+    let mut s = Simulation::new(
+        ClusterInput {
+            nodes,
+            workloads: vec![ds("agent:1", strategy)],
+            ..Default::default()
+        },
+        cfg,
+    );
+    s.settle();
+    s
+}
+
+fn images(s: &Simulation) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = s
+        .cluster
+        .pods
+        .iter()
+        .filter(|p| !p.deleted && p.phase == PodPhase::Running)
+        .map(|p| {
+            (
+                p.node
+                    .map(|n| s.cluster.nodes[n].name.clone())
+                    .unwrap_or_default(),
+                p.spec().containers[0].image.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_new_template_rolls_one_node_at_a_time() {
+    let mut s = sim(json!({"type": "RollingUpdate"}));
+    assert_eq!(images(&s).len(), 4);
+    assert!(
+        s.plane
+            .workloads
+            .replace(ds("agent:2", json!({"type": "RollingUpdate"})))
+    );
+    let events_before = s.events.len();
+    let now = s.now;
+    let mut passes = 0;
+    loop {
+        let before = s.events.len();
+        let changed = s.plane.pass(now, &mut s.cluster, &mut s.events);
+        let deleted = s.events[before..]
+            .iter()
+            .filter(|e| e.reason == "SuccessfulDelete")
+            .count();
+        assert!(
+            deleted <= 1,
+            "more than one node without the agent in a pass"
+        );
+        if !changed {
+            break;
+        }
+        passes += 1;
+        assert!(passes < 50, "never settles");
+    }
+    assert!(passes >= 4, "one node per pass at most: {passes} passes");
+    assert_eq!(
+        images(&s),
+        (0..4)
+            .map(|i| (format!("n{i}"), "agent:2".to_string()))
+            .collect::<Vec<_>>()
+    );
+    let deleted: Vec<&str> = s.events[events_before..]
+        .iter()
+        .filter(|e| e.reason == "SuccessfulDelete")
+        .map(|e| e.message.as_str())
+        .collect();
+    assert_eq!(deleted.len(), 4, "{deleted:?}");
+    assert!(deleted.iter().all(|m| m.starts_with("Deleted pod: agent-")));
+}
+
+#[test]
+fn on_delete_replaces_nothing() {
+    let mut s = sim(json!({"type": "OnDelete"}));
+    assert!(
+        s.plane
+            .workloads
+            .replace(ds("agent:2", json!({"type": "OnDelete"})))
+    );
+    s.settle();
+    assert!(images(&s).iter().all(|(_, i)| i == "agent:1"));
+}
+
+#[test]
+fn max_unavailable_two_replaces_two_at_a_time() {
+    let strategy = json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}});
+    let mut s = sim(strategy.clone());
+    assert!(s.plane.workloads.replace(ds("agent:2", strategy)));
+    let now = s.now;
+    let mut most = 0;
+    loop {
+        let before = s.events.len();
+        let changed = s.plane.pass(now, &mut s.cluster, &mut s.events);
+        most = most.max(
+            s.events[before..]
+                .iter()
+                .filter(|e| e.reason == "SuccessfulDelete")
+                .count(),
+        );
+        if !changed {
+            break;
+        }
+    }
+    assert_eq!(most, 2, "two nodes at a time");
+    assert!(images(&s).iter().all(|(_, i)| i == "agent:2"));
+}
