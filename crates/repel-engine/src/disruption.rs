@@ -20,6 +20,29 @@ fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
     }
 }
 
+/// A budget's selector; `None` when it has none or an empty one (it selects nothing).
+fn selector_of(pdb: &PodDisruptionBudget) -> Option<repel_core::labels::LabelSelector> {
+    pdb.spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| label_selector_from_api(s).ok())
+        .filter(|s| !s.is_empty())
+}
+
+/// The healthy pods a budget wants of `expected`: `minAvailable` (count, or percent of
+/// `expected` rounded up), or `expected` minus `maxUnavailable`; 0 with neither.
+pub fn desired_healthy(pdb: &PodDisruptionBudget, expected: i64) -> i64 {
+    let spec = pdb.spec.as_ref();
+    match (
+        spec.and_then(|s| s.min_available.as_ref()),
+        spec.and_then(|s| s.max_unavailable.as_ref()),
+    ) {
+        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
+        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
+        (None, None) => 0,
+    }
+}
+
 /// `status.disruptionsAllowed` when the budget has a status; otherwise computed as upstream's
 /// disruption controller does:
 ///
@@ -34,13 +57,9 @@ pub fn disruptions_allowed(pdb: &PodDisruptionBudget, cluster: &Cluster) -> i32 
         return allowed;
     }
     let ns = namespace_of(&pdb.metadata);
-    let selector = pdb
-        .spec
-        .as_ref()
-        .and_then(|s| s.selector.as_ref())
-        .and_then(|s| label_selector_from_api(s).ok())
-        .filter(|s| !s.is_empty());
-    let Some(selector) = selector else { return 0 };
+    let Some(selector) = selector_of(pdb) else {
+        return 0;
+    };
     let pods: Vec<_> = cluster
         .pods
         .iter()
@@ -48,15 +67,7 @@ pub fn disruptions_allowed(pdb: &PodDisruptionBudget, cluster: &Cluster) -> i32 
         .collect();
     let expected = pods.len() as i64;
     let healthy = pods.iter().filter(|p| p.node.is_some()).count() as i64;
-    let spec = pdb.spec.as_ref();
-    let desired = match (
-        spec.and_then(|s| s.min_available.as_ref()),
-        spec.and_then(|s| s.max_unavailable.as_ref()),
-    ) {
-        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
-        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
-        (None, None) => 0,
-    };
+    let desired = desired_healthy(pdb, expected);
     i32::try_from((healthy - desired).max(0)).unwrap_or(i32::MAX)
 }
 
@@ -79,12 +90,7 @@ pub struct BudgetStatus {
 /// The status of `pdb` on `cluster`; `None` when it selects nothing (no or an empty selector).
 pub fn budget_status(pdb: &PodDisruptionBudget, cluster: &Cluster) -> Option<BudgetStatus> {
     let ns = namespace_of(&pdb.metadata);
-    let selector = pdb
-        .spec
-        .as_ref()
-        .and_then(|s| s.selector.as_ref())
-        .and_then(|s| label_selector_from_api(s).ok())
-        .filter(|s| !s.is_empty())?;
+    let selector = selector_of(pdb)?;
     let pods: Vec<_> = cluster
         .pods
         .iter()
@@ -97,15 +103,7 @@ pub fn budget_status(pdb: &PodDisruptionBudget, cluster: &Cluster) -> Option<Bud
         .iter()
         .filter(|p| p.node.is_some() && p.phase == crate::cluster::PodPhase::Running)
         .count() as i64;
-    let spec = pdb.spec.as_ref();
-    let desired = match (
-        spec.and_then(|s| s.min_available.as_ref()),
-        spec.and_then(|s| s.max_unavailable.as_ref()),
-    ) {
-        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
-        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
-        (None, None) => 0,
-    };
+    let desired = desired_healthy(pdb, expected);
     Some(BudgetStatus {
         allowed: (healthy - desired).max(0),
         healthy,

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 
 use axum::body::Bytes;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use repel_api::status;
 use repel_core::labels::label_selector_from_api;
 use serde_json::Value;
@@ -30,16 +29,6 @@ fn labels(obj: &Value) -> BTreeMap<String, String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
-    match v {
-        IntOrString::Int(i) => Some(i64::from(*i)),
-        IntOrString::String(s) => {
-            let pct: i64 = s.strip_suffix('%')?.parse().ok()?;
-            Some((pct * total + 99) / 100)
-        }
-    }
 }
 
 /// The disruption controller's numbers for a budget (`status` of a PodDisruptionBudget).
@@ -81,15 +70,7 @@ pub fn budget(pdb: &PodDisruptionBudget, pods: &[Value]) -> Option<Budget> {
                 && p["status"]["phase"] == "Running"
         })
         .count() as i64;
-    let spec = pdb.spec.as_ref();
-    let desired = match (
-        spec.and_then(|s| s.min_available.as_ref()),
-        spec.and_then(|s| s.max_unavailable.as_ref()),
-    ) {
-        (Some(min), _) => scaled(min, expected).unwrap_or(expected),
-        (None, Some(max)) => expected - scaled(max, expected).unwrap_or(0),
-        (None, None) => 0,
-    };
+    let desired = repel_engine::disruption::desired_healthy(pdb, expected);
     Some(Budget {
         allowed: (healthy - desired).max(0),
         desired,

@@ -471,21 +471,26 @@ pub fn event(
 /// then removed — so a watch shows it Terminating, then gone, as on a real cluster. The first
 /// write carries the pod's last `status` from the view (a kubelet's rejection, say).
 fn remove_pod(store: &Store, ns: &str, name: &str, status: &Value) -> Result<(), StoreError> {
-    let Some(cur) = store.get("pods", ns, name) else {
+    let Some((node, finished, terminating, grace)) = store.read("pods", ns, name, |cur| {
+        (
+            cur["spec"]["nodeName"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .map(str::to_string),
+            matches!(
+                cur["status"]["phase"].as_str(),
+                Some("Succeeded" | "Failed")
+            ),
+            !cur["metadata"]["deletionTimestamp"].is_null(),
+            cur["spec"]["terminationGracePeriodSeconds"]
+                .as_i64()
+                .unwrap_or(30),
+        )
+    }) else {
         return Ok(());
     };
-    let running = cur["spec"]["nodeName"]
-        .as_str()
-        .filter(|n| !n.is_empty())
-        .is_some_and(|n| store.get("nodes", "", n).is_some())
-        && !matches!(
-            cur["status"]["phase"].as_str(),
-            Some("Succeeded" | "Failed")
-        );
-    if running && cur["metadata"]["deletionTimestamp"].is_null() {
-        let grace = cur["spec"]["terminationGracePeriodSeconds"]
-            .as_i64()
-            .unwrap_or(30);
+    let running = node.is_some_and(|n| store.read("nodes", "", &n, |_| ()).is_some()) && !finished;
+    if running && !terminating {
         ignore_gone_value(store.modify::<StoreError>("pods", ns, name, |cur| {
             let mut obj = cur.clone();
             obj["metadata"]["deletionTimestamp"] = json!(time::now_rfc3339());

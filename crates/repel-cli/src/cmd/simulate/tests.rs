@@ -45,8 +45,8 @@ fn snapshot(c: &Cluster) -> BTreeMap<String, Value> {
     out
 }
 
-#[test]
-fn actions_account_for_every_change_in_every_example() {
+/// The scenarios of `examples/`, in name order.
+fn examples() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -54,6 +54,12 @@ fn actions_account_for_every_change_in_every_example() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn actions_account_for_every_change_in_every_example() {
+    let files = examples();
     assert!(files.len() >= 10, "{files:?}");
     for file in files {
         let (scenario, input) = load_scenario(&file, Validate::Warn).unwrap();
@@ -119,13 +125,7 @@ fn actions_account_for_every_change_in_every_example() {
 /// number of milliseconds, and a few seconds).
 #[test]
 fn a_scenario_played_in_increments_gives_the_simulations_events() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
+    let files = examples();
     let key = |e: &repel_engine::events::Event| {
         (
             e.at_ms,
@@ -165,13 +165,7 @@ fn a_scenario_played_in_increments_gives_the_simulations_events() {
 /// `repel simulate`'s.
 #[test]
 fn serve_plays_every_example_with_the_simulations_events() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
+    let files = examples();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
