@@ -420,6 +420,26 @@ pub struct Cluster {
     /// then on: one-shot commands that never look a pod up by name do not pay for it, a
     /// driver holding 150,000 pods does not scan them per lookup.
     pod_index: std::sync::OnceLock<HashMap<(String, String), PodId>>,
+    /// Every pod (deleted ones too) by its controller: (namespace, owner kind, owner name),
+    /// ids ascending; built at the first [`Cluster::pods_owned_by`] and kept from then on (a
+    /// pod's controller is set when it is created; [`Cluster::set_pod_meta`] moves a pod
+    /// whose controller changed). The workload controllers read their pods through it at
+    /// every pass instead of scanning every pod per workload.
+    owner_index: std::sync::OnceLock<HashMap<OwnerKey, Vec<PodId>>>,
+}
+
+/// (namespace, kind, name) of a pod's controller.
+type OwnerKey = (String, String, String);
+
+/// The key of pod `p`'s controller (its ownerReference with `controller: true`).
+fn owner_key(p: &PodInfo) -> Option<OwnerKey> {
+    let o = p
+        .meta
+        .owner_references
+        .as_ref()?
+        .iter()
+        .find(|o| o.controller == Some(true))?;
+    Some((p.namespace.clone(), o.kind.clone(), o.name.clone()))
 }
 
 /// The distinct pod specs [`Cluster::add_pod`] has seen, so that pods with equal specs share
@@ -602,6 +622,7 @@ impl Cluster {
         if matches!(info.phase, PodPhase::Succeeded | PodPhase::Failed) {
             self.pods.push(info);
             self.index_pod(id);
+            self.index_new_pod(id);
             return id;
         }
         let node = info
@@ -609,6 +630,7 @@ impl Cluster {
             .and_then(|n| self.node_index.get(n).copied());
         self.pods.push(info);
         self.index_pod(id);
+        self.index_new_pod(id);
         if let Some(node) = node {
             self.bind(id, node);
         }
@@ -658,6 +680,7 @@ impl Cluster {
         };
         self.pods.push(info);
         self.index_pod(id);
+        self.index_new_pod(id);
         self.note(|_| Action::CreatePod(id));
         Some(id)
     }
@@ -857,6 +880,58 @@ impl Cluster {
             .copied()
     }
 
+    /// The pods (deleted ones too, ids ascending) whose controller is the `kind` `name` of
+    /// `namespace`.
+    pub fn pods_owned_by(&self, namespace: &str, kind: &str, name: &str) -> &[PodId] {
+        let index = self.owner_index.get_or_init(|| {
+            let mut index: HashMap<OwnerKey, Vec<PodId>> = HashMap::new();
+            for (id, p) in self.pods.iter().enumerate() {
+                if let Some(k) = owner_key(p) {
+                    index.entry(k).or_default().push(id);
+                }
+            }
+            index
+        });
+        index
+            .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Replaces pod `id`'s metadata (an update read from the API), keeping the owner index
+    /// current when its controller changed (adopted, orphaned).
+    pub fn set_pod_meta(&mut self, id: PodId, meta: ObjectMeta) {
+        let Some(p) = self.pods.get_mut(id) else {
+            return;
+        };
+        let before = owner_key(p);
+        p.meta = meta;
+        let after = owner_key(p);
+        if before == after {
+            return;
+        }
+        if let Some(index) = self.owner_index.get_mut() {
+            if let Some(ids) = before.and_then(|k| index.get_mut(&k)) {
+                ids.retain(|x| *x != id);
+            }
+            if let Some(k) = after {
+                let ids = index.entry(k).or_default();
+                let at = ids.partition_point(|x| *x < id);
+                ids.insert(at, id);
+            }
+        }
+    }
+
+    /// Adds pod `id`, just pushed, to the owner index (when built).
+    fn index_new_pod(&mut self, id: PodId) {
+        let Some(index) = self.owner_index.get_mut() else {
+            return;
+        };
+        if let Some(k) = self.pods.get(id).and_then(owner_key) {
+            index.entry(k).or_default().push(id);
+        }
+    }
+
     /// Keeps the pod index (when built) current for pod `id`, just added or deleted.
     fn index_pod(&mut self, id: PodId) {
         let Some(index) = self.pod_index.get_mut() else {
@@ -969,5 +1044,79 @@ impl Cluster {
         self.namespaces
             .iter()
             .find(|n| n.metadata.name.as_deref() == Some(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    fn meta(name: &str, owner: Option<(&str, &str)>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            owner_references: owner.map(|(kind, name)| {
+                vec![OwnerReference {
+                    kind: kind.into(),
+                    name: name.into(),
+                    controller: Some(true),
+                    ..Default::default()
+                }]
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn pod(name: &str, owner: Option<(&str, &str)>) -> Pod {
+        Pod {
+            metadata: meta(name, owner),
+            spec: Some(PodSpec::default()),
+            status: None,
+        }
+    }
+
+    /// What a scan of every pod finds: the owner index must agree with it.
+    fn scanned(c: &Cluster, kind: &str, name: &str) -> Vec<PodId> {
+        (0..c.pods.len())
+            .filter(|i| {
+                owner_key(&c.pods[*i])
+                    == Some(("default".into(), kind.to_string(), name.to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_owner_index_follows_added_pods_and_changed_controllers() {
+        let mut c = Cluster::new();
+        let a = c.add_pod(pod("a", Some(("ReplicaSet", "web-1"))));
+        c.add_pod(pod("b", None));
+        // Built now; pods added later join it.
+        assert_eq!(c.pods_owned_by("default", "ReplicaSet", "web-1"), &[a]);
+        let like = c
+            .add_pod_like(a, meta("c", Some(("ReplicaSet", "web-1"))))
+            .unwrap();
+        let d = c.add_pod(pod("d", Some(("ReplicaSet", "web-2"))));
+        assert_eq!(
+            c.pods_owned_by("default", "ReplicaSet", "web-1"),
+            &[a, like]
+        );
+        // Adopted (b), orphaned (d), moved (a): the index moves them, in id order.
+        c.set_pod_meta(1, meta("b", Some(("ReplicaSet", "web-2"))));
+        c.set_pod_meta(d, meta("d", None));
+        c.set_pod_meta(a, meta("a", Some(("ReplicaSet", "web-2"))));
+        for (kind, name) in [("ReplicaSet", "web-1"), ("ReplicaSet", "web-2")] {
+            assert_eq!(
+                c.pods_owned_by("default", kind, name),
+                scanned(&c, kind, name).as_slice(),
+                "{name}"
+            );
+        }
+        assert_eq!(c.pods_owned_by("default", "ReplicaSet", "web-2"), &[a, 1]);
+        assert!(c.pods_owned_by("other", "ReplicaSet", "web-2").is_empty());
+        // Deleted pods stay listed (callers filter them).
+        c.delete_pod(like);
+        assert_eq!(c.pods_owned_by("default", "ReplicaSet", "web-1"), &[like]);
     }
 }

@@ -383,8 +383,9 @@ fn owned(cluster: &Cluster, w: &Workload, kind: &str, name: &str) -> Vec<PodId> 
     owned_including(cluster, w, kind, name, false)
 }
 
-/// The workload's pods, deleted ones too when `deleted`. Compares the controller
-/// ownerReference in place (this runs on every settling pass).
+/// The workload's pods, deleted ones too when `deleted`: from the cluster's owner index (this
+/// runs on every settling pass); a CronJob's, owned by its Jobs, by comparing each pod's
+/// controller ownerReference in place.
 fn owned_including(
     cluster: &Cluster,
     w: &Workload,
@@ -395,6 +396,14 @@ fn owned_including(
     let cronjob = matches!(w, Workload::CronJob(_));
     let prefix = w.name();
     let ns = w.namespace();
+    if !cronjob {
+        return cluster
+            .pods_owned_by(ns, kind, name)
+            .iter()
+            .copied()
+            .filter(|p| deleted || !cluster.pods[*p].deleted)
+            .collect();
+    }
     (0..cluster.pods.len())
         .filter(|i| {
             let p = &cluster.pods[*i];
@@ -409,15 +418,11 @@ fn owned_including(
             else {
                 return false;
             };
-            if cronjob {
-                owner.kind == "Job"
-                    && owner
-                        .name
-                        .strip_prefix(prefix)
-                        .is_some_and(|rest| rest.starts_with('-'))
-            } else {
-                owner.kind == kind && owner.name == name
-            }
+            owner.kind == "Job"
+                && owner
+                    .name
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with('-'))
         })
         .collect()
 }

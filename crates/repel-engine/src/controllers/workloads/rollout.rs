@@ -202,27 +202,22 @@ impl Rollout {
 }
 
 /// The live (not deleted) pods of each of the named ReplicaSets of `namespace`, by ReplicaSet
-/// (one scan of the pods).
+/// (from the cluster's owner index).
 pub fn pods_by_replica_set(
     cluster: &Cluster,
     namespace: &str,
     names: &[&str],
 ) -> HashMap<String, Vec<PodId>> {
     let mut out: HashMap<String, Vec<PodId>> = HashMap::new();
-    for (i, p) in cluster.pods.iter().enumerate() {
-        if p.deleted || p.namespace != namespace {
-            continue;
-        }
-        let Some(owner) = p
-            .meta
-            .owner_references
-            .as_ref()
-            .and_then(|o| o.iter().find(|o| o.controller == Some(true)))
-        else {
-            continue;
-        };
-        if owner.kind == "ReplicaSet" && names.contains(&owner.name.as_str()) {
-            out.entry(owner.name.clone()).or_default().push(i);
+    for name in names {
+        let live: Vec<PodId> = cluster
+            .pods_owned_by(namespace, "ReplicaSet", name)
+            .iter()
+            .copied()
+            .filter(|p| !cluster.pods[*p].deleted)
+            .collect();
+        if !live.is_empty() {
+            out.insert(name.to_string(), live);
         }
     }
     out
