@@ -140,13 +140,14 @@ pub(crate) fn envelope(rv: &str, column_definitions: Vec<Value>, rows: Vec<Value
     if !rv.is_empty() {
         metadata.insert("resourceVersion".into(), json!(rv));
     }
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": Value::Object(metadata),
-        "columnDefinitions": column_definitions,
-        "rows": rows,
-    })
+    // Built by moving the rows in (`json!` would serialise a copy of each).
+    let mut table = Map::new();
+    table.insert("kind".into(), json!("Table"));
+    table.insert("apiVersion".into(), json!("meta.k8s.io/v1"));
+    table.insert("metadata".into(), Value::Object(metadata));
+    table.insert("columnDefinitions".into(), Value::Array(column_definitions));
+    table.insert("rows".into(), Value::Array(rows));
+    Value::Object(table)
 }
 
 /// The table of any served kind, rows carrying `PartialObjectMetadata`.

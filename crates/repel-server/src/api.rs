@@ -516,22 +516,46 @@ fn list(
         !sel.is_empty(),
         |o| sel.matches(o),
     )?;
-    let items: Vec<Value> = page
-        .items
-        .iter()
-        .map(|v| at_version(r, Value::clone(v)))
-        .collect();
-    let refs: Vec<&Value> = items.iter().collect();
+    // A built-in object is listed as stored, from the store's shared copy; only a custom
+    // object, whose apiVersion is the request's, is copied.
+    let converted: Vec<Value> = if r.is_custom() {
+        page.items
+            .iter()
+            .map(|v| at_version(r, Value::clone(v)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let refs: Vec<&Value> = if r.is_custom() {
+        converted.iter().collect()
+    } else {
+        page.items.iter().map(|v| &**v).collect()
+    };
     let metadata = page.metadata();
     if wants_table(accept) {
         let mut t = table(r, &refs, &page.rv.to_string());
         t["metadata"] = metadata;
         return Ok(json_reply(200, &t));
     }
-    Ok(json_reply(
-        200,
-        &json!({"kind": r.list_kind(), "apiVersion": r.api_version(), "metadata": metadata, "items": refs}),
-    ))
+    // Written straight from the shared objects (a `json!` list would copy every item).
+    #[derive(serde::Serialize)]
+    struct List<'a> {
+        kind: String,
+        #[serde(rename = "apiVersion")]
+        api_version: String,
+        metadata: Value,
+        items: Vec<&'a Value>,
+    }
+    let list = List {
+        kind: r.list_kind(),
+        api_version: r.api_version(),
+        metadata,
+        items: refs,
+    };
+    match serde_json::to_vec(&list) {
+        Ok(body) => Ok(crate::request::bytes_reply(200, body, "application/json")),
+        Err(e) => Err(status::internal_error(&e.to_string()).into()),
+    }
 }
 
 /// Deletes one object (a namespace with everything in it; a pod gracefully, see

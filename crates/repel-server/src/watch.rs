@@ -30,9 +30,17 @@ const TICK: Duration = Duration::from_secs(1);
 /// Default `timeoutSeconds` when the client sets none (upstream picks 30–60 min at random).
 const DEFAULT_TIMEOUT: u64 = 1800;
 
-fn line(kind: &str, object: Value) -> Bytes {
-    let mut s = json!({"type": kind, "object": object}).to_string();
-    s.push('\n');
+/// One event's line, written from the object as it is (no copy of it).
+fn line(kind: &str, object: &Value) -> Bytes {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        object: &'a Value,
+    }
+    // Serialising a JSON value cannot fail.
+    let mut s = serde_json::to_vec(&Line { kind, object }).unwrap_or_default();
+    s.push(b'\n');
     Bytes::from(s)
 }
 
@@ -65,7 +73,7 @@ pub fn watch(
     let (initial, mut rx) = match Some(opts.resource_version.as_str()) {
         None | Some("") | Some("0") => {
             let (items, _, rx) = app.store.watch_snapshot(r.key());
-            let evs: Vec<(EventType, Value)> = items
+            let evs: Vec<(EventType, Arc<Value>)> = items
                 .into_iter()
                 .filter(|o| matches(o))
                 .map(|o| (EventType::Added, o))
@@ -91,14 +99,20 @@ pub fn watch(
     };
     let key = r.key().to_string();
     let (bookmark_kind, bookmark_version) = (r.kind.clone(), r.api_version());
-    let render = move |obj: Value| -> Value {
-        let obj = crate::api::at_version(&r, obj);
+    // The object as the request's version shows it (a custom object's apiVersion), as a
+    // one-row Table when asked; a built-in object is sent as stored, not copied.
+    let render = move |obj: Arc<Value>| -> Arc<Value> {
+        let obj = if r.is_custom() {
+            Arc::new(crate::api::at_version(&r, Value::clone(&obj)))
+        } else {
+            obj
+        };
         if as_table {
             let rv = obj["metadata"]["resourceVersion"]
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            table(&r, &[&obj], &rv)
+            Arc::new(table(&r, &[&obj], &rv))
         } else {
             obj
         }
@@ -110,7 +124,11 @@ pub fn watch(
             return;
         }
         for (kind, obj) in initial {
-            if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
+            if tx
+                .send(Ok(line(kind.as_str(), &render(obj))))
+                .await
+                .is_err()
+            {
                 return;
             }
         }
@@ -128,7 +146,7 @@ pub fn watch(
                         let Some((kind, obj)) = selected(&ev, &matches) else {
                             continue;
                         };
-                        if tx.send(Ok(line(kind.as_str(), render(obj)))).await.is_err() {
+                        if tx.send(Ok(line(kind.as_str(), &render(obj)))).await.is_err() {
                             return;
                         }
                     }
@@ -142,7 +160,7 @@ pub fn watch(
                     if bookmarks {
                         let rv = store.resource_version().to_string();
                         let b = json!({"kind": bookmark_kind, "apiVersion": bookmark_version, "metadata": {"resourceVersion": rv}});
-                        if tx.send(Ok(line("BOOKMARK", b))).await.is_err() {
+                        if tx.send(Ok(line("BOOKMARK", &b))).await.is_err() {
                             return;
                         }
                     }
@@ -162,20 +180,21 @@ pub fn watch(
 /// What a watch with a selection sees of a change (upstream's cacher): a modification that
 /// moves the object into the selection is ADDED, out of it DELETED; changes outside it are
 /// not seen.
-fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Value)> {
+fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Arc<Value>)> {
     let now = matches(&ev.object);
-    match ev.kind {
-        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, Value::clone(&ev.object))),
+    let kind = match ev.kind {
+        EventType::Added | EventType::Deleted => now.then_some(ev.kind)?,
         EventType::Modified => {
             let before = ev.prev.as_deref().is_some_and(matches);
             match (before, now) {
-                (true, true) => Some((EventType::Modified, Value::clone(&ev.object))),
-                (false, true) => Some((EventType::Added, Value::clone(&ev.object))),
-                (true, false) => Some((EventType::Deleted, Value::clone(&ev.object))),
-                (false, false) => None,
+                (true, true) => EventType::Modified,
+                (false, true) => EventType::Added,
+                (true, false) => EventType::Deleted,
+                (false, false) => return None,
             }
         }
-    }
+    };
+    Some((kind, Arc::clone(&ev.object)))
 }
 
 #[cfg(test)]
