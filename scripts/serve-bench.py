@@ -34,6 +34,8 @@ def main():
     ap.add_argument("--replicas", type=int, default=3000)
     ap.add_argument("--repel", default="target/release/repel")
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--serve-log", help="write the server's stderr here (REPEL_TRACE_DRIVER=1 "
+                    "makes it print each control-plane pass's times)")
     a = ap.parse_args()
     total = a.deployments * a.replicas
     tmp = tempfile.mkdtemp(prefix="repel-serve-bench-")
@@ -41,7 +43,8 @@ def main():
     serve = subprocess.Popen(
         [a.repel, "serve", "--nodes", str(a.nodes), "--listen", "127.0.0.1:0",
          "--kubeconfig-out", kc],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        stdout=subprocess.PIPE,
+        stderr=open(a.serve_log, "w") if a.serve_log else subprocess.DEVNULL, text=True)
     try:
         first = serve.stdout.readline()
         # "repel serve: listening on http://127.0.0.1:PORT (N nodes, M pods)"

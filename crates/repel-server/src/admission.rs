@@ -211,33 +211,8 @@ impl Admission {
         match r.kind.as_str() {
             "Pod" => {
                 let mut pod: Pod = typed(r, &obj)?;
-                let ns_obj: Option<Namespace> = pod
-                    .metadata
-                    .namespace
-                    .as_deref()
-                    .and_then(|ns| store.get("namespaces", "", ns))
-                    .and_then(|v| serde_json::from_value(v).ok());
-                let mut config = self.config.clone();
-                let (classes, _) = store.list("priorityclasses", None);
-                config.priority_classes.extend(
-                    classes
-                        .into_iter()
-                        .filter_map(|c| serde_json::from_value(c).ok()),
-                );
-                create_pod(&mut pod, ns_obj.as_ref(), &config, &self.gates).map_err(
-                    |e| match e {
-                        CreatePodError::Invalid { name, errors: spec } => {
-                            errors.extend(spec);
-                            invalid(r, &name, &errors)
-                        }
-                        CreatePodError::Priority { name, message } => {
-                            ApiError::from(status::forbidden("pods", &name, &message))
-                        }
-                        CreatePodError::Admission(a) => {
-                            ApiError::from(status::internal_error(&a.to_string()))
-                        }
-                    },
-                )?;
+                let config = self.pod_config(store);
+                self.admit_pod(store, r, &config, &mut pod, &mut errors)?;
                 obj = to_value(&pod)?;
                 if obj["status"]["phase"].is_null() {
                     obj["status"]["phase"] = json!("Pending");
@@ -276,6 +251,99 @@ impl Admission {
         }
         if !errors.is_empty() {
             return Err(invalid(r, &name, &errors));
+        }
+        Ok(obj)
+    }
+
+    /// The pod admission plugins' configuration with the stored PriorityClasses (read once
+    /// for a batch of creates: see [`Admission::create_pod`]).
+    pub fn pod_config(&self, store: &Store) -> AdmissionConfig {
+        let mut config = self.config.clone();
+        let (classes, _) = store.list("priorityclasses", None);
+        config.priority_classes.extend(
+            classes
+                .into_iter()
+                .filter_map(|c| serde_json::from_value(c).ok()),
+        );
+        config
+    }
+
+    /// A pod's admission on create once decoded: defaulting and the admission plugins
+    /// (repel-core's `create_pod`, with its namespace's annotations), then validation, whose
+    /// errors join the metadata's `errors`.
+    fn admit_pod(
+        &self,
+        store: &Store,
+        r: &Resource,
+        config: &AdmissionConfig,
+        pod: &mut Pod,
+        errors: &mut Vec<FieldError>,
+    ) -> Result<(), ApiError> {
+        let ns_obj: Option<Namespace> = pod
+            .metadata
+            .namespace
+            .as_deref()
+            .and_then(|ns| store.get("namespaces", "", ns))
+            .and_then(|v| serde_json::from_value(v).ok());
+        create_pod(pod, ns_obj.as_ref(), config, &self.gates).map_err(|e| match e {
+            CreatePodError::Invalid { name, errors: spec } => {
+                errors.extend(spec);
+                invalid(r, &name, errors)
+            }
+            CreatePodError::Priority { name, message } => {
+                ApiError::from(status::forbidden("pods", &name, &message))
+            }
+            CreatePodError::Admission(a) => ApiError::from(status::internal_error(&a.to_string())),
+        })
+    }
+
+    /// Admits a pod the control plane creates — already typed, so not decoded from JSON —
+    /// through what [`Admission::create`] does to a `POST`ed Pod: its namespace (`default`
+    /// when unset) must exist, server-set metadata is dropped, then the Pod strategy's
+    /// metadata checks, [`Admission::admit_pod`] and the generic metadata checks, with the
+    /// same errors. `config` is [`Admission::pod_config`]'s. Returns the object to store.
+    pub fn create_pod(
+        &self,
+        store: &Store,
+        config: &AdmissionConfig,
+        mut pod: Pod,
+    ) -> Result<Value, ApiError> {
+        let r = crate::resources::find("", "pods")
+            .ok_or_else(|| ApiError::from(status::internal_error("pods are not served")))?;
+        let ns = pod
+            .metadata
+            .namespace
+            .get_or_insert_with(|| "default".to_string())
+            .clone();
+        if store.read("namespaces", "", &ns, |_| ()).is_none() {
+            return Err(status::not_found("namespaces", &ns).into());
+        }
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        if name.is_empty() {
+            return Err(invalid(
+                &r,
+                "",
+                &[FieldError::required(
+                    "metadata.name",
+                    "name or generateName is required",
+                )],
+            ));
+        }
+        pod.metadata.uid = None;
+        pod.metadata.resource_version = None;
+        pod.metadata.deletion_timestamp = None;
+        pod.metadata.self_link = None;
+        let mut errors = meta::strategy_errors(&r.kind, &pod.metadata, true, None);
+        self.admit_pod(store, &r, config, &mut pod, &mut errors)?;
+        if errors.is_empty() {
+            errors = meta::generic_errors(&pod.metadata, true);
+        }
+        if !errors.is_empty() {
+            return Err(invalid(&r, &name, &errors));
+        }
+        let mut obj = to_value(&pod)?;
+        if obj["status"]["phase"].is_null() {
+            obj["status"]["phase"] = json!("Pending");
         }
         Ok(obj)
     }

@@ -151,7 +151,7 @@ impl Driver {
     pub fn tick(&mut self, at: Instant) -> Duration {
         let trace = std::env::var_os("REPEL_TRACE_DRIVER").is_some();
         let t0 = Instant::now();
-        for (id, name) in self.view.sync(&self.app.store) {
+        for (id, name) in self.view.sync() {
             self.plane.node_removed(id, &name);
             self.stopped.remove(&name);
         }

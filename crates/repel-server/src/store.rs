@@ -98,6 +98,9 @@ struct Inner {
     /// The rv before the oldest event in `history`: a watch from an rv below it is too old.
     oldest: u64,
     db: Option<Database>,
+    /// The change feeds ([`Store::list_with_feed`]): every change, unbounded, to a reader that
+    /// drains them itself; a feed whose reader is gone is dropped at the next change.
+    feeds: Vec<std::sync::mpsc::Sender<Arc<Event>>>,
 }
 
 /// The store. Cheap to share behind an `Arc`.
@@ -205,6 +208,7 @@ impl Store {
                 history: VecDeque::new(),
                 oldest: rv,
                 db,
+                feeds: Vec::new(),
             }),
             tx,
         }
@@ -295,10 +299,23 @@ impl Store {
         (items, g.rv)
     }
 
-    /// Every object of each of `resources`, shared, read under one lock, with the store's rv:
-    /// an informer's consistent first list.
-    pub fn list_many(&self, resources: &[&str]) -> (Vec<Vec<Arc<Value>>>, u64) {
-        let g = self.lock();
+    /// Every object of each of `resources`, shared, read under one lock, with the store's rv,
+    /// and a change feed from that state on: every later change, in
+    /// order, none lost however many pile up before the reader drains them (an informer's
+    /// list and watch; the history a watch resumes from is bounded, a feed is not, so its
+    /// reader must drain it: the driver does at every pass).
+    #[allow(clippy::type_complexity)]
+    pub fn list_with_feed(
+        &self,
+        resources: &[&str],
+    ) -> (
+        Vec<Vec<Arc<Value>>>,
+        u64,
+        std::sync::mpsc::Receiver<Arc<Event>>,
+    ) {
+        let mut g = self.lock();
+        let (tx, rx) = std::sync::mpsc::channel();
+        g.feeds.push(tx);
         let lists = resources
             .iter()
             .map(|r| {
@@ -308,7 +325,7 @@ impl Store {
                     .unwrap_or_default()
             })
             .collect();
-        (lists, g.rv)
+        (lists, g.rv, rx)
     }
 
     /// Subscribes to changes, with the events after `since` that are still in history.
@@ -331,18 +348,23 @@ impl Store {
     pub fn watch_snapshot(
         &self,
         resource: &str,
-    ) -> (Vec<Value>, u64, broadcast::Receiver<Arc<Event>>) {
+    ) -> (Vec<Arc<Value>>, u64, broadcast::Receiver<Arc<Event>>) {
         let g = self.lock();
         let items = g
             .objects
             .get(resource)
-            .map(|m| m.values().map(|v| Value::clone(v)).collect())
+            .map(|m| m.values().cloned().collect())
             .unwrap_or_default();
         (items, g.rv, self.tx.subscribe())
     }
 
     /// Creates an object: sets uid, creationTimestamp and resourceVersion.
-    pub fn create(&self, resource: &str, mut obj: Value) -> Result<Value, StoreError> {
+    pub fn create(&self, resource: &str, obj: Value) -> Result<Value, StoreError> {
+        self.add(resource, obj).map(Arc::unwrap_or_clone)
+    }
+
+    /// [`Store::create`], returning the stored object shared (no copy).
+    pub fn add(&self, resource: &str, mut obj: Value) -> Result<Arc<Value>, StoreError> {
         let mut g = self.lock();
         let (ns, name) = ns_name(&obj);
         let k = key(&ns, &name);
@@ -360,9 +382,13 @@ impl Store {
         }
         self.commit(
             &mut g,
-            vec![(resource.to_string(), k, Some(obj.clone()), EventType::Added)],
+            vec![(resource.to_string(), k.clone(), Some(obj), EventType::Added)],
         )?;
-        Ok(obj)
+        g.objects
+            .get(resource)
+            .and_then(|m| m.get(&k))
+            .cloned()
+            .ok_or(StoreError::NotFound)
     }
 
     /// Read-modify-write of one object under the store's lock. `f` gets the current object
@@ -588,6 +614,7 @@ impl Store {
                 object,
                 prev,
             });
+            g.feeds.retain(|f| f.send(Arc::clone(&ev)).is_ok());
             g.history.push_back(ev.clone());
             while g.history.len() > HISTORY {
                 if let Some(old) = g.history.pop_front() {
@@ -699,6 +726,28 @@ mod tests {
             s.create("pods", node(&format!("p{i}"))).unwrap();
         }
         assert!(s.watch_from(1).is_err());
+    }
+
+    #[test]
+    fn a_feed_keeps_every_change_beyond_the_history_and_drops_a_gone_reader() {
+        let s = Store::in_memory();
+        s.create("nodes", node("a")).unwrap();
+        let (lists, rv, feed) = s.list_with_feed(&["nodes", "pods"]);
+        assert_eq!((lists[0].len(), lists[1].len(), rv), (1, 0, 1));
+        for i in 0..HISTORY + 5 {
+            s.create("pods", node(&format!("p{i}"))).unwrap();
+        }
+        s.delete("nodes", "", "a").unwrap();
+        let got: Vec<u64> = feed.try_iter().map(|e| e.rv).collect();
+        let want: Vec<u64> = (2..=HISTORY as u64 + 7).collect();
+        assert_eq!(got, want, "every change after the list, in order");
+        assert!(
+            s.watch_from(1).is_err(),
+            "while the history no longer reaches back"
+        );
+        drop(feed);
+        s.create("nodes", node("b")).unwrap();
+        assert!(s.lock().feeds.is_empty());
     }
 
     #[test]

@@ -16,12 +16,15 @@
 //! and from the stream) is queued as a [`WorkloadChange`] for the driver ([`crate::driver`]) to
 //! hand to repel-engine's [`repel_engine::controllers::workloads::WorkloadControllers`].
 
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodStatus, Toleration};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::Workload;
 use repel_engine::cluster::{Cluster, NodeId, PodPhase};
 use repel_engine::load::assume_allocatable;
 use serde_json::Value;
+
+use std::sync::Arc;
 
 use crate::store::{Event, EventType, Store, ns_name};
 
@@ -63,6 +66,8 @@ pub struct View {
     pub rv: u64,
     /// Workload changes not yet taken by the driver ([`View::take_workload_changes`]).
     workloads: Vec<WorkloadChange>,
+    /// The store's changes since the view was built ([`Store::list_with_feed`]).
+    feed: std::sync::mpsc::Receiver<Arc<Event>>,
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
@@ -118,11 +123,12 @@ fn phase_of(v: &Value) -> PodPhase {
 impl View {
     /// A view of everything the store holds now.
     pub fn build(store: &Store) -> View {
-        let (lists, rv) = store.list_many(RESOURCES);
+        let (lists, rv, feed) = store.list_with_feed(RESOURCES);
         let mut view = View {
             cluster: Cluster::new(),
             rv,
             workloads: Vec::new(),
+            feed,
         };
         for (resource, items) in RESOURCES.iter().zip(lists) {
             for obj in items {
@@ -132,21 +138,12 @@ impl View {
         view
     }
 
-    /// Applies the store's changes since [`View::rv`]; returns the ids of the nodes deleted,
-    /// each as it was when deleted (each deletion moves the ids after it down one). When the
-    /// store's history no longer reaches back, the view is built again (and every node is
-    /// reported deleted, then present again, by the caller's comparing names if it must).
-    pub fn sync(&mut self, store: &Store) -> Vec<(NodeId, String)> {
-        let events = match store.watch_from(self.rv) {
-            Ok((events, _rx)) => events,
-            Err(_) => {
-                // The driver's workload controllers are told every workload again.
-                *self = View::build(store);
-                return Vec::new();
-            }
-        };
+    /// Applies the store's changes since [`View::rv`], read from its feed (none is lost,
+    /// however many a pass wrote); returns the ids of the nodes deleted, each as it was when
+    /// deleted (each deletion moves the ids after it down one).
+    pub fn sync(&mut self) -> Vec<(NodeId, String)> {
         let mut removed = Vec::new();
-        for ev in events {
+        while let Ok(ev) = self.feed.try_recv() {
             if ev.rv <= self.rv {
                 continue;
             }
@@ -247,7 +244,13 @@ impl View {
             }
             return;
         };
-        let Some(pod) = typed::<Pod>(obj) else {
+        // A pod the view holds: only what can change of it is read (its spec is immutable
+        // but for its tolerations and node), not the whole pod.
+        let (Some(meta), Some(status), Some(tolerations)) = (
+            typed::<ObjectMeta>(&obj["metadata"]),
+            typed::<Option<PodStatus>>(&obj["status"]),
+            typed::<Option<Vec<Toleration>>>(&obj["spec"]["tolerations"]),
+        ) else {
             return;
         };
         c.quietly(|c| {
@@ -257,16 +260,15 @@ impl View {
             {
                 c.bind(id, nid);
             }
-            let tolerations = pod.spec.as_ref().and_then(|s| s.tolerations.clone());
             let phase = phase_of(obj);
             if matches!(phase, PodPhase::Succeeded | PodPhase::Failed) {
                 // A finished pod holds nothing on its node (the scheduler's informer leaves
                 // finished pods out), as when the view is built.
                 c.unbind(id);
             }
+            c.set_pod_meta(id, meta);
             let p = &mut c.pods[id];
-            p.meta = pod.metadata;
-            p.status = pod.status.map(Box::new);
+            p.status = status.map(Box::new);
             p.phase = phase;
             p.terminating = !obj["metadata"]["deletionTimestamp"].is_null();
             if p.spec().tolerations != tolerations && p.shared_spec().is_some() {

@@ -22,6 +22,8 @@
 //! A write that finds its object gone (deleted meanwhile by a client) is dropped: the view
 //! learns of the deletion from the change stream.
 
+use k8s_openapi::api::core::v1::Pod;
+use repel_core::admission::AdmissionConfig;
 use repel_engine::actions::{Changes, ObjectWrite};
 use repel_engine::cluster::Cluster;
 use repel_engine::events::{Event as EngineEvent, EventType};
@@ -162,8 +164,13 @@ pub fn write(
             mark_terminating(store, &p.namespace, &p.name)?;
         }
     }
+    let config = if changes.created_pods.is_empty() {
+        AdmissionConfig::default()
+    } else {
+        admission.pod_config(store)
+    };
     for id in &changes.created_pods {
-        create_pod(store, admission, &mut nodes, pod_json(c, *id))?;
+        create_pod(store, admission, &config, &mut nodes, c.pods[*id].to_pod())?;
         if c.pods[*id].terminating {
             mark_terminating(store, &c.pods[*id].namespace, &c.pods[*id].name)?;
         }
@@ -223,24 +230,45 @@ pub fn write(
 /// workloads' pods, made when its cluster was built): each created through admission, in
 /// its state.
 pub fn write_initial(store: &Store, admission: &Admission, c: &Cluster) -> Result<(), StoreError> {
-    for (id, p) in c.pods.iter().enumerate() {
-        if !p.deleted && store.get("pods", &p.namespace, &p.name).is_none() {
-            create_pod(store, admission, &mut NodeCache::default(), pod_json(c, id))?;
+    let config = admission.pod_config(store);
+    for p in &c.pods {
+        if !p.deleted && store.read("pods", &p.namespace, &p.name, |_| ()).is_none() {
+            create_pod(
+                store,
+                admission,
+                &config,
+                &mut NodeCache::default(),
+                p.to_pod(),
+            )?;
         }
     }
     Ok(())
 }
 
-/// Creates a pod through admission, as the API's create does (an object already there, a
-/// client's of the same name, is left).
+/// Creates a pod through admission, as the API's create does ([`Admission::create_pod`]: the
+/// pod is typed already; `config` is the admission plugins' configuration, read once per
+/// pass). An object already there (a client's of the same name) is left; a pod admission
+/// refuses is reported on stderr and left out (the view drops it at its next sync).
 /// A pod created already running (created, bound and started in one pass) gets its kubelet's
 /// running status rendered, and its conditions the wall clock's time.
 fn create_pod(
     store: &Store,
     admission: &Admission,
+    config: &AdmissionConfig,
     nodes: &mut NodeCache,
-    mut pod: Value,
+    pod: Pod,
 ) -> Result<(), StoreError> {
+    let (ns, name) = (
+        pod.metadata.namespace.clone().unwrap_or_default(),
+        pod.metadata.name.clone().unwrap_or_default(),
+    );
+    let mut pod = match admission.create_pod(store, config, pod) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("repel serve: the control plane's pods {ns}/{name} refused: {e:?}");
+            return Ok(());
+        }
+    };
     if let Some(cs) = pod.pointer_mut("/status/conditions") {
         stamp(cs, &Value::Null, "type", &[]);
     }
@@ -251,7 +279,10 @@ fn create_pod(
     {
         crate::kubelet::run_pod(&mut pod, &node);
     }
-    create(store, admission, "", "pods", pod)
+    match store.add("pods", pod) {
+        Ok(_) | Err(StoreError::AlreadyExists) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Creates an object through admission (defaults, validation, `metadata.generation`); one the
@@ -276,7 +307,7 @@ fn create(
             return Ok(());
         }
     };
-    match store.create(resource, admitted) {
+    match store.add(resource, admitted) {
         Ok(_) | Err(StoreError::AlreadyExists) => Ok(()),
         Err(e) => Err(e),
     }

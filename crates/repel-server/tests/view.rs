@@ -16,7 +16,7 @@ use support::{Server, have_kubectl, node, pod, start};
 /// Syncs `view` and builds a fresh one at the same resourceVersion; they must agree.
 fn agree(s: &Server, view: &mut View, step: &str) {
     for _ in 0..50 {
-        view.sync(&s.app.store);
+        view.sync();
         let fresh = View::build(&s.app.store);
         if fresh.rv == view.rv {
             assert_eq!(summary(&view.cluster), summary(&fresh.cluster), "{step}");

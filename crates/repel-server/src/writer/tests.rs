@@ -80,7 +80,7 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
         )
         .unwrap();
         written = events.len();
-        view.sync(&store);
+        view.sync();
         assert!(
             view.cluster.take_actions().is_empty(),
             "at {t}: reading its own writes back is no action"
