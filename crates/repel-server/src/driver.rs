@@ -73,6 +73,9 @@ pub struct Driver {
     last_lease: Option<Instant>,
     /// The view's resourceVersion and the cluster time of the last settled pass.
     settled: Option<(u64, Millis)>,
+    /// The event recorders' correlator (spam filter, aggregation, counting), as upstream's
+    /// controllers and kubelets record their events.
+    correlator: repel_engine::event_correlator::Correlator,
 }
 
 /// The control plane `serve` runs: the default scheduler, kubelets, upstream's controller
@@ -109,6 +112,7 @@ impl Driver {
             stopped: HashSet::new(),
             last_lease: None,
             settled: None,
+            correlator: Default::default(),
         }
     }
 
@@ -215,6 +219,7 @@ impl Driver {
             &changes,
             &events,
             crate::writer::EventClock::Wall,
+            Some(&mut self.correlator),
         )
         .and_then(|()| crate::writer::write_objects(store, &self.app.admission, &writes))
         {

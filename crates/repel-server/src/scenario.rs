@@ -109,6 +109,8 @@ impl ScenarioDriver {
                     &changes,
                     events,
                     EventClock::Scenario { zero_unix_ms },
+                    // A scenario's events are the simulation's, each one stored.
+                    None,
                 ) {
                     eprintln!("repel serve: scenario write failed: {e}");
                 }

@@ -26,6 +26,7 @@ use k8s_openapi::api::core::v1::Pod;
 use repel_core::admission::AdmissionConfig;
 use repel_engine::actions::{Changes, ObjectWrite};
 use repel_engine::cluster::Cluster;
+use repel_engine::event_correlator::{Correlator, Outcome, Recording};
 use repel_engine::events::{Event as EngineEvent, EventType};
 use serde_json::{Value, json};
 
@@ -56,14 +57,23 @@ const KUBELET_STATUS: [&str; 6] = [
     "startTime",
 ];
 
-/// The component upstream records an event reason from.
-pub fn component(reason: &str) -> &'static str {
+/// The component upstream records an event from, by its reason and the kind of its object
+/// (a workload's controller records about its workload under its own name).
+pub fn component(reason: &str, kind: &str) -> &'static str {
     match reason {
         "Scheduled" | "FailedScheduling" | "Preempted" => "default-scheduler",
         "TaintManagerEviction" => "taint-eviction-controller",
         "RegisteredNode" | "RemovingNode" | "NodeNotReady" => "node-controller",
         "TaintToleration" => "kubelet",
-        _ => "controllermanager",
+        _ => match kind {
+            "ReplicaSet" => "replicaset-controller",
+            "Deployment" => "deployment-controller",
+            "DaemonSet" => "daemonset-controller",
+            "StatefulSet" => "statefulset-controller",
+            "Job" => "job-controller",
+            "CronJob" => "cronjob-controller",
+            _ => "controllermanager",
+        },
     }
 }
 
@@ -71,7 +81,8 @@ fn pod_json(c: &Cluster, id: usize) -> Value {
     serde_json::to_value(c.pods[id].to_pod()).unwrap_or(Value::Null)
 }
 
-/// Writes one pass: `changes` read against `c` (the view after the pass) and its `events`.
+/// Writes one pass: `changes` read against `c` (the view after the pass) and its `events`
+/// (through `correlator`, when given: see [`event_ops`]).
 pub fn write(
     store: &Store,
     admission: &Admission,
@@ -79,6 +90,7 @@ pub fn write(
     changes: &Changes,
     events: &[EngineEvent],
     clock: EventClock,
+    correlator: Option<&mut Correlator>,
 ) -> Result<(), StoreError> {
     // A write that finds its object gone, or changed by a client since the view read it (a
     // conflict on the view's resourceVersion), is dropped: the view reads the change from the
@@ -218,12 +230,92 @@ pub fn write(
             Ok(Some(obj))
         }))?;
     }
-    let ops: Vec<(String, Op)> = events
-        .iter()
-        .filter_map(|e| event_object(store, e, clock))
-        .map(|e| ("events".to_string(), Op::Put(String::new(), e)))
-        .collect();
-    store.write_batch(ops)
+    store.write_batch(event_ops(store, events, clock, correlator))
+}
+
+/// The Event objects of a pass's `events`: each one, or, through `correlator` (upstream's
+/// recorders' spam filter, aggregation and counting), what it leaves of them — a new object,
+/// an update of one written before (in this batch or stored), or nothing. The scheduler's
+/// events (upstream records them through the events API, which does none of that) are
+/// written as they come.
+fn event_ops(
+    store: &Store,
+    events: &[EngineEvent],
+    clock: EventClock,
+    mut correlator: Option<&mut Correlator>,
+) -> Vec<(String, Op)> {
+    let mut ops: Vec<(String, Op)> = Vec::new();
+    // Events of this batch by namespace/name: where an update finds one created just before.
+    let mut batch: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let wall_ms = (time::now_nanos() / 1_000_000) as repel_engine::clock::Millis;
+    for e in events {
+        let Some(mut ev) = event_object(store, e, clock) else {
+            continue;
+        };
+        let ns = ev["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if let Some(c) = correlator.as_deref_mut()
+            && ev["source"]["component"] != "default-scheduler"
+        {
+            let at = match clock {
+                EventClock::Wall => wall_ms,
+                EventClock::Scenario { zero_unix_ms } => zero_unix_ms + e.at_ms,
+            };
+            let o = &ev["involvedObject"];
+            let outcome = c.record(
+                &Recording {
+                    component: ev["source"]["component"].as_str().unwrap_or(""),
+                    kind: o["kind"].as_str().unwrap_or(""),
+                    namespace: o["namespace"].as_str().unwrap_or(""),
+                    name: o["name"].as_str().unwrap_or(""),
+                    uid: o["uid"].as_str().unwrap_or(""),
+                    api_version: o["apiVersion"].as_str().unwrap_or(""),
+                    type_: ev["type"].as_str().unwrap_or(""),
+                    reason: ev["reason"].as_str().unwrap_or(""),
+                    message: ev["message"].as_str().unwrap_or(""),
+                },
+                at,
+            );
+            match outcome {
+                Outcome::Skip => continue,
+                Outcome::Create { message, key } => {
+                    ev["message"] = json!(message);
+                    let name = ev["metadata"]["name"].as_str().unwrap_or("").to_string();
+                    c.created(key, name);
+                }
+                Outcome::Update {
+                    name,
+                    count,
+                    message,
+                } => {
+                    let last = ev["lastTimestamp"].clone();
+                    let update = |v: &mut Value| {
+                        v["count"] = json!(count);
+                        v["lastTimestamp"] = last.clone();
+                        v["message"] = json!(message);
+                    };
+                    let id = format!("{ns}/{name}");
+                    if let Some(&i) = batch.get(&id) {
+                        if let Some((_, Op::Put(_, v))) = ops.get_mut(i) {
+                            update(v);
+                        }
+                    } else if let Some(mut cur) = store.get("events", &ns, &name) {
+                        update(&mut cur);
+                        batch.insert(id, ops.len());
+                        ops.push(("events".to_string(), Op::Put(String::new(), cur)));
+                    }
+                    // (An event a client deleted since is not written again.)
+                    continue;
+                }
+            }
+        }
+        let name = ev["metadata"]["name"].as_str().unwrap_or("").to_string();
+        batch.insert(format!("{ns}/{name}"), ops.len());
+        ops.push(("events".to_string(), Op::Put(String::new(), ev)));
+    }
+    ops
 }
 
 /// Writes the pods of a control plane's initial view that the store lacks (a scenario's
@@ -605,7 +697,7 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
         type_,
         &e.reason,
         &e.message,
-        component(&e.reason),
+        component(&e.reason, kind),
     );
     if let EventClock::Scenario { zero_unix_ms } = clock {
         let at = repel_engine::controllers::node_lifecycle::sim_timestamp(zero_unix_ms + e.at_ms);

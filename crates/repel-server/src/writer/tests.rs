@@ -65,6 +65,7 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
     view.cluster.record(true);
     let mut plane = plane();
     let mut events = Vec::new();
+    let mut correlator = Correlator::new();
     let mut written = 0;
     for t in [0, 20_000, 40_000, 60_000] {
         plane.settle(t, &mut view.cluster, &mut events);
@@ -77,6 +78,7 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
             &changes,
             &events[written..],
             EventClock::Wall,
+            Some(&mut correlator),
         )
         .unwrap();
         written = events.len();
@@ -113,4 +115,73 @@ fn the_store_holds_what_the_control_plane_did_after_every_pass() {
     ] {
         assert!(reasons.iter().any(|r| r == want), "{want}: {reasons:?}");
     }
+}
+
+/// The control plane's events are recorded as upstream's recorders do: a ReplicaSet's many
+/// `SuccessfulCreate`s become nine events and one combined event counted across passes (in
+/// the same batch and once stored); the scheduler's `Scheduled` events are each written.
+#[test]
+fn events_go_through_the_recorders_correlator_but_the_schedulers() {
+    let store = Store::in_memory();
+    store
+        .create("namespaces", json!({"metadata": {"name": "default"}}))
+        .unwrap();
+    let mut correlator = Correlator::new();
+    let created = |i: usize| {
+        EngineEvent::normal(
+            0,
+            "SuccessfulCreate",
+            "ReplicaSet/default/web-1".into(),
+            None,
+            format!("Created pod: web-1-p{i}"),
+        )
+    };
+    let scheduled = |i: usize| {
+        EngineEvent::normal(
+            0,
+            "Scheduled",
+            format!("Pod/default/web-1-p{i}"),
+            Some("node1".into()),
+            format!("Successfully assigned default/web-1-p{i} to node1"),
+        )
+    };
+    for pass in [0..12, 12..17] {
+        let events: Vec<EngineEvent> = pass.flat_map(|i| [created(i), scheduled(i)]).collect();
+        write(
+            &store,
+            &Admission::default(),
+            &Cluster::new(),
+            &Changes::default(),
+            &events,
+            EventClock::Wall,
+            Some(&mut correlator),
+        )
+        .unwrap();
+    }
+    let (events, _) = store.list("events", None);
+    let by =
+        |reason: &str| -> Vec<&Value> { events.iter().filter(|e| e["reason"] == reason).collect() };
+    assert_eq!(by("Scheduled").len(), 17);
+    let created = by("SuccessfulCreate");
+    assert_eq!(created.len(), 10, "{created:?}");
+    let combined: Vec<&&Value> = created
+        .iter()
+        .filter(|e| {
+            e["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("(combined from similar events): ")
+        })
+        .collect();
+    assert_eq!(combined.len(), 1);
+    assert_eq!(combined[0]["count"], 8);
+    assert_eq!(
+        combined[0]["message"],
+        "(combined from similar events): Created pod: web-1-p16"
+    );
+    assert!(
+        created
+            .iter()
+            .all(|e| e["source"]["component"] == "replicaset-controller")
+    );
 }

@@ -1,0 +1,321 @@
+//! What upstream's event recorders (client-go `tools/record`, `EventCorrelator`) do to the
+//! events a controller records before they reach the API server: a spam filter, aggregation
+//! of similar events and counting of repeated ones. `repel serve` records the control plane's
+//! events through it, as kube-controller-manager and the kubelet do (the scheduler records
+//! through the newer events API, which has none of this: its events are written as they come).
+//!
+//! Upstream's rules and numbers (`events_cache.go`):
+//! - **spam filter**: a token bucket per source and object (component, involved object's kind,
+//!   namespace, name, uid, apiVersion), burst 25, refilled at one event per 300 s; an event
+//!   finding it empty is dropped;
+//! - **aggregation**: events differing only in their message (same source, object, type and
+//!   reason) within 600 s of the previous one: once 10 distinct messages are seen, each further
+//!   one becomes a single event, `(combined from similar events): <message>`, counted;
+//! - **counting**: an event identical to one recorded (the same key, message included)
+//!   increments that event's `count` and `lastTimestamp` instead of creating a new object.
+//!
+//! Each cache holds at most 4,096 keys, least recently used first out (upstream's LRU size).
+
+use std::collections::HashSet;
+use std::num::NonZeroUsize;
+
+use lru::LruCache;
+
+use crate::clock::Millis;
+
+/// Upstream's `maxLruCacheEntries`.
+pub const CACHE_ENTRIES: usize = 4096;
+/// Upstream's `defaultAggregateMaxEvents`.
+pub const AGGREGATE_MAX_EVENTS: usize = 10;
+/// Upstream's `defaultAggregateIntervalInSeconds`, in ms.
+pub const AGGREGATE_INTERVAL_MS: Millis = 600_000;
+/// Upstream's `defaultSpamBurst`.
+pub const SPAM_BURST: f64 = 25.0;
+/// Upstream's `defaultSpamQPS` is one event per this many ms.
+pub const SPAM_REFILL_MS: f64 = 300_000.0;
+/// The prefix of an aggregated event's message (`EventAggregatorByReasonMessageFunc`).
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+
+/// An event as a recorder sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Recording<'a> {
+    /// `source.component`.
+    pub component: &'a str,
+    /// The involved object's kind, namespace (empty when cluster-scoped), name, uid and
+    /// apiVersion.
+    pub kind: &'a str,
+    /// See `kind`.
+    pub namespace: &'a str,
+    /// See `kind`.
+    pub name: &'a str,
+    /// See `kind`.
+    pub uid: &'a str,
+    /// See `kind`.
+    pub api_version: &'a str,
+    /// `Normal` or `Warning`.
+    pub type_: &'a str,
+    /// The reason.
+    pub reason: &'a str,
+    /// The message.
+    pub message: &'a str,
+}
+
+/// What to write for a recorded event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing: the spam filter dropped it.
+    Skip,
+    /// A new Event object with this message and `count` 1; tell [`Correlator::created`] its
+    /// name under `key`.
+    Create {
+        /// The message to write (the event's own, or the combined one).
+        message: String,
+        /// The key to report the new object's name under.
+        key: String,
+    },
+    /// The existing Event object `name`: its `count`, `lastTimestamp` and message.
+    Update {
+        /// The stored event's name.
+        name: String,
+        /// Its new count.
+        count: u32,
+        /// Its message now.
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Bucket {
+    tokens: f64,
+    at: Millis,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Aggregate {
+    messages: HashSet<String>,
+    last: Option<Millis>,
+}
+
+#[derive(Debug, Clone)]
+struct Logged {
+    name: String,
+    count: u32,
+}
+
+/// The correlator of one recorder.
+#[derive(Debug)]
+pub struct Correlator {
+    spam: LruCache<String, Bucket>,
+    aggregates: LruCache<String, Aggregate>,
+    logged: LruCache<String, Logged>,
+}
+
+impl Default for Correlator {
+    fn default() -> Self {
+        let size = NonZeroUsize::new(CACHE_ENTRIES).unwrap_or(NonZeroUsize::MIN);
+        Correlator {
+            spam: LruCache::new(size),
+            aggregates: LruCache::new(size),
+            logged: LruCache::new(size),
+        }
+    }
+}
+
+impl Correlator {
+    /// A correlator with empty caches.
+    pub fn new() -> Self {
+        Correlator::default()
+    }
+
+    /// Correlates event `e` recorded at `now`.
+    pub fn record(&mut self, e: &Recording<'_>, now: Millis) -> Outcome {
+        let source_object = [
+            e.component,
+            e.kind,
+            e.namespace,
+            e.name,
+            e.uid,
+            e.api_version,
+        ]
+        .join("\u{0}");
+        // The spam filter: a full bucket for a new source and object.
+        let bucket = self
+            .spam
+            .get_or_insert_mut(source_object.clone(), || Bucket {
+                tokens: SPAM_BURST,
+                at: now,
+            });
+        let elapsed = now.saturating_sub(bucket.at).max(0) as f64;
+        bucket.tokens = (bucket.tokens + elapsed / SPAM_REFILL_MS).min(SPAM_BURST);
+        bucket.at = bucket.at.max(now);
+        if bucket.tokens < 1.0 {
+            return Outcome::Skip;
+        }
+        bucket.tokens -= 1.0;
+        // Aggregation of events differing only in their message.
+        let aggregate_key = [source_object.as_str(), e.type_, e.reason].join("\u{0}");
+        let record = self
+            .aggregates
+            .get_or_insert_mut(aggregate_key.clone(), Aggregate::default);
+        if record
+            .last
+            .is_none_or(|last| now.saturating_sub(last) > AGGREGATE_INTERVAL_MS)
+        {
+            record.messages.clear();
+        }
+        record.messages.insert(e.message.to_string());
+        record.last = Some(now);
+        let (key, message) = if record.messages.len() < AGGREGATE_MAX_EVENTS {
+            (
+                [aggregate_key.as_str(), e.message].join("\u{0}"),
+                e.message.to_string(),
+            )
+        } else {
+            // Upstream's set never grows past its maximum: one message leaves.
+            if let Some(any) = record.messages.iter().next().cloned() {
+                record.messages.remove(&any);
+            }
+            (aggregate_key, format!("{COMBINED_PREFIX}{}", e.message))
+        };
+        // Counting: the same event again updates the one recorded.
+        match self.logged.get_mut(&key) {
+            Some(l) => {
+                l.count = l.count.saturating_add(1);
+                Outcome::Update {
+                    name: l.name.clone(),
+                    count: l.count,
+                    message,
+                }
+            }
+            None => Outcome::Create { message, key },
+        }
+    }
+
+    /// Notes the name of the Event object written for an [`Outcome::Create`].
+    pub fn created(&mut self, key: String, name: String) {
+        self.logged.put(key, Logged { name, count: 1 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn created(rs: &str, pod: &str) -> (String, String) {
+        (rs.to_string(), format!("Created pod: {pod}"))
+    }
+
+    /// Records `events` (object name, message) at `at`, writing creates as `<object>.<n>`;
+    /// returns the outcomes.
+    fn run(c: &mut Correlator, events: &[(String, String)], at: Millis) -> Vec<Outcome> {
+        let mut out = Vec::new();
+        for (i, (name, message)) in events.iter().enumerate() {
+            let o = c.record(
+                &Recording {
+                    component: "replicaset-controller",
+                    kind: "ReplicaSet",
+                    namespace: "default",
+                    name,
+                    uid: "u1",
+                    api_version: "apps/v1",
+                    type_: "Normal",
+                    reason: "SuccessfulCreate",
+                    message,
+                },
+                at,
+            );
+            if let Outcome::Create { key, .. } = &o {
+                c.created(key.clone(), format!("{name}.{at}.{i}"));
+            }
+            out.push(o);
+        }
+        out
+    }
+
+    #[test]
+    fn a_replica_set_creating_many_pods_records_nine_then_one_combined_then_nothing() {
+        let mut c = Correlator::new();
+        let events: Vec<_> = (0..40)
+            .map(|i| created("web-1", &format!("p{i}")))
+            .collect();
+        let out = run(&mut c, &events, 0);
+        // Nine distinct messages are recorded as they are.
+        for (i, o) in out.iter().take(9).enumerate() {
+            assert_eq!(
+                o,
+                &Outcome::Create {
+                    message: format!("Created pod: p{i}"),
+                    key: format!(
+                        "replicaset-controller\0ReplicaSet\0default\0web-1\0u1\0apps/v1\0Normal\0SuccessfulCreate\0Created pod: p{i}"
+                    ),
+                }
+            );
+        }
+        // The tenth starts one combined event...
+        assert!(matches!(&out[9], Outcome::Create { message, .. }
+            if message == "(combined from similar events): Created pod: p9"));
+        // ...which the next ones count, up to the spam filter's burst of 25 in all...
+        for (i, o) in out.iter().enumerate().take(25).skip(10) {
+            assert_eq!(
+                o,
+                &Outcome::Update {
+                    name: "web-1.0.9".into(),
+                    count: (i - 8) as u32,
+                    message: format!("(combined from similar events): Created pod: p{i}"),
+                }
+            );
+        }
+        // ...and the rest are dropped until the bucket refills (one per 300 s).
+        assert!(out[25..].iter().all(|o| *o == Outcome::Skip));
+        let later = run(&mut c, &[created("web-1", "p40")], 300_000);
+        assert!(matches!(&later[0], Outcome::Update { count: 17, .. }));
+        assert_eq!(
+            run(&mut c, &[created("web-1", "p41")], 300_000)[0],
+            Outcome::Skip
+        );
+    }
+
+    #[test]
+    fn the_same_event_again_is_counted_and_other_objects_have_their_own_budget() {
+        let mut c = Correlator::new();
+        let same = vec![created("web-1", "p0"); 3];
+        let out = run(&mut c, &same, 0);
+        assert!(matches!(&out[0], Outcome::Create { .. }));
+        assert_eq!(
+            out[2],
+            Outcome::Update {
+                name: "web-1.0.0".into(),
+                count: 3,
+                message: "Created pod: p0".into()
+            }
+        );
+        let other: Vec<_> = (0..9).map(|i| created("web-2", &format!("p{i}"))).collect();
+        assert!(
+            run(&mut c, &other, 0)
+                .iter()
+                .all(|o| matches!(o, Outcome::Create { .. }))
+        );
+    }
+
+    #[test]
+    fn similar_events_more_than_ten_minutes_apart_start_again() {
+        let mut c = Correlator::new();
+        let first: Vec<_> = (0..9).map(|i| created("web-1", &format!("p{i}"))).collect();
+        run(&mut c, &first, 0);
+        // 600 s later is still within the interval: the tenth message combines.
+        let tenth = run(&mut c, &[created("web-1", "p9")], 600_000);
+        assert!(
+            matches!(&tenth[0], Outcome::Create { message, .. } if message.starts_with(COMBINED_PREFIX))
+        );
+        // More than 600 s after the last one, the count of messages starts again.
+        let fresh = run(&mut c, &[created("web-1", "p10")], 1_200_001);
+        assert_eq!(
+            fresh[0],
+            Outcome::Create {
+                message: "Created pod: p10".into(),
+                key: "replicaset-controller\0ReplicaSet\0default\0web-1\0u1\0apps/v1\0Normal\0SuccessfulCreate\0Created pod: p10".into(),
+            }
+        );
+    }
+}
