@@ -441,11 +441,11 @@ async fn handle_resource(
                 }
                 let (ons, oname) = ns_name(o);
                 if let Ok(g) = delete(&app, r, &ons, &oname, opts.grace_period_seconds) {
-                    if !opts.orphan {
-                        collect_garbage(&app, &g);
-                    }
                     deleted.push(at_version(r, g));
                 }
+            }
+            if !opts.orphan {
+                collect_garbage_of(&app, &deleted);
             }
             app.poke();
             let rv = app.store.resource_version().to_string();
@@ -691,31 +691,49 @@ pub fn scale_of(obj: &Value) -> Value {
 /// The garbage collector's background deletion: every object whose `ownerReferences` name
 /// `owner`'s uid goes too, and so on down (a Deployment's ReplicaSets and their pods).
 pub fn collect_garbage(app: &App, owner: &Value) {
-    let mut uids: Vec<String> = owner["metadata"]["uid"]
-        .as_str()
-        .map(str::to_string)
-        .into_iter()
+    collect_garbage_of(app, std::slice::from_ref(owner));
+}
+
+/// [`collect_garbage`] for several deleted owners at once. The dependents are found through
+/// an index of every stored object's owner uids, built once (reading the stored objects in
+/// place): deleting a Deployment of 3,000 pods among 150,000 used to list every object once
+/// per deleted dependent.
+pub fn collect_garbage_of(app: &App, owners: &[Value]) {
+    let mut uids: Vec<String> = owners
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str().map(str::to_string))
         .collect();
+    if uids.is_empty() {
+        return;
+    }
+    let mut dependents: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
+    for res in app.resources.stored() {
+        let (items, _) = app.store.snapshot(res.key(), None);
+        for (_, o) in items {
+            let Some(refs) = o["metadata"]["ownerReferences"].as_array() else {
+                continue;
+            };
+            let (ons, oname) = ns_name(&o);
+            for uid in refs.iter().filter_map(|r| r["uid"].as_str()) {
+                dependents.entry(uid.to_string()).or_default().push((
+                    res.key().to_string(),
+                    ons.clone(),
+                    oname.clone(),
+                ));
+            }
+        }
+    }
     while let Some(uid) = uids.pop() {
-        for res in app.resources.stored() {
-            let (items, _) = app.store.list(res.key(), None);
-            for o in items {
-                let owned = o["metadata"]["ownerReferences"]
-                    .as_array()
-                    .is_some_and(|os| os.iter().any(|r| r["uid"] == uid.as_str()));
-                if owned {
-                    let (ons, oname) = ns_name(&o);
-                    let gone = if res.key() == "pods" {
-                        crate::kubelet::delete_pod(&app.store, &ons, &oname, None)
-                    } else {
-                        app.store.delete(res.key(), &ons, &oname)
-                    };
-                    if let Ok(gone) = gone
-                        && let Some(u) = gone["metadata"]["uid"].as_str()
-                    {
-                        uids.push(u.to_string());
-                    }
-                }
+        for (res, ons, oname) in dependents.remove(&uid).unwrap_or_default() {
+            let gone = if res == "pods" {
+                crate::kubelet::delete_pod(&app.store, &ons, &oname, None)
+            } else {
+                app.store.delete(&res, &ons, &oname)
+            };
+            if let Ok(gone) = gone
+                && let Some(u) = gone["metadata"]["uid"].as_str()
+            {
+                uids.push(u.to_string());
             }
         }
     }
