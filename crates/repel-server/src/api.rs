@@ -421,6 +421,16 @@ async fn handle_resource(
                     .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
                 return Ok(json_reply(200, &at_version(r, obj)));
             }
+            if opts.orphan
+                && !matches!(r.key(), "pods" | "namespaces" | "customresourcedefinitions")
+            {
+                let gone = orphan_and_delete(&app, r, &[(ns.to_string(), name.to_string())])?;
+                app.poke();
+                return match gone.into_iter().next() {
+                    Some(g) => Ok(json_reply(200, &at_version(r, g))),
+                    None => Err(status::not_found(&r.qualified(), name).into()),
+                };
+            }
             let gone = delete(&app, r, ns, name, opts.grace_period_seconds)?;
             if !opts.orphan {
                 collect_garbage(&app, &gone);
@@ -434,7 +444,21 @@ async fn handle_resource(
             let sel = Selectors::parse(r, &query)?;
             let (items, _) = app.store.list(r.key(), ns.as_deref());
             let mut deleted = Vec::new();
-            for o in items.iter().filter(|o| sel.matches(o)) {
+            let at_once = opts.orphan
+                && !opts.dry_run
+                && !matches!(r.key(), "pods" | "namespaces" | "customresourcedefinitions");
+            if at_once {
+                let keys: Vec<(String, String)> = items
+                    .iter()
+                    .filter(|o| sel.matches(o))
+                    .map(ns_name)
+                    .collect();
+                deleted = orphan_and_delete(&app, r, &keys)?
+                    .into_iter()
+                    .map(|g| at_version(r, g))
+                    .collect();
+            }
+            for o in items.iter().filter(|o| !at_once && sel.matches(o)) {
                 if opts.dry_run {
                     deleted.push(at_version(r, o.clone()));
                     continue;
@@ -692,6 +716,79 @@ pub fn scale_of(obj: &Value) -> Value {
 /// `owner`'s uid goes too, and so on down (a Deployment's ReplicaSets and their pods).
 pub fn collect_garbage(app: &App, owner: &Value) {
     collect_garbage_of(app, std::slice::from_ref(owner));
+}
+
+/// The garbage collector's orphaning (`propagationPolicy: Orphan`, `kubectl delete
+/// --cascade=orphan`): the writes that take the ownerReferences to the objects with `uids` off
+/// their dependents, which stay. The caller commits them in one transaction with the owners'
+/// deletion (upstream holds the owner with an `orphan` finalizer meanwhile, so that its
+/// controller never acts on dependents it is losing; one transaction gives the control plane
+/// the same: it reads the orphaned dependents and the owner's deletion together).
+pub fn orphan_writes(app: &App, uids: &[String]) -> Vec<(String, crate::store::Op)> {
+    let mut ops = Vec::new();
+    if uids.is_empty() {
+        return ops;
+    }
+    let names = |r: &Value| {
+        r["uid"]
+            .as_str()
+            .is_some_and(|u| uids.iter().any(|x| x == u))
+    };
+    for res in app.resources.stored() {
+        let (items, _) = app.store.snapshot(res.key(), None);
+        for (_, o) in items {
+            if !o["metadata"]["ownerReferences"]
+                .as_array()
+                .is_some_and(|refs| refs.iter().any(names))
+            {
+                continue;
+            }
+            let mut n = Value::clone(&o);
+            if let Some(refs) = n["metadata"]["ownerReferences"].as_array_mut() {
+                refs.retain(|r| !names(r));
+                if refs.is_empty()
+                    && let Some(m) = n["metadata"].as_object_mut()
+                {
+                    m.remove("ownerReferences");
+                }
+            }
+            ops.push((
+                res.key().to_string(),
+                crate::store::Op::Put(String::new(), n),
+            ));
+        }
+    }
+    ops
+}
+
+/// Deletes the objects `keys` of `r` (a kind deleted at once: not pods, namespaces or CRDs)
+/// with their dependents orphaned, in one transaction ([`orphan_writes`]); returns the objects
+/// deleted as they were.
+fn orphan_and_delete(
+    app: &App,
+    r: &Resource,
+    keys: &[(String, String)],
+) -> Result<Vec<Value>, ApiError> {
+    let owners: Vec<Value> = keys
+        .iter()
+        .filter_map(|(ns, name)| app.store.get(r.key(), ns, name))
+        .collect();
+    let uids: Vec<String> = owners
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str().map(str::to_string))
+        .collect();
+    let mut ops = orphan_writes(app, &uids);
+    for o in &owners {
+        let (ns, name) = ns_name(o);
+        ops.push((
+            r.key().to_string(),
+            crate::store::Op::Delete(String::new(), ns, name),
+        ));
+    }
+    app.store
+        .write_batch(ops)
+        .map_err(|e| store_error(r, "", e))?;
+    Ok(owners)
 }
 
 /// [`collect_garbage`] for several deleted owners at once. The dependents are found through

@@ -212,16 +212,24 @@ impl Driver {
         let mut writes = self.plane.workloads.take_writes();
         writes.extend(repel_engine::disruption::status_writes(&self.view.cluster));
         let store = &self.app.store;
-        if let Err(e) = crate::writer::write(
-            store,
-            &self.app.admission,
-            &self.view.cluster,
-            &changes,
-            &events,
-            crate::writer::EventClock::Wall,
-            Some(&mut self.correlator),
-        )
-        .and_then(|()| crate::writer::write_objects(store, &self.app.admission, &writes))
+        // New objects (a Deployment's ReplicaSets) first: the pods created for them in the
+        // same pass reference them by the uid the store gives them.
+        let (creates, writes): (Vec<_>, Vec<_>) = writes
+            .into_iter()
+            .partition(|w| matches!(w, repel_engine::actions::ObjectWrite::Create { .. }));
+        if let Err(e) = crate::writer::write_objects(store, &self.app.admission, &creates)
+            .and_then(|()| {
+                crate::writer::write(
+                    store,
+                    &self.app.admission,
+                    &self.view.cluster,
+                    &changes,
+                    &events,
+                    crate::writer::EventClock::Wall,
+                    Some(&mut self.correlator),
+                )
+            })
+            .and_then(|()| crate::writer::write_objects(store, &self.app.admission, &writes))
         {
             eprintln!("repel serve: control-plane write failed: {e}");
         }

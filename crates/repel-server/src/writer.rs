@@ -348,12 +348,28 @@ fn create_pod(
     admission: &Admission,
     config: &AdmissionConfig,
     nodes: &mut NodeCache,
-    pod: Pod,
+    mut pod: Pod,
 ) -> Result<(), StoreError> {
     let (ns, name) = (
         pod.metadata.namespace.clone().unwrap_or_default(),
         pod.metadata.name.clone().unwrap_or_default(),
     );
+    // An owner the control plane created this pass (a ReplicaSet) got its uid from the store
+    // just now: the pod's reference carries it, as upstream's always does.
+    for r in pod.metadata.owner_references.iter_mut().flatten() {
+        let resource = match r.kind.as_str() {
+            "ReplicaSet" => "replicasets",
+            "StatefulSet" => "statefulsets",
+            "DaemonSet" => "daemonsets",
+            "Job" => "jobs",
+            _ => continue,
+        };
+        if let Some(Some(uid)) = store.read(resource, &ns, &r.name, |o| {
+            o["metadata"]["uid"].as_str().map(str::to_string)
+        }) {
+            r.uid = uid;
+        }
+    }
     let mut pod = match admission.create_pod(store, config, pod) {
         Ok(v) => v,
         Err(e) => {

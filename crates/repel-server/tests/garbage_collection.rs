@@ -84,3 +84,119 @@ fn deleting_an_owner_deletes_its_dependents_down_the_chain_unless_orphaned() {
         );
     }
 }
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "timed out: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Pods of the ReplicaSets of `app` that are Running, with their owner kinds.
+fn running(s: &Server) -> Vec<(String, Vec<String>)> {
+    let (pods, _) = s.app.store.list("pods", Some("default"));
+    pods.iter()
+        .filter(|p| {
+            p["status"]["phase"] == "Running" && p["metadata"]["deletionTimestamp"].is_null()
+        })
+        .map(|p| {
+            let owners = p["metadata"]["ownerReferences"]
+                .as_array()
+                .map(|o| {
+                    o.iter()
+                        .map(|r| r["kind"].as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                p["metadata"]["name"].as_str().unwrap_or("").to_string(),
+                owners,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn orphaned_workloads_keep_their_replica_sets_and_pods_under_the_control_plane() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![support::node("node1", json!(null))]);
+    let file = s.write(
+        "web.yaml",
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+"#,
+    );
+    let out = s.kubectl(&["apply", "-f", &file]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("two pods Running", || running(&s).len() == 2);
+    let before: Vec<String> = running(&s).into_iter().map(|(n, _)| n).collect();
+    // The pods, created in the pass that created their ReplicaSet, reference it by its uid.
+    let (sets, _) = s.app.store.list("replicasets", Some("default"));
+    for name in &before {
+        let pod = s.get("pods", "default", name).unwrap();
+        assert_eq!(
+            pod["metadata"]["ownerReferences"][0]["uid"], sets[0]["metadata"]["uid"],
+            "{name}"
+        );
+    }
+
+    let out = s.kubectl(&["delete", "deployment", "web", "--cascade=orphan"]);
+    assert_eq!(
+        out.stdout, "deployment.apps \"web\" deleted\n",
+        "{}",
+        out.stderr
+    );
+    let (sets, _) = s.app.store.list("replicasets", Some("default"));
+    assert_eq!(sets.len(), 1, "the ReplicaSet stays");
+    let rs = sets[0]["metadata"]["name"].as_str().unwrap().to_string();
+    assert!(
+        sets[0]["metadata"]["ownerReferences"].is_null(),
+        "{}",
+        sets[0]
+    );
+    // The control plane's passes go on (time scale 600: 3 s is half an hour): nothing goes.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let after: Vec<String> = running(&s).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(after, before, "the pods stay");
+    assert!(s.get("replicasets", "default", &rs).is_some());
+
+    // The ReplicaSet still keeps its pods: one deleted is replaced.
+    let out = s.kubectl(&["delete", "pod", &before[0], "--wait=false"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("a replacement", || {
+        let now = running(&s);
+        now.len() == 2 && now.iter().all(|(n, _)| *n != before[0])
+    });
+
+    // Orphaned from their ReplicaSet too, the pods stay as pods of no controller.
+    let out = s.kubectl(&["delete", "replicaset", &rs, "--cascade=orphan"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let left = running(&s);
+    let (all, _) = s.app.store.list("pods", Some("default"));
+    let (evs, _) = s.app.store.list("events", None);
+    let evs: Vec<String> = evs
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["reason"], e["involvedObject"]["name"], e["message"]
+            )
+        })
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?} {all:#?} {evs:#?}");
+    assert!(left.iter().all(|(_, owners)| owners.is_empty()), "{left:?}");
+}

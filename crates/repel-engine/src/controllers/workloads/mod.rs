@@ -176,12 +176,21 @@ impl WorkloadControllers {
     /// its own); otherwise `false`.
     pub fn observe_replica_set(&mut self, rs: &k8s_openapi::api::apps::v1::ReplicaSet) -> bool {
         let ns = repel_core::workload::namespace_of(&rs.metadata);
-        let Some((kind, name)) = controller_of(&rs.metadata) else {
+        let controller = controller_of(&rs.metadata);
+        let Some((_, name)) = controller.filter(|(kind, _)| kind == "Deployment") else {
+            // Orphaned (its Deployment deleted with `--cascade=orphan`) or never a
+            // Deployment's: released from any Deployment's revisions, so that deleting that
+            // Deployment leaves it; it is managed as a ReplicaSet of its own.
+            let rs_name = rs.metadata.name.as_deref().unwrap_or("");
+            for t in &mut self.tracked {
+                if t.workload.namespace() == ns
+                    && let Some(r) = t.rollout.as_mut()
+                {
+                    r.replica_sets.retain(|x| x.name != rs_name);
+                }
+            }
             return false;
         };
-        if kind != "Deployment" {
-            return false;
-        }
         let Some(t) = self.tracked.iter_mut().find(|t| {
             matches!(t.workload, Workload::Deployment(_))
                 && t.workload.namespace() == ns
