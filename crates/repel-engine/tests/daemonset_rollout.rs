@@ -156,3 +156,70 @@ fn max_unavailable_two_replaces_two_at_a_time() {
     assert_eq!(most, 2, "two nodes at a time");
     assert!(images(&s).iter().all(|(_, i)| i == "agent:2"));
 }
+
+/// `maxSurge` 1 (`maxUnavailable` 0, as upstream's validation requires with a surge): each
+/// node's new pod starts beside its old one, one node at a time, and the old pod goes once
+/// the new one runs — no node is ever without a running agent.
+#[test]
+fn max_surge_starts_the_new_pod_before_the_old_one_goes() {
+    let strategy = json!({"type": "RollingUpdate",
+                          "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}});
+    let mut s = sim(strategy.clone());
+    assert!(s.plane.workloads.replace(ds("agent:2", strategy)));
+    let events_before = s.events.len();
+    let now = s.now;
+    let mut passes = 0;
+    loop {
+        let changed = s.plane.pass(now, &mut s.cluster, &mut s.events);
+        let mut per_node = std::collections::BTreeMap::<String, (usize, usize)>::new();
+        for p in s
+            .cluster
+            .pods
+            .iter()
+            .filter(|p| !p.deleted && !p.terminating)
+        {
+            let node = p
+                .node
+                .map(|n| s.cluster.nodes[n].name.clone())
+                .or_else(|| p.spec_node_name().map(str::to_string))
+                .unwrap_or_else(|| {
+                    repel_core::workload::claim::pinned_node(p.spec()).unwrap_or_default()
+                });
+            let e = per_node.entry(node).or_default();
+            e.0 += 1;
+            if p.phase == PodPhase::Running {
+                e.1 += 1;
+            }
+        }
+        assert_eq!(per_node.len(), 4, "{per_node:?}");
+        assert!(
+            per_node.values().all(|(_, running)| *running >= 1),
+            "a node without a running agent: {per_node:?}"
+        );
+        assert!(
+            per_node.values().filter(|(live, _)| *live > 1).count() <= 1,
+            "more than one node surging: {per_node:?}"
+        );
+        if !changed {
+            break;
+        }
+        passes += 1;
+        assert!(passes < 50, "never settles");
+    }
+    assert_eq!(
+        images(&s),
+        (0..4)
+            .map(|i| (format!("n{i}"), "agent:2".to_string()))
+            .collect::<Vec<_>>()
+    );
+    let count = |reason: &str| {
+        s.events[events_before..]
+            .iter()
+            .filter(|e| e.reason == reason)
+            .count()
+    };
+    assert_eq!(
+        (count("SuccessfulCreate"), count("SuccessfulDelete")),
+        (4, 4)
+    );
+}

@@ -724,6 +724,61 @@ impl WorkloadControllers {
                 delete(cluster, p, events);
             }
         }
+        let max_surge = strategy
+            .and_then(|s| s.rolling_update.as_ref())
+            .and_then(|r| r.max_surge.clone())
+            .map(|v| match v {
+                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => i64::from(i),
+                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
+                    let pct: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
+                    (pct * should_run.len() as i64 + 99) / 100
+                }
+            })
+            .unwrap_or(0);
+        if max_surge > 0 {
+            // Upstream's surge (`rollingUpdate` with maxSurge): a node's new pod starts beside
+            // its old one, at most `maxSurge` nodes at a time; the old pod goes once the new
+            // one runs. (An old pod not running was replaced above, outside the budget.)
+            let live = |c: &Cluster, p: PodId| !c.pods[p].deleted && !c.pods[p].terminating;
+            let mut surging = 0;
+            let mut candidates: Vec<String> = Vec::new();
+            for node in &should_run {
+                let on: Vec<PodId> = pods
+                    .iter()
+                    .copied()
+                    .filter(|p| live(cluster, *p) && node_of(cluster, *p).as_ref() == Some(node))
+                    .collect();
+                let old: Vec<PodId> = on.iter().copied().filter(|p| is_old(cluster, *p)).collect();
+                let new = on.iter().copied().find(|p| {
+                    cluster.pods[*p].labels().get("controller-revision-hash") == Some(&current)
+                });
+                match (old.is_empty(), new) {
+                    (true, _) => {}
+                    (false, None) => candidates.push(node.clone()),
+                    (false, Some(n)) if running(cluster, n) => {
+                        for p in old {
+                            delete(cluster, p, events);
+                        }
+                    }
+                    (false, Some(_)) => surging += 1,
+                }
+            }
+            let room = usize::try_from(max_surge - surging).unwrap_or(0);
+            for node in candidates.into_iter().take(room) {
+                let name = self.free_name(i, cluster, w.name());
+                let pod = controller_pod(w, name.clone(), "DaemonSet", w.name(), Some(&node));
+                self.create(
+                    cluster,
+                    events,
+                    now,
+                    w,
+                    object,
+                    pod,
+                    format!("Created pod: {name}"),
+                );
+            }
+            return;
+        }
         for p in pods.iter().copied() {
             if unavailable >= max_unavailable {
                 break;
