@@ -357,12 +357,8 @@ fn create_pod(
     // An owner the control plane created this pass (a ReplicaSet) got its uid from the store
     // just now: the pod's reference carries it, as upstream's always does.
     for r in pod.metadata.owner_references.iter_mut().flatten() {
-        let resource = match r.kind.as_str() {
-            "ReplicaSet" => "replicasets",
-            "StatefulSet" => "statefulsets",
-            "DaemonSet" => "daemonsets",
-            "Job" => "jobs",
-            _ => continue,
+        let Some(resource) = resource_of(&r.kind) else {
+            continue;
         };
         if let Some(Some(uid)) = store.read(resource, &ns, &r.name, |o| {
             o["metadata"]["uid"].as_str().map(str::to_string)
@@ -471,6 +467,20 @@ fn stamp_taints(new: &mut Value, old: &Value) {
             _ => json!(now),
         };
     }
+}
+
+/// The resource of a kind the control plane writes or names.
+fn resource_of(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "Pod" => "pods",
+        "Node" => "nodes",
+        "ReplicaSet" => "replicasets",
+        "StatefulSet" => "statefulsets",
+        "DaemonSet" => "daemonsets",
+        "Job" => "jobs",
+        "Deployment" => "deployments",
+        _ => return None,
+    })
 }
 
 /// The resource's API group, for the workload resources the controllers write.
@@ -679,16 +689,7 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
         (Some(name), None) => ("", name),
         _ => return None,
     };
-    let resource = match kind {
-        "Pod" => "pods",
-        "Node" => "nodes",
-        "ReplicaSet" => "replicasets",
-        "StatefulSet" => "statefulsets",
-        "DaemonSet" => "daemonsets",
-        "Job" => "jobs",
-        "Deployment" => "deployments",
-        _ => return None,
-    };
+    let resource = resource_of(kind)?;
     // A deleted pod's event still names it (the taint manager's eviction, PodGC): without the
     // object, its name and namespace are enough.
     let obj = store

@@ -689,18 +689,17 @@ impl WorkloadControllers {
                 .get("controller-revision-hash")
                 .is_some_and(|h| *h != current && old_hashes.contains(h))
         };
-        let max_unavailable = strategy
-            .and_then(|s| s.rolling_update.as_ref())
-            .and_then(|r| r.max_unavailable.clone())
-            .map(|v| match v {
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => i64::from(i),
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
-                    let pct: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
-                    (pct * should_run.len() as i64 + 99) / 100
-                }
+        // Upstream scales both against the nodes that should run the pod, rounding up.
+        let rolling = strategy.and_then(|s| s.rolling_update.as_ref());
+        let desired = i32::try_from(should_run.len()).unwrap_or(i32::MAX);
+        let scaled = |v: Option<&k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+                      unset: i64| {
+            v.map_or(unset, |v| {
+                i64::from(deployment::scaled_value(v, desired, true).unwrap_or(0))
             })
-            .unwrap_or(1)
-            .max(1);
+        };
+        let max_unavailable = scaled(rolling.and_then(|r| r.max_unavailable.as_ref()), 1).max(1);
+        let max_surge = scaled(rolling.and_then(|r| r.max_surge.as_ref()), 0);
         let with_running: BTreeSet<String> = pods
             .iter()
             .filter(|p| running(cluster, **p))
@@ -724,17 +723,6 @@ impl WorkloadControllers {
                 delete(cluster, p, events);
             }
         }
-        let max_surge = strategy
-            .and_then(|s| s.rolling_update.as_ref())
-            .and_then(|r| r.max_surge.clone())
-            .map(|v| match v {
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(i) => i64::from(i),
-                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => {
-                    let pct: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
-                    (pct * should_run.len() as i64 + 99) / 100
-                }
-            })
-            .unwrap_or(0);
         if max_surge > 0 {
             // Upstream's surge (`rollingUpdate` with maxSurge): a node's new pod starts beside
             // its old one, at most `maxSurge` nodes at a time; the old pod goes once the new
@@ -765,17 +753,7 @@ impl WorkloadControllers {
             }
             let room = usize::try_from(max_surge - surging).unwrap_or(0);
             for node in candidates.into_iter().take(room) {
-                let name = self.free_name(i, cluster, w.name());
-                let pod = controller_pod(w, name.clone(), "DaemonSet", w.name(), Some(&node));
-                self.create(
-                    cluster,
-                    events,
-                    now,
-                    w,
-                    object,
-                    pod,
-                    format!("Created pod: {name}"),
-                );
+                self.create_daemon_pod(i, w, w.name(), &node, object, now, cluster, events);
             }
             return;
         }
@@ -841,19 +819,35 @@ impl WorkloadControllers {
             }
             let live = on_node.iter().any(|p| !cluster.pods[*p].deleted);
             if should_run && !live {
-                let name = self.free_name(i, cluster, oname);
-                let pod = controller_pod(w, name.clone(), "DaemonSet", oname, Some(&node_name));
-                self.create(
-                    cluster,
-                    events,
-                    now,
-                    w,
-                    object,
-                    pod,
-                    format!("Created pod: {name}"),
-                );
+                self.create_daemon_pod(i, w, oname, &node_name, object, now, cluster, events);
             }
         }
+    }
+
+    /// Creates the DaemonSet's pod for `node` (named after `oname`), with its event.
+    #[allow(clippy::too_many_arguments)]
+    fn create_daemon_pod(
+        &mut self,
+        i: usize,
+        w: &Workload,
+        oname: &str,
+        node: &str,
+        object: &str,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let name = self.free_name(i, cluster, oname);
+        let pod = controller_pod(w, name.clone(), "DaemonSet", oname, Some(node));
+        self.create(
+            cluster,
+            events,
+            now,
+            w,
+            object,
+            pod,
+            format!("Created pod: {name}"),
+        );
     }
 }
 
