@@ -202,4 +202,50 @@ pub enum ObjectWrite {
         /// Its name.
         name: String,
     },
+    /// The garbage collector deletes a dependent whose owners are gone (any kind; a pod is
+    /// deleted through the cluster view instead), on condition that it is still the object of
+    /// that uid (upstream's `Preconditions{UID}`); `foreground` asks for
+    /// `propagationPolicy: Foreground` (a dependent with dependents of its own, while its owner
+    /// is deleted in the foreground), otherwise `Background`.
+    Collect {
+        /// The resource.
+        resource: String,
+        /// Its namespace (empty when cluster-scoped).
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// Its uid (empty: no precondition).
+        uid: String,
+        /// Foreground rather than background propagation.
+        foreground: bool,
+    },
+    /// The garbage collector takes an owner's references off a dependent (the owner is gone
+    /// while other owners remain, or is deleted with its dependents orphaned).
+    RemoveOwnerReference {
+        /// The dependent's resource (`pods` too).
+        resource: String,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The owner's kind.
+        owner_kind: String,
+        /// The owner's name.
+        owner_name: String,
+        /// The owner's uid (empty: any).
+        owner_uid: String,
+    },
+    /// The garbage collector removes finalizer `orphan` or `foregroundDeletion` from an owner
+    /// being deleted, once its dependents are orphaned or gone; the API server deletes an
+    /// object being deleted when its last finalizer goes.
+    RemoveFinalizer {
+        /// The resource.
+        resource: String,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The finalizer.
+        finalizer: String,
+    },
 }

@@ -5,7 +5,7 @@
 //! append events. `repel simulate` ([`crate::sim::Simulation`]) is one driver.
 //!
 //! One pass, in order: node lifecycle, kubelets (admission of pods bound since the last pass),
-//! taint eviction, pod garbage collection, workload controllers, the scheduler (every pending
+//! taint eviction, pod garbage collection, the garbage collector, workload controllers, the scheduler (every pending
 //! pod in queue order, with preemption), kubelets again. Passes repeat until one changes
 //! nothing (at most [`MAX_PASSES`]).
 
@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use crate::clock::Millis;
 use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::controllers::Controller;
+use crate::controllers::garbage_collector::GarbageCollector;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::pod_gc::PodGc;
@@ -44,6 +45,8 @@ pub struct ControlPlane {
     pub pod_gc: PodGc,
     /// ReplicaSet, Deployment, StatefulSet, DaemonSet and Job controllers.
     pub workloads: WorkloadControllers,
+    /// The garbage collector (ownerReferences).
+    pub gc: GarbageCollector,
     /// The last FailedScheduling message per pod (an unchanged one is not recorded again).
     last_failure: HashMap<usize, String>,
 }
@@ -64,6 +67,7 @@ impl ControlPlane {
             node_lifecycle,
             pod_gc: PodGc::new(),
             workloads,
+            gc: GarbageCollector::new(),
             last_failure: HashMap::new(),
         }
     }
@@ -201,10 +205,33 @@ impl ControlPlane {
             }
         }
         self.pod_gc.reconcile(now, cluster, events);
+        self.collect_garbage(cluster);
         self.workloads.reconcile(now, cluster, events);
         self.schedule_pending(now, cluster, events);
         self.kubelet.reconcile(now, cluster, events);
         Self::fingerprint(cluster, events) != before
+    }
+
+    /// The garbage collector's pass; the workload objects it deleted stop being managed at
+    /// once (a ReplicaSet collected with its pods must not create new ones in the same pass),
+    /// and the ReplicaSets a collected Deployment kept inside its rollout go with it.
+    fn collect_garbage(&mut self, cluster: &mut Cluster) {
+        for _ in 0..MAX_PASSES {
+            let collected = self.gc.reconcile(cluster);
+            if collected.is_empty() {
+                return;
+            }
+            for o in collected {
+                let Some(gone) = self.workloads.remove(&o.kind, &o.namespace, &o.name) else {
+                    continue;
+                };
+                for (kind, name) in gone {
+                    if (kind.as_str(), name.as_str()) != (o.kind.as_str(), o.name.as_str()) {
+                        self.gc.owner_gone(&kind, &o.namespace, &name, "");
+                    }
+                }
+            }
+        }
     }
 
     /// The next time a controller has work, after `now`.

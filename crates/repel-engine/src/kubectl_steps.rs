@@ -16,6 +16,7 @@ pub mod drain;
 pub mod eviction;
 mod flags;
 mod label;
+pub mod scale;
 mod simple;
 #[cfg(test)]
 mod tests;
@@ -26,8 +27,9 @@ use crate::clock::Millis;
 use crate::cluster::{Cluster, NodeId, PodId};
 
 /// The commands [`run_kubectl`] runs.
-pub const SUPPORTED_COMMANDS: [&str; 6] =
-    ["taint", "cordon", "uncordon", "drain", "label", "delete"];
+pub const SUPPORTED_COMMANDS: [&str; 7] = [
+    "taint", "cordon", "uncordon", "drain", "label", "delete", "scale",
+];
 
 /// kubectl commands that exist but are not simulated here.
 const OTHER_COMMANDS: &[&str] = &[
@@ -63,7 +65,6 @@ const OTHER_COMMANDS: &[&str] = &[
     "replace",
     "rollout",
     "run",
-    "scale",
     "set",
     "top",
     "version",
@@ -221,7 +222,7 @@ pub fn tokenize(line: &str) -> Result<Vec<String>, TokenizeError> {
 }
 
 /// The words of a command line without a leading `kubectl`.
-fn command_words(line: &str) -> Result<Vec<String>, TokenizeError> {
+pub fn command_words(line: &str) -> Result<Vec<String>, TokenizeError> {
     let mut words = tokenize(line)?;
     if words.first().map(String::as_str) == Some("kubectl") {
         words.remove(0);
@@ -282,6 +283,9 @@ pub fn run_kubectl(line: &str, cluster: &mut Cluster, gates: &FeatureGates) -> K
         "drain" => drain::run(rest, cluster),
         "label" => label::run(rest, cluster),
         "delete" => simple::delete(rest, cluster),
+        "scale" => res.fail(
+            "repel: kubectl scale changes a workload; the scenario runner runs it (Simulation)",
+        ),
         "apply" => res.fail(
             "repel: kubectl apply reads files; the scenario runner turns it into an apply step",
         ),

@@ -18,7 +18,7 @@
 //! - [`rng`]: the seeded generator.
 //! - [`generate`]: seeded realistic clusters (node pools, workloads) for `generate` and `bench`.
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
-//! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete).
+//! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete, scale).
 
 pub mod actions;
 pub mod clock;

@@ -486,18 +486,46 @@ impl Simulation {
                 },
                 k @ ("deployment" | "replicaset" | "statefulset" | "daemonset" | "job"
                 | "cronjob") => {
-                    if self
-                        .plane
-                        .workloads
-                        .remove(&mut self.cluster, k, &ns, &r.name)
-                    {
-                        out.push(format!("{k}.apps \"{}\" deleted", r.name));
-                    } else {
-                        return Err(format!("{k}s \"{}\" not found", r.name));
+                    // kubectl's background deletion: the object goes, the garbage collector
+                    // takes its dependents (a Deployment's ReplicaSets live inside it here).
+                    let Some(gone) = self.plane.workloads.remove(k, &ns, &r.name) else {
+                        return Err(format!("{k}s.{} \"{}\" not found", group_of(k), r.name));
+                    };
+                    for (kind, name) in gone {
+                        self.plane.gc.owner_gone(&kind, &ns, &name, "");
                     }
+                    out.push(format!("{k}.{} \"{}\" deleted", group_of(k), r.name));
                 }
                 other => return Err(format!("deleting a {other} is not supported in a scenario")),
             }
+        }
+        Ok(out)
+    }
+
+    /// `kubectl scale` (parsed by [`crate::kubectl_steps::scale`]): each object's
+    /// `spec.replicas` set on its controller, with kubectl's output and errors.
+    fn scale(&mut self, line: &str) -> Result<Vec<String>, String> {
+        let words = crate::kubectl_steps::command_words(line)
+            .map_err(|e| format!("repel: cannot split the command line: {e}"))?;
+        let req = crate::kubectl_steps::scale::parse(words.get(1..).unwrap_or_default())
+            .map_err(|e| format!("error: {e}"))?;
+        let mut out = Vec::new();
+        for t in &req.targets {
+            let ns = req.namespace.as_str();
+            let Some(w) = self.plane.workloads.get(t.kind, ns, &t.name) else {
+                return Err(format!(
+                    "Error from server (NotFound): {} \"{}\" not found",
+                    t.plural, t.name
+                ));
+            };
+            let was = i32::try_from(w.pod_count()).unwrap_or(i32::MAX);
+            if let Some(c) = req.current.filter(|c| *c != was) {
+                return Err(format!("error: Expected replicas to be {c}, was {was}"));
+            }
+            self.plane
+                .workloads
+                .scale(t.kind, ns, &t.name, req.replicas);
+            out.push(format!("{}/{} scaled", t.resource, t.name));
         }
         Ok(out)
     }
@@ -512,6 +540,12 @@ impl Simulation {
                     format!("kubectl {line}"),
                     if ok { Ok(lines) } else { Err(lines.join("\n")) },
                 )
+            }
+            StepAction::Kubectl(line)
+                if crate::kubectl_steps::command_words(line)
+                    .is_ok_and(|w| w.first().map(String::as_str) == Some("scale")) =>
+            {
+                (format!("kubectl {line}"), self.scale(line))
             }
             StepAction::Kubectl(line) => {
                 let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
@@ -921,5 +955,13 @@ impl ScenarioRun {
             expectations: results,
             warnings: sim.warnings,
         }
+    }
+}
+
+/// The API group of a workload kind, as kubectl names it (`deployment.apps`, `job.batch`).
+fn group_of(kind: &str) -> &'static str {
+    match kind {
+        "job" | "cronjob" => "batch",
+        _ => "apps",
     }
 }

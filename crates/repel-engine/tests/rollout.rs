@@ -444,7 +444,9 @@ fn the_writes_create_scale_and_delete_replica_sets_and_end_in_a_rolled_out_statu
     sim.settle();
     assert_eq!(sim.plane.workloads.take_writes(), []);
 
-    // Deleting the Deployment deletes its ReplicaSets, as the garbage collector would.
+    // Deleting the Deployment: its ReplicaSets live inside it here and go with it; the
+    // garbage collector deletes their pods (in `serve` it deletes the ReplicaSet objects too,
+    // as their owner is gone: crates/repel-server/tests/garbage_collection.rs).
     let step = Step {
         index: 0,
         at: sim.now,
@@ -455,22 +457,17 @@ fn the_writes_create_scale_and_delete_replica_sets_and_end_in_a_rolled_out_statu
         }]),
     };
     sim.apply_step(&step);
-    let deleted = sim
-        .plane
-        .workloads
-        .take_writes()
-        .into_iter()
-        .filter(|w| {
-            matches!(
-                w,
-                ObjectWrite::Delete {
-                    resource: "replicasets",
-                    ..
-                }
-            )
-        })
-        .count();
-    assert_eq!(deleted, 2);
+    assert!(!sim.plane.workloads.manages("Deployment", "default", "web"));
+    assert!(
+        sim.plane
+            .workloads
+            .replica_sets("default", "web")
+            .is_empty()
+    );
+    assert_eq!(
+        sim.steps.last().map(|s| s.output.clone()),
+        Some(vec!["deployment.apps \"web\" deleted".to_string()])
+    );
     assert!(pods_by_rs(&sim).is_empty(), "and their pods");
 }
 
@@ -665,4 +662,69 @@ fn a_rollout_whose_new_pods_cannot_be_scheduled_stops_within_its_fenceposts() {
     assert_eq!(now.get(&new), Some(&(2, 0)), "{now:?}");
     sim.advance_to(sim.now + 600_000);
     assert_eq!(pods_by_rs(&sim), now, "and it stays so");
+}
+
+fn kubectl_step(sim: &mut Simulation, line: &str) -> (Vec<String>, bool) {
+    let step = Step {
+        index: 0,
+        at: sim.now,
+        action: StepAction::Kubectl(line.to_string()),
+    };
+    sim.apply_step(&step);
+    let r = sim.steps.last().unwrap();
+    (r.output.clone(), r.ok)
+}
+
+#[test]
+fn kubectl_scale_in_a_step_scales_the_deployment_with_kubectls_words() {
+    let mut sim = sim_with(2, &deployment(2, "nginx:1", json!(null)));
+    let live = |sim: &Simulation| pods_by_rs(sim).values().map(|(n, _)| n).sum::<usize>();
+    assert_eq!(live(&sim), 2);
+    sim.plane.workloads.record(true);
+    let (out, ok) = kubectl_step(&mut sim, "kubectl scale deployment/web --replicas=5");
+    assert_eq!(
+        (out, ok),
+        (vec!["deployment.apps/web scaled".to_string()], true)
+    );
+    assert_eq!(live(&sim), 5);
+    // The Deployment object is written with its new replicas and generation (serve).
+    let writes = sim.plane.workloads.take_writes();
+    assert!(
+        writes.iter().any(|w| matches!(
+            w,
+            ObjectWrite::Update {
+                resource: "deployments",
+                replicas: Some(5),
+                ..
+            }
+        )),
+        "{writes:?}"
+    );
+    let (out, ok) = kubectl_step(&mut sim, "kubectl scale --replicas 1 deploy web");
+    assert!(ok, "{out:?}");
+    assert_eq!(live(&sim), 1);
+    // kubectl's refusals.
+    let cases = [
+        (
+            "kubectl scale deployment/web",
+            "error: required flag(s) \"replicas\" not set",
+        ),
+        (
+            "kubectl scale deployment/web --replicas=-1",
+            "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+        ),
+        (
+            "kubectl scale deployment/nope --replicas=1",
+            "Error from server (NotFound): deployments.apps \"nope\" not found",
+        ),
+        (
+            "kubectl scale deployment/web --current-replicas=3 --replicas=4",
+            "error: Expected replicas to be 3, was 1",
+        ),
+    ];
+    for (line, want) in cases {
+        let (out, ok) = kubectl_step(&mut sim, line);
+        assert_eq!((out, ok), (vec![want.to_string()], false), "{line}");
+    }
+    assert_eq!(live(&sim), 1);
 }

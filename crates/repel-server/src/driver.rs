@@ -44,7 +44,7 @@ use serde_json::Value;
 use crate::App;
 use crate::kubelet::{self, LEASE_NAMESPACE, join_node, lease};
 use crate::time;
-use crate::view::{View, WorkloadChange};
+use crate::view::{GcChange, View, WorkloadChange};
 
 /// How long the driver sleeps at most when nothing wakes it.
 pub const TICK: Duration = Duration::from_millis(200);
@@ -102,6 +102,7 @@ impl Driver {
         view.cluster.record(true);
         let mut plane = control_plane(&app);
         plane.workloads.record(true);
+        plane.gc.record(true);
         let unix_ms = (time::now_nanos() / 1_000_000) as Millis;
         Driver {
             app,
@@ -161,6 +162,21 @@ impl Driver {
         }
         self.register_nodes();
         self.sync_workloads();
+        for change in self.view.take_gc_changes() {
+            match change {
+                GcChange::Observe(o) => self.plane.gc.observe(*o),
+                GcChange::Forget {
+                    resource,
+                    kind,
+                    namespace,
+                    name,
+                    uid,
+                } => self
+                    .plane
+                    .gc
+                    .forget(&resource, &kind, &namespace, &name, &uid),
+            }
+        }
         let now = self.cluster_time(at);
         // Deadlines passed since the last pass are settled at their own times, as the
         // simulation does (the node-lifecycle controller's monitor passes fall on its 5 s grid;
@@ -211,6 +227,7 @@ impl Driver {
         let changes = Changes::of(&self.view.cluster, &actions);
         let mut writes = self.plane.workloads.take_writes();
         writes.extend(repel_engine::disruption::status_writes(&self.view.cluster));
+        writes.extend(self.plane.gc.take_writes());
         let store = &self.app.store;
         // New objects (a Deployment's ReplicaSets) first: the pods created for them in the
         // same pass reference them by the uid the store gives them.
@@ -256,9 +273,8 @@ impl Driver {
                     namespace,
                     name,
                 } => {
-                    self.plane
-                        .workloads
-                        .remove(&mut self.view.cluster, kind, &namespace, &name);
+                    // Its dependents are the garbage collector's: it follows the store.
+                    self.plane.workloads.remove(kind, &namespace, &name);
                 }
             }
         }

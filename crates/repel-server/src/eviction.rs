@@ -143,6 +143,10 @@ pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes, dry_run: bool) -> Re
     if dry_run {
         return Ok(());
     }
-    delete(app, &pods, ns, name, grace)?;
+    let opts = crate::query::DeleteOptions {
+        grace_period_seconds: grace,
+        ..Default::default()
+    };
+    delete(app, &pods, ns, name, &opts)?;
     Ok(())
 }

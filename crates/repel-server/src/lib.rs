@@ -33,6 +33,7 @@ pub mod defaults;
 pub mod discovery;
 pub mod driver;
 pub mod eviction;
+pub mod finalizers;
 pub mod kubelet;
 pub mod net;
 pub mod paging;

@@ -61,6 +61,11 @@ pub struct DeleteOptions {
     pub grace_period_seconds: Option<i64>,
     /// `propagationPolicy: Orphan` or `orphanDependents: true`.
     pub orphan: bool,
+    /// `propagationPolicy: Foreground`.
+    pub foreground: bool,
+    /// `propagationPolicy: Background` or `orphanDependents: false`: neither orphan nor
+    /// foreground, whatever the object's finalizers or its kind's default say.
+    pub background: bool,
 }
 
 /// Upstream's `Convert_Slice_string_To_bool`: false for `0`, `f`, `false` (any case), true
@@ -536,6 +541,8 @@ pub fn delete_options(
         dry_run: !dry.is_empty(),
         grace_period_seconds: grace.map(|g| if g < 0 { 1 } else { g }),
         orphan: policy.as_deref() == Some("Orphan") || orphan_dependents == Some(true),
+        foreground: policy.as_deref() == Some("Foreground"),
+        background: policy.as_deref() == Some("Background") || orphan_dependents == Some(false),
     })
 }
 

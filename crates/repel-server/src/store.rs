@@ -328,6 +328,27 @@ impl Store {
         (lists, g.rv, rx)
     }
 
+    /// [`Store::list_with_feed`] of every resource the store holds, by resource.
+    #[allow(clippy::type_complexity)]
+    pub fn list_all_with_feed(
+        &self,
+    ) -> (
+        Vec<(String, Vec<Arc<Value>>)>,
+        u64,
+        std::sync::mpsc::Receiver<Arc<Event>>,
+    ) {
+        let mut g = self.lock();
+        let (tx, rx) = std::sync::mpsc::channel();
+        g.feeds.push(tx);
+        let mut lists: Vec<(String, Vec<Arc<Value>>)> = g
+            .objects
+            .iter()
+            .map(|(r, m)| (r.clone(), m.values().cloned().collect()))
+            .collect();
+        lists.sort_by(|a, b| a.0.cmp(&b.0));
+        (lists, g.rv, rx)
+    }
+
     /// Subscribes to changes, with the events after `since` that are still in history.
     /// `Err(oldest)` when `since` is older than the history reaches.
     #[allow(clippy::type_complexity)]
@@ -446,11 +467,37 @@ impl Store {
                 }
             }
         }
+        // An object being deleted stays being deleted (upstream keeps `deletionTimestamp`
+        // through updates); once its last finalizer goes it is deleted (upstream's
+        // `deleteWithoutFinalizers`: one DELETED event, the update itself not stored). A pod's
+        // deletion is finished by its kubelet instead.
+        let deleting = current["metadata"]
+            .get("deletionTimestamp")
+            .filter(|v| !v.is_null())
+            .cloned();
+        let finished = match deleting {
+            Some(dt) => {
+                new["metadata"]["deletionTimestamp"] = dt;
+                resource != "pods"
+                    && new["metadata"]["finalizers"]
+                        .as_array()
+                        .is_none_or(|a| a.is_empty())
+            }
+            None => false,
+        };
         if strip_rv(&new) == strip_rv(&current) {
             return Ok(current);
         }
         if dry_run {
             new["metadata"]["resourceVersion"] = cur_rv.clone();
+            return Ok(new);
+        }
+        if finished {
+            self.commit(
+                &mut g,
+                vec![(resource.to_string(), k, None, EventType::Deleted)],
+            )
+            .map_err(E::from)?;
             return Ok(new);
         }
         let rv = g.rv + 1;

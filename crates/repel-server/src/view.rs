@@ -21,6 +21,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::Workload;
 use repel_engine::cluster::{Cluster, NodeId, PodPhase};
+use repel_engine::controllers::garbage_collector::GcObject;
 use repel_engine::load::assume_allocatable;
 use serde_json::Value;
 
@@ -58,6 +59,33 @@ pub enum WorkloadChange {
     },
 }
 
+/// A change for the garbage collector
+/// ([`repel_engine::controllers::garbage_collector::GarbageCollector`]), which follows every
+/// object of every kind but pods (read from the [`Cluster`]) and events.
+#[derive(Debug, Clone)]
+pub enum GcChange {
+    /// Created or changed.
+    Observe(Box<GcObject>),
+    /// Deleted.
+    Forget {
+        /// Its resource.
+        resource: String,
+        /// Its kind.
+        kind: String,
+        /// Its namespace (empty when cluster-scoped).
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// Its uid.
+        uid: String,
+    },
+}
+
+/// Whether the garbage collector follows objects of `resource`.
+fn collectable(resource: &str) -> bool {
+    !matches!(resource, "pods" | "events")
+}
+
 /// The view and the resourceVersion it reflects.
 pub struct View {
     /// The cluster as the store holds it at [`View::rv`].
@@ -66,6 +94,8 @@ pub struct View {
     pub rv: u64,
     /// Workload changes not yet taken by the driver ([`View::take_workload_changes`]).
     workloads: Vec<WorkloadChange>,
+    /// Changes for the garbage collector not yet taken ([`View::take_gc_changes`]).
+    gc: Vec<GcChange>,
     /// The store's changes since the view was built ([`Store::list_with_feed`]).
     feed: std::sync::mpsc::Receiver<Arc<Event>>,
 }
@@ -123,16 +153,24 @@ fn phase_of(v: &Value) -> PodPhase {
 impl View {
     /// A view of everything the store holds now.
     pub fn build(store: &Store) -> View {
-        let (lists, rv, feed) = store.list_with_feed(RESOURCES);
+        let (lists, rv, feed) = store.list_all_with_feed();
         let mut view = View {
             cluster: Cluster::new(),
             rv,
             workloads: Vec::new(),
+            gc: Vec::new(),
             feed,
         };
-        for (resource, items) in RESOURCES.iter().zip(lists) {
+        for resource in RESOURCES {
+            if let Some((_, items)) = lists.iter().find(|(r, _)| r == resource) {
+                for obj in items {
+                    view.upsert(resource, obj);
+                }
+            }
+        }
+        for (resource, items) in lists.iter().filter(|(r, _)| collectable(r)) {
             for obj in items {
-                view.upsert(resource, &obj);
+                view.observe(resource, obj);
             }
         }
         view
@@ -160,8 +198,35 @@ impl View {
         std::mem::take(&mut self.workloads)
     }
 
+    /// The garbage collector's changes read since the last call, in the store's order.
+    pub fn take_gc_changes(&mut self) -> Vec<GcChange> {
+        std::mem::take(&mut self.gc)
+    }
+
+    fn observe(&mut self, resource: &str, obj: &Value) {
+        if let Some(o) = GcObject::from_json(resource, obj) {
+            self.gc.push(GcChange::Observe(Box::new(o)));
+        }
+    }
+
     /// Applies one change; returns the node it deleted, if any.
     pub fn apply(&mut self, ev: &Event) -> Option<(NodeId, String)> {
+        if collectable(&ev.resource) {
+            match ev.kind {
+                EventType::Added | EventType::Modified => self.observe(&ev.resource, &ev.object),
+                EventType::Deleted => {
+                    let (namespace, name) = ns_name(&ev.object);
+                    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+                    self.gc.push(GcChange::Forget {
+                        resource: ev.resource.clone(),
+                        kind: s(&ev.object["kind"]),
+                        namespace,
+                        name,
+                        uid: s(&ev.object["metadata"]["uid"]),
+                    });
+                }
+            }
+        }
         if !RESOURCES.contains(&ev.resource.as_str()) {
             return None;
         }
@@ -217,6 +282,18 @@ impl View {
             }
             "pods" => self.upsert_pod(&ns, &name, obj),
             _ => {
+                if !obj["metadata"]["deletionTimestamp"].is_null()
+                    && let Some(kind) = kind_of(resource)
+                {
+                    // Being deleted (its dependents orphaned or deleted first): its controller
+                    // stops, as upstream's do for an object with a deletionTimestamp.
+                    self.workloads.push(WorkloadChange::Delete {
+                        kind,
+                        namespace: ns,
+                        name,
+                    });
+                    return;
+                }
                 if let Some(w) = workload(resource, obj) {
                     // A Deployment's pods name its ReplicaSets, registered as they come.
                     if !matches!(w, Workload::Deployment(_)) {

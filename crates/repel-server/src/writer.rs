@@ -564,6 +564,43 @@ pub fn write_objects(
                 namespace,
                 name,
             } => store.delete(resource, namespace, name).map(|_| ()),
+            ObjectWrite::Collect {
+                resource,
+                namespace,
+                name,
+                uid,
+                foreground,
+            } => {
+                let policy = if *foreground {
+                    crate::finalizers::Propagation::Foreground
+                } else {
+                    crate::finalizers::Propagation::Background
+                };
+                crate::finalizers::delete(store, resource, namespace, name, policy, Some(uid))
+                    .map(|_| ())
+            }
+            ObjectWrite::RemoveOwnerReference {
+                resource,
+                namespace,
+                name,
+                owner_kind,
+                owner_name,
+                owner_uid,
+            } => crate::finalizers::remove_owner_reference(
+                store,
+                resource,
+                namespace,
+                name,
+                (owner_kind, owner_name, owner_uid),
+            )
+            .map(|_| ()),
+            ObjectWrite::RemoveFinalizer {
+                resource,
+                namespace,
+                name,
+                finalizer,
+            } => crate::finalizers::remove_finalizer(store, resource, namespace, name, finalizer)
+                .map(|_| ()),
         };
         match r {
             Ok(()) | Err(StoreError::NotFound) => {}

@@ -1,6 +1,8 @@
-//! The garbage collector's background deletion behind `kubectl delete`: every object whose
-//! ownerReferences name a deleted object's uid goes too, and so on down; `--cascade=orphan`
-//! leaves them; a collection delete collects the dependents of every object it deleted.
+//! The garbage collector (repel-engine's, driven by `serve`) behind `kubectl delete`: every
+//! object whose ownerReferences name a deleted object's uid goes too, and so on down;
+//! `--cascade=orphan` leaves them; `--cascade=foreground` deletes them before their owner; a
+//! collection delete collects the dependents of every object it deleted; finalizers hold an
+//! object being deleted until they are removed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -47,15 +49,15 @@ fn deleting_an_owner_deletes_its_dependents_down_the_chain_unless_orphaned() {
         "{}",
         out.stderr
     );
+    // The collector runs after the deletion, as upstream's does.
     for (resource, name) in [
         ("configmaps", "child"),
         ("configmaps", "grandchild"),
         ("secrets", "secret"),
     ] {
-        assert!(
-            s.get(resource, "default", name).is_none(),
-            "{name} collected"
-        );
+        wait_for(&format!("{name} collected"), || {
+            s.get(resource, "default", name).is_none()
+        });
     }
     assert!(s.get("configmaps", "default", "unrelated").is_some());
 
@@ -78,11 +80,160 @@ fn deleting_an_owner_deletes_its_dependents_down_the_chain_unless_orphaned() {
     let out = s.kubectl(&["delete", "configmaps", "-l", "set=gc"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     for name in ["a", "b", "a-child", "b-child"] {
-        assert!(
-            s.get("configmaps", "default", name).is_none(),
-            "{name} deleted"
-        );
+        wait_for(&format!("{name} deleted"), || {
+            s.get("configmaps", "default", name).is_none()
+        });
     }
+}
+
+#[test]
+fn a_finalizer_holds_an_object_being_deleted_and_its_dependents_until_it_is_removed() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![]);
+    let mut held = config_map("held", None);
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    let held = put(&s, "configmaps", held);
+    put(&s, "configmaps", config_map("held-child", Some(&held)));
+
+    let out = s.kubectl(&["delete", "configmap", "held", "--wait=false"]);
+    assert_eq!(out.stdout, "configmap \"held\" deleted\n", "{}", out.stderr);
+    let marked = s
+        .get("configmaps", "default", "held")
+        .expect("held by its finalizer");
+    assert!(
+        marked["metadata"]["deletionTimestamp"].is_string(),
+        "{marked}"
+    );
+    assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 0);
+    // Background deletion: the dependents wait for the owner to be really gone.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(s.get("configmaps", "default", "held-child").is_some());
+    // An update cannot take the mark off.
+    let out = s.kubectl(&["label", "configmap", "held", "x=y"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let labelled = s.get("configmaps", "default", "held").expect("still there");
+    assert!(labelled["metadata"]["deletionTimestamp"].is_string());
+    // Removing the last finalizer finishes the deletion; then the collector takes the child.
+    let out = s.kubectl(&[
+        "patch",
+        "configmap",
+        "held",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(s.get("configmaps", "default", "held").is_none());
+    wait_for("the child collected", || {
+        s.get("configmaps", "default", "held-child").is_none()
+    });
+}
+
+#[test]
+fn foreground_deletion_takes_the_dependents_first_and_the_owner_waits_for_them() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![support::node("node1", json!(null))]);
+    // An owner that a finalizer of its own keeps after the collector is done with it.
+    let mut owner = config_map("fg", None);
+    owner["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    let owner = put(&s, "configmaps", owner);
+    let mut child = config_map("fg-child", Some(&owner));
+    child["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] = json!(true);
+    put(&s, "configmaps", child);
+    let out = s.kubectl(&[
+        "delete",
+        "configmap",
+        "fg",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("the blocking dependent deleted", || {
+        s.get("configmaps", "default", "fg-child").is_none()
+    });
+    wait_for("foregroundDeletion removed by the collector", || {
+        s.get("configmaps", "default", "fg")
+            .is_some_and(|o| o["metadata"]["finalizers"] == json!(["example.com/hold"]))
+    });
+
+    // A Deployment: kubectl waits until it is gone, its ReplicaSet and pods first.
+    let file = s.write(
+        "web.yaml",
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+"#,
+    );
+    let out = s.kubectl(&["apply", "-f", &file]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("two pods Running", || running(&s).len() == 2);
+    let out = s.kubectl(&["delete", "deployment", "web", "--cascade=foreground"]);
+    assert_eq!(
+        out.stdout, "deployment.apps \"web\" deleted\n",
+        "{}",
+        out.stderr
+    );
+    assert!(s.get("deployments", "default", "web").is_none());
+    let (sets, _) = s.app.store.list("replicasets", Some("default"));
+    assert!(sets.is_empty(), "{sets:?}");
+    let (pods, _) = s.app.store.list("pods", Some("default"));
+    assert!(pods.is_empty(), "{pods:?}");
+}
+
+#[test]
+fn a_deleted_node_takes_its_lease_and_a_job_deleted_without_a_policy_orphans_its_pods() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        support::node("node1", json!(null)),
+        support::node("node2", json!(null)),
+    ]);
+    assert!(s.get("leases", "kube-node-lease", "node2").is_some());
+    let out = s.kubectl(&["delete", "node", "node2"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("node2's Lease collected", || {
+        s.get("leases", "kube-node-lease", "node2").is_none()
+    });
+    assert!(s.get("leases", "kube-node-lease", "node1").is_some());
+
+    let file = s.write(
+        "job.yaml",
+        r#"apiVersion: batch/v1
+kind: Job
+metadata: {name: pi, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: perl}]
+"#,
+    );
+    let out = s.kubectl(&["apply", "-f", &file]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("the Job's pod Running", || running(&s).len() == 1);
+    // The API's default for batch/v1 Jobs is to orphan (kubectl itself asks for Background).
+    let out = s.kubectl(&[
+        "delete",
+        "--raw",
+        "/apis/batch/v1/namespaces/default/jobs/pi",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wait_for("the Job gone", || s.get("jobs", "default", "pi").is_none());
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let left = running(&s);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].1.is_empty(), "orphaned: {left:?}");
 }
 
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {

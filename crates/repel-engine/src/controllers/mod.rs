@@ -2,6 +2,7 @@
 //! at `now`, changes it (it is the one writer while it runs), records events, and says when it
 //! next needs to run.
 
+pub mod garbage_collector;
 pub mod kubelet;
 pub mod node_lifecycle;
 pub mod pod_gc;

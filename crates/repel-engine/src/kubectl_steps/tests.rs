@@ -126,7 +126,7 @@ fn commands_kubectl_does_not_know_or_repel_does_not_simulate() {
         ("a leading kubectl is optional", "kubectl frobnicate",
          &["error: unknown command \"frobnicate\" for \"kubectl\""]),
         ("a real command repel does not simulate names what it does", "get pods",
-         &["error: repel: kubectl get is not simulated in scenario steps (supported: taint, cordon, uncordon, drain, label, delete)"]),
+         &["error: repel: kubectl get is not simulated in scenario steps (supported: taint, cordon, uncordon, drain, label, delete, scale)"]),
         ("an unknown flag is pflag's error with kubectl's hint", "cordon node --frob",
          &["error: unknown flag: --frob", "See 'kubectl cordon --help' for usage."]),
         ("dry runs are refused", "drain node --dry-run=client",

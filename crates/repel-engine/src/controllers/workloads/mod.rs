@@ -155,6 +155,51 @@ impl WorkloadControllers {
         })
     }
 
+    /// The managed workload `kind`/`namespace`/`name`, as last given.
+    pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+        self.tracked
+            .iter()
+            .find(|t| {
+                t.workload.kind() == kind
+                    && t.workload.namespace() == namespace
+                    && t.workload.name() == name
+            })
+            .map(|t| &t.workload)
+    }
+
+    /// `kubectl scale`: sets the managed Deployment's, ReplicaSet's or StatefulSet's
+    /// `spec.replicas` (through its scale subresource upstream; the generation moves on, as
+    /// for any spec change) and, when recording, writes it; returns the count it had, or
+    /// `None` when no such workload is managed.
+    pub fn scale(&mut self, kind: &str, namespace: &str, name: &str, replicas: i32) -> Option<i32> {
+        let mut w = self.get(kind, namespace, name)?.clone();
+        let (was, resource) = match &mut w {
+            Workload::Deployment(d) => (d.spec.replicas.replace(replicas), "deployments"),
+            Workload::ReplicaSet(r) => (r.spec.replicas.replace(replicas), "replicasets"),
+            Workload::StatefulSet(s) => (s.spec.replicas.replace(replicas), "statefulsets"),
+            _ => return None,
+        };
+        let was = was.unwrap_or(1);
+        if was != replicas {
+            let meta = match &mut w {
+                Workload::Deployment(d) => &mut d.metadata,
+                Workload::ReplicaSet(r) => &mut r.metadata,
+                Workload::StatefulSet(s) => &mut s.metadata,
+                _ => return None,
+            };
+            meta.generation = Some(meta.generation.unwrap_or(1) + 1);
+            self.replace(w);
+            self.note(|| ObjectWrite::Update {
+                resource,
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                replicas: Some(replicas),
+                annotations: Default::default(),
+            });
+        }
+        Some(was)
+    }
+
     /// The ReplicaSets of the managed Deployment `namespace`/`name`, in creation order (empty
     /// when it is not managed).
     pub fn replica_sets(&self, namespace: &str, name: &str) -> &[deployment::ReplicaSetState] {
@@ -317,44 +362,36 @@ impl WorkloadControllers {
         true
     }
 
-    /// Stops managing (and, as upstream's garbage collector would, deletes the pods of) the
-    /// workload `kind`/`namespace`/`name`; returns whether it was managed.
+    /// Stops managing the workload `kind`/`namespace`/`name` (deleted, or being deleted);
+    /// returns, when it was managed, the owners that went with it: the workload itself, and
+    /// the ReplicaSets a Deployment kept as its revisions (or took from the input) — in
+    /// `repel simulate` those exist only inside the Deployment. The garbage collector
+    /// ([`crate::controllers::garbage_collector`]) deletes their dependents; this deletes
+    /// nothing.
     pub fn remove(
         &mut self,
-        cluster: &mut Cluster,
         kind: &str,
         namespace: &str,
         name: &str,
-    ) -> bool {
-        let Some(i) = self.tracked.iter().position(|t| {
+    ) -> Option<Vec<(String, String)>> {
+        let i = self.tracked.iter().position(|t| {
             t.workload.kind().eq_ignore_ascii_case(kind)
                 && t.workload.namespace() == namespace
                 && t.workload.name() == name
-        }) else {
-            return false;
-        };
+        })?;
         let t = self.tracked.remove(i);
+        let mut gone = vec![(t.workload.kind().to_string(), t.workload.name().to_string())];
         if let Some(r) = &t.rollout {
-            // The garbage collector: the Deployment's ReplicaSets, then their pods.
-            let names: Vec<&str> = r.replica_sets.iter().map(|x| x.name.as_str()).collect();
-            for name in &names {
-                self.note(|| ObjectWrite::Delete {
-                    resource: "replicasets",
-                    namespace: namespace.to_string(),
-                    name: name.to_string(),
-                });
-            }
-            let pods = rollout::pods_by_replica_set(cluster, namespace, &names);
-            for id in pods.into_values().flatten() {
-                cluster.delete_pod(id);
-            }
-            return true;
+            gone.extend(
+                r.replica_sets
+                    .iter()
+                    .map(|x| ("ReplicaSet".to_string(), x.name.clone())),
+            );
         }
-        let (okind, oname) = t.owner.clone();
-        for id in owned(cluster, &t.workload, &okind, &oname) {
-            cluster.delete_pod(id);
+        if !gone.contains(&t.owner) {
+            gone.push(t.owner.clone());
         }
-        true
+        Some(gone)
     }
 }
 
