@@ -238,6 +238,9 @@ impl Admission {
             "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
             "StorageClass" => crate::defaults::storage_class(&mut obj),
             "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+                crate::defaults::workload(&r.kind, &mut obj)
+            }
             "CustomResourceDefinition" => {
                 crate::crd::set_defaults(&mut obj);
                 errors = crate::crd::validate_create(&obj);
@@ -368,6 +371,9 @@ impl Admission {
         let mut new = roundtrip(r, &new)?;
         if r.kind == "Secret" && !r.is_custom() {
             crate::defaults::secret(&mut new);
+        }
+        if !r.is_custom() {
+            crate::defaults::workload(&r.kind, &mut new);
         }
         let has_status = r.has_sub("status");
         if sub == Some("status") {

@@ -1,6 +1,7 @@
 //! kube-apiserver's defaulting of the kinds stored without behaviour (`SetDefaults_Service`,
-//! `_Secret`, `_PersistentVolumeClaim`, `_StorageClass`, v1.32) and the Service registry's
-//! address and node-port allocation — what `kubectl get` shows of them.
+//! `_Secret`, `_PersistentVolumeClaim`, `_StorageClass`, v1.32), of the workloads' own fields
+//! (`SetDefaults_Deployment`, …: [`workload`]), and the Service registry's address and
+//! node-port allocation — what `kubectl get` shows of them.
 //!
 //! Decision: a Service's cluster IP is the lowest free address of 10.96.0.0/12 from 10.96.0.10
 //! (kubeadm's range; kube-apiserver picks one at random), a node port the lowest free one of
@@ -209,5 +210,160 @@ pub fn hpa(obj: &mut Value) {
     if obj["spec"]["metrics"].as_array().is_none_or(Vec::is_empty) {
         obj["spec"]["metrics"] = json!([{"type": "Resource", "resource": {"name": "cpu",
             "target": {"type": "Utilization", "averageUtilization": 80}}}]);
+    }
+}
+
+fn default(obj: &mut Value, path: &[&str], v: Value) {
+    let mut at = &mut *obj;
+    for p in &path[..path.len() - 1] {
+        if !at[*p].is_object() {
+            at[*p] = json!({});
+        }
+        at = &mut at[*p];
+    }
+    let last = path[path.len() - 1];
+    if at[last].is_null() {
+        at[last] = v;
+    }
+}
+
+/// apps/v1 and batch/v1 `SetDefaults_Deployment`, `_ReplicaSet`, `_StatefulSet`,
+/// `_DaemonSet` and `_Job` (v1.32), the workload fields `kubectl get -o yaml` and kubectl's
+/// own checks read (`kubectl rollout status daemonset` needs `updateStrategy.type`). The pod
+/// template is not defaulted here (its pods are, when created).
+pub fn workload(kind: &str, obj: &mut Value) {
+    if !obj["spec"].is_object() {
+        return;
+    }
+    let spec = &mut obj["spec"];
+    match kind {
+        "Deployment" => {
+            default(spec, &["replicas"], json!(1));
+            default(spec, &["strategy", "type"], json!("RollingUpdate"));
+            if spec["strategy"]["type"] == "RollingUpdate" {
+                default(
+                    spec,
+                    &["strategy", "rollingUpdate", "maxUnavailable"],
+                    json!("25%"),
+                );
+                default(
+                    spec,
+                    &["strategy", "rollingUpdate", "maxSurge"],
+                    json!("25%"),
+                );
+            }
+            default(spec, &["revisionHistoryLimit"], json!(10));
+            default(spec, &["progressDeadlineSeconds"], json!(600));
+        }
+        "ReplicaSet" => default(spec, &["replicas"], json!(1)),
+        "StatefulSet" => {
+            default(spec, &["replicas"], json!(1));
+            default(spec, &["podManagementPolicy"], json!("OrderedReady"));
+            default(spec, &["updateStrategy", "type"], json!("RollingUpdate"));
+            if spec["updateStrategy"]["type"] == "RollingUpdate" {
+                default(
+                    spec,
+                    &["updateStrategy", "rollingUpdate", "partition"],
+                    json!(0),
+                );
+            }
+            default(spec, &["revisionHistoryLimit"], json!(10));
+            default(
+                spec,
+                &["persistentVolumeClaimRetentionPolicy", "whenDeleted"],
+                json!("Retain"),
+            );
+            default(
+                spec,
+                &["persistentVolumeClaimRetentionPolicy", "whenScaled"],
+                json!("Retain"),
+            );
+        }
+        "DaemonSet" => {
+            default(spec, &["updateStrategy", "type"], json!("RollingUpdate"));
+            if spec["updateStrategy"]["type"] == "RollingUpdate" {
+                default(
+                    spec,
+                    &["updateStrategy", "rollingUpdate", "maxUnavailable"],
+                    json!(1),
+                );
+                default(
+                    spec,
+                    &["updateStrategy", "rollingUpdate", "maxSurge"],
+                    json!(0),
+                );
+            }
+            default(spec, &["revisionHistoryLimit"], json!(10));
+        }
+        "Job" => {
+            if spec["completions"].is_null() && spec["parallelism"].is_null() {
+                spec["completions"] = json!(1);
+                spec["parallelism"] = json!(1);
+            }
+            default(spec, &["parallelism"], json!(1));
+            if spec["backoffLimitPerIndex"].is_null() {
+                default(spec, &["backoffLimit"], json!(6));
+            }
+            default(spec, &["completionMode"], json!("NonIndexed"));
+            default(spec, &["suspend"], json!(false));
+            let replacement = if spec["podFailurePolicy"].is_null() {
+                "TerminatingOrFailed"
+            } else {
+                "Failed"
+            };
+            default(spec, &["podReplacementPolicy"], json!(replacement));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod workload_tests {
+    use super::*;
+
+    #[test]
+    fn workloads_get_upstreams_defaults_and_keep_what_is_given() {
+        let mut d = json!({"spec": {"strategy": {"rollingUpdate": {"maxSurge": 2}}}});
+        workload("Deployment", &mut d);
+        assert_eq!(
+            d["spec"],
+            json!({"replicas": 1, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600,
+                   "strategy": {"type": "RollingUpdate",
+                                "rollingUpdate": {"maxSurge": 2, "maxUnavailable": "25%"}}})
+        );
+        let mut d = json!({"spec": {"strategy": {"type": "Recreate"}}});
+        workload("Deployment", &mut d);
+        assert!(d["spec"]["strategy"].get("rollingUpdate").is_none());
+        let mut ds =
+            json!({"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "10%"}}}});
+        workload("DaemonSet", &mut ds);
+        assert_eq!(
+            ds["spec"]["updateStrategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%", "maxSurge": 0}})
+        );
+        let mut ds = json!({"spec": {"updateStrategy": {"type": "OnDelete"}}});
+        workload("DaemonSet", &mut ds);
+        assert!(ds["spec"]["updateStrategy"].get("rollingUpdate").is_none());
+        let mut sts = json!({"spec": {}});
+        workload("StatefulSet", &mut sts);
+        assert_eq!(
+            sts["spec"]["updateStrategy"]["rollingUpdate"]["partition"],
+            0
+        );
+        assert_eq!(sts["spec"]["podManagementPolicy"], "OrderedReady");
+        let mut job = json!({"spec": {"completions": 5}});
+        workload("Job", &mut job);
+        assert_eq!(
+            (
+                &job["spec"]["completions"],
+                &job["spec"]["parallelism"],
+                &job["spec"]["backoffLimit"]
+            ),
+            (&json!(5), &json!(1), &json!(6))
+        );
+        let mut job = json!({"spec": {}});
+        workload("Job", &mut job);
+        assert_eq!(job["spec"]["completions"], 1);
+        assert_eq!(job["spec"]["podReplacementPolicy"], "TerminatingOrFailed");
     }
 }

@@ -577,3 +577,99 @@ fn a_toleration_with_seconds_keeps_the_pod_that_long_in_scaled_time() {
         tainted.elapsed()
     );
 }
+
+#[test]
+fn a_daemonset_rolls_its_new_template_out_node_by_node_and_rollout_status_follows() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![
+        node("node1", json!(null)),
+        node("node2", json!(null)),
+        node("node3", json!(null)),
+    ]);
+    let f = s.write(
+        "agent.yaml",
+        "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  updateStrategy:
+    rollingUpdate: {maxUnavailable: 1}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - {name: agent, image: agent:1}
+",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.stdout, "daemonset.apps/agent created\n", "{}", o.stderr);
+    let images = |s: &Server| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = pods(s)
+            .iter()
+            .filter(|p| {
+                p["metadata"]["labels"]["app"] == "agent"
+                    && p["status"]["phase"] == "Running"
+                    && p["metadata"]["deletionTimestamp"].is_null()
+            })
+            .map(|p| {
+                (
+                    p["spec"]["nodeName"].as_str().unwrap_or("").to_string(),
+                    p["spec"]["containers"][0]["image"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let o = s.kubectl(&["rollout", "status", "daemonset", "agent", "--timeout=20s"]);
+    assert_eq!(
+        o.stdout, "daemon set \"agent\" successfully rolled out\n",
+        "{}",
+        o.stderr
+    );
+    assert_eq!(images(&s).len(), 3);
+    std::fs::write(
+        &f,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("image: agent:1}", "image: agent:2}"),
+    )
+    .unwrap();
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(
+        o.stdout, "daemonset.apps/agent configured\n",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["rollout", "status", "daemonset", "agent", "--timeout=20s"]);
+    assert!(
+        o.stdout
+            .ends_with("daemon set \"agent\" successfully rolled out\n"),
+        "{}{}",
+        o.stdout,
+        o.stderr
+    );
+    wait_for("every node runs agent:2", || {
+        images(&s)
+            == ["node1", "node2", "node3"]
+                .iter()
+                .map(|n| (n.to_string(), "agent:2".to_string()))
+                .collect::<Vec<_>>()
+    });
+    let ds = s.get("daemonsets", "default", "agent").unwrap();
+    assert_eq!(
+        ds["status"]["updatedNumberScheduled"], 3,
+        "{}",
+        ds["status"]
+    );
+    assert_eq!(ds["status"]["numberAvailable"], 3, "{}", ds["status"]);
+}
