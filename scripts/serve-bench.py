@@ -10,7 +10,10 @@ DEPLOYMENTS Deployments of REPLICAS replicas each with kubectl, and measures:
   continue tokens, and its client-side rate limit — 5 requests/s after a burst of 10 — sets a
   floor of (pages - 10) / 5 seconds whatever the server), and the time the same pages take
   without that rate limit (the server's side);
-- the server's peak memory (VmHWM).
+- the server's peak memory (VmHWM);
+- its CPU at rest (everything Running, 5 s);
+- `kubectl delete deployment bench-0` (background deletion), and the time until the garbage
+  collector has taken all its pods.
 
 Usage: scripts/serve-bench.py [--nodes 5000] [--deployments 50] [--replicas 3000]
        [--repel target/release/repel]
@@ -146,6 +149,30 @@ spec:
                 if line.startswith("VmHWM:"):
                     hwm_kb = int(line.split()[1])
 
+        # The server at rest (everything Running): its CPU over 5 s of wall time.
+        def cpu_ticks():
+            with open(f"/proc/{serve.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return int(fields[11]) + int(fields[12])  # utime + stime
+        c0, w0 = cpu_ticks(), time.monotonic()
+        time.sleep(5)
+        idle = (cpu_ticks() - c0) / os.sysconf("SC_CLK_TCK") / (time.monotonic() - w0)
+
+        # kubectl delete of one Deployment (background): the command, then until the garbage
+        # collector has taken every one of its pods.
+        t3 = time.monotonic()
+        subprocess.run(["kubectl", "delete", "deployment", "bench-0"], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        t_delete = time.monotonic() - t3
+        while True:
+            q = "labelSelector=app%3Dbench-0&limit=1"
+            page = json.load(urllib.request.urlopen(
+                f"{url}/api/v1/namespaces/default/pods?{q}", timeout=a.timeout))
+            if not page.get("items") or time.monotonic() - t3 > a.timeout:
+                break
+            time.sleep(0.05)
+        t_gone = time.monotonic() - t3
+
         print(f"nodes {a.nodes}, deployments {a.deployments} x {a.replicas} = {total} pods")
         print(f"kubectl apply: {applied:.1f} s")
         if t_running is None:
@@ -160,6 +187,9 @@ spec:
         print(f"the same {pages} pages (Table, limit 500) without a client rate limit: {rows} "
               f"pods in {t_pages:.1f} s")
         print(f"peak memory (VmHWM): {hwm_kb / 1024 / 1024:.2f} GiB")
+        print(f"at rest: {idle * 100:.1f} % of a core")
+        print(f"kubectl delete deployment bench-0: {t_delete:.1f} s; its {a.replicas} pods gone "
+              f"{t_gone:.1f} s after the command began")
         failed = t_running is None or len(bound) < total or listed < total or rows < total
         return 1 if failed else 0
     finally:
