@@ -491,6 +491,7 @@ impl Simulation {
                     let Some(gone) = self.plane.workloads.remove(k, &ns, &r.name) else {
                         return Err(format!("{k}s.{} \"{}\" not found", group_of(k), r.name));
                     };
+                    self.plane.workloads.note_deleted(&ns, &gone);
                     for (kind, name) in gone {
                         self.plane.gc.owner_gone(&kind, &ns, &name, "");
                     }

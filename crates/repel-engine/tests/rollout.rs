@@ -457,6 +457,18 @@ fn the_writes_create_scale_and_delete_replica_sets_and_end_in_a_rolled_out_statu
         }]),
     };
     sim.apply_step(&step);
+    // Recorded for serve --scenario's store: the Deployment and its two ReplicaSets.
+    let deleted: Vec<&'static str> = sim
+        .plane
+        .workloads
+        .take_writes()
+        .into_iter()
+        .filter_map(|w| match w {
+            ObjectWrite::Delete { resource, .. } => Some(resource),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deleted, ["deployments", "replicasets", "replicasets"]);
     assert!(!sim.plane.workloads.manages("Deployment", "default", "web"));
     assert!(
         sim.plane

@@ -395,6 +395,31 @@ impl WorkloadControllers {
     }
 }
 
+impl WorkloadControllers {
+    /// Workload objects a scenario step deleted (the workload and the ReplicaSets that went
+    /// with it, as [`WorkloadControllers::remove`] returned them), written as deletions when
+    /// recording: `repel serve --scenario` deletes them from its store, as kubectl's delete and
+    /// the garbage collector would.
+    pub fn note_deleted(&mut self, namespace: &str, gone: &[(String, String)]) {
+        for (kind, name) in gone {
+            let resource = match kind.as_str() {
+                "Deployment" => "deployments",
+                "ReplicaSet" => "replicasets",
+                "StatefulSet" => "statefulsets",
+                "DaemonSet" => "daemonsets",
+                "Job" => "jobs",
+                "CronJob" => "cronjobs",
+                _ => continue,
+            };
+            self.note(|| ObjectWrite::Delete {
+                resource,
+                namespace: namespace.to_string(),
+                name: name.clone(),
+            });
+        }
+    }
+}
+
 /// A Job's (or a CronJob's job template's) `parallelism` (default 1) and `completions`.
 fn job_parallelism_completions(w: &Workload) -> (usize, Option<usize>) {
     let spec = match w {
