@@ -4,7 +4,10 @@
 //! scheduler again), and for a DaemonSet follow the nodes it should run on.
 //!
 //! A ReplicaSet with more active pods than replicas deletes the excess in upstream's order
-//! (`replica_set`'s `pods_to_delete`), with `SuccessfulDelete` "Deleted pod: NAME".
+//! (`replica_set`'s `pods_to_delete`), with `SuccessfulDelete` "Deleted pod: NAME". A
+//! StatefulSet creates its ordinals in order and deletes those at or above `replicas` from the
+//! highest, one at a time behind a pod that is not Running and Ready under `OrderedReady`
+//! (the default), all at once under `Parallel`.
 //!
 //! A Deployment keeps ReplicaSets, one per pod template it has had (`NAME-<pod-template-hash>`,
 //! revisions in `deployment.kubernetes.io/revision`), and rolls out a changed template as
@@ -36,7 +39,7 @@
 //! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`, `getPodsToDelete`).
 //! - `status`: each workload's status (a Deployment's too).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::Node;
 use repel_core::FeatureGates;
@@ -542,6 +545,91 @@ impl WorkloadControllers {
         }
     }
 
+    /// A StatefulSet's ordinals (upstream `updateStatefulSet`): ordinals below `replicas`
+    /// are created in order, those at or above it (condemned) deleted from the highest. Under
+    /// `OrderedReady` (the default, upstream's monotonic mode) one pod at a time: a pod is
+    /// created only once every lower ordinal is Running and Ready, nothing is deleted while a
+    /// replica is not, and a condemned pod only once the one above it is gone; under
+    /// `Parallel`, all at once. A terminating pod keeps its name taken.
+    #[allow(clippy::too_many_arguments)]
+    fn reconcile_ordinals(
+        &mut self,
+        w: &Workload,
+        okind: &str,
+        oname: &str,
+        object: &str,
+        now: Millis,
+        cluster: &mut Cluster,
+        events: &mut Vec<Event>,
+    ) {
+        let Workload::StatefulSet(set) = w else {
+            return;
+        };
+        let monotonic = set.spec.pod_management_policy.as_deref() != Some("Parallel");
+        let prefix = format!("{oname}-");
+        let by_ordinal: BTreeMap<usize, PodId> = owned(cluster, w, okind, oname)
+            .into_iter()
+            .filter_map(|id| {
+                let ordinal = cluster.pods[id]
+                    .name
+                    .strip_prefix(&prefix)?
+                    .parse::<usize>()
+                    .ok()?;
+                Some((ordinal, id))
+            })
+            .collect();
+        let healthy = |c: &Cluster, id: PodId| {
+            let p = &c.pods[id];
+            p.phase == PodPhase::Running && !p.terminating && p.condition("Ready") != Some("False")
+        };
+        let replicas = w.pod_count();
+        for ordinal in 0..replicas {
+            match by_ordinal.get(&ordinal) {
+                Some(id) => {
+                    if monotonic && !healthy(cluster, *id) {
+                        return;
+                    }
+                }
+                None => {
+                    let name = format!("{oname}-{ordinal}");
+                    let pod = controller_pod(w, name.clone(), okind, oname, None);
+                    self.create(
+                        cluster,
+                        events,
+                        now,
+                        w,
+                        object,
+                        pod,
+                        format!("create Pod {name} in StatefulSet {oname} successful"),
+                    );
+                    if monotonic {
+                        return;
+                    }
+                }
+            }
+        }
+        for (_, id) in by_ordinal.range(replicas..).rev() {
+            if cluster.pods[*id].terminating {
+                if monotonic {
+                    return;
+                }
+                continue;
+            }
+            let name = cluster.pods[*id].name.clone();
+            cluster.delete_pod(*id);
+            events.push(Event::normal(
+                now,
+                SUCCESSFUL_DELETE,
+                object.to_string(),
+                None,
+                format!("delete Pod {name} in StatefulSet {oname} successful"),
+            ));
+            if monotonic {
+                return;
+            }
+        }
+    }
+
     fn reconcile_one(
         &mut self,
         i: usize,
@@ -584,25 +672,7 @@ impl WorkloadControllers {
                         format!("delete Pod {name} in StatefulSet {oname} successful"),
                     ));
                 }
-                let present: BTreeSet<String> = owned(cluster, &w, &okind, &oname)
-                    .iter()
-                    .map(|p| cluster.pods[*p].name.clone())
-                    .collect();
-                for ordinal in 0..w.pod_count() {
-                    let name = format!("{oname}-{ordinal}");
-                    if !present.contains(&name) {
-                        let pod = controller_pod(&w, name.clone(), &okind, &oname, None);
-                        self.create(
-                            cluster,
-                            events,
-                            now,
-                            &w,
-                            &object,
-                            pod,
-                            format!("create Pod {name} in StatefulSet {oname} successful"),
-                        );
-                    }
-                }
+                self.reconcile_ordinals(&w, &okind, &oname, &object, now, cluster, events);
             }
             Workload::DaemonSet(_) => {
                 self.reconcile_daemonset(i, &w, &oname, &object, now, cluster, events)
