@@ -104,6 +104,8 @@ enum Command {
     Taint(cmd::taint::TaintArgs),
     /// Schedule every pending pod as kube-scheduler's default profile would: placements and why not.
     Schedule(cmd::schedule::ScheduleArgs),
+    /// A drain what-if: which nodes can go, what blocks them, where every pod would land (as kubectl or cluster-autoscaler).
+    Drain(cmd::drain::DrainArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
     /// Run scenarios' expectations, like a test runner (exit 1 on any failure).
@@ -194,6 +196,7 @@ fn main() -> ExitCode {
         Command::Taint(a) => cmd::taint::run(a),
         Command::Admit(a) => cmd::admit::run(a),
         Command::Schedule(a) => cmd::schedule::run(a),
+        Command::Drain(a) => cmd::drain::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),

@@ -26,6 +26,7 @@ pub mod cluster;
 pub mod control_plane;
 pub mod controllers;
 pub mod disruption;
+pub mod drain;
 pub mod event_correlator;
 pub mod events;
 pub mod generate;

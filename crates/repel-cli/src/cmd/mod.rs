@@ -4,6 +4,7 @@ pub mod admit;
 pub mod bench;
 pub mod check;
 pub mod demo;
+pub mod drain;
 pub mod explain;
 pub mod generate;
 pub mod schedule;

@@ -29,7 +29,7 @@ pub enum EvictionError {
 /// The budgets the eviction API applies to a pod (upstream `getPodDisruptionBudgets`): none
 /// for a pod without labels; otherwise those of its namespace whose selector is non-empty,
 /// valid and matches (an empty selector matches nothing here, as upstream says).
-fn matching_budgets(cluster: &Cluster, pod: PodId) -> Vec<usize> {
+pub(crate) fn matching_budgets(cluster: &Cluster, pod: PodId) -> Vec<usize> {
     let Some(p) = cluster.pods.get(pod).filter(|p| !p.labels().is_empty()) else {
         return Vec::new();
     };
@@ -47,6 +47,27 @@ fn matching_budgets(cluster: &Cluster, pod: PodId) -> Vec<usize> {
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Steps 1–3 of [`evict_pod`]: whether the budgets let pod `pod` be evicted, using up one
+/// disruption when they do; the pod itself is left as it is (a drain what-if decides what
+/// becomes of it).
+pub fn admit_eviction(cluster: &mut Cluster, pod: PodId) -> Result<(), EvictionError> {
+    let Some(p) = cluster.pods.get(pod) else {
+        return Ok(());
+    };
+    let ignore_pdb = matches!(
+        p.phase,
+        PodPhase::Succeeded | PodPhase::Failed | PodPhase::Pending
+    );
+    if !ignore_pdb {
+        match matching_budgets(cluster, pod).as_slice() {
+            [] => {}
+            [one] => check_and_decrement(cluster, *one)?,
+            _ => return Err(EvictionError::Refused(MULTIPLE_PDBS.to_string())),
+        }
+    }
+    Ok(())
 }
 
 /// Upstream `checkAndDecrement`: a budget with `status.disruptionsAllowed` is read and
@@ -97,20 +118,10 @@ fn check_and_decrement(cluster: &mut Cluster, index: usize) -> Result<(), Evicti
 /// 3. With one budget, [`check_and_decrement`] must allow it.
 /// 4. The pod gets the `DisruptionTarget` condition (reason [`EVICTION_REASON`]) and is deleted.
 pub fn evict_pod(cluster: &mut Cluster, pod: PodId) -> Result<(), EvictionError> {
-    let Some(p) = cluster.pods.get(pod) else {
+    if cluster.pods.get(pod).is_none() {
         return Ok(());
-    };
-    let ignore_pdb = matches!(
-        p.phase,
-        PodPhase::Succeeded | PodPhase::Failed | PodPhase::Pending
-    );
-    if !ignore_pdb {
-        match matching_budgets(cluster, pod).as_slice() {
-            [] => {}
-            [one] => check_and_decrement(cluster, *one)?,
-            _ => return Err(EvictionError::Refused(MULTIPLE_PDBS.to_string())),
-        }
     }
+    admit_eviction(cluster, pod)?;
     if let Some(p) = cluster.pods.get_mut(pod) {
         let status = p.status_mut();
         let conditions = status.conditions.get_or_insert_with(Vec::new);

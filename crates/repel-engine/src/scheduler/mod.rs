@@ -378,7 +378,7 @@ impl Scheduler {
 
     /// PreFilter then Filter. With `find_all`, every candidate node is checked (explain);
     /// otherwise upstream's `numFeasibleNodesToFind` from the round-robin start, advancing it.
-    fn find_nodes_that_fit(
+    pub(crate) fn find_nodes_that_fit(
         &mut self,
         state: &mut CycleState,
         pod: &PodInfo,
@@ -498,7 +498,7 @@ impl Scheduler {
 
     /// Upstream `selectHost`: the highest total; among equals, each is chosen with equal
     /// probability (reservoir sampling in node order), from the seeded generator.
-    fn select_host(&mut self, scores: &[NodeScore]) -> Option<NodeId> {
+    pub(crate) fn select_host(&mut self, scores: &[NodeScore]) -> Option<NodeId> {
         let best = scores.iter().map(|s| s.total).max()?;
         let mut chosen = None;
         let mut count = 0u64;

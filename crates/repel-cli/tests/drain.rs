@@ -1,0 +1,200 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `repel drain` as a user runs it: on an exported cluster (a ReplicaSet with the pods it
+//! owns), as kubectl and as cluster-autoscaler, nodes by name, `--all` and `-l`, the JSON
+//! contract, exit codes, determinism.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn node(name: &str, pool: &str) -> Value {
+    let res = json!({"cpu": "4", "memory": "16Gi", "pods": "110"});
+    json!({"apiVersion": "v1", "kind": "Node",
+           "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "pool": pool}},
+           "status": {"capacity": res, "allocatable": res,
+                      "conditions": [{"type": "Ready", "status": "True"}]}})
+}
+
+fn owned(name: &str, rs: &str, node: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default", "labels": {"app": rs},
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                             "name": rs, "uid": format!("uid-{rs}"),
+                                             "controller": true}]},
+           "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]},
+           "status": {"phase": "Running"}})
+}
+
+fn cluster() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "web", "namespace": "default", "uid": "uid-web"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let bare = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "bare", "namespace": "default"},
+        "spec": {"nodeName": "b", "containers": [{"name": "c", "image": "nginx"}]}});
+    let items = vec![
+        node("a", "blue"),
+        node("b", "blue"),
+        node("c", "green"),
+        rs,
+        owned("web-1", "web", "a"),
+        owned("web-2", "web", "b"),
+        bare,
+    ];
+    let path = dir.path().join("cluster.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    (dir, path)
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_exported_cluster_judged_by_both_deciders() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "drain",
+        "a",
+        "b",
+        "--as",
+        "cluster-autoscaler",
+        "-f",
+        f,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "b is blocked: {err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["as"], "cluster-autoscaler");
+    // One after another: web-1 leaves a (to b or c), then b holds the bare pod.
+    assert_eq!(v["nodes"][0]["drainable"], true, "{v}");
+    assert_eq!(v["nodes"][0]["pods"][0]["action"], "move");
+    assert_eq!(v["nodes"][1]["reason"], "BlockedByPod");
+    assert_eq!(v["nodes"][1]["message"], "default/bare is not replicated");
+    // kubectl with --force: the bare pod is gone, the replicated one moves to c (a is
+    // cordoned by the first drain of the sequence).
+    let (code, out, _) = run(&["drain", "a", "b", "--force", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["as"], "kubectl");
+    let b = &v["nodes"][1];
+    let pods: Vec<(String, String)> = b["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["pod"].as_str().unwrap().to_string(),
+                p["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        pods.contains(&("default/bare".into(), "gone".into())),
+        "{pods:?}"
+    );
+    assert!(
+        pods.contains(&("default/web-2".into(), "move".into())),
+        "{pods:?}"
+    );
+    assert!(
+        b["pods"].as_array().unwrap().iter().all(|p| p["to"] != "a"),
+        "{b}"
+    );
+}
+
+#[test]
+fn nodes_by_selector_or_all_and_the_human_verdicts() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (_, out, _) = run(&[
+        "drain",
+        "-l",
+        "pool=blue",
+        "--independent",
+        "-f",
+        f,
+        "-o",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    let (code, out, _) = run(&["drain", "--all", "--independent", "-f", f]);
+    assert_eq!(code, 1);
+    assert!(out.contains("node a: drainable (kubectl)"), "{out}");
+    assert!(
+        out.contains("node b: NOT drainable (kubectl): BlockedByPod: cannot delete Pods that declare no controller (use --force to override): default/bare"),
+        "{out}"
+    );
+    assert!(out.ends_with("2 of 3 node(s) drainable.\n"), "{out}");
+    // The same answer every time, in JSON and YAML.
+    for fmt in ["json", "yaml"] {
+        let first = run(&[
+            "drain",
+            "--all",
+            "--as",
+            "cluster-autoscaler",
+            "-f",
+            f,
+            "-o",
+            fmt,
+        ]);
+        let again = run(&[
+            "drain",
+            "--all",
+            "--as",
+            "cluster-autoscaler",
+            "-f",
+            f,
+            "-o",
+            fmt,
+        ]);
+        assert_eq!(first, again);
+    }
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (code, _, err) = run(&["drain", "nope", "-f", f]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+    let (code, _, err) = run(&["drain", "-f", f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("repel drain NODE... | --all | -l SELECTOR"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["drain", "a", "--pod-selector", "a in (", "-f", f]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,0 +1,434 @@
+//! Drain what-ifs (issue 15): which nodes can go, what blocks them, and where every pod would
+//! land — judged as `kubectl drain` or cluster-autoscaler would, on a copy of the cluster;
+//! nothing is changed.
+//!
+//! # Deciders
+//! - **kubectl** ([`Decider::Kubectl`]): `kubectl drain`'s filters and messages
+//!   ([`crate::kubectl_steps::drain`]: DaemonSet and mirror pods, local storage, pods without
+//!   a controller), then the evictions in order, each budget allowing what its
+//!   `disruptionsAllowed` allows (a refused eviction blocks the node with kubectl's message),
+//!   then the replacement of every evicted pod with a controller placed by the default
+//!   profile (filters and scores, as kube-scheduler) on the cluster with the node cordoned. A
+//!   pod without a controller that `--force` deletes is gone.
+//! - **cluster-autoscaler** ([`Decider::ClusterAutoscaler`], [`ca`]): its drainability rules in
+//!   their order, with its reasons and texts; then its simulation: the node kept as a pod-less
+//!   copy tainted `ToBeDeletedByClusterAutoscaler=<unix seconds>:NoSchedule`, the pods to move
+//!   by priority (highest first), each on the first node in a rotating order whose filters
+//!   pass (no scores), stopping at the first that fits nowhere.
+//!
+//! # Several nodes
+//! In the order given, each drain's outcome carried into the next — pods moved where they
+//! went, the node cordoned (kubectl) or removed (cluster-autoscaler) — as a person draining
+//! one by one; a node that cannot be drained leaves the cluster as it was. With `independent`
+//! every node is judged against the unchanged cluster.
+//!
+//! # Outcome
+//! Per node ([`NodeVerdict`]): drainable or not, with a reason (`BlockedByPod`,
+//! `NoPlaceToMovePods`, `BlockedByOnCompletionPod`, or for kubectl `EvictionRefused`) and
+//! message, and per pod what happens ([`PodAction`]): it moves (to a node), stays (DaemonSet
+//! and mirror pods), is blocked (with its reason), stays pending (its replacement fits
+//! nowhere: the FitError message), or is gone (deleted for good).
+
+pub mod ca;
+
+use serde::Serialize;
+
+use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
+use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion};
+use crate::scheduler::Scheduler;
+
+/// Who judges the drain.
+#[derive(Debug, Clone)]
+pub enum Decider {
+    /// `kubectl drain` with these flags.
+    Kubectl(DrainOptions),
+    /// cluster-autoscaler's scale-down simulation.
+    ClusterAutoscaler(ca::Options),
+}
+
+impl Decider {
+    /// The decider's name in the output (`kubectl`, `cluster-autoscaler`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decider::Kubectl(_) => "kubectl",
+            Decider::ClusterAutoscaler(_) => "cluster-autoscaler",
+        }
+    }
+}
+
+/// What happens to one pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum PodAction {
+    /// It (its replacement) is scheduled on `to`.
+    Move {
+        /// The node.
+        to: String,
+    },
+    /// It stays on the node.
+    Stays {
+        /// Why.
+        why: String,
+    },
+    /// It blocks the drain.
+    Blocked {
+        /// The decider's identifier.
+        reason: String,
+        /// The decider's text.
+        message: String,
+    },
+    /// Its replacement fits nowhere.
+    Pending {
+        /// The scheduler's FitError text.
+        message: String,
+    },
+    /// It is deleted for good.
+    Gone {
+        /// Why.
+        why: String,
+    },
+}
+
+/// One pod's fate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PodVerdict {
+    /// `namespace/name`.
+    pub pod: String,
+    /// What happens to it.
+    #[serde(flatten)]
+    pub action: PodAction,
+}
+
+/// One node's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeVerdict {
+    /// The node.
+    pub node: String,
+    /// Whether it can be drained.
+    pub drainable: bool,
+    /// Why not (`None` when drainable).
+    pub reason: Option<String>,
+    /// The decider's text (`None` when drainable).
+    pub message: Option<String>,
+    /// Every pod on the node.
+    pub pods: Vec<PodVerdict>,
+}
+
+/// The whole what-if.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DrainReport {
+    /// The decider (`kubectl`, `cluster-autoscaler`).
+    #[serde(rename = "as")]
+    pub as_: &'static str,
+    /// The nodes, in the order judged.
+    pub nodes: Vec<NodeVerdict>,
+}
+
+/// Options of a what-if.
+#[derive(Debug, Clone)]
+pub struct DrainConfig {
+    /// The decider.
+    pub decider: Decider,
+    /// Judge every node against the unchanged cluster.
+    pub independent: bool,
+    /// The time of the what-if, Unix seconds (cluster-autoscaler's taint value; pods being
+    /// deleted for longer than their grace period are long-terminating).
+    pub now_unix: i64,
+    /// Feature gates.
+    pub gates: repel_core::FeatureGates,
+    /// The scheduler's seed (ties between equal scores).
+    pub seed: u64,
+}
+
+/// `namespace/name` of a pod.
+pub(crate) fn key(c: &Cluster, id: PodId) -> String {
+    c.pods[id].key()
+}
+
+/// The live pods on node `node` (bound to it, or naming it), in the API's list order
+/// (namespace, then name).
+pub(crate) fn pods_on(c: &Cluster, node: NodeId) -> Vec<PodId> {
+    let name = c.nodes[node].name.as_str();
+    let mut ids: Vec<PodId> = (0..c.pods.len())
+        .filter(|i| {
+            let p = &c.pods[*i];
+            !p.deleted
+                && (p.node == Some(node) || (p.node.is_none() && p.spec_node_name() == Some(name)))
+        })
+        .collect();
+    ids.sort_by(|a, b| {
+        let (pa, pb) = (&c.pods[*a], &c.pods[*b]);
+        (&pa.namespace, &pa.name).cmp(&(&pb.namespace, &pb.name))
+    });
+    ids
+}
+
+/// Takes pod `id` off its node and makes it a pending pod with no node (its replacement, as
+/// the controller would create it).
+pub(crate) fn unschedule(c: &mut Cluster, id: PodId) {
+    c.unbind(id);
+    let p = &mut c.pods[id];
+    p.set_spec_node_name(None);
+    p.phase = PodPhase::Pending;
+    p.nominated = None;
+}
+
+/// Places pending pod `id` as kube-scheduler's default profile would (filters, scores, the
+/// seeded tie-break) and binds it: the node, or the FitError text.
+pub(crate) fn place(sched: &mut Scheduler, c: &mut Cluster, id: PodId) -> Result<NodeId, String> {
+    let pod = c.pods[id].clone();
+    let eval = sched.evaluate(c, &pod);
+    let chosen = if eval.scores.is_empty() {
+        eval.feasible.first().copied()
+    } else {
+        sched.select_host(&eval.scores)
+    };
+    match chosen {
+        Some(n) => {
+            c.bind(id, n);
+            Ok(n)
+        }
+        None => Err(eval.message),
+    }
+}
+
+/// The FitError text of pod `id` on `c` (every node filtered).
+pub(crate) fn fit_error(sched: &mut Scheduler, c: &Cluster, id: PodId) -> String {
+    let pod = c.pods[id].clone();
+    sched.evaluate(c, &pod).message
+}
+
+/// The nodes among `names` that `c` holds, or the first unknown name.
+pub fn resolve<'a>(c: &Cluster, names: &'a [String]) -> Result<Vec<&'a str>, &'a str> {
+    names
+        .iter()
+        .map(|n| c.node_id(n).map(|_| n.as_str()).ok_or(n.as_str()))
+        .collect()
+}
+
+/// Judges draining `nodes` (names `c` holds) of `c` (see the module documentation).
+pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
+    let mut carried = c.clone();
+    let mut out = Vec::new();
+    let mut ca_state = ca::State::new(c);
+    for name in nodes {
+        let mut work = if cfg.independent {
+            c.clone()
+        } else {
+            carried.clone()
+        };
+        let Some(node) = work.node_id(name) else {
+            // Removed by an earlier drain of the same name given twice.
+            continue;
+        };
+        let verdict = match &cfg.decider {
+            Decider::Kubectl(opts) => kubectl(&mut work, node, opts, cfg),
+            Decider::ClusterAutoscaler(opts) => {
+                ca::judge(&mut work, node, opts, cfg, &mut ca_state, !cfg.independent)
+            }
+        };
+        if verdict.drainable && !cfg.independent {
+            carried = work;
+        }
+        out.push(verdict);
+    }
+    DrainReport {
+        as_: cfg.decider.name(),
+        nodes: out,
+    }
+}
+
+/// `kubectl drain` of `node` on `work` (changed: cordoned, evicted, replacements bound).
+fn kubectl(
+    work: &mut Cluster,
+    node: NodeId,
+    opts: &DrainOptions,
+    cfg: &DrainConfig,
+) -> NodeVerdict {
+    let name = work.nodes[node].name.clone();
+    work.set_unschedulable(node, true);
+    let list = pods_for_deletion(work, node, opts);
+    let errors = list.errors();
+    let mut pods: Vec<PodVerdict> = Vec::new();
+    if !errors.is_empty() {
+        for (_, k, status) in &list.items {
+            let action = match status {
+                PodDeleteStatus::Error(m) => PodAction::Blocked {
+                    reason: kubectl_reason(m).to_string(),
+                    // kubectl's error line, for this pod alone.
+                    message: if m.to_lowercase().starts_with("cannot delete") {
+                        format!("{m}: {k}")
+                    } else {
+                        format!("cannot delete {m}: {k}")
+                    },
+                },
+                PodDeleteStatus::Skip => PodAction::Stays {
+                    why: "mirror pod".to_string(),
+                },
+                PodDeleteStatus::Warning { delete: false, .. } => PodAction::Stays {
+                    why: "DaemonSet pod".to_string(),
+                },
+                _ => PodAction::Stays {
+                    why: "not evicted: the drain stops before evicting".to_string(),
+                },
+            };
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action,
+            });
+        }
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("BlockedByPod".to_string()),
+            message: Some(errors.join("\n")),
+            pods,
+        };
+    }
+    // Evictions (or deletions), in list order.
+    let mut refused: Option<String> = None;
+    let mut replaced: Vec<(PodId, String)> = Vec::new();
+    for (id, k, status) in &list.items {
+        if !status.delete() {
+            let why = match status {
+                PodDeleteStatus::Skip => "mirror pod",
+                _ => "DaemonSet pod",
+            };
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action: PodAction::Stays {
+                    why: why.to_string(),
+                },
+            });
+            continue;
+        }
+        let has_controller = work.pods[*id]
+            .meta
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|o| o.controller == Some(true));
+        let finished = matches!(work.pods[*id].phase, PodPhase::Succeeded | PodPhase::Failed);
+        if !opts.disable_eviction
+            && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, *id)
+        {
+            let p = &work.pods[*id];
+            let message = format!(
+                "error when evicting pods/{:?} -n {:?} (will retry after 5s): {e}",
+                p.name, p.namespace
+            );
+            refused.get_or_insert_with(|| message.clone());
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action: PodAction::Blocked {
+                    reason: "EvictionRefused".to_string(),
+                    message,
+                },
+            });
+            continue;
+        }
+        if finished {
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action: PodAction::Gone {
+                    why: "finished: deleted, nothing replaces it".to_string(),
+                },
+            });
+            delete_for_good(work, *id);
+        } else if has_controller {
+            // Evicted: its controller's replacement is a pending pod like it.
+            unschedule(work, *id);
+            replaced.push((*id, k.clone()));
+        } else {
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action: PodAction::Gone {
+                    why: "no controller: deleted for good (--force)".to_string(),
+                },
+            });
+            delete_for_good(work, *id);
+        }
+    }
+    if let Some(message) = refused {
+        // kubectl keeps retrying until --timeout: the node is not drained meanwhile.
+        for (_, k) in &replaced {
+            pods.push(PodVerdict {
+                pod: k.clone(),
+                action: PodAction::Stays {
+                    why: "evicted; the drain waits for the refused eviction".to_string(),
+                },
+            });
+        }
+        sort(&mut pods);
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("EvictionRefused".to_string()),
+            message: Some(message),
+            pods,
+        };
+    }
+    // The replacements, in the scheduler's queue order.
+    let mut queue: Vec<PodId> = replaced.iter().map(|(id, _)| *id).collect();
+    Scheduler::queue_order(work, &mut queue);
+    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
+    let mut pending = 0;
+    for id in queue {
+        let k = key(work, id);
+        let action = match place(&mut sched, work, id) {
+            Ok(n) => PodAction::Move {
+                to: work.nodes[n].name.clone(),
+            },
+            Err(message) => {
+                pending += 1;
+                PodAction::Pending { message }
+            }
+        };
+        pods.push(PodVerdict { pod: k, action });
+    }
+    sort(&mut pods);
+    if pending > 0 {
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("NoPlaceToMovePods".to_string()),
+            message: Some(format!(
+                "{pending} of the evicted pods' replacements fit on no node"
+            )),
+            pods,
+        };
+    }
+    NodeVerdict {
+        node: name,
+        drainable: true,
+        reason: None,
+        message: None,
+        pods,
+    }
+}
+
+/// kubectl's filter errors have no identifiers: repel names them after the filter.
+fn kubectl_reason(message: &str) -> &'static str {
+    if message.contains("DaemonSet-managed Pods") {
+        "DaemonSetPod"
+    } else if message.contains("Pods with local storage") {
+        "LocalStorage"
+    } else if message.contains("Pods that declare no controller") {
+        "NotReplicated"
+    } else {
+        "Refused"
+    }
+}
+
+/// Deletes pod `id` for good, wherever it is.
+fn delete_for_good(c: &mut Cluster, id: PodId) {
+    c.force_delete_pod(id);
+}
+
+/// Pods in the API's order (namespace, then name).
+pub(crate) fn sort(pods: &mut [PodVerdict]) {
+    pods.sort_by(|a, b| a.pod.cmp(&b.pod));
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,573 @@
+//! cluster-autoscaler's scale-down drain simulation (`kubernetes-sigs/cluster-autoscaler`:
+//! `pkg/simulator/drainability/rules`, `pkg/utils/drain`, `pkg/simulator/cluster.go`,
+//! `pkg/simulator/scheduling/hinting_simulator.go`; see `../shared/reference/drain-and-pools.md`
+//! §1).
+//!
+//! # The rules, in their order (the first decisive outcome wins)
+//! mirror (SkipDrain), long-terminating (SkipDrain), replica count (`ControllerNotFound`, only
+//! with `--skip-nodes-with-custom-controller-pods`, the default), DaemonSet (DrainOk),
+//! `safe-to-evict: "true"` (DrainOk), terminal (DrainOk), `safe-to-evict: "on-completion"`
+//! (WaitForCompletion), replicated (`NotReplicated`), system (`UnmovableKubeSystemPod`, with
+//! `--skip-nodes-with-system-pods`), `safe-to-evict: "false"` (`NotSafeToEvictAnnotation`),
+//! local storage (`LocalStorageRequested`, with `--skip-nodes-with-local-storage`), PDB
+//! (`NotEnoughPdb`). The texts are upstream's `fmt.Errorf`s.
+//!
+//! # The simulation
+//! The node is kept as a copy without pods, tainted `ToBeDeletedByClusterAutoscaler=<unix
+//! seconds>:NoSchedule`; the pods to move (not DaemonSet, mirror or finished ones) go highest
+//! priority first (stable otherwise), each onto the first node, in a rotating order that starts
+//! after the node chosen last, whose PreFilter and Filter plugins pass (no scores; cordoned
+//! nodes skipped); the first pod that fits nowhere ends it (`NoPlaceToMovePods`, "can
+//! reschedule only N out of M pods"). A node drained in a sequence is then removed, its pods
+//! charged to their budgets.
+
+use std::collections::HashMap;
+
+use k8s_openapi::api::core::v1::Taint;
+
+use super::{
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, fit_error, key, pods_on, sort, unschedule,
+};
+use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
+use crate::scheduler::Scheduler;
+use crate::scheduler::framework::CycleState;
+
+/// `PodSafeToEvictKey`.
+pub const SAFE_TO_EVICT: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
+/// `SafeToEvictLocalVolumesKey`.
+pub const SAFE_TO_EVICT_LOCAL_VOLUMES: &str =
+    "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes";
+/// `ToBeDeletedTaint`.
+pub const TO_BE_DELETED_TAINT: &str = "ToBeDeletedByClusterAutoscaler";
+/// The node annotation that keeps a node (`ScaleDownDisabledAnnotation`).
+pub const SCALE_DOWN_DISABLED: &str = "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+/// `PodLongTerminatingExtraThreshold`, seconds.
+const LONG_TERMINATING_EXTRA: i64 = 30;
+
+/// cluster-autoscaler's flags that change the judgement.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--skip-nodes-with-system-pods` (default true).
+    pub skip_nodes_with_system_pods: bool,
+    /// `--skip-nodes-with-local-storage` (default true).
+    pub skip_nodes_with_local_storage: bool,
+    /// `--skip-nodes-with-custom-controller-pods` (default true).
+    pub skip_nodes_with_custom_controller_pods: bool,
+    /// `--blocking-system-pod-distruption-timeout` (sic), seconds (default 1 h).
+    pub bsp_disruption_timeout: i64,
+    /// The workload objects the cluster holds, `(kind, namespace, name)`: the controllers
+    /// cluster-autoscaler's listers find.
+    pub controllers: Vec<(String, String, String)>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            skip_nodes_with_system_pods: true,
+            skip_nodes_with_local_storage: true,
+            skip_nodes_with_custom_controller_pods: true,
+            bsp_disruption_timeout: 3600,
+            controllers: Vec::new(),
+        }
+    }
+}
+
+/// A rule's outcome (`drainability.Status`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// `UndefinedOutcome`: the next rule decides.
+    Undefined,
+    /// `DrainOk`.
+    DrainOk,
+    /// `SkipDrain`: stays, does not block.
+    SkipDrain,
+    /// `WaitForCompletion`.
+    WaitForCompletion,
+    /// `BlockDrain` with the `BlockingPodReason` and the error text.
+    Block(&'static str, String),
+}
+
+/// What a sequence of drains carries: the budgets' remaining disruptions
+/// (`RemainingPdbTracker`), by budget index, and the rotating start of the first-fit search.
+#[derive(Debug, Clone)]
+pub struct State {
+    remaining: Vec<i32>,
+    last_index: usize,
+}
+
+impl State {
+    /// The budgets as the cluster's pods make them now.
+    pub fn new(c: &Cluster) -> State {
+        State {
+            remaining: c
+                .pdbs
+                .iter()
+                .map(|p| {
+                    p.status
+                        .as_ref()
+                        .and_then(|s| s.disruptions_allowed)
+                        .unwrap_or_else(|| crate::disruption::disruptions_allowed(p, c))
+                })
+                .collect(),
+            last_index: 0,
+        }
+    }
+}
+
+fn annotation<'a>(p: &'a PodInfo, key: &str) -> Option<&'a str> {
+    p.meta
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+}
+
+fn controller(p: &PodInfo) -> Option<(&str, &str)> {
+    p.meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+        .map(|o| (o.kind.as_str(), o.name.as_str()))
+}
+
+fn restart_policy(p: &PodInfo) -> &str {
+    p.spec().restart_policy.as_deref().unwrap_or("Always")
+}
+
+/// `IsPodTerminal`.
+fn terminal(p: &PodInfo) -> bool {
+    match restart_policy(p) {
+        "Never" => matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed),
+        "OnFailure" => p.phase == PodPhase::Succeeded || p.phase == PodPhase::Failed,
+        _ => p.phase == PodPhase::Failed,
+    }
+}
+
+/// `IsPodLongTerminating`: being deleted for longer than its grace period plus 30 s.
+fn long_terminating(p: &PodInfo, now: i64) -> bool {
+    let Some(t) = p.meta.deletion_timestamp.as_ref() else {
+        return false;
+    };
+    let grace = p.spec().termination_grace_period_seconds.unwrap_or(30);
+    t.0.as_second() + grace + LONG_TERMINATING_EXTRA < now
+}
+
+/// The budgets cluster-autoscaler's tracker matches to a pod (`MatchingPdbs`): its namespace's,
+/// whose selector (an empty one selects everything) matches its labels.
+fn matching_pdbs(c: &Cluster, p: &PodInfo) -> Vec<usize> {
+    c.pdbs
+        .iter()
+        .enumerate()
+        .filter(|(_, pdb)| repel_core::workload::namespace_of(&pdb.metadata) == p.namespace)
+        .filter(|(_, pdb)| {
+            pdb.spec
+                .as_ref()
+                .and_then(|s| s.selector.as_ref())
+                .and_then(|s| repel_core::labels::label_selector_from_api(s).ok())
+                .is_some_and(|s| s.matches(p.labels()))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The lister's NotFound text for a controller kind (`replicaset.apps "web" not found`).
+fn not_found(kind: &str, name: &str) -> String {
+    let resource = match kind {
+        "ReplicationController" => "replicationcontroller".to_string(),
+        "Job" => "job.batch".to_string(),
+        other => format!("{}.apps", other.to_lowercase()),
+    };
+    format!("{resource} {name:?} not found")
+}
+
+/// The rules for one pod, in upstream's order.
+pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64) -> Status {
+    let p = &c.pods[id];
+    let ns = &p.namespace;
+    let name = &p.name;
+    // mirror
+    if annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some() {
+        return Status::SkipDrain;
+    }
+    // longterminating
+    let long = long_terminating(p, now);
+    if long {
+        return Status::SkipDrain;
+    }
+    let ctrl = controller(p);
+    let is_ds = ctrl.is_some_and(|(k, _)| k == "DaemonSet");
+    // replicacount (the listers)
+    if opts.skip_nodes_with_custom_controller_pods
+        && let Some((kind, cname)) = ctrl
+    {
+        let found = |k: &str| {
+            opts.controllers
+                .iter()
+                .any(|(ck, cns, cn)| ck == k && cns == ns && cn == cname)
+        };
+        let missing = |what: &str| not_found(what, cname);
+        match kind {
+            "ReplicationController" | "ReplicaSet" if !found(kind) => {
+                return Status::Block(
+                    "ControllerNotFound",
+                    format!(
+                        "replication controller for {ns}/{name} is not available, err: {}",
+                        missing(kind)
+                    ),
+                );
+            }
+            "Job" if !found(kind) => {
+                return Status::Block(
+                    "ControllerNotFound",
+                    format!(
+                        "job for {ns}/{name} is not available: err: {}",
+                        missing(kind)
+                    ),
+                );
+            }
+            "StatefulSet" if !found(kind) => {
+                return Status::Block(
+                    "ControllerNotFound",
+                    format!(
+                        "statefulset for {ns}/{name} is not available: err: {}",
+                        missing(kind)
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+    // daemonset
+    if is_ds {
+        return Status::DrainOk;
+    }
+    // safetoevict
+    let safe = annotation(p, SAFE_TO_EVICT);
+    if safe == Some("true") {
+        return Status::DrainOk;
+    }
+    // terminal
+    if terminal(p) {
+        return Status::DrainOk;
+    }
+    // oncompletion
+    if safe == Some("on-completion") {
+        return Status::WaitForCompletion;
+    }
+    // replicated
+    let mut replicated = ctrl.is_some();
+    if opts.skip_nodes_with_custom_controller_pods {
+        replicated = replicated
+            && ctrl.is_some_and(|(k, _)| {
+                matches!(
+                    k,
+                    "ReplicationController" | "Job" | "ReplicaSet" | "StatefulSet"
+                )
+            });
+    }
+    if !replicated {
+        return Status::Block("NotReplicated", format!("{ns}/{name} is not replicated"));
+    }
+    // system
+    if opts.skip_nodes_with_system_pods && ns == "kube-system" && matching_pdbs(c, p).is_empty() {
+        let old = p
+            .meta
+            .creation_timestamp
+            .as_ref()
+            .is_some_and(|t| t.0.as_second() + opts.bsp_disruption_timeout < now);
+        if !old {
+            return Status::Block(
+                "UnmovableKubeSystemPod",
+                format!(
+                    "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {name}"
+                ),
+            );
+        }
+    }
+    // notsafetoevict
+    if safe == Some("false") {
+        return Status::Block(
+            "NotSafeToEvictAnnotation",
+            format!("pod annotated as not safe to evict present: {name}"),
+        );
+    }
+    // localstorage
+    if opts.skip_nodes_with_local_storage && has_blocking_local_volume(p) {
+        return Status::Block(
+            "LocalStorageRequested",
+            format!("pod with local storage present: {name}"),
+        );
+    }
+    // pdb
+    for i in matching_pdbs(c, p) {
+        if state.remaining.get(i).copied().unwrap_or(0) < 1 {
+            return Status::Block(
+                "NotEnoughPdb",
+                format!("not enough pod disruption budget to move {ns}/{name}"),
+            );
+        }
+    }
+    Status::Undefined
+}
+
+/// A hostPath volume, or an emptyDir not in memory, not listed in
+/// `safe-to-evict-local-volumes` (split on ",", no trimming).
+fn has_blocking_local_volume(p: &PodInfo) -> bool {
+    let allowed: Vec<&str> = annotation(p, SAFE_TO_EVICT_LOCAL_VOLUMES)
+        .map(|v| v.split(',').collect())
+        .unwrap_or_default();
+    p.spec().volumes.iter().flatten().any(|v| {
+        let local = v.host_path.is_some()
+            || v.empty_dir
+                .as_ref()
+                .is_some_and(|e| e.medium.as_deref() != Some("Memory"));
+        local && !allowed.contains(&v.name.as_str())
+    })
+}
+
+/// Judges node `node` of `work` (changed: on success its pods are where they moved and, when
+/// `commit`, the node is removed and the budgets charged).
+pub fn judge(
+    work: &mut Cluster,
+    node: NodeId,
+    opts: &Options,
+    cfg: &DrainConfig,
+    state: &mut State,
+    commit: bool,
+) -> NodeVerdict {
+    let name = work.nodes[node].name.clone();
+    if work.nodes[node]
+        .node
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(SCALE_DOWN_DISABLED))
+        .is_some_and(|v| v == "true")
+    {
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("ScaleDownDisabledAnnotation".to_string()),
+            message: Some(format!("{SCALE_DOWN_DISABLED}: \"true\"")),
+            pods: Vec::new(),
+        };
+    }
+    let on_node = pods_on(work, node);
+    let mut pods = Vec::new();
+    let mut to_move: Vec<PodId> = Vec::new();
+    let mut blocking: Option<(String, String, &'static str)> = None;
+    let mut waiting: Option<String> = None;
+    for id in &on_node {
+        let k = key(work, *id);
+        let p = &work.pods[*id];
+        let is_ds = controller(p).is_some_and(|(kind, _)| kind == "DaemonSet");
+        let action = match drainable(work, *id, opts, state, cfg.now_unix) {
+            Status::Block(reason, message) => {
+                if blocking.is_none() {
+                    blocking = Some((k.clone(), message.clone(), reason));
+                }
+                PodAction::Blocked {
+                    reason: reason.to_string(),
+                    message,
+                }
+            }
+            Status::SkipDrain => PodAction::Stays {
+                why: if annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some()
+                {
+                    "mirror pod".to_string()
+                } else {
+                    "terminating for longer than its grace period".to_string()
+                },
+            },
+            Status::WaitForCompletion => {
+                waiting.get_or_insert_with(|| k.clone());
+                PodAction::Stays {
+                    why: format!("{SAFE_TO_EVICT}: on-completion: waits for it to finish"),
+                }
+            }
+            Status::DrainOk | Status::Undefined => {
+                if is_ds {
+                    PodAction::Stays {
+                        why: "DaemonSet pod".to_string(),
+                    }
+                } else if terminal(p) {
+                    PodAction::Gone {
+                        why: "finished: nothing to move".to_string(),
+                    }
+                } else {
+                    to_move.push(*id);
+                    continue;
+                }
+            }
+        };
+        pods.push(PodVerdict { pod: k, action });
+    }
+    if let Some((_, message, _)) = blocking {
+        // GetPodsToMove stops at the first blocking pod: nothing is simulated.
+        for id in &to_move {
+            pods.push(PodVerdict {
+                pod: key(work, *id),
+                action: PodAction::Stays {
+                    why: "not simulated: another pod blocks the node".to_string(),
+                },
+            });
+        }
+        sort(&mut pods);
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("BlockedByPod".to_string()),
+            message: Some(message),
+            pods,
+        };
+    }
+    if let Some(pod) = waiting {
+        // A pod cluster-autoscaler waits for: the node is not removed until it finishes.
+        for id in &to_move {
+            pods.push(PodVerdict {
+                pod: key(work, *id),
+                action: PodAction::Stays {
+                    why: "not simulated: the node waits for a pod to finish".to_string(),
+                },
+            });
+        }
+        sort(&mut pods);
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("BlockedByOnCompletionPod".to_string()),
+            message: Some(format!(
+                "{pod} is annotated {SAFE_TO_EVICT}: on-completion and has not finished"
+            )),
+            pods,
+        };
+    }
+    // The tainted ghost: the node without pods, tainted ToBeDeletedByClusterAutoscaler.
+    for id in &on_node {
+        if !to_move.contains(id) {
+            work.unbind(*id);
+        }
+    }
+    let mut taints = work.nodes[node].taints.clone();
+    if !taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
+        taints.push(Taint {
+            key: TO_BE_DELETED_TAINT.to_string(),
+            value: Some(cfg.now_unix.to_string()),
+            effect: "NoSchedule".to_string(),
+            time_added: None,
+        });
+    }
+    work.set_node_taints(node, taints);
+    // Highest priority first, stable otherwise.
+    to_move.sort_by_key(|id| std::cmp::Reverse(work.pods[*id].priority));
+    for id in &to_move {
+        unschedule(work, *id);
+    }
+    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
+    let total = to_move.len();
+    let mut placed = 0;
+    let mut failed = false;
+    for id in &to_move {
+        let k = key(work, *id);
+        if failed {
+            pods.push(PodVerdict {
+                pod: k,
+                action: PodAction::Stays {
+                    why: "not simulated: an earlier pod fits nowhere".to_string(),
+                },
+            });
+            continue;
+        }
+        match first_fit(&mut sched, work, *id, node, state) {
+            Some(n) => {
+                work.bind(*id, n);
+                placed += 1;
+                pods.push(PodVerdict {
+                    pod: k,
+                    action: PodAction::Move {
+                        to: work.nodes[n].name.clone(),
+                    },
+                });
+            }
+            None => {
+                failed = true;
+                let message = fit_error(&mut sched, work, *id);
+                pods.push(PodVerdict {
+                    pod: k,
+                    action: PodAction::Pending { message },
+                });
+            }
+        }
+    }
+    sort(&mut pods);
+    if failed {
+        return NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("NoPlaceToMovePods".to_string()),
+            message: Some(format!("can reschedule only {placed} out of {total} pods")),
+            pods,
+        };
+    }
+    if commit {
+        // The budgets pay for the pods moved; the node goes.
+        let mut charged: HashMap<usize, i32> = HashMap::new();
+        for id in &to_move {
+            for i in matching_pdbs(work, &work.pods[*id]) {
+                *charged.entry(i).or_default() += 1;
+            }
+        }
+        for (i, n) in charged {
+            if let Some(r) = state.remaining.get_mut(i) {
+                *r -= n;
+            }
+        }
+        for id in pods_on(work, node) {
+            work.force_delete_pod(id);
+        }
+        let removed_at = node;
+        work.delete_node(node);
+        if state.last_index > removed_at {
+            state.last_index -= 1;
+        }
+    }
+    NodeVerdict {
+        node: name,
+        drainable: true,
+        reason: None,
+        message: None,
+        pods,
+    }
+}
+
+/// The first node, from the rotating start, other than `removed` and not cordoned, whose
+/// PreFilter and Filter plugins pass for pod `id`; the start moves past it.
+fn first_fit(
+    sched: &mut Scheduler,
+    c: &Cluster,
+    id: PodId,
+    removed: NodeId,
+    state: &mut State,
+) -> Option<NodeId> {
+    let pod = c.pods[id].clone();
+    let mut cycle = CycleState::default();
+    let (feasible, _) = sched.find_nodes_that_fit(&mut cycle, &pod, c, true);
+    let n = c.nodes.len();
+    if n == 0 {
+        return None;
+    }
+    let ok: Vec<bool> = {
+        let mut v = vec![false; n];
+        for f in feasible {
+            if f != removed && !c.nodes[f].unschedulable {
+                v[f] = true;
+            }
+        }
+        v
+    };
+    let start = state.last_index % n;
+    let chosen = (0..n).map(|i| (start + i) % n).find(|i| ok[*i])?;
+    state.last_index = (chosen + 1) % n;
+    Some(chosen)
+}

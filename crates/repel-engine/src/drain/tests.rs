@@ -1,0 +1,502 @@
+//! Drain what-ifs: cluster-autoscaler's rules one by one (after upstream's
+//! `drainability/rules/*/rule_test.go` cases), its simulation, kubectl's filters and
+//! evictions, and a sequence of drains against independent ones.
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use serde_json::{Value, json};
+
+use super::ca::{Options, State, Status, drainable};
+use super::*;
+
+fn node(name: &str, pods: &str) -> Node {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": pods},
+                   "conditions": [{"type": "Ready", "status": "True"}]}
+    }))
+    .unwrap_or_default()
+}
+
+fn owner(kind: &str, name: &str) -> Value {
+    json!([{"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": format!("u-{name}"),
+            "controller": true}])
+}
+
+/// A pod on `node` in `ns`, changed by `f` (its JSON).
+fn pod(ns: &str, name: &str, node: &str, f: impl FnOnce(&mut Value)) -> Pod {
+    let mut v = json!({
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Running"}
+    });
+    f(&mut v);
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+fn replicated(v: &mut Value) {
+    v["metadata"]["ownerReferences"] = owner("ReplicaSet", "web");
+    v["metadata"]["labels"] = json!({"app": "web"});
+}
+
+fn pdb(ns: &str, allowed: i32) -> PodDisruptionBudget {
+    serde_json::from_value(json!({
+        "metadata": {"name": "budget", "namespace": ns},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+        "status": {"disruptionsAllowed": allowed, "currentHealthy": 1, "desiredHealthy": 1,
+                   "expectedPods": 1}
+    }))
+    .unwrap_or_default()
+}
+
+fn opts() -> Options {
+    Options {
+        controllers: vec![
+            ("ReplicaSet".into(), "default".into(), "web".into()),
+            ("ReplicaSet".into(), "kube-system".into(), "web".into()),
+        ],
+        ..Options::default()
+    }
+}
+
+const NOW: i64 = 2_000_000_000;
+
+fn rule(p: Pod, pdbs: Vec<PodDisruptionBudget>, o: &Options) -> Status {
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.pdbs = pdbs;
+    let id = c.add_pod(p);
+    let state = State::new(&c);
+    drainable(&c, id, o, &state, NOW)
+}
+
+fn blocked(reason: &'static str, message: &str) -> Status {
+    Status::Block(reason, message.to_string())
+}
+
+#[test]
+fn cluster_autoscaler_rules_in_their_order() {
+    let o = opts();
+    let cases: Vec<(&str, Pod, Vec<PodDisruptionBudget>, Status)> = vec![
+        (
+            "mirror",
+            pod("default", "m", "a", |v| {
+                v["metadata"]["annotations"] = json!({"kubernetes.io/config.mirror": "x"});
+            }),
+            vec![],
+            Status::SkipDrain,
+        ),
+        (
+            "long terminating",
+            pod("default", "t", "a", |v| {
+                v["metadata"]["deletionTimestamp"] = json!("2020-01-01T00:00:00Z");
+            }),
+            vec![],
+            Status::SkipDrain,
+        ),
+        (
+            "daemonset",
+            pod("default", "d", "a", |v| {
+                v["metadata"]["ownerReferences"] = owner("DaemonSet", "agent");
+            }),
+            vec![],
+            Status::DrainOk,
+        ),
+        (
+            "bare",
+            pod("default", "bare", "a", |_| {}),
+            vec![],
+            blocked("NotReplicated", "default/bare is not replicated"),
+        ),
+        (
+            "bare, safe-to-evict",
+            pod("default", "bare", "a", |v| {
+                v["metadata"]["annotations"] =
+                    json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"});
+            }),
+            vec![],
+            Status::DrainOk,
+        ),
+        (
+            "bare, failed",
+            pod("default", "bare", "a", |v| {
+                v["status"]["phase"] = json!("Failed");
+            }),
+            vec![],
+            Status::DrainOk,
+        ),
+        (
+            "replicated",
+            pod("default", "p", "a", replicated),
+            vec![],
+            Status::Undefined,
+        ),
+        (
+            "controller missing",
+            pod("default", "p", "a", |v| {
+                v["metadata"]["ownerReferences"] = owner("ReplicaSet", "gone");
+            }),
+            vec![],
+            blocked(
+                "ControllerNotFound",
+                "replication controller for default/p is not available, err: replicaset.apps \"gone\" not found",
+            ),
+        ),
+        (
+            "job missing",
+            pod("default", "p", "a", |v| {
+                v["metadata"]["ownerReferences"] = owner("Job", "pi");
+            }),
+            vec![],
+            blocked(
+                "ControllerNotFound",
+                "job for default/p is not available: err: job.batch \"pi\" not found",
+            ),
+        ),
+        (
+            "owned by a Deployment directly (a custom controller)",
+            pod("default", "p", "a", |v| {
+                v["metadata"]["ownerReferences"] = owner("Deployment", "web");
+            }),
+            vec![],
+            blocked("NotReplicated", "default/p is not replicated"),
+        ),
+        (
+            "on-completion",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["metadata"]["annotations"] =
+                    json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "on-completion"});
+            }),
+            vec![],
+            Status::WaitForCompletion,
+        ),
+        (
+            "kube-system without a budget",
+            pod("kube-system", "dns", "a", replicated),
+            vec![],
+            blocked(
+                "UnmovableKubeSystemPod",
+                "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: dns",
+            ),
+        ),
+        (
+            "kube-system with a budget",
+            pod("kube-system", "dns", "a", replicated),
+            vec![pdb("kube-system", 1)],
+            Status::Undefined,
+        ),
+        (
+            "kube-system, older than the timeout",
+            pod("kube-system", "dns", "a", |v| {
+                replicated(v);
+                v["metadata"]["creationTimestamp"] = json!("2020-01-01T00:00:00Z");
+            }),
+            vec![],
+            Status::Undefined,
+        ),
+        (
+            "not safe to evict",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["metadata"]["annotations"] =
+                    json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"});
+            }),
+            vec![],
+            blocked(
+                "NotSafeToEvictAnnotation",
+                "pod annotated as not safe to evict present: p",
+            ),
+        ),
+        (
+            "emptyDir",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["spec"]["volumes"] = json!([{"name": "scratch", "emptyDir": {}}]);
+            }),
+            vec![],
+            blocked("LocalStorageRequested", "pod with local storage present: p"),
+        ),
+        (
+            "emptyDir in memory",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["spec"]["volumes"] =
+                    json!([{"name": "scratch", "emptyDir": {"medium": "Memory"}}]);
+            }),
+            vec![],
+            Status::Undefined,
+        ),
+        (
+            "emptyDir listed safe",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["spec"]["volumes"] = json!([{"name": "scratch", "emptyDir": {}}]);
+                v["metadata"]["annotations"] = json!({"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "other,scratch"});
+            }),
+            vec![],
+            Status::Undefined,
+        ),
+        (
+            "hostPath",
+            pod("default", "p", "a", |v| {
+                replicated(v);
+                v["spec"]["volumes"] = json!([{"name": "h", "hostPath": {"path": "/x"}}]);
+            }),
+            vec![],
+            blocked("LocalStorageRequested", "pod with local storage present: p"),
+        ),
+        (
+            "budget exhausted",
+            pod("default", "p", "a", replicated),
+            vec![pdb("default", 0)],
+            blocked(
+                "NotEnoughPdb",
+                "not enough pod disruption budget to move default/p",
+            ),
+        ),
+        (
+            "budget left",
+            pod("default", "p", "a", replicated),
+            vec![pdb("default", 1)],
+            Status::Undefined,
+        ),
+    ];
+    for (what, p, pdbs, want) in cases {
+        assert_eq!(rule(p, pdbs, &o), want, "{what}");
+    }
+    // With --skip-nodes-with-custom-controller-pods=false any controller replicates, and the
+    // listers are not asked.
+    let loose = Options {
+        skip_nodes_with_custom_controller_pods: false,
+        ..Options::default()
+    };
+    let p = pod("default", "p", "a", |v| {
+        v["metadata"]["ownerReferences"] = owner("Deployment", "web")
+    });
+    assert_eq!(rule(p, vec![], &loose), Status::Undefined);
+    let no_system = Options {
+        skip_nodes_with_system_pods: false,
+        ..opts()
+    };
+    assert_eq!(
+        rule(
+            pod("kube-system", "dns", "a", replicated),
+            vec![],
+            &no_system
+        ),
+        Status::Undefined
+    );
+}
+
+fn cfg(decider: Decider, independent: bool) -> DrainConfig {
+    DrainConfig {
+        decider,
+        independent,
+        now_unix: NOW,
+        gates: repel_core::FeatureGates::default(),
+        seed: 0,
+    }
+}
+
+fn ca_cfg(independent: bool) -> DrainConfig {
+    cfg(Decider::ClusterAutoscaler(opts()), independent)
+}
+
+fn action(v: &NodeVerdict, pod: &str) -> PodAction {
+    v.pods
+        .iter()
+        .find(|p| p.pod == pod)
+        .map(|p| p.action.clone())
+        .unwrap_or_else(|| panic!("{pod} not in {v:?}"))
+}
+
+#[test]
+fn cluster_autoscaler_moves_a_replicated_pod_and_a_bare_pod_blocks() {
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    c.add_pod(pod("default", "bare", "b", |_| {}));
+    let r = drain(&c, &["a", "b"], &ca_cfg(true));
+    assert_eq!(r.as_, "cluster-autoscaler");
+    let (a, b) = (&r.nodes[0], &r.nodes[1]);
+    assert!(a.drainable && a.reason.is_none(), "{a:?}");
+    assert_eq!(
+        action(a, "default/web-1"),
+        PodAction::Move { to: "b".into() }
+    );
+    assert!(!b.drainable);
+    assert_eq!(b.reason.as_deref(), Some("BlockedByPod"));
+    assert_eq!(b.message.as_deref(), Some("default/bare is not replicated"));
+    assert_eq!(
+        action(b, "default/bare"),
+        PodAction::Blocked {
+            reason: "NotReplicated".into(),
+            message: "default/bare is not replicated".into()
+        }
+    );
+}
+
+#[test]
+fn a_pod_that_fits_nowhere_else_keeps_the_node() {
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    c.add_pod(pod("default", "pinned", "a", |v| {
+        replicated(v);
+        v["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "a"});
+    }));
+    let r = drain(&c, &["a"], &ca_cfg(true));
+    let a = &r.nodes[0];
+    assert!(!a.drainable);
+    assert_eq!(a.reason.as_deref(), Some("NoPlaceToMovePods"));
+    assert_eq!(
+        a.message.as_deref(),
+        Some("can reschedule only 0 out of 1 pods")
+    );
+    // The FitError: the ghost node is tainted, the other does not match the selector.
+    match action(a, "default/pinned") {
+        PodAction::Pending { message } => {
+            assert!(message.starts_with("0/2 nodes are available:"), "{message}");
+            assert!(
+                message.contains("1 node(s) had untolerated taint"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same as kubectl: the node is cordoned, the replacement fits nowhere.
+    let r = drain(
+        &c,
+        &["a"],
+        &cfg(Decider::Kubectl(DrainOptions::default()), true),
+    );
+    assert_eq!(r.nodes[0].reason.as_deref(), Some("NoPlaceToMovePods"));
+    match action(&r.nodes[0], "default/pinned") {
+        PodAction::Pending { message } => {
+            assert!(message.contains("node(s) were unschedulable"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn kubectl_filters_force_daemonsets_and_budgets() {
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    c.add_pod(pod("default", "bare", "a", |_| {}));
+    c.add_pod(pod("default", "agent", "a", |v| {
+        v["metadata"]["ownerReferences"] = owner("DaemonSet", "agent");
+    }));
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    let kubectl = |o: DrainOptions| cfg(Decider::Kubectl(o), true);
+    let r = drain(&c, &["a"], &kubectl(DrainOptions::default()));
+    let a = &r.nodes[0];
+    assert!(!a.drainable);
+    assert_eq!(a.reason.as_deref(), Some("BlockedByPod"));
+    let message = a.message.clone().unwrap_or_default();
+    assert!(
+        message.contains(
+            "cannot delete Pods that declare no controller (use --force to override): default/bare"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): default/agent"),
+        "{message}"
+    );
+    let o = DrainOptions {
+        force: true,
+        ignore_daemonsets: true,
+        ..Default::default()
+    };
+    let r = drain(&c, &["a"], &kubectl(o.clone()));
+    let a = &r.nodes[0];
+    assert!(a.drainable, "{a:?}");
+    assert!(matches!(action(a, "default/bare"), PodAction::Gone { .. }));
+    assert_eq!(
+        action(a, "default/agent"),
+        PodAction::Stays {
+            why: "DaemonSet pod".into()
+        }
+    );
+    assert_eq!(
+        action(a, "default/web-1"),
+        PodAction::Move { to: "b".into() }
+    );
+    // A budget that allows no disruption refuses the eviction, with kubectl's words.
+    let mut c2 = c.clone();
+    c2.pdbs = vec![pdb("default", 0)];
+    let r = drain(&c2, &["a"], &kubectl(o.clone()));
+    let a = &r.nodes[0];
+    assert_eq!(a.reason.as_deref(), Some("EvictionRefused"));
+    assert_eq!(
+        a.message.as_deref(),
+        Some(
+            "error when evicting pods/\"web-1\" -n \"default\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."
+        )
+    );
+    // --disable-eviction deletes without asking the budget.
+    let r = drain(
+        &c2,
+        &["a"],
+        &kubectl(DrainOptions {
+            disable_eviction: true,
+            ..o
+        }),
+    );
+    assert!(r.nodes[0].drainable);
+}
+
+#[test]
+fn a_sequence_carries_each_drain_into_the_next_and_independent_does_not() {
+    // Room for one pod per node: a's pod goes to c; then b's has nowhere to go (a is cordoned
+    // or removed, c is full). Judged independently, each fits on c.
+    let mut c = Cluster::new();
+    for n in ["a", "b", "c"] {
+        c.add_node(node(n, "1"));
+    }
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    c.add_pod(pod("default", "web-2", "b", replicated));
+    for decider in [
+        Decider::Kubectl(DrainOptions::default()),
+        Decider::ClusterAutoscaler(opts()),
+    ] {
+        let seq = drain(&c, &["a", "b"], &cfg(decider.clone(), false));
+        assert!(seq.nodes[0].drainable, "{seq:?}");
+        assert_eq!(
+            action(&seq.nodes[0], "default/web-1"),
+            PodAction::Move { to: "c".into() }
+        );
+        assert!(!seq.nodes[1].drainable, "{seq:?}");
+        assert_eq!(seq.nodes[1].reason.as_deref(), Some("NoPlaceToMovePods"));
+        let ind = drain(&c, &["a", "b"], &cfg(decider, true));
+        assert!(ind.nodes.iter().all(|n| n.drainable), "{ind:?}");
+    }
+    // The input is never changed.
+    assert_eq!(c.pods.iter().filter(|p| p.node.is_some()).count(), 2);
+}
+
+#[test]
+fn the_report_serialises_as_the_contract_says() {
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    c.add_pod(pod("default", "bare", "b", |_| {}));
+    let r = drain(&c, &["a", "b"], &ca_cfg(true));
+    let v = serde_json::to_value(&r).unwrap_or_default();
+    assert_eq!(v["as"], "cluster-autoscaler");
+    assert_eq!(
+        v["nodes"][0],
+        json!({"node": "a", "drainable": true, "reason": null, "message": null,
+               "pods": [{"pod": "default/web-1", "action": "move", "to": "b"}]})
+    );
+    assert_eq!(
+        v["nodes"][1]["pods"][0],
+        json!({"pod": "default/bare", "action": "blocked", "reason": "NotReplicated",
+               "message": "default/bare is not replicated"})
+    );
+}
