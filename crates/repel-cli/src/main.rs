@@ -106,6 +106,8 @@ enum Command {
     Schedule(cmd::schedule::ScheduleArgs),
     /// A drain what-if: which nodes can go, what blocks them, where every pod would land (as kubectl or cluster-autoscaler).
     Drain(cmd::drain::DrainArgs),
+    /// A consolidation what-if: which nodes could be removed together and where their pods go (as cluster-autoscaler).
+    Consolidate(cmd::consolidate::ConsolidateArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
     /// Run scenarios' expectations, like a test runner (exit 1 on any failure).
@@ -197,6 +199,7 @@ fn main() -> ExitCode {
         Command::Admit(a) => cmd::admit::run(a),
         Command::Schedule(a) => cmd::schedule::run(a),
         Command::Drain(a) => cmd::drain::run(a),
+        Command::Consolidate(a) => cmd::consolidate::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),

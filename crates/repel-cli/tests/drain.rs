@@ -198,3 +198,39 @@ fn bad_arguments_are_usage_errors() {
     let (code, _, err) = run(&["drain", "a", "--pod-selector", "a in (", "-f", f]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn consolidate_finds_the_removable_nodes() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (code, out, err) = run(&["consolidate", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["as"], "cluster-autoscaler");
+    // c is empty: removed first; a's pod then moves to b; b holds the bare pod: kept.
+    let removed: Vec<&str> = v["removable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(removed, ["c", "a"], "{v}");
+    assert_eq!(
+        v["removable"][1]["pods"],
+        json!([{"pod": "default/web-1", "to": "b"}])
+    );
+    assert_eq!(
+        v["kept"],
+        json!([{"node": "b", "reason": "BlockedByPod", "message": "default/bare is not replicated"}])
+    );
+    let (_, out, _) = run(&["consolidate", "-f", f]);
+    assert!(out.ends_with("2 of 3 node(s) removable.\n"), "{out}");
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--scale-down-utilization-threshold",
+        "2",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

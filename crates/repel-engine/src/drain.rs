@@ -30,6 +30,7 @@
 //! nowhere: the FitError message), or is gone (deleted for good).
 
 pub mod ca;
+pub mod consolidate;
 
 use serde::Serialize;
 

@@ -9,7 +9,7 @@ use repel_engine::drain::{
     Decider, DrainConfig, DrainReport, PodAction, ca, drain as judge, resolve,
 };
 use repel_engine::kubectl_steps::drain::DrainOptions;
-use repel_engine::load::build_cluster;
+use repel_engine::load::{Built, build_cluster};
 use repel_engine::scheduler::fast::FastScheduler;
 
 use crate::output::{leave_at_exit, print_machine, render, table, warn_all};
@@ -77,6 +77,50 @@ pub struct DrainArgs {
     pub output: Option<Format>,
 }
 
+/// A workload object: (kind, namespace, name).
+pub type Controller = (String, String, String);
+
+/// The cluster as it would run (its pending pods placed by the compiled scheduler) and the
+/// workload objects cluster-autoscaler's listers would find: the input's, and the
+/// ReplicaSets its Deployments make.
+pub fn load(
+    inputs: &Inputs,
+    scheduler: &SchedulerFlags,
+    admission: &AdmissionFlags,
+    command: &str,
+) -> Result<(Built, Vec<Controller>), CliError> {
+    let admission = admission.config()?;
+    let inv = inputs.load_seeded(command, scheduler.seed)?;
+    warn_all(&inv.warnings);
+    let gates = inputs.feature_gates;
+    let input = inv.into_cluster_input();
+    let mut controllers: Vec<Controller> = input
+        .workloads
+        .iter()
+        .map(|w| {
+            (
+                w.kind().to_string(),
+                w.namespace().to_string(),
+                w.name().to_string(),
+            )
+        })
+        .collect();
+    let mut built = build_cluster(input, &gates, &admission, scheduler.seed);
+    warn_all(&built.warnings);
+    let pct = scheduler.percentage_of_nodes_to_score;
+    FastScheduler::new(gates, pct, scheduler.seed).schedule_all(&mut built.cluster);
+    controllers.extend(built.cluster.owner_selectors.keys().cloned());
+    Ok((built, controllers))
+}
+
+/// The time of a what-if, Unix seconds.
+pub fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
 fn selector(s: &str, flag: &str) -> Result<LabelSelector, CliError> {
     s.parse::<LabelSelector>()
         .map_err(|_| CliError::Usage(format!("{flag}={s:?} must be a valid label selector")))
@@ -89,29 +133,9 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             "USAGE: repel drain NODE... | --all | -l SELECTOR [-f FILE]".to_string(),
         ));
     }
-    let admission = args.admission.config()?;
-    let inv = args.inputs.load_seeded("drain", args.scheduler.seed)?;
-    warn_all(&inv.warnings);
+    let (built, controllers) = load(&args.inputs, &args.scheduler, &args.admission, "drain")?;
     let gates = args.inputs.feature_gates;
-    let input = inv.into_cluster_input();
-    let mut controllers: Vec<(String, String, String)> = input
-        .workloads
-        .iter()
-        .map(|w| {
-            (
-                w.kind().to_string(),
-                w.namespace().to_string(),
-                w.name().to_string(),
-            )
-        })
-        .collect();
-    let mut built = build_cluster(input, &gates, &admission, args.scheduler.seed);
-    warn_all(&built.warnings);
-    // The cluster as it runs: its pending pods placed first.
-    let pct = args.scheduler.percentage_of_nodes_to_score;
-    FastScheduler::new(gates, pct, args.scheduler.seed).schedule_all(&mut built.cluster);
     let c = &built.cluster;
-    controllers.extend(c.owner_selectors.keys().cloned());
     let names: Vec<String> = if args.all {
         c.nodes.iter().map(|n| n.name.clone()).collect()
     } else if let Some(s) = &args.selector {
@@ -156,14 +180,10 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             ..Default::default()
         }),
     };
-    let now_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
     let cfg = DrainConfig {
         decider,
         independent: args.independent,
-        now_unix,
+        now_unix: now_unix(),
         gates,
         seed: args.scheduler.seed,
     };

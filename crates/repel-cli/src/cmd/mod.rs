@@ -3,6 +3,7 @@
 pub mod admit;
 pub mod bench;
 pub mod check;
+pub mod consolidate;
 pub mod demo;
 pub mod drain;
 pub mod explain;

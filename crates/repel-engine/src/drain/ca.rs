@@ -131,6 +131,11 @@ fn controller(p: &PodInfo) -> Option<(&str, &str)> {
         .map(|o| (o.kind.as_str(), o.name.as_str()))
 }
 
+/// Whether the pod's controller is a DaemonSet.
+pub fn is_daemon_set_pod(p: &PodInfo) -> bool {
+    controller(p).is_some_and(|(k, _)| k == "DaemonSet")
+}
+
 fn restart_policy(p: &PodInfo) -> &str {
     p.spec().restart_policy.as_deref().unwrap_or("Always")
 }

@@ -500,3 +500,94 @@ fn the_report_serialises_as_the_contract_says() {
                "message": "default/bare is not replicated"})
     );
 }
+
+fn sized(name: &str, cpu: &str) -> Node {
+    let mut n = node(name, "110");
+    if let Some(s) = n.status.as_mut() {
+        s.allocatable = Some(
+            [
+                (
+                    "cpu".to_string(),
+                    k8s_openapi::apimachinery::pkg::api::resource::Quantity(cpu.into()),
+                ),
+                (
+                    "memory".to_string(),
+                    k8s_openapi::apimachinery::pkg::api::resource::Quantity("8Gi".into()),
+                ),
+                (
+                    "pods".to_string(),
+                    k8s_openapi::apimachinery::pkg::api::resource::Quantity("110".into()),
+                ),
+            ]
+            .into_iter()
+            .collect(),
+        );
+    }
+    n
+}
+
+fn requesting(name: &str, node: &str, cpu: &str) -> Pod {
+    pod("default", name, node, |v| {
+        replicated(v);
+        v["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": cpu}});
+    })
+}
+
+#[test]
+fn consolidation_keeps_busy_and_disabled_nodes_and_removes_empty_ones_first() {
+    use super::consolidate::{cluster_autoscaler, utilization};
+    let mut c = Cluster::new();
+    c.add_node(sized("busy", "4")); // 3 of 4 cores: 0.75
+    c.add_node(sized("light", "4")); // 1 of 4: 0.25
+    c.add_node(sized("empty", "4"));
+    let mut off = sized("off", "4");
+    off.metadata.annotations = Some(
+        [(ca::SCALE_DOWN_DISABLED.to_string(), "true".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    c.add_node(off);
+    c.add_pod(requesting("a", "busy", "3"));
+    c.add_pod(requesting("b", "light", "1"));
+    assert_eq!(utilization(&c, 0).0, 0.75);
+    let r = cluster_autoscaler(&c, &opts(), 0.5, &ca_cfg(false));
+    let removed: Vec<&str> = r.removable.iter().map(|n| n.node.as_str()).collect();
+    // The empty node first; then "light", whose pod moves to "busy" (one core left) or "off"
+    // (a node kept from scale-down still takes pods) — not to "empty", removed before it.
+    assert_eq!(removed[0], "empty", "{r:?}");
+    assert!(removed.contains(&"light"), "{r:?}");
+    let light = r
+        .removable
+        .iter()
+        .find(|n| n.node == "light")
+        .unwrap_or_else(|| panic!("{r:?}"));
+    assert_eq!(light.pods.len(), 1);
+    assert_ne!(light.pods[0].to, "empty", "an earlier removal is committed");
+    let kept: Vec<(&str, &str)> = r
+        .kept
+        .iter()
+        .map(|k| (k.node.as_str(), k.reason.as_str()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("busy", "NotUnderutilized"),
+            ("off", "ScaleDownDisabledAnnotation")
+        ]
+    );
+    assert!(
+        r.kept[0]
+            .message
+            .starts_with("utilization 0.75 (cpu 0.75, memory 0.00)"),
+        "{:?}",
+        r.kept[0]
+    );
+    // Exactly at the threshold is eligible.
+    let r = cluster_autoscaler(&c, &opts(), 0.75, &ca_cfg(false));
+    assert!(
+        !r.kept
+            .iter()
+            .any(|k| k.node == "busy" && k.reason == "NotUnderutilized"),
+        "{r:?}"
+    );
+}

@@ -1,0 +1,116 @@
+//! `repel consolidate`: which nodes could be removed together, and where their pods go
+//! (issue 15), as cluster-autoscaler's scale-down finds them
+//! ([`repel_engine::drain::consolidate`]). Never changes anything.
+
+use clap::{Args, ValueEnum};
+use repel_engine::drain::consolidate::{ConsolidateReport, cluster_autoscaler};
+use repel_engine::drain::{Decider, DrainConfig, ca};
+
+use crate::cmd::drain::{load, now_unix};
+use crate::output::{leave_at_exit, print_machine, render, table};
+use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
+
+/// Who consolidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum As {
+    /// cluster-autoscaler's scale-down: utilisation, then its removal simulation.
+    ClusterAutoscaler,
+}
+
+/// Arguments of `repel consolidate`.
+#[derive(Debug, Args)]
+pub struct ConsolidateArgs {
+    /// Who consolidates (cluster-autoscaler; Karpenter's consolidation is not there yet).
+    #[arg(long = "as", value_enum, default_value = "cluster-autoscaler")]
+    pub as_: As,
+    /// cluster-autoscaler: --scale-down-utilization-threshold (0-1; default 0.5).
+    #[arg(long = "scale-down-utilization-threshold", default_value_t = 0.5)]
+    pub threshold: f64,
+    /// cluster-autoscaler: --skip-nodes-with-system-pods (default true).
+    #[arg(long = "skip-nodes-with-system-pods", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_system_pods: bool,
+    /// cluster-autoscaler: --skip-nodes-with-local-storage (default true).
+    #[arg(long = "skip-nodes-with-local-storage", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_local_storage: bool,
+    /// cluster-autoscaler: --skip-nodes-with-custom-controller-pods (default true).
+    #[arg(long = "skip-nodes-with-custom-controller-pods", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_custom_controller_pods: bool,
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub scheduler: SchedulerFlags,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
+    /// Output format (default: tables).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<Format>,
+}
+
+/// Runs `repel consolidate`: exit 0 (a what-if finds what it finds).
+pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(CliError::Usage(format!(
+            "--scale-down-utilization-threshold must be between 0 and 1, not {}",
+            args.threshold
+        )));
+    }
+    let (built, controllers) = load(
+        &args.inputs,
+        &args.scheduler,
+        &args.admission,
+        "consolidate",
+    )?;
+    let opts = ca::Options {
+        skip_nodes_with_system_pods: args.skip_nodes_with_system_pods,
+        skip_nodes_with_local_storage: args.skip_nodes_with_local_storage,
+        skip_nodes_with_custom_controller_pods: args.skip_nodes_with_custom_controller_pods,
+        controllers,
+        ..Default::default()
+    };
+    let cfg = DrainConfig {
+        decider: Decider::ClusterAutoscaler(opts.clone()),
+        independent: false,
+        now_unix: now_unix(),
+        gates: args.inputs.feature_gates,
+        seed: args.scheduler.seed,
+    };
+    let As::ClusterAutoscaler = args.as_;
+    let report = cluster_autoscaler(&built.cluster, &opts, args.threshold, &cfg);
+    match args.output {
+        Some(f) => print_machine(&report, f)?,
+        None => print_human(&report),
+    }
+    leave_at_exit((built, report));
+    Ok(0)
+}
+
+fn print_human(r: &ConsolidateReport) {
+    if r.removable.is_empty() {
+        outln!("No node can be removed ({}).", r.as_);
+    } else {
+        outln!("Removable ({}), in the order removed:", r.as_);
+        let mut t = table(&["NODE", "POD", "MOVES TO"]);
+        for n in &r.removable {
+            if n.pods.is_empty() {
+                t.add_row(vec![n.node.clone(), "-".into(), "-".into()]);
+            }
+            for p in &n.pods {
+                t.add_row(vec![n.node.clone(), p.pod.clone(), p.to.clone()]);
+            }
+        }
+        out!("{}", render(&t));
+    }
+    if !r.kept.is_empty() {
+        outln!("\nKept:");
+        let mut t = table(&["NODE", "REASON", "MESSAGE"]);
+        for k in &r.kept {
+            t.add_row(vec![k.node.clone(), k.reason.clone(), k.message.clone()]);
+        }
+        out!("{}", render(&t));
+    }
+    outln!(
+        "\n{} of {} node(s) removable.",
+        r.removable.len(),
+        r.removable.len() + r.kept.len()
+    );
+}
