@@ -6,10 +6,12 @@
 //! - **kubectl** ([`Decider::Kubectl`]): `kubectl drain`'s filters and messages
 //!   ([`crate::kubectl_steps::drain`]: DaemonSet and mirror pods, local storage, pods without
 //!   a controller), then the evictions in order, each budget allowing what its
-//!   `disruptionsAllowed` allows (a refused eviction blocks the node with kubectl's message),
-//!   then the replacement of every evicted pod with a controller placed by the default
-//!   profile (filters and scores, as kube-scheduler) on the cluster with the node cordoned. A
-//!   pod without a controller that `--force` deletes is gone.
+//!   `disruptionsAllowed` allows, and the replacement of every evicted pod with a controller
+//!   placed by the default profile (filters and scores, as kube-scheduler) on the cluster with
+//!   the node cordoned; refused evictions are retried, as kubectl retries them, once the
+//!   replacements run and the budgets are recomputed, until a round moves nothing (then the
+//!   node is not drainable, with kubectl's message). A pod without a controller that `--force`
+//!   deletes is gone.
 //! - **cluster-autoscaler** ([`Decider::ClusterAutoscaler`], [`ca`]): its drainability rules in
 //!   their order, with its reasons and texts; then its simulation: the node kept as a pod-less
 //!   copy tainted `ToBeDeletedByClusterAutoscaler=<unix seconds>:NoSchedule`, the pods to move
@@ -286,108 +288,135 @@ fn kubectl(
             pods,
         };
     }
-    // Evictions (or deletions), in list order.
-    let mut refused: Option<String> = None;
-    let mut replaced: Vec<(PodId, String)> = Vec::new();
+    // Evictions (or deletions), in list order; then the replacements placed. kubectl retries a
+    // refused eviction every 5 s: once the replacements run, the disruption controller gives
+    // the budgets their allowance back, and the refused pods are tried again — rounds until
+    // every pod went or a round moves nothing.
+    let mut todo: Vec<(PodId, String)> = Vec::new();
     for (id, k, status) in &list.items {
-        if !status.delete() {
-            let why = match status {
-                PodDeleteStatus::Skip => "mirror pod",
-                _ => "DaemonSet pod",
+        if status.delete() {
+            todo.push((*id, k.clone()));
+            continue;
+        }
+        let why = match status {
+            PodDeleteStatus::Skip => "mirror pod",
+            _ => "DaemonSet pod",
+        };
+        pods.push(PodVerdict {
+            pod: k.clone(),
+            action: PodAction::Stays {
+                why: why.to_string(),
+            },
+        });
+    }
+    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
+    let mut pending = 0;
+    let mut refused: Vec<(String, String)> = Vec::new();
+    let mut first_round = true;
+    while !todo.is_empty() {
+        if !first_round {
+            // The disruption controller catches up with the replacements now running.
+            for i in 0..work.pdbs.len() {
+                let Some(b) = crate::disruption::budget_status(&work.pdbs[i], work) else {
+                    continue;
+                };
+                if let Some(st) = work.pdbs[i].status.as_mut() {
+                    st.disruptions_allowed = Some(i32::try_from(b.allowed).unwrap_or(i32::MAX));
+                }
+            }
+        }
+        first_round = false;
+        refused.clear();
+        let mut again: Vec<(PodId, String)> = Vec::new();
+        let mut replaced: Vec<PodId> = Vec::new();
+        for (id, k) in std::mem::take(&mut todo) {
+            if !opts.disable_eviction
+                && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, id)
+            {
+                let p = &work.pods[id];
+                let message = format!(
+                    "error when evicting pods/{:?} -n {:?} (will retry after 5s): {e}",
+                    p.name, p.namespace
+                );
+                refused.push((k.clone(), message));
+                again.push((id, k));
+                continue;
+            }
+            let p = &work.pods[id];
+            let has_controller = p
+                .meta
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.controller == Some(true));
+            let finished = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
+            if finished || !has_controller {
+                let why = if finished {
+                    "finished: deleted, nothing replaces it"
+                } else {
+                    "no controller: deleted for good (--force)"
+                };
+                pods.push(PodVerdict {
+                    pod: k,
+                    action: PodAction::Gone {
+                        why: why.to_string(),
+                    },
+                });
+                delete_for_good(work, id);
+            } else {
+                // Evicted: its controller's replacement is a pending pod like it.
+                unschedule(work, id);
+                replaced.push(id);
+            }
+        }
+        // The replacements, in the scheduler's queue order; each runs where it lands.
+        Scheduler::queue_order(work, &mut replaced);
+        for id in &replaced {
+            let k = key(work, *id);
+            let action = match place(&mut sched, work, *id) {
+                Ok(n) => {
+                    work.pods[*id].phase = PodPhase::Running;
+                    PodAction::Move {
+                        to: work.nodes[n].name.clone(),
+                    }
+                }
+                Err(message) => {
+                    pending += 1;
+                    PodAction::Pending { message }
+                }
             };
-            pods.push(PodVerdict {
-                pod: k.clone(),
-                action: PodAction::Stays {
-                    why: why.to_string(),
-                },
-            });
-            continue;
+            pods.push(PodVerdict { pod: k, action });
         }
-        let has_controller = work.pods[*id]
-            .meta
-            .owner_references
-            .iter()
-            .flatten()
-            .any(|o| o.controller == Some(true));
-        let finished = matches!(work.pods[*id].phase, PodPhase::Succeeded | PodPhase::Failed);
-        if !opts.disable_eviction
-            && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, *id)
-        {
-            let p = &work.pods[*id];
-            let message = format!(
-                "error when evicting pods/{:?} -n {:?} (will retry after 5s): {e}",
-                p.name, p.namespace
-            );
-            refused.get_or_insert_with(|| message.clone());
-            pods.push(PodVerdict {
-                pod: k.clone(),
-                action: PodAction::Blocked {
-                    reason: "EvictionRefused".to_string(),
-                    message,
-                },
-            });
-            continue;
+        if again.len() == refused.len() && replaced.is_empty() && !again.is_empty() {
+            // Nothing went this round: the refusals stand.
+            todo.clear();
+            break;
         }
-        if finished {
-            pods.push(PodVerdict {
-                pod: k.clone(),
-                action: PodAction::Gone {
-                    why: "finished: deleted, nothing replaces it".to_string(),
-                },
-            });
-            delete_for_good(work, *id);
-        } else if has_controller {
-            // Evicted: its controller's replacement is a pending pod like it.
-            unschedule(work, *id);
-            replaced.push((*id, k.clone()));
-        } else {
-            pods.push(PodVerdict {
-                pod: k.clone(),
-                action: PodAction::Gone {
-                    why: "no controller: deleted for good (--force)".to_string(),
-                },
-            });
-            delete_for_good(work, *id);
+        todo = again;
+        if todo.is_empty() {
+            refused.clear();
         }
     }
-    if let Some(message) = refused {
-        // kubectl keeps retrying until --timeout: the node is not drained meanwhile.
-        for (_, k) in &replaced {
-            pods.push(PodVerdict {
-                pod: k.clone(),
-                action: PodAction::Stays {
-                    why: "evicted; the drain waits for the refused eviction".to_string(),
-                },
-            });
-        }
-        sort(&mut pods);
+    for (k, message) in &refused {
+        pods.push(PodVerdict {
+            pod: k.clone(),
+            action: PodAction::Blocked {
+                reason: "EvictionRefused".to_string(),
+                message: message.clone(),
+            },
+        });
+    }
+    sort(&mut pods);
+    if let Some((_, message)) = refused.first() {
+        // kubectl keeps retrying until --timeout: the node is not drained.
         return NodeVerdict {
             node: name,
             drainable: false,
             reason: Some("EvictionRefused".to_string()),
-            message: Some(message),
+            message: Some(message.clone()),
             pods,
         };
     }
-    // The replacements, in the scheduler's queue order.
-    let mut queue: Vec<PodId> = replaced.iter().map(|(id, _)| *id).collect();
-    Scheduler::queue_order(work, &mut queue);
-    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
-    let mut pending = 0;
-    for id in queue {
-        let k = key(work, id);
-        let action = match place(&mut sched, work, id) {
-            Ok(n) => PodAction::Move {
-                to: work.nodes[n].name.clone(),
-            },
-            Err(message) => {
-                pending += 1;
-                PodAction::Pending { message }
-            }
-        };
-        pods.push(PodVerdict { pod: k, action });
-    }
-    sort(&mut pods);
     if pending > 0 {
         return NodeVerdict {
             node: name,

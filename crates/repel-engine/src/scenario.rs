@@ -279,6 +279,38 @@ pub enum Expectation {
         /// Exactly this many matching events (default: at least one).
         count: Option<usize>,
     },
+    /// Whether a node can be drained at a time, as a decider judges it (`repel drain`).
+    Drainable {
+        /// Its index in the file's `expect` list.
+        index: usize,
+        /// When.
+        at: Millis,
+        /// The node.
+        node: String,
+        /// The decider.
+        decider: ExpectedDecider,
+        /// Drainable or not.
+        value: bool,
+    },
+}
+
+/// The decider of a `drainable` expectation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpectedDecider {
+    /// `kubectl drain` with no flags.
+    Kubectl,
+    /// cluster-autoscaler with its default flags.
+    ClusterAutoscaler,
+}
+
+impl ExpectedDecider {
+    /// As written in a scenario.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExpectedDecider::Kubectl => "kubectl",
+            ExpectedDecider::ClusterAutoscaler => "cluster-autoscaler",
+        }
+    }
 }
 
 /// The phase a pod expectation asks for.

@@ -503,6 +503,52 @@ impl Simulation {
         Ok(out)
     }
 
+    /// Whether `node` can be drained now, as `decider` judges it with its default flags
+    /// ([`crate::drain`], on a copy of the cluster): what it found, and the verdict (`None`
+    /// when there is no such node).
+    pub fn judge_drain(
+        &self,
+        node: &str,
+        decider: crate::scenario::ExpectedDecider,
+    ) -> (String, Option<bool>) {
+        use crate::drain::{Decider, DrainConfig, ca};
+        if self.cluster.node_id(node).is_none() {
+            return (format!("no node {node}"), None);
+        }
+        let decider = match decider {
+            crate::scenario::ExpectedDecider::Kubectl => Decider::Kubectl(Default::default()),
+            crate::scenario::ExpectedDecider::ClusterAutoscaler => {
+                let mut controllers: Vec<(String, String, String)> =
+                    self.cluster.owner_selectors.keys().cloned().collect();
+                controllers.extend(self.plane.workloads.objects());
+                Decider::ClusterAutoscaler(ca::Options {
+                    controllers,
+                    ..Default::default()
+                })
+            }
+        };
+        let cfg = DrainConfig {
+            decider,
+            independent: true,
+            now_unix: self.now / 1000,
+            gates: self.cfg.gates,
+            seed: self.cfg.seed,
+        };
+        let report = crate::drain::drain(&self.cluster, &[node], &cfg);
+        match report.nodes.first() {
+            Some(v) if v.drainable => ("drainable".to_string(), Some(true)),
+            Some(v) => (
+                format!(
+                    "not drainable: {}: {}",
+                    v.reason.as_deref().unwrap_or(""),
+                    v.message.as_deref().unwrap_or("")
+                ),
+                Some(false),
+            ),
+            None => (format!("no node {node}"), None),
+        }
+    }
+
     /// `kubectl scale` (parsed by [`crate::kubectl_steps::scale`]): each object's
     /// `spec.replicas` set on its controller, with kubectl's output and errors.
     fn scale(&mut self, line: &str) -> Result<Vec<String>, String> {
@@ -759,11 +805,16 @@ impl ScenarioRun {
             sim.observe(o);
         }
         let check_at = |e: &Expectation| match e {
-            Expectation::Pod { at, .. } => *at,
+            Expectation::Pod { at, .. } | Expectation::Drainable { at, .. } => *at,
             _ => 0,
         };
         let mut pod_checks: Vec<usize> = (0..scenario.expect.len())
-            .filter(|i| matches!(scenario.expect[*i], Expectation::Pod { .. }))
+            .filter(|i| {
+                matches!(
+                    scenario.expect[*i],
+                    Expectation::Pod { .. } | Expectation::Drainable { .. }
+                )
+            })
             .collect();
         pod_checks.sort_by_key(|i| check_at(&scenario.expect[*i]));
         let last = scenario
@@ -808,7 +859,7 @@ impl ScenarioRun {
     fn next_check_at(&self) -> Option<Millis> {
         let i = *self.pod_checks.get(self.next_check)?;
         match &self.scenario.expect[i] {
-            Expectation::Pod { at, .. } => Some(*at),
+            Expectation::Pod { at, .. } | Expectation::Drainable { at, .. } => Some(*at),
             _ => Some(0),
         }
     }
@@ -864,6 +915,28 @@ impl ScenarioRun {
                         expected,
                         actual,
                         passed,
+                    });
+                }
+                if let Expectation::Drainable {
+                    index,
+                    node,
+                    decider,
+                    value,
+                    ..
+                } = &self.scenario.expect[i]
+                {
+                    let (actual, drainable) = self.sim.judge_drain(node, *decider);
+                    let expected = format!(
+                        "at {}: node {node} {}drainable ({})",
+                        human(at),
+                        if *value { "" } else { "not " },
+                        decider.as_str()
+                    );
+                    self.results.push(ExpectationResult {
+                        index: *index,
+                        expected,
+                        actual,
+                        passed: drainable == Some(*value),
                     });
                 }
             }

@@ -591,3 +591,43 @@ fn consolidation_keeps_busy_and_disabled_nodes_and_removes_empty_ones_first() {
         "{r:?}"
     );
 }
+
+#[test]
+fn kubectl_retries_a_refused_eviction_once_the_replacement_runs() {
+    // minAvailable 1 over two replicas on a: the first eviction is allowed, the second only
+    // once the first's replacement runs on b (kubectl's retry).
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    c.add_pod(pod("default", "web-2", "a", replicated));
+    let mut budget = pdb("default", 1);
+    budget.status = None;
+    c.pdbs = vec![budget.clone()];
+    let kubectl = cfg(Decider::Kubectl(DrainOptions::default()), true);
+    let r = drain(&c, &["a"], &kubectl);
+    assert!(r.nodes[0].drainable, "{r:?}");
+    assert_eq!(
+        action(&r.nodes[0], "default/web-2"),
+        PodAction::Move { to: "b".into() }
+    );
+    // A budget whose status says 1 is recomputed as the disruption controller would.
+    c.pdbs = vec![pdb("default", 1)];
+    assert!(drain(&c, &["a"], &kubectl).nodes[0].drainable);
+    // With nowhere to go, the second eviction waits for ever.
+    let mut alone = Cluster::new();
+    alone.add_node(node("a", "110"));
+    alone.add_pod(pod("default", "web-1", "a", replicated));
+    alone.add_pod(pod("default", "web-2", "a", replicated));
+    alone.pdbs = vec![budget];
+    let r = drain(&alone, &["a"], &kubectl);
+    assert_eq!(
+        r.nodes[0].reason.as_deref(),
+        Some("EvictionRefused"),
+        "{r:?}"
+    );
+    assert!(matches!(
+        action(&r.nodes[0], "default/web-1"),
+        PodAction::Pending { .. }
+    ));
+}

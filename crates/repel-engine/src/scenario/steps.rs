@@ -233,6 +233,10 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
         let path = format!("expect[{index}]");
         let is_pod = item.get("pod").is_some();
         let is_event = item.get("event").is_some();
+        if item.get("drainable").is_some() && !is_pod && !is_event {
+            out.extend(read_drainable_expectation(r, item, &path, index, until));
+            continue;
+        }
         let exp = match (is_pod, is_event) {
             (true, true) => {
                 r.push(
@@ -250,14 +254,24 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
                     item,
                     &path,
                     &[
-                        "at", "pod", "phase", "node", "event", "object", "by", "count",
+                        "at",
+                        "pod",
+                        "phase",
+                        "node",
+                        "event",
+                        "object",
+                        "by",
+                        "count",
+                        "drainable",
+                        "as",
+                        "value",
                     ],
                 );
                 if item.is_object() {
                     r.push(
                         path.clone(),
                         ScenarioErrorKind::Invalid(
-                            "an expectation needs pod (with phase and/or node) or event"
+                            "an expectation needs pod (with phase and/or node), event or drainable"
                                 .to_string(),
                         ),
                     );
@@ -320,6 +334,73 @@ fn read_pod_expectation(
         pod: pod?,
         phase,
         node,
+    })
+}
+
+fn read_drainable_expectation(
+    r: &mut Reader,
+    item: &Value,
+    path: &str,
+    index: usize,
+    until: Option<Millis>,
+) -> Option<Expectation> {
+    let m = r.object(item, path, &["at", "drainable", "as", "value"])?;
+    let at_field = join(path, "at");
+    let at = match (m.get("at"), until) {
+        (Some(a), _) => r.time(a, &at_field),
+        (None, Some(u)) => Some(u),
+        (None, None) => {
+            r.push(
+                at_field.clone(),
+                ScenarioErrorKind::Invalid(
+                    "required value (or give the scenario an until)".to_string(),
+                ),
+            );
+            None
+        }
+    };
+    if let (Some(a), Some(u)) = (at, until)
+        && a > u
+    {
+        r.push(at_field, after_until(a, u));
+    }
+    let node = r.string(&m["drainable"], &join(path, "drainable"));
+    let decider = match m.get("as") {
+        None => Some(super::ExpectedDecider::Kubectl),
+        Some(v) => {
+            let field = join(path, "as");
+            match r.string(v, &field).as_deref() {
+                Some("kubectl") => Some(super::ExpectedDecider::Kubectl),
+                Some("cluster-autoscaler") => Some(super::ExpectedDecider::ClusterAutoscaler),
+                Some(other) => {
+                    r.push(
+                        field,
+                        ScenarioErrorKind::Invalid(format!(
+                            "{other:?}: kubectl or cluster-autoscaler (karpenter is not judged yet)"
+                        )),
+                    );
+                    None
+                }
+                None => None,
+            }
+        }
+    };
+    let value = match m.get("value") {
+        Some(v) => r.boolean(v, &join(path, "value")),
+        None => {
+            r.push(
+                join(path, "value"),
+                ScenarioErrorKind::Invalid("required value (true or false)".to_string()),
+            );
+            None
+        }
+    };
+    Some(Expectation::Drainable {
+        index,
+        at: at?,
+        node: node?,
+        decider: decider?,
+        value: value?,
     })
 }
 

@@ -239,7 +239,7 @@ fn errors_name_the_field() {
         ("an event with at and by", with(json!({"expect": [{"event": "X", "at": 0, "by": 1, "count": -1}]})),
          vec!["expect[0].by: give at (exactly then) or by (at or before), not both", "expect[0].count: must be a whole number, 0 or more"]),
         ("an expectation on nothing", with(json!({"expect": [{"at": 0, "phase": "Running"}]})),
-         vec!["expect[0]: an expectation needs pod (with phase and/or node) or event"]),
+         vec!["expect[0]: an expectation needs pod (with phase and/or node), event or drainable"]),
         ("an expectation on a pod and an event", with(json!({"expect": [{"pod": "a", "event": "X"}]})),
          vec!["expect[0]: an expectation is on a pod or on an event, not both"]),
         ("an unknown field in an event expectation", with(json!({"expect": [{"event": "X", "phase": "Running"}]})),
@@ -278,4 +278,43 @@ fn object_refs_round_trip() {
         assert_eq!(r.to_string(), shown, "{input}");
         assert_eq!(r.to_string().parse::<ObjectRef>(), Ok(r), "{input}");
     }
+}
+
+#[test]
+fn drainable_expectations() {
+    let s = ok(with(json!({"until": "10m", "expect": [
+        {"at": "1m", "drainable": "n1", "value": true},
+        {"drainable": "n2", "as": "cluster-autoscaler", "value": false}
+    ]})));
+    assert_eq!(
+        s.expect,
+        vec![
+            Expectation::Drainable {
+                index: 0,
+                at: 60_000,
+                node: "n1".into(),
+                decider: ExpectedDecider::Kubectl,
+                value: true
+            },
+            Expectation::Drainable {
+                index: 1,
+                at: 600_000,
+                node: "n2".into(),
+                decider: ExpectedDecider::ClusterAutoscaler,
+                value: false
+            },
+        ]
+    );
+    assert_eq!(
+        errors(with(json!({"until": "10m", "expect": [
+            {"drainable": "n1", "as": "karpenter", "value": true},
+            {"drainable": "n1"},
+            {"drainable": "n1", "value": true, "node": "x"}
+        ]}))),
+        vec![
+            "expect[0].as: \"karpenter\": kubectl or cluster-autoscaler (karpenter is not judged yet)",
+            "expect[1].value: required value (true or false)",
+            "expect[2].node: unknown field",
+        ]
+    );
 }

@@ -158,6 +158,17 @@ impl WorkloadControllers {
         })
     }
 
+    /// Every managed workload as (kind, namespace, name).
+    pub fn objects(&self) -> impl Iterator<Item = (String, String, String)> + '_ {
+        self.tracked.iter().map(|t| {
+            (
+                t.workload.kind().to_string(),
+                t.workload.namespace().to_string(),
+                t.workload.name().to_string(),
+            )
+        })
+    }
+
     /// The managed workload `kind`/`namespace`/`name`, as last given.
     pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         self.tracked
