@@ -18,6 +18,10 @@
 //!   by priority (highest first), each on the first node in a rotating order whose filters
 //!   pass (no scores), stopping at the first that fits nowhere.
 //!
+//! - **karpenter** ([`Decider::Karpenter`], [`karpenter`]): `karpenter.sh/do-not-disrupt` on
+//!   the node and its pods, budgets, pods tolerating `karpenter.sh/disrupted:NoSchedule` left
+//!   alone, and Karpenter's own scheduling (every taint hard, `Gt`/`Lt` always on).
+//!
 //! # Several nodes
 //! In the order given, each drain's outcome carried into the next — pods moved where they
 //! went, the node cordoned (kubectl) or removed (cluster-autoscaler) — as a person draining
@@ -33,6 +37,7 @@
 
 pub mod ca;
 pub mod consolidate;
+pub mod karpenter;
 
 use serde::Serialize;
 
@@ -47,6 +52,8 @@ pub enum Decider {
     Kubectl(DrainOptions),
     /// cluster-autoscaler's scale-down simulation.
     ClusterAutoscaler(ca::Options),
+    /// Karpenter's disruption rules and scheduling.
+    Karpenter,
 }
 
 impl Decider {
@@ -55,6 +62,7 @@ impl Decider {
         match self {
             Decider::Kubectl(_) => "kubectl",
             Decider::ClusterAutoscaler(_) => "cluster-autoscaler",
+            Decider::Karpenter => "karpenter",
         }
     }
 }
@@ -229,6 +237,7 @@ pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
             Decider::ClusterAutoscaler(opts) => {
                 ca::judge(&mut work, node, opts, cfg, &mut ca_state, !cfg.independent)
             }
+            Decider::Karpenter => karpenter::judge(&mut work, node, cfg),
         };
         if verdict.drainable && !cfg.independent {
             carried = work;

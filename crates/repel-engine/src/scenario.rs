@@ -301,6 +301,8 @@ pub enum ExpectedDecider {
     Kubectl,
     /// cluster-autoscaler with its default flags.
     ClusterAutoscaler,
+    /// Karpenter.
+    Karpenter,
 }
 
 impl ExpectedDecider {
@@ -309,6 +311,7 @@ impl ExpectedDecider {
         match self {
             ExpectedDecider::Kubectl => "kubectl",
             ExpectedDecider::ClusterAutoscaler => "cluster-autoscaler",
+            ExpectedDecider::Karpenter => "karpenter",
         }
     }
 }

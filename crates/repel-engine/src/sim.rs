@@ -526,6 +526,7 @@ impl Simulation {
                     ..Default::default()
                 })
             }
+            crate::scenario::ExpectedDecider::Karpenter => Decider::Karpenter,
         };
         let cfg = DrainConfig {
             decider,

@@ -22,6 +22,8 @@ pub enum As {
     Kubectl,
     /// cluster-autoscaler's drainability rules and scale-down simulation.
     ClusterAutoscaler,
+    /// Karpenter's disruption rules (do-not-disrupt, budgets) and its scheduling.
+    Karpenter,
 }
 
 /// Arguments of `repel drain`.
@@ -35,7 +37,7 @@ pub struct DrainArgs {
     /// The nodes whose labels match this selector (kubectl's syntax), in input order.
     #[arg(short = 'l', long = "selector")]
     pub selector: Option<String>,
-    /// Who judges: kubectl (default) or cluster-autoscaler.
+    /// Who judges: kubectl (default), cluster-autoscaler or karpenter.
     #[arg(long = "as", value_enum, default_value = "kubectl")]
     pub as_: As,
     /// Judge every node against the unchanged cluster (default: one after another, each
@@ -179,6 +181,7 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             controllers,
             ..Default::default()
         }),
+        As::Karpenter => Decider::Karpenter,
     };
     let cfg = DrainConfig {
         decider,

@@ -631,3 +631,100 @@ fn kubectl_retries_a_refused_eviction_once_the_replacement_runs() {
         PodAction::Pending { .. }
     ));
 }
+
+#[test]
+fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_schedule() {
+    let karpenter = cfg(Decider::Karpenter, true);
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    let mut b = node("b", "110");
+    b.spec = Some(k8s_openapi::api::core::v1::NodeSpec {
+        taints: Some(vec![k8s_openapi::api::core::v1::Taint {
+            key: "soft".into(),
+            effect: "PreferNoSchedule".into(),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    });
+    c.add_node(b);
+    c.add_node(node("c", "110"));
+    c.add_pod(pod("default", "web-1", "a", replicated));
+    c.add_pod(pod("default", "bare", "a", |_| {}));
+    c.add_pod(pod("default", "stayer", "a", |v| {
+        replicated(v);
+        v["spec"]["tolerations"] = json!([{"key": "karpenter.sh/disrupted", "operator": "Exists"}]);
+    }));
+    let r = drain(&c, &["a"], &karpenter);
+    let a = &r.nodes[0];
+    assert_eq!(r.as_, "karpenter");
+    assert!(a.drainable, "{a:?}");
+    // b's PreferNoSchedule taint is hard for Karpenter: web-1 goes to c.
+    assert_eq!(
+        action(a, "default/web-1"),
+        PodAction::Move { to: "c".into() }
+    );
+    assert!(matches!(action(a, "default/bare"), PodAction::Gone { .. }));
+    assert!(matches!(
+        action(a, "default/stayer"),
+        PodAction::Stays { .. }
+    ));
+    // The same node as kube-scheduler sees it: b is only dispreferred.
+    let k = drain(
+        &c,
+        &["a"],
+        &cfg(
+            Decider::Kubectl(DrainOptions {
+                force: true,
+                ..Default::default()
+            }),
+            true,
+        ),
+    );
+    assert!(k.nodes[0].drainable);
+
+    // do-not-disrupt on a pod, then on the node.
+    let mut d = c.clone();
+    let id = d.pod_id("default", "web-1").unwrap_or(usize::MAX);
+    let mut meta = d.pods[id].meta.clone();
+    meta.annotations = Some(
+        [(karpenter_dnd(), "true".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    d.set_pod_meta(id, meta);
+    let v = &drain(&d, &["a"], &karpenter).nodes[0];
+    assert_eq!(v.reason.as_deref(), Some("BlockedByPod"));
+    assert_eq!(
+        v.message.as_deref(),
+        Some("pod has \"karpenter.sh/do-not-disrupt\" annotation")
+    );
+    let mut n = c.clone();
+    let mut node_a = (*n.nodes[0].node).clone();
+    node_a.metadata.annotations = Some(
+        [(karpenter_dnd(), "true".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    n.replace_node(0, node_a);
+    let v = &drain(&n, &["a"], &karpenter).nodes[0];
+    assert_eq!(v.reason.as_deref(), Some("DoNotDisrupt"));
+    assert_eq!(
+        v.message.as_deref(),
+        Some("disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation")
+    );
+    // A budget allowing nothing.
+    let mut p = c.clone();
+    p.pdbs = vec![pdb("default", 0)];
+    let v = &drain(&p, &["a"], &karpenter).nodes[0];
+    assert_eq!(
+        action(v, "default/web-1"),
+        PodAction::Blocked {
+            reason: "PDBViolation".into(),
+            message: "pdb prevents pod evictions".into()
+        }
+    );
+}
+
+fn karpenter_dnd() -> String {
+    super::karpenter::DO_NOT_DISRUPT.to_string()
+}

@@ -372,11 +372,12 @@ fn read_drainable_expectation(
             match r.string(v, &field).as_deref() {
                 Some("kubectl") => Some(super::ExpectedDecider::Kubectl),
                 Some("cluster-autoscaler") => Some(super::ExpectedDecider::ClusterAutoscaler),
+                Some("karpenter") => Some(super::ExpectedDecider::Karpenter),
                 Some(other) => {
                     r.push(
                         field,
                         ScenarioErrorKind::Invalid(format!(
-                            "{other:?}: kubectl or cluster-autoscaler (karpenter is not judged yet)"
+                            "{other:?}: kubectl, cluster-autoscaler or karpenter"
                         )),
                     );
                     None

@@ -307,12 +307,12 @@ fn drainable_expectations() {
     );
     assert_eq!(
         errors(with(json!({"until": "10m", "expect": [
-            {"drainable": "n1", "as": "karpenter", "value": true},
+            {"drainable": "n1", "as": "descheduler", "value": true},
             {"drainable": "n1"},
             {"drainable": "n1", "value": true, "node": "x"}
         ]}))),
         vec![
-            "expect[0].as: \"karpenter\": kubectl or cluster-autoscaler (karpenter is not judged yet)",
+            "expect[0].as: \"descheduler\": kubectl, cluster-autoscaler or karpenter",
             "expect[1].value: required value (true or false)",
             "expect[2].node: unknown field",
         ]
