@@ -1034,7 +1034,11 @@ impl Cluster {
         (0..self.pods.len())
             .filter(|i| {
                 let p = &self.pods[*i];
-                !p.deleted && p.node.is_none() && p.spec_node_name().is_some()
+                // A finished pod holds nothing on its node: never bound, never an orphan.
+                !p.deleted
+                    && p.node.is_none()
+                    && p.spec_node_name().is_some()
+                    && !matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed)
             })
             .collect()
     }

@@ -195,6 +195,11 @@ pub fn build_cluster(
         .cluster
         .orphans()
         .iter()
+        .filter(|p| {
+            built.cluster.pods[**p]
+                .spec_node_name()
+                .is_some_and(|n| built.cluster.node_id(n).is_none())
+        })
         .map(|p| built.cluster.pods[*p].key())
         .collect();
     if !orphans.is_empty() {
