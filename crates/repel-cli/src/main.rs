@@ -108,6 +108,8 @@ enum Command {
     Drain(cmd::drain::DrainArgs),
     /// A consolidation what-if: which nodes could be removed together and where their pods go (as cluster-autoscaler).
     Consolidate(cmd::consolidate::ConsolidateArgs),
+    /// Node pools (Karpenter NodePools): their taints, startup taints, labels, nodes, and which workloads tolerate them.
+    Pools(cmd::pools::PoolsArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
     /// Run scenarios' expectations, like a test runner (exit 1 on any failure).
@@ -200,6 +202,7 @@ fn main() -> ExitCode {
         Command::Schedule(a) => cmd::schedule::run(a),
         Command::Drain(a) => cmd::drain::run(a),
         Command::Consolidate(a) => cmd::consolidate::run(a),
+        Command::Pools(a) => cmd::pools::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),

@@ -39,6 +39,7 @@ pub mod kubectl;
 pub mod labels;
 pub mod names;
 pub mod object_defaults;
+pub mod pools;
 pub mod quantity;
 pub mod taint;
 pub mod toleration;

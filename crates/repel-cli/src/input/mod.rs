@@ -132,6 +132,8 @@ pub struct Inventory {
     pub pdbs: Vec<Loaded<PodDisruptionBudget>>,
     /// PriorityClasses.
     pub priority_classes: Vec<Loaded<PriorityClass>>,
+    /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`), as written.
+    pub node_pools: Vec<Loaded<Value>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
     /// Notes for the user (legacy apiVersions read, and after [`Inventory::finish`] the
@@ -796,6 +798,15 @@ impl Inventory {
                 message: "kind: Required value: every object needs a kind".into(),
             });
         };
+        if kind == "NodePool" {
+            let api = v
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if api == "karpenter.sh/v1" || api == "karpenter.sh/v1beta1" {
+                return self.add_node_pool(source, v, api);
+            }
+        }
         let known = [
             "Node",
             "Pod",
@@ -951,6 +962,46 @@ impl Inventory {
         Ok(())
     }
 
+    /// A Karpenter NodePool: named, once; `v1beta1` read as `v1` with a warning (the template's
+    /// taints, startup taints and labels are where they were).
+    fn add_node_pool(&mut self, source: Source, v: &Value, api: &str) -> Result<(), InputError> {
+        if require_name(&source, v)?.is_some() {
+            return Err(InputError::Object {
+                at: source,
+                what: describe_value(v),
+                message: "metadata.name: Required value: a NodePool needs a name (generateName is not read)".to_string(),
+            });
+        }
+        let name = v
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let id = format!("NodePool {name}");
+        if let Some(first) = self.seen.get(&id) {
+            return Err(InputError::Object {
+                at: source.clone(),
+                what: describe_value(v),
+                message: format!(
+                    "{id} is defined twice (first at {first}); the API server would refuse the second as AlreadyExists"
+                ),
+            });
+        }
+        if api == "karpenter.sh/v1beta1" {
+            self.warnings.push(format!(
+                "{source} (NodePool {name}): apiVersion karpenter.sh/v1beta1 is no longer served by Karpenter v1; read as karpenter.sh/v1"
+            ));
+        }
+        self.seen.insert(id, source.clone());
+        let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.node_pools.len();
+        self.node_pools.push(Loaded {
+            source,
+            seq,
+            obj: v.clone(),
+        });
+        Ok(())
+    }
+
     /// A name for an object with `metadata.generateName` `base`, as the API server makes it
     /// (upstream `SimpleNameGenerator.GenerateName`: the base cut to
     /// [`MAX_GENERATED_BASE`] characters, then 5 characters of upstream's alphabet), drawn from
@@ -1017,6 +1068,7 @@ impl Inventory {
             && self.namespaces.is_empty()
             && self.pdbs.is_empty()
             && self.priority_classes.is_empty()
+            && self.node_pools.is_empty()
     }
 
     /// The objects a cluster is built from.

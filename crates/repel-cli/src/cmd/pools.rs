@@ -1,0 +1,227 @@
+//! `repel pools -f …` (issue 16, first part): each node pool with its taints, startup taints,
+//! labels and nodes, Karpenter's validation of its taints, and which workloads tolerate it as
+//! Karpenter decides ([`repel_core::pools`]).
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+use repel_core::pools::{NODEPOOL_LABEL, Pool, karpenter_pool, untolerated, validate_taints};
+use repel_core::taint::taint_to_string;
+use serde::Serialize;
+
+use crate::input::InputError;
+use crate::output::{print_machine, render, table, warn_all};
+use crate::{CliError, Format, Inputs};
+
+/// Arguments of `repel pools`.
+#[derive(Debug, Args)]
+pub struct PoolsArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Output format (default: a table).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<Format>,
+}
+
+/// A workload a pool's taints keep out, and the first taint it does not tolerate.
+#[derive(Debug, Serialize)]
+pub struct Refused {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// The taint, as kubectl prints it.
+    pub taint: String,
+}
+
+/// One pool of `repel pools -o json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolRow {
+    /// Its name.
+    pub name: String,
+    /// `karpenter`.
+    pub provider: &'static str,
+    /// As written.
+    pub api_version: String,
+    /// `spec.weight`.
+    pub weight: Option<i64>,
+    /// Its taints (`key=value:Effect`).
+    pub taints: Vec<String>,
+    /// Its startup taints.
+    pub startup_taints: Vec<String>,
+    /// Its template's labels.
+    pub labels: BTreeMap<String, String>,
+    /// The input's nodes labelled `karpenter.sh/nodepool=NAME`.
+    pub nodes: Vec<String>,
+    /// Karpenter's validation errors of its taints (empty when valid).
+    pub errors: Vec<String>,
+    /// The workloads (and bare pods) whose pods tolerate every taint, as Karpenter decides.
+    pub tolerated_by: Vec<String>,
+    /// The others, with the first taint they do not tolerate.
+    pub not_tolerated_by: Vec<Refused>,
+}
+
+/// `repel pools -o json`.
+#[derive(Debug, Serialize)]
+pub struct PoolsReport {
+    /// The pools, in input order.
+    pub pools: Vec<PoolRow>,
+}
+
+/// Runs `repel pools`: exit 1 when a pool's taints are invalid, else 0.
+pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
+    let inv = args.inputs.load("pools")?;
+    warn_all(&inv.warnings);
+    let mut pools: Vec<Pool> = Vec::new();
+    for p in &inv.node_pools {
+        let pool = karpenter_pool(&p.obj).map_err(|message| {
+            CliError::Input(InputError::Object {
+                at: p.source.clone(),
+                what: Some(format!(
+                    "NodePool {}",
+                    p.obj["metadata"]["name"].as_str().unwrap_or_default()
+                )),
+                message,
+            })
+        })?;
+        pools.push(pool);
+    }
+    if pools.is_empty() {
+        return Err(CliError::Usage(
+            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1)".to_string(),
+        ));
+    }
+    // What asks to run: each workload's pod template, and bare pods.
+    let mut subjects: Vec<(String, Vec<k8s_openapi::api::core::v1::Toleration>)> = Vec::new();
+    for w in &inv.workloads {
+        let w = &w.obj;
+        if let Some((t, _)) = w.template() {
+            let mut tolerations = t
+                .spec
+                .as_ref()
+                .and_then(|s| s.tolerations.clone())
+                .unwrap_or_default();
+            if w.kind() == "DaemonSet" {
+                // Karpenter's isDaemonPodCompatible: daemons tolerate PreferNoSchedule.
+                tolerations.push(k8s_openapi::api::core::v1::Toleration {
+                    operator: Some("Exists".to_string()),
+                    effect: Some("PreferNoSchedule".to_string()),
+                    ..Default::default()
+                });
+            }
+            subjects.push((
+                format!("{}/{}/{}", w.kind(), w.namespace(), w.name()),
+                tolerations,
+            ));
+        }
+    }
+    for p in &inv.pods {
+        let p = &p.obj;
+        let owned = p
+            .metadata
+            .owner_references
+            .as_ref()
+            .is_some_and(|o| o.iter().any(|r| r.controller == Some(true)));
+        if owned {
+            continue;
+        }
+        subjects.push((
+            format!(
+                "Pod/{}/{}",
+                repel_core::workload::namespace_of(&p.metadata),
+                p.metadata.name.as_deref().unwrap_or_default()
+            ),
+            p.spec
+                .as_ref()
+                .and_then(|s| s.tolerations.clone())
+                .unwrap_or_default(),
+        ));
+    }
+    let rows: Vec<PoolRow> = pools
+        .iter()
+        .map(|pool| {
+            let mut tolerated_by = Vec::new();
+            let mut not_tolerated_by = Vec::new();
+            for (who, tols) in &subjects {
+                match untolerated(pool, tols) {
+                    None => tolerated_by.push(who.clone()),
+                    Some(t) => not_tolerated_by.push(Refused {
+                        workload: who.clone(),
+                        taint: taint_to_string(t),
+                    }),
+                }
+            }
+            PoolRow {
+                name: pool.name.clone(),
+                provider: pool.provider,
+                api_version: pool.api_version.clone(),
+                weight: pool.weight,
+                taints: pool.taints.iter().map(taint_to_string).collect(),
+                startup_taints: pool.startup_taints.iter().map(taint_to_string).collect(),
+                labels: pool.labels.clone(),
+                nodes: inv
+                    .nodes
+                    .iter()
+                    .filter(|n| {
+                        n.obj
+                            .metadata
+                            .labels
+                            .as_ref()
+                            .and_then(|l| l.get(NODEPOOL_LABEL))
+                            == Some(&pool.name)
+                    })
+                    .filter_map(|n| n.obj.metadata.name.clone())
+                    .collect(),
+                errors: validate_taints(pool),
+                tolerated_by,
+                not_tolerated_by,
+            }
+        })
+        .collect();
+    let report = PoolsReport { pools: rows };
+    match args.output {
+        Some(f) => print_machine(&report, f)?,
+        None => print_human(&report),
+    }
+    Ok(u8::from(report.pools.iter().any(|p| !p.errors.is_empty())))
+}
+
+fn print_human(r: &PoolsReport) {
+    let mut t = table(&["POOL", "PROVIDER", "TAINTS", "STARTUP TAINTS", "NODES"]);
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "<none>".to_string()
+        } else {
+            v.join(",")
+        }
+    };
+    for p in &r.pools {
+        t.add_row(vec![
+            p.name.clone(),
+            p.provider.to_string(),
+            list(&p.taints),
+            list(&p.startup_taints),
+            p.nodes.len().to_string(),
+        ]);
+    }
+    out!("{}", render(&t));
+    for p in &r.pools {
+        for e in &p.errors {
+            outln!("NodePool {}: {e}", p.name);
+        }
+        if p.taints.is_empty() {
+            continue;
+        }
+        outln!(
+            "\n{}: tolerated by {} of {} workload(s)",
+            p.name,
+            p.tolerated_by.len(),
+            p.tolerated_by.len() + p.not_tolerated_by.len()
+        );
+        for w in &p.tolerated_by {
+            outln!("  {w}");
+        }
+        for w in &p.not_tolerated_by {
+            outln!("  {} does not tolerate {}", w.workload, w.taint);
+        }
+    }
+}
