@@ -119,3 +119,39 @@ fn invalid_taints_in_karpenters_words_and_v1beta1_with_a_warning() {
     assert_eq!(code, 2);
     assert!(err.contains("no node pools in the input"), "{err}");
 }
+
+#[test]
+fn consolidate_as_karpenter_reads_the_pools() {
+    let mut p = pool("karpenter.sh/v1", json!([]));
+    p["spec"]["disruption"] =
+        json!({"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s"});
+    let node = |name: &str, pool: Option<&str>| {
+        let mut n = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}});
+        if let Some(p) = pool {
+            n["metadata"]["labels"]["karpenter.sh/nodepool"] = json!(p);
+        }
+        n
+    };
+    let objects = json!({"apiVersion": "v1", "kind": "List", "items": [
+        p, node("gpu-1", Some("gpu")), node("gpu-2", Some("gpu")), node("static", None)]});
+    let (code, out, err) = run(
+        &["consolidate", "--as", "karpenter", "-o", "json"],
+        &[("c.json", objects)],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["as"], "karpenter");
+    let removed: Vec<&str> = v["removable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(removed, ["gpu-1", "gpu-2"], "{v}");
+    assert_eq!(
+        v["kept"],
+        json!([{"node": "static", "reason": "NotManaged", "message": "node isn't managed by karpenter"}])
+    );
+}

@@ -31,6 +31,10 @@ pub struct Pool {
     pub startup_taints: Vec<Taint>,
     /// `spec.template.metadata.labels`.
     pub labels: BTreeMap<String, String>,
+    /// `spec.disruption.consolidationPolicy` (`WhenEmpty`, `WhenEmptyOrUnderutilized`).
+    pub consolidation_policy: Option<String>,
+    /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
+    pub consolidate_after: Option<String>,
 }
 
 fn taints(v: &Value, field: &str) -> Result<Vec<Taint>, String> {
@@ -60,6 +64,12 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         taints: taints(&spec["taints"], "spec.template.spec.taints")?,
         startup_taints: taints(&spec["startupTaints"], "spec.template.spec.startupTaints")?,
         labels,
+        consolidation_policy: v["spec"]["disruption"]["consolidationPolicy"]
+            .as_str()
+            .map(str::to_string),
+        consolidate_after: v["spec"]["disruption"]["consolidateAfter"]
+            .as_str()
+            .map(str::to_string),
     })
 }
 

@@ -3,7 +3,9 @@
 //! ([`repel_engine::drain::consolidate`]). Never changes anything.
 
 use clap::{Args, ValueEnum};
-use repel_engine::drain::consolidate::{ConsolidateReport, cluster_autoscaler};
+use repel_engine::drain::consolidate::{
+    ConsolidateReport, KarpenterPool, cluster_autoscaler, karpenter,
+};
 use repel_engine::drain::{Decider, DrainConfig, ca};
 
 use crate::cmd::drain::{load, now_unix};
@@ -15,12 +17,14 @@ use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 pub enum As {
     /// cluster-autoscaler's scale-down: utilisation, then its removal simulation.
     ClusterAutoscaler,
+    /// Karpenter's consolidation, deletion only: emptiness, multi-node, single-node.
+    Karpenter,
 }
 
 /// Arguments of `repel consolidate`.
 #[derive(Debug, Args)]
 pub struct ConsolidateArgs {
-    /// Who consolidates (cluster-autoscaler; Karpenter's consolidation is not there yet).
+    /// Who consolidates: cluster-autoscaler (default) or karpenter.
     #[arg(long = "as", value_enum, default_value = "cluster-autoscaler")]
     pub as_: As,
     /// cluster-autoscaler: --scale-down-utilization-threshold (0-1; default 0.5).
@@ -54,7 +58,7 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
             args.threshold
         )));
     }
-    let (built, controllers) = load(
+    let (built, controllers, node_pools) = load(
         &args.inputs,
         &args.scheduler,
         &args.admission,
@@ -74,8 +78,30 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
         gates: args.inputs.feature_gates,
         seed: args.scheduler.seed,
     };
-    let As::ClusterAutoscaler = args.as_;
-    let report = cluster_autoscaler(&built.cluster, &opts, args.threshold, &cfg);
+    let report = match args.as_ {
+        As::ClusterAutoscaler => cluster_autoscaler(&built.cluster, &opts, args.threshold, &cfg),
+        As::Karpenter => {
+            let mut pools = Vec::new();
+            for v in &node_pools {
+                let p = repel_core::pools::karpenter_pool(v).map_err(|e| {
+                    CliError::Usage(format!(
+                        "NodePool {}: {e}",
+                        v["metadata"]["name"].as_str().unwrap_or_default()
+                    ))
+                })?;
+                pools.push(KarpenterPool {
+                    name: p.name,
+                    policy: p.consolidation_policy,
+                    consolidate_after: p.consolidate_after,
+                });
+            }
+            let cfg = DrainConfig {
+                decider: Decider::Karpenter,
+                ..cfg
+            };
+            karpenter(&built.cluster, &pools, &cfg)
+        }
+    };
     match args.output {
         Some(f) => print_machine(&report, f)?,
         None => print_human(&report),

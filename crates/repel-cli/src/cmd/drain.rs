@@ -82,6 +82,10 @@ pub struct DrainArgs {
 /// A workload object: (kind, namespace, name).
 pub type Controller = (String, String, String);
 
+/// What a what-if reads: the cluster, the workload objects cluster-autoscaler's listers find,
+/// and the node pools as written.
+pub type Loaded = (Built, Vec<Controller>, Vec<serde_json::Value>);
+
 /// The cluster as it would run (its pending pods placed by the compiled scheduler) and the
 /// workload objects cluster-autoscaler's listers would find: the input's, and the
 /// ReplicaSets its Deployments make.
@@ -90,11 +94,12 @@ pub fn load(
     scheduler: &SchedulerFlags,
     admission: &AdmissionFlags,
     command: &str,
-) -> Result<(Built, Vec<Controller>), CliError> {
+) -> Result<Loaded, CliError> {
     let admission = admission.config()?;
     let inv = inputs.load_seeded(command, scheduler.seed)?;
     warn_all(&inv.warnings);
     let gates = inputs.feature_gates;
+    let pools: Vec<serde_json::Value> = inv.node_pools.iter().map(|p| p.obj.clone()).collect();
     let input = inv.into_cluster_input();
     let mut controllers: Vec<Controller> = input
         .workloads
@@ -112,7 +117,7 @@ pub fn load(
     let pct = scheduler.percentage_of_nodes_to_score;
     FastScheduler::new(gates, pct, scheduler.seed).schedule_all(&mut built.cluster);
     controllers.extend(built.cluster.owner_selectors.keys().cloned());
-    Ok((built, controllers))
+    Ok((built, controllers, pools))
 }
 
 /// The time of a what-if, Unix seconds.
@@ -135,7 +140,7 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             "USAGE: repel drain NODE... | --all | -l SELECTOR [-f FILE]".to_string(),
         ));
     }
-    let (built, controllers) = load(&args.inputs, &args.scheduler, &args.admission, "drain")?;
+    let (built, controllers, _) = load(&args.inputs, &args.scheduler, &args.admission, "drain")?;
     let gates = args.inputs.feature_gates;
     let c = &built.cluster;
     let names: Vec<String> = if args.all {

@@ -175,3 +175,261 @@ pub fn cluster_autoscaler(
         kept: kept.into_iter().map(|(_, k)| k).collect(),
     }
 }
+
+/// A NodePool as Karpenter's consolidation reads it.
+#[derive(Debug, Clone)]
+pub struct KarpenterPool {
+    /// Its name.
+    pub name: String,
+    /// `spec.disruption.consolidationPolicy` (default `WhenEmptyOrUnderutilized`).
+    pub policy: Option<String>,
+    /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
+    pub consolidate_after: Option<String>,
+}
+
+/// Karpenter's multi-node batch cap (`maxParallel`).
+const MAX_PARALLEL: usize = 100;
+
+/// Removes the nodes `names` of `work` together, as Karpenter's consolidation simulates a
+/// command (every candidate tainted `karpenter.sh/disrupted:NoSchedule` first, so no pod lands
+/// on another candidate): the verdicts and the cluster after, or the first node that cannot go.
+fn remove_together(
+    work: &Cluster,
+    names: &[String],
+    cfg: &DrainConfig,
+) -> Result<(Cluster, Vec<super::NodeVerdict>), super::NodeVerdict> {
+    let mut trial = work.clone();
+    for name in names {
+        if let Some(n) = trial.node_id(name) {
+            let mut taints = trial.nodes[n].taints.clone();
+            if !taints
+                .iter()
+                .any(|t| t.key == super::karpenter::DISRUPTED_TAINT)
+            {
+                taints.push(k8s_openapi::api::core::v1::Taint {
+                    key: super::karpenter::DISRUPTED_TAINT.to_string(),
+                    value: None,
+                    effect: "NoSchedule".to_string(),
+                    time_added: None,
+                });
+            }
+            trial.set_node_taints(n, taints);
+        }
+    }
+    let mut verdicts = Vec::new();
+    for name in names {
+        let Some(n) = trial.node_id(name) else {
+            continue;
+        };
+        let v = super::karpenter::judge(&mut trial, n, cfg);
+        if !v.drainable {
+            return Err(v);
+        }
+        verdicts.push(v);
+    }
+    for name in names {
+        if let Some(n) = trial.node_id(name) {
+            for id in pods_on(&trial, n) {
+                trial.force_delete_pod(id);
+            }
+            trial.delete_node(n);
+        }
+    }
+    Ok((trial, verdicts))
+}
+
+fn moved(v: super::NodeVerdict) -> Removable {
+    Removable {
+        node: v.node,
+        pods: v
+            .pods
+            .into_iter()
+            .filter_map(|p| match p.action {
+                PodAction::Move { to } => Some(Moved { pod: p.pod, to }),
+                _ => None,
+            })
+            .collect(),
+    }
+}
+
+/// Consolidation as Karpenter finds it, deletion only (repel has no prices, so no replacement
+/// by a cheaper node): nodes of a known NodePool (`karpenter.sh/nodepool`) whose pool has
+/// consolidation on (`consolidateAfter` set) and that `karpenter.sh/do-not-disrupt` does not
+/// protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
+/// empty candidate at once), **multi-node** (the candidates of `WhenEmptyOrUnderutilized` pools,
+/// fewest pods first, at most 100: the largest prefix of two or more that can all go together,
+/// by binary search), **single-node** (the first that can go alone), until no method finds one.
+pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> ConsolidateReport {
+    let mut kept: Vec<(usize, Kept)> = Vec::new();
+    let mut candidates: Vec<(usize, String, bool)> = Vec::new(); // (index, name, underutilized ok)
+    for (i, n) in c.nodes.iter().enumerate() {
+        let keep = |reason: &str, message: String| {
+            (
+                i,
+                Kept {
+                    node: n.name.clone(),
+                    reason: reason.to_string(),
+                    message,
+                },
+            )
+        };
+        let label = n
+            .node
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(repel_core::pools::NODEPOOL_LABEL));
+        let Some(pool) = label.and_then(|l| pools.iter().find(|p| &p.name == l)) else {
+            kept.push(keep(
+                "NotManaged",
+                "node isn't managed by karpenter".to_string(),
+            ));
+            continue;
+        };
+        if pool.consolidate_after.is_none() {
+            kept.push(keep(
+                "ConsolidationDisabled",
+                format!("NodePool {:?} has consolidation disabled", pool.name),
+            ));
+            continue;
+        }
+        if super::karpenter::do_not_disrupt(
+            super::karpenter::annotation(&n.node.metadata, super::karpenter::DO_NOT_DISRUPT),
+            None,
+            cfg.now_unix,
+        ) {
+            kept.push(keep(
+                "DoNotDisrupt",
+                format!(
+                    "disruption is blocked through the {:?} annotation",
+                    super::karpenter::DO_NOT_DISRUPT
+                ),
+            ));
+            continue;
+        }
+        let underutilized = pool.policy.as_deref() != Some("WhenEmpty");
+        candidates.push((i, n.name.clone(), underutilized));
+    }
+    // Reschedulable pods per candidate (Karpenter's disruption cost, simplified to their count).
+    let reschedulable = |work: &Cluster, name: &str| -> usize {
+        let Some(n) = work.node_id(name) else {
+            return 0;
+        };
+        pods_on(work, n)
+            .into_iter()
+            .filter(|id| {
+                let p = &work.pods[*id];
+                !ca::is_daemon_set_pod(p)
+                    && !matches!(
+                        p.phase,
+                        crate::cluster::PodPhase::Succeeded | crate::cluster::PodPhase::Failed
+                    )
+            })
+            .count()
+    };
+    let mut work = c.clone();
+    let mut removable: Vec<Removable> = Vec::new();
+    let mut last_refusal: std::collections::HashMap<String, super::NodeVerdict> =
+        std::collections::HashMap::new();
+    loop {
+        let left: Vec<&(usize, String, bool)> = candidates
+            .iter()
+            .filter(|(_, name, _)| work.node_id(name).is_some())
+            .collect();
+        // Emptiness.
+        let empty: Vec<String> = left
+            .iter()
+            .filter(|(_, name, _)| reschedulable(&work, name) == 0)
+            .map(|(_, name, _)| name.clone())
+            .collect();
+        if !empty.is_empty()
+            && let Ok((after, verdicts)) = remove_together(&work, &empty, cfg)
+        {
+            work = after;
+            removable.extend(verdicts.into_iter().map(moved));
+            continue;
+        }
+        let mut ordered: Vec<String> = left
+            .iter()
+            .filter(|(_, _, u)| *u)
+            .map(|(_, name, _)| name.clone())
+            .collect();
+        ordered.sort_by_key(|name| (reschedulable(&work, name), name.clone()));
+        ordered.truncate(MAX_PARALLEL);
+        // Multi-node: the largest prefix of two or more that goes together.
+        let mut best: Option<(Cluster, Vec<super::NodeVerdict>)> = None;
+        if ordered.len() >= 2 {
+            let (mut lo, mut hi) = (1usize, ordered.len() - 1);
+            while lo <= hi {
+                let mid = (lo + hi) / 2;
+                match remove_together(&work, &ordered[..=mid], cfg) {
+                    Ok(r) => {
+                        best = Some(r);
+                        lo = mid + 1;
+                    }
+                    Err(_) => {
+                        if mid == 0 {
+                            break;
+                        }
+                        hi = mid - 1;
+                    }
+                }
+            }
+        }
+        if let Some((after, verdicts)) = best {
+            work = after;
+            removable.extend(verdicts.into_iter().map(moved));
+            continue;
+        }
+        // Single-node.
+        let mut done = false;
+        for name in &ordered {
+            match remove_together(&work, std::slice::from_ref(name), cfg) {
+                Ok((after, verdicts)) => {
+                    work = after;
+                    removable.extend(verdicts.into_iter().map(moved));
+                    done = true;
+                    break;
+                }
+                Err(v) => {
+                    last_refusal.insert(name.clone(), v);
+                }
+            }
+        }
+        if !done {
+            break;
+        }
+    }
+    for (i, name, underutilized) in &candidates {
+        if work.node_id(name).is_none() {
+            continue;
+        }
+        let k = if !underutilized {
+            Kept {
+                node: name.clone(),
+                reason: "WhenEmpty".to_string(),
+                message: "consolidationPolicy WhenEmpty: only an empty node is consolidated"
+                    .to_string(),
+            }
+        } else if let Some(v) = last_refusal.remove(name) {
+            Kept {
+                node: name.clone(),
+                reason: v.reason.unwrap_or_default(),
+                message: v.message.unwrap_or_default(),
+            }
+        } else {
+            Kept {
+                node: name.clone(),
+                reason: "NoPlaceToMovePods".to_string(),
+                message: "its pods fit on no remaining node".to_string(),
+            }
+        };
+        kept.push((*i, k));
+    }
+    kept.sort_by_key(|(i, _)| *i);
+    ConsolidateReport {
+        as_: "karpenter",
+        removable,
+        kept: kept.into_iter().map(|(_, k)| k).collect(),
+    }
+}

@@ -36,7 +36,7 @@ pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 /// `DisruptedNoScheduleTaint`'s key.
 pub const DISRUPTED_TAINT: &str = "karpenter.sh/disrupted";
 
-fn annotation<'a>(
+pub(crate) fn annotation<'a>(
     meta: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     k: &str,
 ) -> Option<&'a str> {
@@ -48,7 +48,7 @@ fn annotation<'a>(
 
 /// `IsDoNotDisruptActive`: `"true"`, or a positive duration not yet past since `started`
 /// (Unix seconds; active while unknown).
-fn do_not_disrupt(value: Option<&str>, started: Option<i64>, now: i64) -> bool {
+pub(crate) fn do_not_disrupt(value: Option<&str>, started: Option<i64>, now: i64) -> bool {
     match value {
         None => false,
         Some("true") => true,
@@ -221,7 +221,7 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
         for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
             t.effect = "NoSchedule".to_string();
         }
-        if n == node {
+        if n == node && !taints.iter().any(|t| t.key == DISRUPTED_TAINT) {
             taints.push(Taint {
                 key: DISRUPTED_TAINT.to_string(),
                 value: None,

@@ -728,3 +728,81 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
 fn karpenter_dnd() -> String {
     super::karpenter::DO_NOT_DISRUPT.to_string()
 }
+
+#[test]
+fn karpenter_consolidation_emptiness_then_multi_node_and_what_stays() {
+    use super::consolidate::{KarpenterPool, karpenter};
+    let labelled = |name: &str, pool: Option<&str>, dnd: bool| {
+        let mut n = node(name, "110");
+        if let Some(p) = pool {
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert("karpenter.sh/nodepool".into(), p.into());
+        }
+        if dnd {
+            n.metadata.annotations = Some(
+                [(karpenter_dnd(), "true".to_string())]
+                    .into_iter()
+                    .collect(),
+            );
+        }
+        n
+    };
+    let mut c = Cluster::new();
+    c.add_node(labelled("a", Some("general"), false));
+    c.add_node(labelled("b", Some("general"), false));
+    c.add_node(labelled("c", Some("general"), false));
+    c.add_node(labelled("d", None, false));
+    c.add_node(labelled("e", Some("frozen"), false));
+    c.add_node(labelled("f", Some("general"), true));
+    c.add_node(labelled("g", Some("quiet"), false));
+    c.add_pod(pod("default", "on-a", "a", replicated));
+    c.add_pod(pod("default", "on-b", "b", replicated));
+    c.add_pod(pod("default", "on-g", "g", replicated));
+    let pools = vec![
+        KarpenterPool {
+            name: "general".into(),
+            policy: None,
+            consolidate_after: Some("0s".into()),
+        },
+        KarpenterPool {
+            name: "frozen".into(),
+            policy: None,
+            consolidate_after: None,
+        },
+        KarpenterPool {
+            name: "quiet".into(),
+            policy: Some("WhenEmpty".into()),
+            consolidate_after: Some("1m".into()),
+        },
+    ];
+    let r = karpenter(&c, &pools, &cfg(Decider::Karpenter, false));
+    assert_eq!(r.as_, "karpenter");
+    let removed: Vec<&str> = r.removable.iter().map(|n| n.node.as_str()).collect();
+    // c is empty: emptiness first; then a and b together (multi-node), their pods elsewhere.
+    assert_eq!(removed, ["c", "a", "b"], "{r:?}");
+    for n in &r.removable[1..] {
+        assert_eq!(n.pods.len(), 1);
+        assert!(!["a", "b", "c"].contains(&n.pods[0].to.as_str()), "{r:?}");
+    }
+    let kept: Vec<(&str, &str)> = r
+        .kept
+        .iter()
+        .map(|k| (k.node.as_str(), k.reason.as_str()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("d", "NotManaged"),
+            ("e", "ConsolidationDisabled"),
+            ("f", "DoNotDisrupt"),
+            ("g", "WhenEmpty")
+        ]
+    );
+    assert_eq!(r.kept[0].message, "node isn't managed by karpenter");
+    assert_eq!(
+        r.kept[1].message,
+        "NodePool \"frozen\" has consolidation disabled"
+    );
+}
