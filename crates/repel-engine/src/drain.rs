@@ -151,6 +151,74 @@ pub struct DrainConfig {
     pub seed: u64,
 }
 
+/// An annotation of an object.
+pub(crate) fn annotation<'a>(
+    meta: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    key: &str,
+) -> Option<&'a str> {
+    meta.annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+}
+
+/// A pod's controller: the kind and name of its ownerReference with `controller: true`.
+pub(crate) fn controller(p: &crate::cluster::PodInfo) -> Option<(&str, &str)> {
+    p.meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+        .map(|o| (o.kind.as_str(), o.name.as_str()))
+}
+
+/// The budgets cluster-autoscaler's tracker (`MatchingPdbs`) and Karpenter match to a pod: its
+/// namespace's whose selector (an empty one selects everything, unlike the eviction API's)
+/// matches its labels.
+pub(crate) fn selecting_pdbs(c: &Cluster, p: &crate::cluster::PodInfo) -> Vec<usize> {
+    c.pdbs
+        .iter()
+        .enumerate()
+        .filter(|(_, pdb)| repel_core::workload::namespace_of(&pdb.metadata) == p.namespace)
+        .filter(|(_, pdb)| {
+            pdb.spec
+                .as_ref()
+                .and_then(|s| s.selector.as_ref())
+                .and_then(|s| repel_core::labels::label_selector_from_api(s).ok())
+                .is_some_and(|s| s.matches(p.labels()))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A node that is not drained before any simulation: `pods` judged so far, the pods that
+/// would have moved listed as staying (`why`), sorted.
+pub(crate) fn not_drained(
+    c: &Cluster,
+    node: String,
+    (reason, message): (&str, String),
+    mut pods: Vec<PodVerdict>,
+    unsimulated: &[PodId],
+    why: &str,
+) -> NodeVerdict {
+    for id in unsimulated {
+        pods.push(PodVerdict {
+            pod: key(c, *id),
+            action: PodAction::Stays {
+                why: why.to_string(),
+            },
+        });
+    }
+    sort(&mut pods);
+    NodeVerdict {
+        node,
+        drainable: false,
+        reason: Some(reason.to_string()),
+        message: Some(message),
+        pods,
+    }
+}
+
 /// `namespace/name` of a pod.
 pub(crate) fn key(c: &Cluster, id: PodId) -> String {
     c.pods[id].key()

@@ -6,9 +6,9 @@ use clap::{Args, ValueEnum};
 use repel_engine::drain::consolidate::{
     ConsolidateReport, KarpenterPool, cluster_autoscaler, karpenter,
 };
-use repel_engine::drain::{Decider, DrainConfig, ca};
+use repel_engine::drain::{Decider, DrainConfig};
 
-use crate::cmd::drain::{load, now_unix};
+use crate::cmd::drain::{CaFlags, load, now_unix};
 use crate::output::{leave_at_exit, print_machine, render, table};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 
@@ -30,15 +30,8 @@ pub struct ConsolidateArgs {
     /// cluster-autoscaler: --scale-down-utilization-threshold (0-1; default 0.5).
     #[arg(long = "scale-down-utilization-threshold", default_value_t = 0.5)]
     pub threshold: f64,
-    /// cluster-autoscaler: --skip-nodes-with-system-pods (default true).
-    #[arg(long = "skip-nodes-with-system-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_system_pods: bool,
-    /// cluster-autoscaler: --skip-nodes-with-local-storage (default true).
-    #[arg(long = "skip-nodes-with-local-storage", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_local_storage: bool,
-    /// cluster-autoscaler: --skip-nodes-with-custom-controller-pods (default true).
-    #[arg(long = "skip-nodes-with-custom-controller-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_custom_controller_pods: bool,
+    #[command(flatten)]
+    pub ca: CaFlags,
     #[command(flatten)]
     pub inputs: Inputs,
     #[command(flatten)]
@@ -64,13 +57,7 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
         &args.admission,
         "consolidate",
     )?;
-    let opts = ca::Options {
-        skip_nodes_with_system_pods: args.skip_nodes_with_system_pods,
-        skip_nodes_with_local_storage: args.skip_nodes_with_local_storage,
-        skip_nodes_with_custom_controller_pods: args.skip_nodes_with_custom_controller_pods,
-        controllers,
-        ..Default::default()
-    };
+    let opts = args.ca.options(controllers);
     let cfg = DrainConfig {
         decider: Decider::ClusterAutoscaler(opts.clone()),
         independent: false,

@@ -59,15 +59,8 @@ pub struct DrainArgs {
     /// kubectl: only the pods matching this label selector are drained.
     #[arg(long = "pod-selector")]
     pub pod_selector: Option<String>,
-    /// cluster-autoscaler: --skip-nodes-with-system-pods (default true).
-    #[arg(long = "skip-nodes-with-system-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_system_pods: bool,
-    /// cluster-autoscaler: --skip-nodes-with-local-storage (default true).
-    #[arg(long = "skip-nodes-with-local-storage", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_local_storage: bool,
-    /// cluster-autoscaler: --skip-nodes-with-custom-controller-pods (default true).
-    #[arg(long = "skip-nodes-with-custom-controller-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_custom_controller_pods: bool,
+    #[command(flatten)]
+    pub ca: CaFlags,
     #[command(flatten)]
     pub inputs: Inputs,
     #[command(flatten)]
@@ -77,6 +70,33 @@ pub struct DrainArgs {
     /// Output format (default: a table per node).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
+}
+
+/// cluster-autoscaler's flags that change a drain's judgement (`drain`, `consolidate`).
+#[derive(Debug, Args)]
+pub struct CaFlags {
+    /// cluster-autoscaler: --skip-nodes-with-system-pods (default true).
+    #[arg(long = "skip-nodes-with-system-pods", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_system_pods: bool,
+    /// cluster-autoscaler: --skip-nodes-with-local-storage (default true).
+    #[arg(long = "skip-nodes-with-local-storage", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_local_storage: bool,
+    /// cluster-autoscaler: --skip-nodes-with-custom-controller-pods (default true).
+    #[arg(long = "skip-nodes-with-custom-controller-pods", default_value_t = true, action = clap::ArgAction::Set)]
+    pub skip_nodes_with_custom_controller_pods: bool,
+}
+
+impl CaFlags {
+    /// cluster-autoscaler's options, with the workload objects its listers find.
+    pub fn options(&self, controllers: Vec<Controller>) -> ca::Options {
+        ca::Options {
+            skip_nodes_with_system_pods: self.skip_nodes_with_system_pods,
+            skip_nodes_with_local_storage: self.skip_nodes_with_local_storage,
+            skip_nodes_with_custom_controller_pods: self.skip_nodes_with_custom_controller_pods,
+            controllers,
+            ..Default::default()
+        }
+    }
 }
 
 /// A workload object: (kind, namespace, name).
@@ -179,13 +199,7 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
                 .map(|s| selector(s, "--pod-selector"))
                 .transpose()?,
         }),
-        As::ClusterAutoscaler => Decider::ClusterAutoscaler(ca::Options {
-            skip_nodes_with_system_pods: args.skip_nodes_with_system_pods,
-            skip_nodes_with_local_storage: args.skip_nodes_with_local_storage,
-            skip_nodes_with_custom_controller_pods: args.skip_nodes_with_custom_controller_pods,
-            controllers,
-            ..Default::default()
-        }),
+        As::ClusterAutoscaler => Decider::ClusterAutoscaler(args.ca.options(controllers)),
         As::Karpenter => Decider::Karpenter,
     };
     let cfg = DrainConfig {

@@ -92,6 +92,16 @@ impl GcObject {
         )
     }
 
+    /// The object as an owner its dependents name.
+    fn as_owner(&self) -> Owner {
+        Owner {
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            uid: self.uid.clone(),
+        }
+    }
+
     fn has_finalizer(&self, f: &str) -> bool {
         self.finalizers.iter().any(|x| x == f)
     }
@@ -257,12 +267,7 @@ impl GarbageCollector {
     }
 
     fn forget_owner(&mut self, o: &GcObject) {
-        self.gone.push_back(Owner {
-            kind: o.kind.clone(),
-            namespace: o.namespace.clone(),
-            name: o.name.clone(),
-            uid: o.uid.clone(),
-        });
+        self.gone.push_back(o.as_owner());
     }
 
     /// Whether a pass has anything to do.
@@ -375,12 +380,7 @@ impl GarbageCollector {
             uid: obj.uid.clone(),
             foreground,
         });
-        let owner = Owner {
-            kind: obj.kind.clone(),
-            namespace: obj.namespace.clone(),
-            name: obj.name.clone(),
-            uid: obj.uid.clone(),
-        };
+        let owner = obj.as_owner();
         if foreground {
             self.asked.insert(key.clone());
             return;
@@ -399,12 +399,7 @@ impl GarbageCollector {
             let Some(obj) = self.objects.get(&key).cloned() else {
                 continue;
             };
-            let owner = Owner {
-                kind: obj.kind.clone(),
-                namespace: obj.namespace.clone(),
-                name: obj.name.clone(),
-                uid: obj.uid.clone(),
-            };
+            let owner = obj.as_owner();
             for dep in self.dependents_of(&owner) {
                 self.drop_reference(&dep, &owner);
             }
@@ -419,12 +414,7 @@ impl GarbageCollector {
             let Some(obj) = self.objects.get(&key).cloned() else {
                 continue;
             };
-            let owner = Owner {
-                kind: obj.kind.clone(),
-                namespace: obj.namespace.clone(),
-                name: obj.name.clone(),
-                uid: obj.uid.clone(),
-            };
+            let owner = obj.as_owner();
             let blocks = |r: &OwnerReference, ns: &str| {
                 owner.named_by(r, ns) && r.block_owner_deletion == Some(true)
             };
@@ -442,12 +432,7 @@ impl GarbageCollector {
                 }
                 // A dependent with dependents of its own goes in the foreground too.
                 let has_dependents = {
-                    let as_owner = Owner {
-                        kind: d.kind.clone(),
-                        namespace: d.namespace.clone(),
-                        name: d.name.clone(),
-                        uid: d.uid.clone(),
-                    };
+                    let as_owner = d.as_owner();
                     !self.dependents_of(&as_owner).is_empty()
                         || !Self::pods_of(cluster, &as_owner).is_empty()
                 };

@@ -26,7 +26,8 @@ use std::collections::HashMap;
 use k8s_openapi::api::core::v1::Taint;
 
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, fit_error, key, pods_on, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, annotation, controller, fit_error, key,
+    not_drained, pods_on, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
@@ -114,21 +115,8 @@ impl State {
     }
 }
 
-fn annotation<'a>(p: &'a PodInfo, key: &str) -> Option<&'a str> {
-    p.meta
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(key))
-        .map(String::as_str)
-}
-
-fn controller(p: &PodInfo) -> Option<(&str, &str)> {
-    p.meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| (o.kind.as_str(), o.name.as_str()))
+fn pod_annotation<'a>(p: &'a PodInfo, key: &str) -> Option<&'a str> {
+    annotation(&p.meta, key)
 }
 
 /// Whether the pod's controller is a DaemonSet.
@@ -158,24 +146,6 @@ fn long_terminating(p: &PodInfo, now: i64) -> bool {
     t.0.as_second() + grace + LONG_TERMINATING_EXTRA < now
 }
 
-/// The budgets cluster-autoscaler's tracker matches to a pod (`MatchingPdbs`): its namespace's,
-/// whose selector (an empty one selects everything) matches its labels.
-fn matching_pdbs(c: &Cluster, p: &PodInfo) -> Vec<usize> {
-    c.pdbs
-        .iter()
-        .enumerate()
-        .filter(|(_, pdb)| repel_core::workload::namespace_of(&pdb.metadata) == p.namespace)
-        .filter(|(_, pdb)| {
-            pdb.spec
-                .as_ref()
-                .and_then(|s| s.selector.as_ref())
-                .and_then(|s| repel_core::labels::label_selector_from_api(s).ok())
-                .is_some_and(|s| s.matches(p.labels()))
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
 /// The lister's NotFound text for a controller kind (`replicaset.apps "web" not found`).
 fn not_found(kind: &str, name: &str) -> String {
     let resource = match kind {
@@ -192,7 +162,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     let ns = &p.namespace;
     let name = &p.name;
     // mirror
-    if annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some() {
+    if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some() {
         return Status::SkipDrain;
     }
     // longterminating
@@ -248,7 +218,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
         return Status::DrainOk;
     }
     // safetoevict
-    let safe = annotation(p, SAFE_TO_EVICT);
+    let safe = pod_annotation(p, SAFE_TO_EVICT);
     if safe == Some("true") {
         return Status::DrainOk;
     }
@@ -275,7 +245,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
         return Status::Block("NotReplicated", format!("{ns}/{name} is not replicated"));
     }
     // system
-    if opts.skip_nodes_with_system_pods && ns == "kube-system" && matching_pdbs(c, p).is_empty() {
+    if opts.skip_nodes_with_system_pods && ns == "kube-system" && selecting_pdbs(c, p).is_empty() {
         let old = p
             .meta
             .creation_timestamp
@@ -305,7 +275,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
         );
     }
     // pdb
-    for i in matching_pdbs(c, p) {
+    for i in selecting_pdbs(c, p) {
         if state.remaining.get(i).copied().unwrap_or(0) < 1 {
             return Status::Block(
                 "NotEnoughPdb",
@@ -319,7 +289,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
 /// A hostPath volume, or an emptyDir not in memory, not listed in
 /// `safe-to-evict-local-volumes` (split on ",", no trimming).
 fn has_blocking_local_volume(p: &PodInfo) -> bool {
-    let allowed: Vec<&str> = annotation(p, SAFE_TO_EVICT_LOCAL_VOLUMES)
+    let allowed: Vec<&str> = pod_annotation(p, SAFE_TO_EVICT_LOCAL_VOLUMES)
         .map(|v| v.split(',').collect())
         .unwrap_or_default();
     p.spec().volumes.iter().flatten().any(|v| {
@@ -378,7 +348,8 @@ pub fn judge(
                 }
             }
             Status::SkipDrain => PodAction::Stays {
-                why: if annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some()
+                why: if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION)
+                    .is_some()
                 {
                     "mirror pod".to_string()
                 } else {
@@ -410,43 +381,28 @@ pub fn judge(
     }
     if let Some((_, message, _)) = blocking {
         // GetPodsToMove stops at the first blocking pod: nothing is simulated.
-        for id in &to_move {
-            pods.push(PodVerdict {
-                pod: key(work, *id),
-                action: PodAction::Stays {
-                    why: "not simulated: another pod blocks the node".to_string(),
-                },
-            });
-        }
-        sort(&mut pods);
-        return NodeVerdict {
-            node: name,
-            drainable: false,
-            reason: Some("BlockedByPod".to_string()),
-            message: Some(message),
+        return not_drained(
+            work,
+            name,
+            ("BlockedByPod", message),
             pods,
-        };
+            &to_move,
+            "not simulated: another pod blocks the node",
+        );
     }
     if let Some(pod) = waiting {
         // A pod cluster-autoscaler waits for: the node is not removed until it finishes.
-        for id in &to_move {
-            pods.push(PodVerdict {
-                pod: key(work, *id),
-                action: PodAction::Stays {
-                    why: "not simulated: the node waits for a pod to finish".to_string(),
-                },
-            });
-        }
-        sort(&mut pods);
-        return NodeVerdict {
-            node: name,
-            drainable: false,
-            reason: Some("BlockedByOnCompletionPod".to_string()),
-            message: Some(format!(
-                "{pod} is annotated {SAFE_TO_EVICT}: on-completion and has not finished"
-            )),
+        return not_drained(
+            work,
+            name,
+            (
+                "BlockedByOnCompletionPod",
+                format!("{pod} is annotated {SAFE_TO_EVICT}: on-completion and has not finished"),
+            ),
             pods,
-        };
+            &to_move,
+            "not simulated: the node waits for a pod to finish",
+        );
     }
     // The tainted ghost: the node without pods, tainted ToBeDeletedByClusterAutoscaler.
     for id in &on_node {
@@ -519,7 +475,7 @@ pub fn judge(
         // The budgets pay for the pods moved; the node goes.
         let mut charged: HashMap<usize, i32> = HashMap::new();
         for id in &to_move {
-            for i in matching_pdbs(work, &work.pods[*id]) {
+            for i in selecting_pdbs(work, &work.pods[*id]) {
                 *charged.entry(i).or_default() += 1;
             }
         }

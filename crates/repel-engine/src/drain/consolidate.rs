@@ -201,19 +201,7 @@ fn remove_together(
     let mut trial = work.clone();
     for name in names {
         if let Some(n) = trial.node_id(name) {
-            let mut taints = trial.nodes[n].taints.clone();
-            if !taints
-                .iter()
-                .any(|t| t.key == super::karpenter::DISRUPTED_TAINT)
-            {
-                taints.push(k8s_openapi::api::core::v1::Taint {
-                    key: super::karpenter::DISRUPTED_TAINT.to_string(),
-                    value: None,
-                    effect: "NoSchedule".to_string(),
-                    time_added: None,
-                });
-            }
-            trial.set_node_taints(n, taints);
+            super::karpenter::taint_disrupted(&mut trial, n);
         }
     }
     let mut verdicts = Vec::new();
@@ -294,7 +282,7 @@ pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> Con
             continue;
         }
         if super::karpenter::do_not_disrupt(
-            super::karpenter::annotation(&n.node.metadata, super::karpenter::DO_NOT_DISRUPT),
+            super::annotation(&n.node.metadata, super::karpenter::DO_NOT_DISRUPT),
             None,
             cfg.now_unix,
         ) {

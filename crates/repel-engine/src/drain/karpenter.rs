@@ -25,7 +25,8 @@
 use k8s_openapi::api::core::v1::Taint;
 
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, fit_error, key, pods_on, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, annotation, controller, fit_error, key,
+    not_drained, pods_on, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
@@ -35,16 +36,6 @@ use crate::scheduler::framework::CycleState;
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 /// `DisruptedNoScheduleTaint`'s key.
 pub const DISRUPTED_TAINT: &str = "karpenter.sh/disrupted";
-
-pub(crate) fn annotation<'a>(
-    meta: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    k: &str,
-) -> Option<&'a str> {
-    meta.annotations
-        .as_ref()
-        .and_then(|a| a.get(k))
-        .map(String::as_str)
-}
 
 /// `IsDoNotDisruptActive`: `"true"`, or a positive duration not yet past since `started`
 /// (Unix seconds; active while unknown).
@@ -59,44 +50,31 @@ pub(crate) fn do_not_disrupt(value: Option<&str>, started: Option<i64>, now: i64
     }
 }
 
-fn controller(p: &PodInfo) -> Option<&str> {
-    p.meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| o.kind.as_str())
-}
-
-/// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule`.
-fn tolerates_disrupted(p: &PodInfo, gates: &repel_core::FeatureGates) -> bool {
-    let taint = Taint {
+/// `karpenter.sh/disrupted:NoSchedule`, the taint Karpenter puts on a node it disrupts.
+pub fn disrupted_taint() -> Taint {
+    Taint {
         key: DISRUPTED_TAINT.to_string(),
         value: None,
         effect: "NoSchedule".to_string(),
         time_added: None,
-    };
+    }
+}
+
+/// Taints node `node` of `c` `karpenter.sh/disrupted:NoSchedule` (once).
+pub(crate) fn taint_disrupted(c: &mut Cluster, node: NodeId) {
+    let mut taints = c.nodes[node].taints.clone();
+    if !taints.iter().any(|t| t.key == DISRUPTED_TAINT) {
+        taints.push(disrupted_taint());
+        c.set_node_taints(node, taints);
+    }
+}
+
+/// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule`.
+fn tolerates_disrupted(p: &PodInfo, gates: &repel_core::FeatureGates) -> bool {
+    let taint = disrupted_taint();
     p.tolerations()
         .iter()
         .any(|t| repel_core::toleration::tolerates(t, &taint, gates))
-}
-
-/// The budgets Karpenter matches to a pod: its namespace's whose selector (empty: everything)
-/// matches its labels.
-fn matching_pdbs(c: &Cluster, p: &PodInfo) -> Vec<usize> {
-    c.pdbs
-        .iter()
-        .enumerate()
-        .filter(|(_, pdb)| repel_core::workload::namespace_of(&pdb.metadata) == p.namespace)
-        .filter(|(_, pdb)| {
-            pdb.spec
-                .as_ref()
-                .and_then(|s| s.selector.as_ref())
-                .and_then(|s| repel_core::labels::label_selector_from_api(s).ok())
-                .is_some_and(|s| s.matches(p.labels()))
-        })
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// Judges node `node` of `work` as Karpenter would (changed on success: the pods where they
@@ -127,7 +105,7 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
     for id in pods_on(work, node) {
         let k = key(work, id);
         let p = &work.pods[id];
-        let ctrl = controller(p);
+        let ctrl = controller(p).map(|(kind, _)| kind);
         let action = if ctrl == Some("DaemonSet") {
             PodAction::Stays {
                 why: "DaemonSet pod".to_string(),
@@ -154,7 +132,7 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
                 .as_ref()
                 .and_then(|s| s.start_time.as_ref())
                 .map(|t| t.0.as_second());
-            let pdbs = matching_pdbs(work, p);
+            let pdbs = selecting_pdbs(work, p);
             let allowed = |i: usize| {
                 work.pdbs[i]
                     .status
@@ -197,40 +175,31 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
         pods.push(PodVerdict { pod: k, action });
     }
     if let Some(message) = blocking {
-        for id in &to_move {
-            pods.push(PodVerdict {
-                pod: key(work, *id),
-                action: PodAction::Stays {
-                    why: "not simulated: another pod blocks the node".to_string(),
-                },
-            });
-        }
-        sort(&mut pods);
-        return NodeVerdict {
-            node: name,
-            drainable: false,
-            reason: Some("BlockedByPod".to_string()),
-            message: Some(message),
+        return not_drained(
+            work,
+            name,
+            ("BlockedByPod", message),
             pods,
-        };
+            &to_move,
+            "not simulated: another pod blocks the node",
+        );
     }
     // The candidate leaves the scheduler's nodes (tainted as Karpenter taints it); every other
     // node's PreferNoSchedule taints are hard for Karpenter's scheduler.
     for n in 0..work.nodes.len() {
-        let mut taints = work.nodes[n].taints.clone();
-        for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
-            t.effect = "NoSchedule".to_string();
+        if work.nodes[n]
+            .taints
+            .iter()
+            .any(|t| t.effect == "PreferNoSchedule")
+        {
+            let mut taints = work.nodes[n].taints.clone();
+            for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
+                t.effect = "NoSchedule".to_string();
+            }
+            work.set_node_taints(n, taints);
         }
-        if n == node && !taints.iter().any(|t| t.key == DISRUPTED_TAINT) {
-            taints.push(Taint {
-                key: DISRUPTED_TAINT.to_string(),
-                value: None,
-                effect: "NoSchedule".to_string(),
-                time_added: None,
-            });
-        }
-        work.set_node_taints(n, taints);
     }
+    taint_disrupted(work, node);
     to_move.sort_by_key(|id| {
         let r = &work.pods[*id].requests;
         std::cmp::Reverse((r.milli_cpu, r.memory))

@@ -284,16 +284,15 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
     out
 }
 
-fn read_pod_expectation(
+/// A timed check's `at`: given, or the scenario's `until`; never after `until`.
+fn read_check_time(
     r: &mut Reader,
-    item: &Value,
+    at: Option<&Value>,
     path: &str,
-    index: usize,
     until: Option<Millis>,
-) -> Option<Expectation> {
-    let m = r.object(item, path, &["at", "pod", "phase", "node"])?;
+) -> Option<Millis> {
     let at_field = join(path, "at");
-    let at = match (m.get("at"), until) {
+    let at = match (at, until) {
         (Some(a), _) => r.time(a, &at_field),
         (None, Some(u)) => Some(u),
         (None, None) => {
@@ -311,6 +310,18 @@ fn read_pod_expectation(
     {
         r.push(at_field, after_until(a, u));
     }
+    at
+}
+
+fn read_pod_expectation(
+    r: &mut Reader,
+    item: &Value,
+    path: &str,
+    index: usize,
+    until: Option<Millis>,
+) -> Option<Expectation> {
+    let m = r.object(item, path, &["at", "pod", "phase", "node"])?;
+    let at = read_check_time(r, m.get("at"), path, until);
     let pod = pod_key(r, &m["pod"], &join(path, "pod"));
     let phase = m
         .get("phase")
@@ -345,25 +356,7 @@ fn read_drainable_expectation(
     until: Option<Millis>,
 ) -> Option<Expectation> {
     let m = r.object(item, path, &["at", "drainable", "as", "value"])?;
-    let at_field = join(path, "at");
-    let at = match (m.get("at"), until) {
-        (Some(a), _) => r.time(a, &at_field),
-        (None, Some(u)) => Some(u),
-        (None, None) => {
-            r.push(
-                at_field.clone(),
-                ScenarioErrorKind::Invalid(
-                    "required value (or give the scenario an until)".to_string(),
-                ),
-            );
-            None
-        }
-    };
-    if let (Some(a), Some(u)) = (at, until)
-        && a > u
-    {
-        r.push(at_field, after_until(a, u));
-    }
+    let at = read_check_time(r, m.get("at"), path, until);
     let node = r.string(&m["drainable"], &join(path, "drainable"));
     let decider = match m.get("as") {
         None => Some(super::ExpectedDecider::Kubectl),
