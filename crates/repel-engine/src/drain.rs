@@ -44,6 +44,7 @@ use serde::Serialize;
 use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
 use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion};
 use crate::scheduler::Scheduler;
+use crate::scheduler::fast::first_fit::FirstFit;
 
 /// Who judges the drain.
 #[derive(Debug, Clone)]
@@ -227,19 +228,165 @@ pub(crate) fn key(c: &Cluster, id: PodId) -> String {
 /// The live pods on node `node` (bound to it, or naming it), in the API's list order
 /// (namespace, then name).
 pub(crate) fn pods_on(c: &Cluster, node: NodeId) -> Vec<PodId> {
-    let name = c.nodes[node].name.as_str();
-    let mut ids: Vec<PodId> = (0..c.pods.len())
-        .filter(|i| {
-            let p = &c.pods[*i];
-            !p.deleted
-                && (p.node == Some(node) || (p.node.is_none() && p.spec_node_name() == Some(name)))
-        })
-        .collect();
-    ids.sort_by(|a, b| {
-        let (pa, pb) = (&c.pods[*a], &c.pods[*b]);
-        (&pa.namespace, &pa.name).cmp(&(&pb.namespace, &pb.name))
-    });
-    ids
+    PodsOn::new(c).on(c, node)
+}
+
+/// The pods on each node, read from the nodes' own lists plus one scan for the pods that name
+/// a node without being bound to it: a what-if over thousands of nodes asks it per node. Pods
+/// naming a node unbound do not appear during a what-if (replacements are bound, or pending
+/// without a node name), so the scan stays valid; stale entries are filtered when read.
+#[derive(Debug, Default)]
+pub(crate) struct PodsOn {
+    naming: std::collections::HashMap<String, Vec<PodId>>,
+}
+
+impl PodsOn {
+    pub(crate) fn new(c: &Cluster) -> Self {
+        let mut naming: std::collections::HashMap<String, Vec<PodId>> = Default::default();
+        for (id, p) in c.pods.iter().enumerate() {
+            if !p.deleted
+                && p.node.is_none()
+                && let Some(name) = p.spec_node_name()
+            {
+                naming.entry(name.to_string()).or_default().push(id);
+            }
+        }
+        PodsOn { naming }
+    }
+
+    /// The live pods on node `node`, in the API's list order.
+    pub(crate) fn on(&self, c: &Cluster, node: NodeId) -> Vec<PodId> {
+        let Some(n) = c.nodes.get(node) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<PodId> = n
+            .pods
+            .iter()
+            .copied()
+            .filter(|i| c.pods.get(*i).is_some_and(|p| !p.deleted))
+            .collect();
+        for &i in self.naming.get(&n.name).into_iter().flatten() {
+            let p = &c.pods[i];
+            if !p.deleted && p.node.is_none() && p.spec_node_name() == Some(n.name.as_str()) {
+                ids.push(i);
+            }
+        }
+        ids.sort_by(|a, b| {
+            let (pa, pb) = (&c.pods[*a], &c.pods[*b]);
+            (&pa.namespace, &pa.name).cmp(&(&pb.namespace, &pb.name))
+        });
+        ids.dedup();
+        ids
+    }
+}
+
+/// What a what-if changed on a cluster, to put it back afterwards instead of working on a copy
+/// per node: each pod's node, phase, nomination and `spec.nodeName`, and each node's object,
+/// taints, `unschedulable` and the order of its lists, as they were before the first change.
+#[derive(Debug, Default)]
+pub struct Undo {
+    pods: Vec<SavedPod>,
+    nodes: Vec<SavedNode>,
+    seen_pods: std::collections::HashSet<PodId>,
+    seen_nodes: std::collections::HashSet<NodeId>,
+}
+
+#[derive(Debug)]
+struct SavedPod {
+    id: PodId,
+    node: Option<NodeId>,
+    phase: PodPhase,
+    nominated: Option<NodeId>,
+    node_name: Option<String>,
+}
+
+#[derive(Debug)]
+struct SavedNode {
+    id: NodeId,
+    node: std::sync::Arc<k8s_openapi::api::core::v1::Node>,
+    taints: Vec<k8s_openapi::api::core::v1::Taint>,
+    unschedulable: bool,
+    pods: Vec<PodId>,
+    anti: Vec<PodId>,
+    ports: Vec<crate::cluster::HostPort>,
+}
+
+impl Undo {
+    /// Records pod `id` (and the node it is on) before it changes.
+    pub(crate) fn pod(&mut self, c: &Cluster, id: PodId) {
+        let Some(p) = c.pods.get(id) else {
+            return;
+        };
+        if let Some(n) = p.node {
+            self.node(c, n);
+        }
+        if self.seen_pods.insert(id) {
+            self.pods.push(SavedPod {
+                id,
+                node: p.node,
+                phase: p.phase,
+                nominated: p.nominated,
+                node_name: p.spec_node_name().map(str::to_string),
+            });
+        }
+    }
+
+    /// Records node `id` before a pod is bound to it or it changes.
+    pub(crate) fn node(&mut self, c: &Cluster, id: NodeId) {
+        let Some(n) = c.nodes.get(id) else {
+            return;
+        };
+        if self.seen_nodes.insert(id) {
+            self.nodes.push(SavedNode {
+                id,
+                node: n.node.clone(),
+                taints: n.taints.clone(),
+                unschedulable: n.unschedulable,
+                pods: n.pods.clone(),
+                anti: n.pods_with_required_anti_affinity.clone(),
+                ports: n.used_ports.clone(),
+            });
+        }
+    }
+
+    /// Puts everything recorded back; `ff`, when given, follows every bind and unbind.
+    pub fn restore(
+        self,
+        c: &mut Cluster,
+        mut ff: Option<&mut crate::scheduler::fast::first_fit::FirstFit>,
+    ) {
+        for saved in self.pods.iter().rev() {
+            let id = saved.id;
+            let now = c.pods[id].node;
+            if now != saved.node {
+                if let Some(n) = now {
+                    c.unbind(id);
+                    if let Some(ff) = ff.as_deref_mut() {
+                        ff.moved(c, id, n, -1);
+                    }
+                }
+                if let Some(n) = saved.node {
+                    c.bind(id, n);
+                    if let Some(ff) = ff.as_deref_mut() {
+                        ff.moved(c, id, n, 1);
+                    }
+                }
+            }
+            let p = &mut c.pods[id];
+            p.phase = saved.phase;
+            p.nominated = saved.nominated;
+            p.set_spec_node_name(saved.node_name.clone());
+        }
+        for saved in self.nodes {
+            let n = &mut c.nodes[saved.id];
+            n.node = saved.node;
+            n.taints = saved.taints;
+            n.unschedulable = saved.unschedulable;
+            n.pods = saved.pods;
+            n.pods_with_required_anti_affinity = saved.anti;
+            n.used_ports = saved.ports;
+        }
+    }
 }
 
 /// Takes pod `id` off its node and makes it a pending pod with no node (its replacement, as
@@ -287,9 +434,22 @@ pub fn resolve<'a>(c: &Cluster, names: &'a [String]) -> Result<Vec<&'a str>, &'a
 
 /// Judges draining `nodes` (names `c` holds) of `c` (see the module documentation).
 pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
+    drain_with(c, nodes, cfg, None)
+}
+
+/// [`drain`], cluster-autoscaler's first fits starting from `compiled` (the compiled state of
+/// the run that scheduled `c`, [`FirstFit::from_scheduler`]) instead of compiling `c` anew.
+pub fn drain_with(
+    c: &Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    compiled: Option<FirstFit>,
+) -> DrainReport {
+    if let Decider::ClusterAutoscaler(_) = &cfg.decider {
+        return drain_in_place(&mut c.clone(), nodes, cfg, compiled);
+    }
     let mut carried = c.clone();
     let mut out = Vec::new();
-    let mut ca_state = ca::State::new(c);
     for name in nodes {
         let mut work = if cfg.independent {
             c.clone()
@@ -302,10 +462,8 @@ pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
         };
         let verdict = match &cfg.decider {
             Decider::Kubectl(opts) => kubectl(&mut work, node, opts, cfg),
-            Decider::ClusterAutoscaler(opts) => {
-                ca::judge(&mut work, node, opts, cfg, &mut ca_state, !cfg.independent)
-            }
             Decider::Karpenter => karpenter::judge(&mut work, node, cfg),
+            Decider::ClusterAutoscaler(_) => continue,
         };
         if verdict.drainable && !cfg.independent {
             carried = work;
@@ -316,6 +474,61 @@ pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
         as_: cfg.decider.name(),
         nodes: out,
     }
+}
+
+/// [`drain_with`] on `c` itself, which cluster-autoscaler's what-if works on instead of on a
+/// copy, leaving it as the sequence leaves it (unchanged when `independent`; the other
+/// deciders leave it unchanged).
+pub fn drain_in_place(
+    c: &mut Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    compiled: Option<FirstFit>,
+) -> DrainReport {
+    match &cfg.decider {
+        Decider::ClusterAutoscaler(opts) => drain_ca_on(c, nodes, opts, cfg, compiled, true).0,
+        _ => drain_with(c, nodes, cfg, None),
+    }
+}
+
+/// [`drain`] as cluster-autoscaler on `work` (left as the sequence leaves it: unchanged when
+/// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node
+/// goes, and the compiled first fit (`compiled`, else built on first use) kept from node to
+/// node.
+/// `compiled` false asks the reference scheduler for every first fit (tests compare both).
+/// Returns the report and how many first fits the compiled path and the reference answered.
+pub(crate) fn drain_ca_on(
+    work: &mut Cluster,
+    nodes: &[&str],
+    opts: &ca::Options,
+    cfg: &DrainConfig,
+    ff: Option<FirstFit>,
+    compiled: bool,
+) -> (DrainReport, (usize, usize)) {
+    let mut state = ca::State::new(work);
+    let mut sim = ca::Sim::new(work, cfg).with_first_fit(ff);
+    sim.compiled = compiled;
+    let mut out = Vec::new();
+    for name in nodes {
+        let Some(node) = work.node_id(name) else {
+            continue;
+        };
+        let judged = ca::judge(work, node, opts, cfg, &mut state, &mut sim);
+        let verdict = judged.verdict.clone();
+        if verdict.drainable && !cfg.independent {
+            ca::commit(work, node, judged, &mut state, &mut sim);
+        } else {
+            sim.undo(work, judged.undo);
+        }
+        out.push(verdict);
+    }
+    (
+        DrainReport {
+            as_: cfg.decider.name(),
+            nodes: out,
+        },
+        sim.answered,
+    )
 }
 
 /// `kubectl drain` of `node` on `work` (changed: cordoned, evicted, replacements bound).

@@ -522,7 +522,7 @@ impl Simulation {
                     self.cluster.owner_selectors.keys().cloned().collect();
                 controllers.extend(self.plane.workloads.objects());
                 Decider::ClusterAutoscaler(ca::Options {
-                    controllers,
+                    controllers: controllers.into_iter().collect(),
                     ..Default::default()
                 })
             }

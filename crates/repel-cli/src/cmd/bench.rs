@@ -19,6 +19,7 @@ use repel_engine::cluster::Cluster;
 use repel_engine::generate::{ClusterShape, GenerateOptions};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
+use repel_engine::scheduler::fast::first_fit::FirstFit;
 use repel_engine::scheduler::fast::{FastScheduler, FastStats};
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
@@ -102,6 +103,15 @@ pub struct BenchReport {
     pub eviction_plan_seconds: f64,
     /// Pods that plan covers.
     pub eviction_plan_pods: usize,
+    /// Every node judged `repel drain --all --independent --as cluster-autoscaler` would judge
+    /// it (the cluster as scheduled, every pod's controller known), seconds.
+    pub drain_all_seconds: f64,
+    /// Of those nodes, how many are drainable.
+    pub drain_all_drainable: usize,
+    /// `repel consolidate --as cluster-autoscaler` on the same cluster, seconds.
+    pub consolidate_seconds: f64,
+    /// Nodes it finds removable together.
+    pub consolidate_removable: usize,
     /// Which engine scheduled: `compiled` or `reference`.
     pub engine: &'static str,
     /// Pods of the every-node run the compiled engine placed itself (the rest, and every pod
@@ -128,21 +138,27 @@ pub struct BenchReport {
     pub phases: Phases,
 }
 
-/// Schedules every pending pod with the engine `args` asks for; returns the placements and
-/// which path the pods took (all zero for the reference engine).
+/// Schedules every pending pod with the engine `args` asks for; returns the placements,
+/// which path the pods took (all zero for the reference engine) and, with `keep`, the compiled
+/// scheduler with its last run's state (as `repel drain --as cluster-autoscaler` keeps it).
 fn run_schedule(
     cluster: &mut Cluster,
     gates: FeatureGates,
     percentage: Option<i64>,
     args: &BenchArgs,
-) -> (Vec<Placement>, FastStats) {
+    keep: bool,
+) -> (Vec<Placement>, FastStats, Option<FastScheduler>) {
     if args.reference {
         let mut s = Scheduler::new(gates, percentage, args.seed);
-        (schedule_all(&mut s, cluster), FastStats::default())
+        (schedule_all(&mut s, cluster), FastStats::default(), None)
     } else {
         let mut s = FastScheduler::new(gates, percentage, args.seed);
+        if keep {
+            s.keep_state();
+        }
         let placements = s.schedule_all(cluster);
-        (placements, s.stats)
+        let stats = s.stats;
+        (placements, stats, keep.then_some(s))
     }
 }
 
@@ -155,7 +171,62 @@ struct Measures {
     paths: FastStats,
     eviction_plan_seconds: f64,
     eviction_plan_pods: usize,
+    drain: DrainMeasures,
     explain_seconds: f64,
+}
+
+/// The drain and consolidation what-ifs as cluster-autoscaler.
+struct DrainMeasures {
+    all_seconds: f64,
+    drainable: usize,
+    consolidate_seconds: f64,
+    removable: usize,
+}
+
+/// Every node judged independently as cluster-autoscaler (from `compiled`, the scheduling
+/// run's state, as `repel drain` starts from it; else compiling the cluster first), then
+/// consolidation as it finds it (compiling the cluster first), every pod's controller known to
+/// its listers.
+fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> DrainMeasures {
+    use repel_engine::drain::{Decider, DrainConfig, ca, consolidate, drain_in_place};
+    let controllers: Vec<(String, String, String)> = c
+        .pods
+        .iter()
+        .filter_map(|p| {
+            let o = p
+                .meta
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.controller == Some(true))?;
+            Some((o.kind.clone(), p.namespace.clone(), o.name.clone()))
+        })
+        .collect();
+    let opts = ca::Options {
+        controllers: controllers.into_iter().collect(),
+        ..ca::Options::default()
+    };
+    let cfg = DrainConfig {
+        decider: Decider::ClusterAutoscaler(opts.clone()),
+        independent: true,
+        now_unix: crate::cmd::drain::now_unix(),
+        gates: args.feature_gates,
+        seed: args.seed,
+    };
+    let names: Vec<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut work = c.clone();
+    let t = Instant::now();
+    let report = drain_in_place(&mut work, &names, &cfg, compiled);
+    let all_seconds = t.elapsed().as_secs_f64();
+    drop(work);
+    let t = Instant::now();
+    let cons = consolidate::cluster_autoscaler(c, &opts, 0.5, &cfg);
+    DrainMeasures {
+        all_seconds,
+        drainable: report.nodes.iter().filter(|n| n.drainable).count(),
+        consolidate_seconds: t.elapsed().as_secs_f64(),
+        removable: cons.removable.len(),
+    }
 }
 
 /// The eviction plan and `explain` on the cluster the every-node run scheduled.
@@ -163,7 +234,7 @@ fn after_schedule(
     every: &mut Cluster,
     pods: usize,
     placements: &[Placement],
-    paths: FastStats,
+    (paths, fast): (FastStats, Option<FastScheduler>),
     args: &BenchArgs,
     say: &dyn Fn(&str),
 ) -> Measures {
@@ -180,6 +251,10 @@ fn after_schedule(
     let t = Instant::now();
     let plan = eviction_plan(every, &by_load, &taint, &gates);
     let eviction_plan_seconds = t.elapsed().as_secs_f64();
+
+    say("drain what-if of every node, and consolidation, as cluster-autoscaler");
+    let compiled = fast.map(|f| FirstFit::from_scheduler(f, every));
+    let drain = drain_measures(every, compiled, args);
 
     say("explain of one pod against every node");
     let explain_seconds = match every.pods.iter().position(|p| p.node.is_some()) {
@@ -202,6 +277,7 @@ fn after_schedule(
         paths,
         eviction_plan_seconds,
         eviction_plan_pods: plan.len(),
+        drain,
         explain_seconds,
     }
 }
@@ -297,16 +373,16 @@ fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, 
 
     say("scheduling with the adaptive percentageOfNodesToScore");
     let t = Instant::now();
-    run_schedule(&mut adaptive, gates, None, args);
+    run_schedule(&mut adaptive, gates, None, args, false);
     let adaptive_schedule_seconds = t.elapsed().as_secs_f64();
     drop(adaptive);
 
     say("scheduling every pending pod again, every node scored");
     let mut every = build(generate());
     let t = Instant::now();
-    let (placements, paths) = run_schedule(&mut every, gates, Some(100), args);
+    let (placements, paths, fast) = run_schedule(&mut every, gates, Some(100), args, true);
     let schedule_seconds = t.elapsed().as_secs_f64();
-    let m = after_schedule(&mut every, pods, &placements, paths, args, say);
+    let m = after_schedule(&mut every, pods, &placements, (paths, fast), args, say);
     drop((every, placements));
     let peak_rss_bytes = peak_rss_bytes();
 
@@ -355,7 +431,7 @@ fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliE
         &mut built.cluster,
         pods,
         &run.placements,
-        run.stats,
+        (run.stats, None),
         args,
         say,
     );
@@ -369,7 +445,7 @@ fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliE
     )
     .cluster;
     let t = Instant::now();
-    run_schedule(&mut adaptive, gates, None, args);
+    run_schedule(&mut adaptive, gates, None, args, false);
     let adaptive_schedule_seconds = t.elapsed().as_secs_f64();
     drop(adaptive);
     let phases = run.phases;
@@ -418,6 +494,10 @@ fn report(
         adaptive_schedule_seconds: t.adaptive_schedule_seconds,
         eviction_plan_seconds: m.eviction_plan_seconds,
         eviction_plan_pods: m.eviction_plan_pods,
+        drain_all_seconds: m.drain.all_seconds,
+        drain_all_drainable: m.drain.drainable,
+        consolidate_seconds: m.drain.consolidate_seconds,
+        consolidate_removable: m.drain.removable,
         engine: if args.reference {
             "reference"
         } else {

@@ -4,7 +4,7 @@
 
 use clap::{Args, ValueEnum};
 use repel_engine::drain::consolidate::{
-    ConsolidateReport, KarpenterPool, cluster_autoscaler, karpenter,
+    ConsolidateReport, KarpenterPool, cluster_autoscaler_with, karpenter,
 };
 use repel_engine::drain::{Decider, DrainConfig};
 
@@ -51,11 +51,12 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
             args.threshold
         )));
     }
-    let (built, controllers, node_pools) = load(
+    let (built, controllers, node_pools, compiled) = load(
         &args.inputs,
         &args.scheduler,
         &args.admission,
         "consolidate",
+        matches!(args.as_, As::ClusterAutoscaler),
     )?;
     let opts = args.ca.options(controllers);
     let cfg = DrainConfig {
@@ -66,7 +67,9 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
         seed: args.scheduler.seed,
     };
     let report = match args.as_ {
-        As::ClusterAutoscaler => cluster_autoscaler(&built.cluster, &opts, args.threshold, &cfg),
+        As::ClusterAutoscaler => {
+            cluster_autoscaler_with(&built.cluster, &opts, args.threshold, &cfg, compiled)
+        }
         As::Karpenter => {
             let mut pools = Vec::new();
             for v in &node_pools {

@@ -6,11 +6,12 @@
 use clap::{Args, ValueEnum};
 use repel_core::labels::LabelSelector;
 use repel_engine::drain::{
-    Decider, DrainConfig, DrainReport, PodAction, ca, drain as judge, resolve,
+    Decider, DrainConfig, DrainReport, PodAction, ca, drain_in_place, resolve,
 };
 use repel_engine::kubectl_steps::drain::DrainOptions;
 use repel_engine::load::{Built, build_cluster};
 use repel_engine::scheduler::fast::FastScheduler;
+use repel_engine::scheduler::fast::first_fit::FirstFit;
 
 use crate::output::{leave_at_exit, print_machine, render, table, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
@@ -93,7 +94,7 @@ impl CaFlags {
             skip_nodes_with_system_pods: self.skip_nodes_with_system_pods,
             skip_nodes_with_local_storage: self.skip_nodes_with_local_storage,
             skip_nodes_with_custom_controller_pods: self.skip_nodes_with_custom_controller_pods,
-            controllers,
+            controllers: controllers.into_iter().collect(),
             ..Default::default()
         }
     }
@@ -104,7 +105,12 @@ pub type Controller = (String, String, String);
 
 /// What a what-if reads: the cluster, the workload objects cluster-autoscaler's listers find,
 /// and the node pools as written.
-pub type Loaded = (Built, Vec<Controller>, Vec<serde_json::Value>);
+pub type Loaded = (
+    Built,
+    Vec<Controller>,
+    Vec<serde_json::Value>,
+    Option<FirstFit>,
+);
 
 /// The cluster as it would run (its pending pods placed by the compiled scheduler) and the
 /// workload objects cluster-autoscaler's listers would find: the input's, and the
@@ -114,6 +120,7 @@ pub fn load(
     scheduler: &SchedulerFlags,
     admission: &AdmissionFlags,
     command: &str,
+    keep_compiled: bool,
 ) -> Result<Loaded, CliError> {
     let admission = admission.config()?;
     let inv = inputs.load_seeded(command, scheduler.seed)?;
@@ -135,9 +142,14 @@ pub fn load(
     let mut built = build_cluster(input, &gates, &admission, scheduler.seed);
     warn_all(&built.warnings);
     let pct = scheduler.percentage_of_nodes_to_score;
-    FastScheduler::new(gates, pct, scheduler.seed).schedule_all(&mut built.cluster);
+    let mut fast = FastScheduler::new(gates, pct, scheduler.seed);
+    if keep_compiled {
+        fast.keep_state();
+    }
+    fast.schedule_all(&mut built.cluster);
+    let compiled = keep_compiled.then(|| FirstFit::from_scheduler(fast, &built.cluster));
     controllers.extend(built.cluster.owner_selectors.keys().cloned());
-    Ok((built, controllers, pools))
+    Ok((built, controllers, pools, compiled))
 }
 
 /// The time of a what-if, Unix seconds.
@@ -160,7 +172,13 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             "USAGE: repel drain NODE... | --all | -l SELECTOR [-f FILE]".to_string(),
         ));
     }
-    let (built, controllers, _) = load(&args.inputs, &args.scheduler, &args.admission, "drain")?;
+    let (mut built, controllers, _, compiled) = load(
+        &args.inputs,
+        &args.scheduler,
+        &args.admission,
+        "drain",
+        matches!(args.as_, As::ClusterAutoscaler),
+    )?;
     let gates = args.inputs.feature_gates;
     let c = &built.cluster;
     let names: Vec<String> = if args.all {
@@ -209,7 +227,7 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
         gates,
         seed: args.scheduler.seed,
     };
-    let report = judge(c, &nodes, &cfg);
+    let report = drain_in_place(&mut built.cluster, &nodes, &cfg, compiled);
     match args.output {
         Some(f) => print_machine(&report, f)?,
         None => print_human(&report),

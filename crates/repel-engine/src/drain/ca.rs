@@ -26,12 +26,12 @@ use std::collections::HashMap;
 use k8s_openapi::api::core::v1::Taint;
 
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, annotation, controller, fit_error, key,
-    not_drained, pods_on, selecting_pdbs, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, PodsOn, Undo, annotation, controller,
+    fit_error, key, not_drained, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
-use crate::scheduler::framework::CycleState;
+use crate::scheduler::fast::first_fit::FirstFit;
 
 /// `PodSafeToEvictKey`.
 pub const SAFE_TO_EVICT: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
@@ -58,7 +58,7 @@ pub struct Options {
     pub bsp_disruption_timeout: i64,
     /// The workload objects the cluster holds, `(kind, namespace, name)`: the controllers
     /// cluster-autoscaler's listers find.
-    pub controllers: Vec<(String, String, String)>,
+    pub controllers: std::collections::BTreeSet<(String, String, String)>,
 }
 
 impl Default for Options {
@@ -68,7 +68,7 @@ impl Default for Options {
             skip_nodes_with_local_storage: true,
             skip_nodes_with_custom_controller_pods: true,
             bsp_disruption_timeout: 3600,
-            controllers: Vec::new(),
+            controllers: Default::default(),
         }
     }
 }
@@ -178,8 +178,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     {
         let found = |k: &str| {
             opts.controllers
-                .iter()
-                .any(|(ck, cns, cn)| ck == k && cns == ns && cn == cname)
+                .contains(&(k.to_string(), ns.to_string(), cname.to_string()))
         };
         let missing = |what: &str| not_found(what, cname);
         match kind {
@@ -301,16 +300,120 @@ fn has_blocking_local_volume(p: &PodInfo) -> bool {
     })
 }
 
-/// Judges node `node` of `work` (changed: on success its pods are where they moved and, when
-/// `commit`, the node is removed and the budgets charged).
+/// What judging needs besides the cluster: the compiled first fit (built on first use, again
+/// after a node is removed), the reference scheduler (for the pods the compiled path does not
+/// cover, and for FitErrors), and the pods on each node.
+pub struct Sim {
+    gates: repel_core::FeatureGates,
+    seed: u64,
+    ff: Option<FirstFit>,
+    sched: Option<Scheduler>,
+    pods_on: PodsOn,
+    /// Whether the compiled first fit answers (else the reference, for every pod).
+    pub(crate) compiled: bool,
+    /// First fits answered by the compiled path, and by the reference.
+    pub(crate) answered: (usize, usize),
+}
+
+impl Sim {
+    /// For what-ifs on `c` with `cfg`'s gates and seed.
+    pub fn new(c: &Cluster, cfg: &DrainConfig) -> Sim {
+        Sim {
+            gates: cfg.gates,
+            seed: cfg.seed,
+            ff: None,
+            sched: None,
+            pods_on: PodsOn::new(c),
+            compiled: true,
+            answered: (0, 0),
+        }
+    }
+
+    /// Starts from `ff` (the compiled state of the cluster as it is now), when given.
+    pub fn with_first_fit(mut self, ff: Option<FirstFit>) -> Sim {
+        self.ff = ff;
+        self
+    }
+
+    fn ff(&mut self, c: &Cluster) -> &mut FirstFit {
+        self.ff.get_or_insert_with(|| FirstFit::new(self.gates, c))
+    }
+
+    /// Puts back what a judgement changed.
+    pub fn undo(&mut self, c: &mut Cluster, undo: Undo) {
+        undo.restore(c, self.ff.as_mut());
+    }
+}
+
+/// A judgement: the verdict, what it changed on the cluster (the moved pods where they went,
+/// the node a pod-less tainted copy) and the pods moved.
+pub struct Judged {
+    /// The verdict.
+    pub verdict: NodeVerdict,
+    /// The changes, to put back ([`Sim::undo`]) unless the node goes ([`commit`]).
+    pub undo: Undo,
+    moved: Vec<PodId>,
+}
+
+/// Judges node `node` of `work`. On return `work` holds the simulation's changes (see
+/// [`Judged`]); the rotating start in `state` has moved past the nodes chosen.
 pub fn judge(
     work: &mut Cluster,
     node: NodeId,
     opts: &Options,
     cfg: &DrainConfig,
     state: &mut State,
-    commit: bool,
-) -> NodeVerdict {
+    sim: &mut Sim,
+) -> Judged {
+    let mut undo = Undo::default();
+    let verdict = judge_inner(work, node, opts, cfg, state, sim, &mut undo);
+    let moved = match &verdict {
+        Ok((_, moved)) => moved.clone(),
+        Err(_) => Vec::new(),
+    };
+    Judged {
+        verdict: verdict.map_or_else(|v| v, |(v, _)| v),
+        undo,
+        moved,
+    }
+}
+
+/// The node goes after a drainable judgement: the budgets pay for the pods moved, the node's
+/// remaining pods are deleted and the node removed.
+pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut State, sim: &mut Sim) {
+    let mut charged: HashMap<usize, i32> = HashMap::new();
+    for id in &judged.moved {
+        for i in selecting_pdbs(work, &work.pods[*id]) {
+            *charged.entry(i).or_default() += 1;
+        }
+    }
+    for (i, n) in charged {
+        if let Some(r) = state.remaining.get_mut(i) {
+            *r -= n;
+        }
+    }
+    for id in sim.pods_on.on(work, node) {
+        work.force_delete_pod(id);
+    }
+    work.delete_node(node);
+    if state.last_index > node {
+        state.last_index -= 1;
+    }
+    // Node ids moved: the compiled state is built again when next needed.
+    sim.ff = None;
+}
+
+/// [`judge`]'s body: `Ok` with the verdict and the pods moved when the node is drainable.
+#[allow(clippy::too_many_arguments)]
+fn judge_inner(
+    work: &mut Cluster,
+    node: NodeId,
+    opts: &Options,
+    cfg: &DrainConfig,
+    state: &mut State,
+    sim: &mut Sim,
+    undo: &mut Undo,
+) -> Result<(NodeVerdict, Vec<PodId>), NodeVerdict> {
     let name = work.nodes[node].name.clone();
     if work.nodes[node]
         .node
@@ -320,15 +423,15 @@ pub fn judge(
         .and_then(|a| a.get(SCALE_DOWN_DISABLED))
         .is_some_and(|v| v == "true")
     {
-        return NodeVerdict {
+        return Err(NodeVerdict {
             node: name,
             drainable: false,
             reason: Some("ScaleDownDisabledAnnotation".to_string()),
             message: Some(format!("{SCALE_DOWN_DISABLED}: \"true\"")),
             pods: Vec::new(),
-        };
+        });
     }
-    let on_node = pods_on(work, node);
+    let on_node = sim.pods_on.on(work, node);
     let mut pods = Vec::new();
     let mut to_move: Vec<PodId> = Vec::new();
     let mut blocking: Option<(String, String, &'static str)> = None;
@@ -381,18 +484,18 @@ pub fn judge(
     }
     if let Some((_, message, _)) = blocking {
         // GetPodsToMove stops at the first blocking pod: nothing is simulated.
-        return not_drained(
+        return Err(not_drained(
             work,
             name,
             ("BlockedByPod", message),
             pods,
             &to_move,
             "not simulated: another pod blocks the node",
-        );
+        ));
     }
     if let Some(pod) = waiting {
         // A pod cluster-autoscaler waits for: the node is not removed until it finishes.
-        return not_drained(
+        return Err(not_drained(
             work,
             name,
             (
@@ -402,30 +505,29 @@ pub fn judge(
             pods,
             &to_move,
             "not simulated: the node waits for a pod to finish",
-        );
+        ));
     }
     // The tainted ghost: the node without pods, tainted ToBeDeletedByClusterAutoscaler.
+    sim.ff(work);
+    undo.node(work, node);
     for id in &on_node {
-        if !to_move.contains(id) {
+        undo.pod(work, *id);
+        if !to_move.contains(id) && work.pods[*id].node == Some(node) {
             work.unbind(*id);
+            if let Some(ff) = sim.ff.as_mut() {
+                ff.moved(work, *id, node, -1);
+            }
         }
     }
-    let mut taints = work.nodes[node].taints.clone();
-    if !taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
-        taints.push(Taint {
-            key: TO_BE_DELETED_TAINT.to_string(),
-            value: Some(cfg.now_unix.to_string()),
-            effect: "NoSchedule".to_string(),
-            time_added: None,
-        });
-    }
-    work.set_node_taints(node, taints);
     // Highest priority first, stable otherwise.
     to_move.sort_by_key(|id| std::cmp::Reverse(work.pods[*id].priority));
     for id in &to_move {
+        let was = work.pods[*id].node;
         unschedule(work, *id);
+        if let (Some(n), Some(ff)) = (was, sim.ff.as_mut()) {
+            ff.moved(work, *id, n, -1);
+        }
     }
-    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
     let total = to_move.len();
     let mut placed = 0;
     let mut failed = false;
@@ -440,9 +542,13 @@ pub fn judge(
             });
             continue;
         }
-        match first_fit(&mut sched, work, *id, node, state) {
+        match first_fit(sim, work, *id, node, cfg.now_unix, state) {
             Some(n) => {
+                undo.node(work, n);
                 work.bind(*id, n);
+                if let Some(ff) = sim.ff.as_mut() {
+                    ff.moved(work, *id, n, 1);
+                }
                 placed += 1;
                 pods.push(PodVerdict {
                     pod: k,
@@ -453,7 +559,10 @@ pub fn judge(
             }
             None => {
                 failed = true;
-                let message = fit_error(&mut sched, work, *id);
+                let sched = sim
+                    .sched
+                    .get_or_insert_with(|| Scheduler::new(sim.gates, Some(100), sim.seed));
+                let message = with_ghost(work, node, cfg.now_unix, |w| fit_error(sched, w, *id));
                 pods.push(PodVerdict {
                     pod: k,
                     action: PodAction::Pending { message },
@@ -463,72 +572,89 @@ pub fn judge(
     }
     sort(&mut pods);
     if failed {
-        return NodeVerdict {
+        return Err(NodeVerdict {
             node: name,
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
             message: Some(format!("can reschedule only {placed} out of {total} pods")),
             pods,
-        };
+        });
     }
-    if commit {
-        // The budgets pay for the pods moved; the node goes.
-        let mut charged: HashMap<usize, i32> = HashMap::new();
-        for id in &to_move {
-            for i in selecting_pdbs(work, &work.pods[*id]) {
-                *charged.entry(i).or_default() += 1;
-            }
-        }
-        for (i, n) in charged {
-            if let Some(r) = state.remaining.get_mut(i) {
-                *r -= n;
-            }
-        }
-        for id in pods_on(work, node) {
-            work.force_delete_pod(id);
-        }
-        let removed_at = node;
-        work.delete_node(node);
-        if state.last_index > removed_at {
-            state.last_index -= 1;
-        }
+    Ok((
+        NodeVerdict {
+            node: name,
+            drainable: true,
+            reason: None,
+            message: None,
+            pods,
+        },
+        to_move,
+    ))
+}
+
+/// Runs `f` on `c` with node `node` tainted `ToBeDeletedByClusterAutoscaler=<now>:NoSchedule`,
+/// as cluster-autoscaler's snapshot holds the node being removed; the node is put back after.
+/// (Only the reference scheduler reads the taint: the compiled first fit skips the node and
+/// must keep seeing the node as its class was compiled.)
+fn with_ghost<T>(c: &mut Cluster, node: NodeId, now: i64, f: impl FnOnce(&Cluster) -> T) -> T {
+    let saved = (c.nodes[node].node.clone(), c.nodes[node].taints.clone());
+    let mut taints = saved.1.clone();
+    if !taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
+        taints.push(Taint {
+            key: TO_BE_DELETED_TAINT.to_string(),
+            value: Some(now.to_string()),
+            effect: "NoSchedule".to_string(),
+            time_added: None,
+        });
     }
-    NodeVerdict {
-        node: name,
-        drainable: true,
-        reason: None,
-        message: None,
-        pods,
-    }
+    c.set_node_taints(node, taints);
+    let out = f(c);
+    let n = &mut c.nodes[node];
+    n.node = saved.0;
+    n.taints = saved.1;
+    out
 }
 
 /// The first node, from the rotating start, other than `removed` and not cordoned, whose
-/// PreFilter and Filter plugins pass for pod `id`; the start moves past it.
+/// PreFilter and Filter plugins pass for pod `id` (the compiled first fit, or the reference's
+/// on the cluster with `removed` tainted, for a pod it does not cover); the start moves past
+/// it.
 fn first_fit(
-    sched: &mut Scheduler,
-    c: &Cluster,
+    sim: &mut Sim,
+    c: &mut Cluster,
     id: PodId,
     removed: NodeId,
+    now: i64,
     state: &mut State,
 ) -> Option<NodeId> {
-    let pod = c.pods[id].clone();
-    let mut cycle = CycleState::default();
-    let (feasible, _) = sched.find_nodes_that_fit(&mut cycle, &pod, c, true);
     let n = c.nodes.len();
     if n == 0 {
         return None;
     }
-    let ok: Vec<bool> = {
-        let mut v = vec![false; n];
-        for f in feasible {
-            if f != removed && !c.nodes[f].unschedulable {
-                v[f] = true;
-            }
-        }
-        v
-    };
     let start = state.last_index % n;
-    let chosen = (0..n).map(|i| (start + i) % n).find(|i| ok[*i])?;
+    let compiled = if !sim.compiled {
+        None
+    } else {
+        let c: &Cluster = c;
+        let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
+        sim.ff(c).first_fit(c, id, start, skip)
+    };
+    let chosen = match compiled {
+        Some(found) => {
+            sim.answered.0 += 1;
+            found
+        }
+        None => {
+            sim.answered.1 += 1;
+            let sched = sim
+                .sched
+                .get_or_insert_with(|| Scheduler::new(sim.gates, Some(100), sim.seed));
+            with_ghost(c, removed, now, |c| {
+                let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
+                sched.first_fit(&c.pods[id], c, start, skip)
+            })
+        }
+    }?;
     state.last_index = (chosen + 1) % n;
     Some(chosen)
 }

@@ -83,6 +83,18 @@ pub fn cluster_autoscaler(
     threshold: f64,
     cfg: &DrainConfig,
 ) -> ConsolidateReport {
+    cluster_autoscaler_with(c, opts, threshold, cfg, None)
+}
+
+/// [`cluster_autoscaler`] starting from `compiled`, the compiled state of the run that
+/// scheduled `c` (see [`super::drain_with`]).
+pub fn cluster_autoscaler_with(
+    c: &Cluster,
+    opts: &ca::Options,
+    threshold: f64,
+    cfg: &DrainConfig,
+    compiled: Option<crate::scheduler::fast::first_fit::FirstFit>,
+) -> ConsolidateReport {
     let mut kept: Vec<(usize, Kept)> = Vec::new();
     let mut empty: Vec<String> = Vec::new();
     let mut busy: Vec<String> = Vec::new();
@@ -135,16 +147,18 @@ pub fn cluster_autoscaler(
     }
     let mut work = c.clone();
     let mut state = State::new(c);
+    let mut sim = ca::Sim::new(c, cfg).with_first_fit(compiled);
     let mut removable = Vec::new();
     for name in empty.iter().chain(busy.iter()) {
         let Some(node) = work.node_id(name) else {
             continue;
         };
-        let mut trial = work.clone();
+        // A trial: its rotating start is kept only when the node goes.
         let mut trial_state = state.clone();
-        let v = ca::judge(&mut trial, node, opts, cfg, &mut trial_state, true);
+        let judged = ca::judge(&mut work, node, opts, cfg, &mut trial_state, &mut sim);
+        let v = judged.verdict.clone();
         if v.drainable {
-            work = trial;
+            ca::commit(&mut work, node, judged, &mut trial_state, &mut sim);
             state = trial_state;
             removable.push(Removable {
                 node: v.node,
@@ -157,15 +171,18 @@ pub fn cluster_autoscaler(
                     })
                     .collect(),
             });
-        } else if let Some(i) = c.node_id(name) {
-            kept.push((
-                i,
-                Kept {
-                    node: v.node,
-                    reason: v.reason.unwrap_or_default(),
-                    message: v.message.unwrap_or_default(),
-                },
-            ));
+        } else {
+            sim.undo(&mut work, judged.undo);
+            if let Some(i) = c.node_id(name) {
+                kept.push((
+                    i,
+                    Kept {
+                        node: v.node,
+                        reason: v.reason.unwrap_or_default(),
+                        message: v.message.unwrap_or_default(),
+                    },
+                ));
+            }
         }
     }
     kept.sort_by_key(|(i, _)| *i);

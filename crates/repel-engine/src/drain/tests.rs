@@ -54,7 +54,9 @@ fn opts() -> Options {
         controllers: vec![
             ("ReplicaSet".into(), "default".into(), "web".into()),
             ("ReplicaSet".into(), "kube-system".into(), "web".into()),
-        ],
+        ]
+        .into_iter()
+        .collect(),
         ..Options::default()
     }
 }
@@ -805,4 +807,111 @@ fn karpenter_consolidation_emptiness_then_multi_node_and_what_stays() {
         r.kept[1].message,
         "NodePool \"frozen\" has consolidation disabled"
     );
+}
+
+/// A generated cluster with every pod placed, as `repel drain` loads one, and the controllers
+/// of its pods (so that cluster-autoscaler finds them all).
+fn placed(
+    shape: crate::generate::ClusterShape,
+    nodes: usize,
+    pods: usize,
+    seed: u64,
+) -> (Cluster, Options) {
+    let g = shape.generate(&crate::generate::GenerateOptions {
+        nodes,
+        pods,
+        seed,
+        taints_per_node: 0,
+    });
+    let gates = repel_core::FeatureGates::default();
+    let mut c = crate::load::build_cluster(
+        g.input(),
+        &gates,
+        &repel_core::admission::AdmissionConfig::default(),
+        seed,
+    )
+    .cluster;
+    crate::scheduler::fast::FastScheduler::new(gates, None, seed).schedule_all(&mut c);
+    let controllers: Vec<(String, String, String)> = c
+        .pods
+        .iter()
+        .filter_map(|p| {
+            controller(p).map(|(k, n)| (k.to_string(), p.namespace.clone(), n.to_string()))
+        })
+        .collect();
+    let opts = Options {
+        controllers: controllers.into_iter().collect(),
+        ..Options::default()
+    };
+    (c, opts)
+}
+
+/// What a what-if may change, node by node and pod by pod.
+fn fingerprint(c: &Cluster) -> String {
+    let mut out = String::new();
+    for n in &c.nodes {
+        out += &format!(
+            "{} {:?} {:?} {:?} {:?} {:?} {} {:?} {}\n",
+            n.name,
+            n.pods,
+            n.requested,
+            n.non_zero_requested,
+            n.taints,
+            n.used_ports,
+            n.unschedulable,
+            n.pods_with_required_anti_affinity,
+            serde_json::to_string(&*n.node).unwrap_or_default()
+        );
+    }
+    for p in &c.pods {
+        out += &format!(
+            "{} {:?} {:?} {:?} {:?} {}\n",
+            p.key(),
+            p.node,
+            p.phase,
+            p.nominated,
+            p.spec_node_name(),
+            p.deleted
+        );
+    }
+    out
+}
+
+#[test]
+fn the_compiled_first_fit_judges_every_node_as_the_reference_and_undo_restores_the_cluster() {
+    use crate::generate::ClusterShape;
+    for (shape, nodes, pods, seed) in [
+        (ClusterShape::Default, 40, 1_200, 1),
+        (ClusterShape::LargeWorkloads, 40, 1_200, 2),
+        (ClusterShape::LargeWorkloads, 60, 2_400, 5),
+    ] {
+        let (c, opts) = placed(shape, nodes, pods, seed);
+        let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for independent in [true, false] {
+            let cfg = cfg(Decider::ClusterAutoscaler(opts.clone()), independent);
+            let mut a = c.clone();
+            let (got, answered) = drain_ca_on(&mut a, &names, &opts, &cfg, None, true);
+            let mut b = c.clone();
+            let (want, _) = drain_ca_on(&mut b, &names, &opts, &cfg, None, false);
+            assert!(answered.0 > 10 * answered.1, "{answered:?}");
+            assert_eq!(got, want, "{shape} seed {seed} independent {independent}");
+            assert_eq!(fingerprint(&a), fingerprint(&b));
+            if independent {
+                assert_eq!(fingerprint(&a), fingerprint(&c), "{shape} seed {seed}");
+            }
+            let moved = got
+                .nodes
+                .iter()
+                .flat_map(|n| &n.pods)
+                .filter(|p| matches!(p.action, PodAction::Move { .. }))
+                .count();
+            assert!(moved > 100, "{shape} seed {seed}: {moved} pods moved");
+            assert!(got.nodes.iter().any(|n| n.drainable), "{shape} seed {seed}");
+            assert!(
+                got.nodes.iter().any(|n| !n.drainable),
+                "{shape} seed {seed}"
+            );
+        }
+    }
 }

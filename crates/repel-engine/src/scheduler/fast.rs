@@ -124,6 +124,9 @@ pub struct FastScheduler {
     gates: FeatureGates,
     /// Counters of the last runs.
     pub stats: FastStats,
+    /// Keep the compiled state of the last run ([`FastScheduler::keep_state`]).
+    keep: bool,
+    kept: Option<Run>,
 }
 
 /// A node's resources as NodeResourcesFit and the scorers read them.
@@ -772,6 +775,8 @@ struct Spread {
     include: Arc<Vec<bool>>,
     /// Whether the pod matches its own selector.
     self_match: bool,
+    /// `nodeTaintsPolicy: Honor`: a node's taints decide whether it counts.
+    honor_taints: bool,
 }
 
 /// How the static plugins are answered for a pod class.
@@ -882,6 +887,9 @@ struct Run {
     class_raw: Vec<i64>,
     /// Scratch of `class_scores`: raw spread scores by zone slot, hostname label and count.
     raw_memo: Vec<i64>,
+    /// Per pod, the class key it was scheduled with (0: none), kept for a what-if that starts
+    /// from this state ([`FastScheduler::keep_state`]).
+    class_keys: Vec<u128>,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -1213,6 +1221,7 @@ impl Run {
             own_in_class: vec![0; classes],
             class_raw: vec![0; classes],
             raw_memo: Vec::new(),
+            class_keys: Vec::new(),
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: FastMap::default(),
@@ -1363,7 +1372,15 @@ impl FastScheduler {
             reference: Scheduler::new(gates, percentage_of_nodes_to_score, seed),
             gates,
             stats: FastStats::default(),
+            keep: false,
+            kept: None,
         }
+    }
+
+    /// Keeps the compiled state of the runs that follow, the last one for a what-if to start
+    /// from ([`first_fit::FirstFit::from_scheduler`]), instead of freeing it.
+    pub fn keep_state(&mut self) {
+        self.keep = true;
     }
 
     /// Schedules every pending pod in queue order, as [`super::schedule_all`] does.
@@ -1398,6 +1415,14 @@ impl FastScheduler {
                 *k = label;
             }
         }
+        if self.keep {
+            run.class_keys.resize(cluster.pods.len(), 0);
+            for (&pod, &(key, _)) in queue.iter().zip(&keys) {
+                if let Some(k) = run.class_keys.get_mut(pod) {
+                    *k = key;
+                }
+            }
+        }
         for (&pod, &(key, _)) in queue.iter().zip(&keys) {
             let outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
             super::push_with_retry(&mut out, pod, outcome, || {
@@ -1405,7 +1430,11 @@ impl FastScheduler {
             });
         }
         self.stats.pod_classes = run.classes.values().filter(|c| c.is_some()).count();
-        free(run, queue.len());
+        if self.keep {
+            self.kept = Some(run);
+        } else {
+            free(run, queue.len());
+        }
         out
     }
 
@@ -1630,6 +1659,7 @@ impl FastScheduler {
                         }
                     };
                     Spread {
+                        honor_taints: c.node_taints_policy == NodeInclusionPolicy::Honor,
                         hostname: c.topology_key == LABEL_HOSTNAME,
                         self_match: c.selector.matches(info.labels()),
                         sel,
@@ -2114,6 +2144,7 @@ impl FastScheduler {
 }
 
 mod by_class;
+pub mod first_fit;
 #[cfg(test)]
 mod tests;
 mod unschedulable;

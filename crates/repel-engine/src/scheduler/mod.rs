@@ -376,6 +376,33 @@ impl Scheduler {
         Status::success()
     }
 
+    /// cluster-autoscaler's first fit: PreFilter once, then Filter on each node from `start` in
+    /// node order (wrapping over every node, `skip`ped ones left out) until one passes; no
+    /// scores, and the round-robin index is not moved.
+    pub fn first_fit(
+        &self,
+        pod: &PodInfo,
+        cluster: &Cluster,
+        start: usize,
+        skip: impl Fn(NodeId) -> bool,
+    ) -> Option<NodeId> {
+        let mut state = CycleState::default();
+        let names = self.pre_filter(&mut state, pod, cluster).ok()?.0;
+        let n = cluster.nodes.len();
+        (0..n)
+            .map(|i| (start + i) % n)
+            .filter(|&i| !skip(i))
+            .filter(|&i| {
+                names
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&cluster.nodes[i].name))
+            })
+            .find(|&i| {
+                self.run_filters(&state, pod, &cluster.nodes[i], cluster)
+                    .is_success()
+            })
+    }
+
     /// PreFilter then Filter. With `find_all`, every candidate node is checked (explain);
     /// otherwise upstream's `numFeasibleNodesToFind` from the round-robin start, advancing it.
     pub(crate) fn find_nodes_that_fit(

@@ -65,6 +65,20 @@ pub(super) fn human(r: &BenchReport) -> comfy_table::Table {
                 r.eviction_plan_seconds, r.eviction_plan_pods
             ),
         ),
+        (
+            "drain what-if, every node (cluster-autoscaler)",
+            format!(
+                "{:.3} s ({} of {} drainable)",
+                r.drain_all_seconds, r.drain_all_drainable, r.nodes
+            ),
+        ),
+        (
+            "consolidate (cluster-autoscaler)",
+            format!(
+                "{:.3} s ({} removable)",
+                r.consolidate_seconds, r.consolidate_removable
+            ),
+        ),
         ("explain one pod", format!("{:.4} s", r.explain_seconds)),
         ("peak memory", mib(r.peak_rss_bytes)),
     ]);

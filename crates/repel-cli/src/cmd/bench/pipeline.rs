@@ -100,7 +100,7 @@ pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run,
     let build_seconds = t.elapsed().as_secs_f64();
     say("pipeline: schedule, every node scored");
     let t = Instant::now();
-    let (placements, stats) = run_schedule(&mut built.cluster, gates, Some(100), args);
+    let (placements, stats, _) = run_schedule(&mut built.cluster, gates, Some(100), args, false);
     let schedule_seconds = t.elapsed().as_secs_f64();
     say("pipeline: output (the placements as JSON)");
     let t = Instant::now();

@@ -1,0 +1,129 @@
+//! cluster-autoscaler's first fit on the compiled state (issue 15).
+//!
+//! cluster-autoscaler's scale-down simulation asks, for each pod to move, for the first node in
+//! its rotating order whose PreFilter and Filter plugins pass — no scores. [`FirstFit`] answers
+//! that from the compiled scheduler's state, built once for a whole what-if: node and pod
+//! classes answer the static filters once per class (the nodes they let through, in node
+//! order), requests are compared with each node's free figures, hard spread constraints with
+//! the matching pods per domain — all kept in step with the binds and unbinds the simulation
+//! makes ([`FirstFit::moved`]). A pod the compiled path does not cover (host ports, inter-pod
+//! affinity anywhere in the cluster, a pod naming nodes, a hard spread constraint honouring
+//! taints) gets `None`, and the caller asks the reference ([`Scheduler::first_fit`]).
+//!
+//! Nodes' labels, taints and `unschedulable` must not change while one is in use, except on
+//! nodes the caller skips; a node removed from the cluster needs a new one.
+
+use super::{
+    FastMap, FastScheduler, MAX_SPREADS, Run, Statics, class_key, fits_free, hard_counts,
+    hard_failure, has_pod_affinity,
+};
+use crate::cluster::{Cluster, NodeId, PodId};
+use k8s_openapi::api::core::v1::PodSpec;
+use repel_core::FeatureGates;
+
+#[cfg(doc)]
+use super::Scheduler;
+
+/// The compiled first fit. See the module documentation.
+pub struct FirstFit {
+    sched: FastScheduler,
+    run: Run,
+    affinity_anywhere: bool,
+    /// Spec keys by the address of a spec shared by pods (the cluster keeps them alive).
+    specs: FastMap<*const PodSpec, u128>,
+}
+
+impl FirstFit {
+    /// The compiled state of `cluster` as it is now.
+    pub fn new(gates: FeatureGates, cluster: &Cluster) -> Self {
+        FirstFit {
+            sched: FastScheduler::new(gates, Some(100), 0),
+            run: Run::new(cluster),
+            affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
+            specs: FastMap::default(),
+        }
+    }
+
+    /// The compiled state `sched` kept of its last run on `cluster` (see
+    /// [`FastScheduler::keep_state`]): its node classes, counts and compiled pod classes are
+    /// reused — a pod taken off its node and pending again is of the class it was scheduled
+    /// with. Without a kept state (or one of another cluster size), a new one.
+    pub fn from_scheduler(mut sched: FastScheduler, cluster: &Cluster) -> Self {
+        let run = sched
+            .kept
+            .take()
+            .filter(|r| r.res.len() == cluster.nodes.len())
+            .unwrap_or_else(|| Run::new(cluster));
+        FirstFit {
+            sched,
+            run,
+            affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
+            specs: FastMap::default(),
+        }
+    }
+
+    /// Pod `pod` was bound to (`delta` 1) or taken off (-1) node `node` of `cluster`: the
+    /// counts follow. Call it after the change.
+    pub fn moved(&mut self, cluster: &Cluster, pod: PodId, node: NodeId, delta: i32) {
+        if pod >= cluster.pods.len() || node >= cluster.nodes.len() {
+            return;
+        }
+        self.run.sel.moved(cluster, pod, node, delta);
+        let res = super::NodeRes::of(&cluster.nodes[node]);
+        self.run.res[node] = res;
+        self.run.free[node] = super::Free::of(&res);
+    }
+
+    /// The first node from `start` in node order (wrapping), `skip`ped nodes left out, whose
+    /// filters pass for pending pod `pod`: `Some(Some(node))`, `Some(None)` when no node
+    /// passes, `None` when the compiled path does not cover the pod.
+    pub fn first_fit(
+        &mut self,
+        cluster: &Cluster,
+        pod: PodId,
+        start: usize,
+        skip: impl Fn(NodeId) -> bool,
+    ) -> Option<Option<NodeId>> {
+        if self.affinity_anywhere {
+            return None;
+        }
+        let info = cluster.pods.get(pod)?;
+        // The key it was scheduled with when this state scheduled it: a pod taken off its node
+        // reads as it did pending (no `spec.nodeName`), and nothing else of it changed.
+        let key = match self.run.class_keys.get(pod) {
+            Some(&k) if k != 0 && info.spec_node_name().is_none() => k,
+            _ => class_key(info, &mut self.specs),
+        };
+        let class = self.sched.class_of(&mut self.run, cluster, pod, key)?;
+        let Statics::ByClass { allowed, .. } = &*class.statics else {
+            return None;
+        };
+        if class.hard.iter().any(|s| s.honor_taints) {
+            return None;
+        }
+        let n_all = cluster.nodes.len();
+        if n_all == 0 {
+            return Some(None);
+        }
+        let hard_min = if class.hard.is_empty() {
+            [0; MAX_SPREADS]
+        } else {
+            hard_counts(&mut self.run, &class)
+        };
+        let run = &self.run;
+        let start = start % n_all;
+        let split = allowed.partition_point(|n| *n < start);
+        Some(
+            allowed[split..]
+                .iter()
+                .chain(&allowed[..split])
+                .copied()
+                .find(|&n| {
+                    !skip(n)
+                        && fits_free(&class, &run.free[n], &cluster.nodes[n])
+                        && (class.hard.is_empty()
+                            || hard_failure(run, &class, &hard_min, n).is_none())
+                }),
+        )
+    }
+}
