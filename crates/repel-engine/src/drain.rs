@@ -445,9 +445,23 @@ pub fn drain_with(
     cfg: &DrainConfig,
     compiled: Option<FirstFit>,
 ) -> DrainReport {
-    if let Decider::ClusterAutoscaler(_) = &cfg.decider {
-        return drain_in_place(&mut c.clone(), nodes, cfg, compiled);
+    match &cfg.decider {
+        Decider::ClusterAutoscaler(opts) => {
+            drain_ca_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
+        }
+        Decider::Kubectl(opts) => on_copies(c, nodes, cfg, |w, n| kubectl(w, n, opts, cfg)),
+        Decider::Karpenter => on_copies(c, nodes, cfg, |w, n| karpenter::judge(w, n, cfg)),
     }
+}
+
+/// Each node judged by `judge` on a copy of the cluster: of `c` when `independent`, else of the
+/// cluster the last drainable node left.
+fn on_copies(
+    c: &Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    judge: impl Fn(&mut Cluster, NodeId) -> NodeVerdict,
+) -> DrainReport {
     let mut carried = c.clone();
     let mut out = Vec::new();
     for name in nodes {
@@ -460,11 +474,7 @@ pub fn drain_with(
             // Removed by an earlier drain of the same name given twice.
             continue;
         };
-        let verdict = match &cfg.decider {
-            Decider::Kubectl(opts) => kubectl(&mut work, node, opts, cfg),
-            Decider::Karpenter => karpenter::judge(&mut work, node, cfg),
-            Decider::ClusterAutoscaler(_) => continue,
-        };
+        let verdict = judge(&mut work, node);
         if verdict.drainable && !cfg.independent {
             carried = work;
         }

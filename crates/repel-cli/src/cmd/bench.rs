@@ -189,21 +189,8 @@ struct DrainMeasures {
 /// its listers.
 fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> DrainMeasures {
     use repel_engine::drain::{Decider, DrainConfig, ca, consolidate, drain_in_place};
-    let controllers: Vec<(String, String, String)> = c
-        .pods
-        .iter()
-        .filter_map(|p| {
-            let o = p
-                .meta
-                .owner_references
-                .iter()
-                .flatten()
-                .find(|o| o.controller == Some(true))?;
-            Some((o.kind.clone(), p.namespace.clone(), o.name.clone()))
-        })
-        .collect();
     let opts = ca::Options {
-        controllers: controllers.into_iter().collect(),
+        controllers: ca::pod_controllers(c),
         ..ca::Options::default()
     };
     let cfg = DrainConfig {

@@ -33,6 +33,17 @@ use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
 use crate::scheduler::fast::first_fit::FirstFit;
 
+/// Every pod's controller, `(kind, namespace, name)`: the workload objects of a cluster whose
+/// pods all have their controllers (a generated one), for [`Options::controllers`].
+pub fn pod_controllers(c: &Cluster) -> std::collections::BTreeSet<(String, String, String)> {
+    c.pods
+        .iter()
+        .filter_map(|p| {
+            controller(p).map(|(k, n)| (k.to_string(), p.namespace.clone(), n.to_string()))
+        })
+        .collect()
+}
+
 /// `PodSafeToEvictKey`.
 pub const SAFE_TO_EVICT: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 /// `SafeToEvictLocalVolumesKey`.
@@ -180,36 +191,24 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
             opts.controllers
                 .contains(&(k.to_string(), ns.to_string(), cname.to_string()))
         };
-        let missing = |what: &str| not_found(what, cname);
-        match kind {
-            "ReplicationController" | "ReplicaSet" if !found(kind) => {
-                return Status::Block(
-                    "ControllerNotFound",
-                    format!(
-                        "replication controller for {ns}/{name} is not available, err: {}",
-                        missing(kind)
-                    ),
-                );
-            }
-            "Job" if !found(kind) => {
-                return Status::Block(
-                    "ControllerNotFound",
-                    format!(
-                        "job for {ns}/{name} is not available: err: {}",
-                        missing(kind)
-                    ),
-                );
-            }
-            "StatefulSet" if !found(kind) => {
-                return Status::Block(
-                    "ControllerNotFound",
-                    format!(
-                        "statefulset for {ns}/{name} is not available: err: {}",
-                        missing(kind)
-                    ),
-                );
-            }
-            _ => {}
+        // upstream's texts: the replication controllers' separator is ", err:", the others'
+        // ": err:".
+        let lister = match kind {
+            "ReplicationController" | "ReplicaSet" => Some(("replication controller", ",")),
+            "Job" => Some(("job", ":")),
+            "StatefulSet" => Some(("statefulset", ":")),
+            _ => None,
+        };
+        if let Some((what, sep)) = lister
+            && !found(kind)
+        {
+            return Status::Block(
+                "ControllerNotFound",
+                format!(
+                    "{what} for {ns}/{name} is not available{sep} err: {}",
+                    not_found(kind, cname)
+                ),
+            );
         }
     }
     // daemonset
@@ -559,9 +558,7 @@ fn judge_inner(
             }
             None => {
                 failed = true;
-                let sched = sim
-                    .sched
-                    .get_or_insert_with(|| Scheduler::new(sim.gates, Some(100), sim.seed));
+                let sched = reference(&mut sim.sched, sim.gates, sim.seed);
                 let message = with_ghost(work, node, cfg.now_unix, |w| fit_error(sched, w, *id));
                 pods.push(PodVerdict {
                     pod: k,
@@ -590,6 +587,16 @@ fn judge_inner(
         },
         to_move,
     ))
+}
+
+/// The reference scheduler of a [`Sim`], made on first use (a free function: the caller holds
+/// the cluster mutably at the same time).
+fn reference(
+    slot: &mut Option<Scheduler>,
+    gates: repel_core::FeatureGates,
+    seed: u64,
+) -> &mut Scheduler {
+    slot.get_or_insert_with(|| Scheduler::new(gates, Some(100), seed))
 }
 
 /// Runs `f` on `c` with node `node` tainted `ToBeDeletedByClusterAutoscaler=<now>:NoSchedule`,
@@ -646,9 +653,7 @@ fn first_fit(
         }
         None => {
             sim.answered.1 += 1;
-            let sched = sim
-                .sched
-                .get_or_insert_with(|| Scheduler::new(sim.gates, Some(100), sim.seed));
+            let sched = reference(&mut sim.sched, sim.gates, sim.seed);
             with_ghost(c, removed, now, |c| {
                 let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
                 sched.first_fit(&c.pods[id], c, start, skip)

@@ -832,15 +832,8 @@ fn placed(
     )
     .cluster;
     crate::scheduler::fast::FastScheduler::new(gates, None, seed).schedule_all(&mut c);
-    let controllers: Vec<(String, String, String)> = c
-        .pods
-        .iter()
-        .filter_map(|p| {
-            controller(p).map(|(k, n)| (k.to_string(), p.namespace.clone(), n.to_string()))
-        })
-        .collect();
     let opts = Options {
-        controllers: controllers.into_iter().collect(),
+        controllers: super::ca::pod_controllers(&c),
         ..Options::default()
     };
     (c, opts)

@@ -1286,11 +1286,19 @@ impl Run {
 
     /// A node's resources changed: refresh its numbers and log it.
     fn touched(&mut self, cluster: &Cluster, node: NodeId) {
-        if let Some(n) = cluster.nodes.get(node) {
-            self.res[node] = NodeRes::of(n);
-            self.free[node] = Free::of(&self.res[node]);
+        if self.refresh(cluster, node) {
             self.log.push(node);
         }
+    }
+
+    /// Reads a node's numbers again (false: no such node).
+    fn refresh(&mut self, cluster: &Cluster, node: NodeId) -> bool {
+        let Some(n) = cluster.nodes.get(node) else {
+            return false;
+        };
+        self.res[node] = NodeRes::of(n);
+        self.free[node] = Free::of(&self.res[node]);
+        true
     }
 
     /// Pods were removed somewhere (preemption): refresh everything.

@@ -69,9 +69,8 @@ impl FirstFit {
             return;
         }
         self.run.sel.moved(cluster, pod, node, delta);
-        let res = super::NodeRes::of(&cluster.nodes[node]);
-        self.run.res[node] = res;
-        self.run.free[node] = super::Free::of(&res);
+        // No change log: a first fit reads no resource scores.
+        self.run.refresh(cluster, node);
     }
 
     /// The first node from `start` in node order (wrapping), `skip`ped nodes left out, whose
