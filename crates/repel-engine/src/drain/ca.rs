@@ -310,7 +310,7 @@ pub struct Sim {
     pods_on: PodsOn,
     /// Whether the compiled first fit answers (else the reference, for every pod).
     pub(crate) compiled: bool,
-    /// First fits answered by the compiled path, and by the reference.
+    /// First fits and FitErrors answered by the compiled path, and by the reference.
     pub(crate) answered: (usize, usize),
 }
 
@@ -558,8 +558,7 @@ fn judge_inner(
             }
             None => {
                 failed = true;
-                let sched = reference(&mut sim.sched, sim.gates, sim.seed);
-                let message = with_ghost(work, node, cfg.now_unix, |w| fit_error(sched, w, *id));
+                let message = pending_message(sim, work, *id, node, cfg.now_unix);
                 pods.push(PodVerdict {
                     pod: k,
                     action: PodAction::Pending { message },
@@ -599,27 +598,49 @@ fn reference(
     slot.get_or_insert_with(|| Scheduler::new(gates, Some(100), seed))
 }
 
-/// Runs `f` on `c` with node `node` tainted `ToBeDeletedByClusterAutoscaler=<now>:NoSchedule`,
-/// as cluster-autoscaler's snapshot holds the node being removed; the node is put back after.
-/// (Only the reference scheduler reads the taint: the compiled first fit skips the node and
-/// must keep seeing the node as its class was compiled.)
-fn with_ghost<T>(c: &mut Cluster, node: NodeId, now: i64, f: impl FnOnce(&Cluster) -> T) -> T {
-    let saved = (c.nodes[node].node.clone(), c.nodes[node].taints.clone());
-    let mut taints = saved.1.clone();
-    if !taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
-        taints.push(Taint {
+/// Node `node` of `c` as cluster-autoscaler's snapshot holds the node being removed: tainted
+/// `ToBeDeletedByClusterAutoscaler=<now>:NoSchedule`.
+fn ghost(c: &Cluster, node: NodeId, now: i64) -> crate::cluster::NodeInfo {
+    let mut g = c.nodes[node].clone();
+    if !g.taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
+        g.taints.push(Taint {
             key: TO_BE_DELETED_TAINT.to_string(),
             value: Some(now.to_string()),
             effect: "NoSchedule".to_string(),
             time_added: None,
         });
+        std::sync::Arc::make_mut(&mut g.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints = Some(g.taints.clone());
     }
-    c.set_node_taints(node, taints);
+    g
+}
+
+/// Runs `f` on `c` with node `node` as its [`ghost`]; the node is put back after. (Only the
+/// reference scheduler reads the taint: the compiled state must keep seeing the node as its
+/// class was compiled, and is given the ghost apart.)
+fn with_ghost<T>(c: &mut Cluster, node: NodeId, now: i64, f: impl FnOnce(&Cluster) -> T) -> T {
+    let g = ghost(c, node, now);
+    let saved = std::mem::replace(&mut c.nodes[node], g);
     let out = f(c);
-    let n = &mut c.nodes[node];
-    n.node = saved.0;
-    n.taints = saved.1;
+    c.nodes[node] = saved;
     out
+}
+
+/// The FitError text of pod `id`, which fits on no node, with node `removed` as its [`ghost`]:
+/// from the compiled state when it covers the pod, else from the reference.
+fn pending_message(sim: &mut Sim, c: &mut Cluster, id: PodId, removed: NodeId, now: i64) -> String {
+    if sim.compiled {
+        let g = ghost(c, removed, now);
+        if let Some(m) = sim.ff(c).fit_error(c, id, removed, &g) {
+            sim.answered.0 += 1;
+            return m;
+        }
+    }
+    sim.answered.1 += 1;
+    let sched = reference(&mut sim.sched, sim.gates, sim.seed);
+    with_ghost(c, removed, now, |c| fit_error(sched, c, id))
 }
 
 /// The first node, from the rotating start, other than `removed` and not cordoned, whose

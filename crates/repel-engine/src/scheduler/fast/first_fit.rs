@@ -14,14 +14,13 @@
 //! nodes the caller skips; a node removed from the cluster needs a new one.
 
 use super::{
-    FastMap, FastScheduler, MAX_SPREADS, Run, Statics, class_key, fits_free, hard_counts,
+    FastMap, FastScheduler, MAX_SPREADS, PodClass, Run, Statics, class_key, fits_free, hard_counts,
     hard_failure, has_pod_affinity,
 };
 use crate::cluster::{Cluster, NodeId, PodId};
 use k8s_openapi::api::core::v1::PodSpec;
 use repel_core::FeatureGates;
 
-#[cfg(doc)]
 use super::Scheduler;
 
 /// The compiled first fit. See the module documentation.
@@ -73,16 +72,42 @@ impl FirstFit {
         self.run.refresh(cluster, node);
     }
 
-    /// The first node from `start` in node order (wrapping), `skip`ped nodes left out, whose
-    /// filters pass for pending pod `pod`: `Some(Some(node))`, `Some(None)` when no node
-    /// passes, `None` when the compiled path does not cover the pod.
-    pub fn first_fit(
+    /// The FitError text of pending pod `pod`, which no node fits, as
+    /// [`Scheduler::evaluate`] gives it on `cluster` with node `ghost` replaced by `stand_in`
+    /// (the node as the what-if changed it: cluster-autoscaler's tainted copy): the diagnosis
+    /// from node classes and reasons, then preemption's dry run. `None` when the compiled
+    /// path does not cover the pod (or finds a node that fits): ask the reference.
+    pub fn fit_error(
         &mut self,
         cluster: &Cluster,
         pod: PodId,
-        start: usize,
-        skip: impl Fn(NodeId) -> bool,
-    ) -> Option<Option<NodeId>> {
+        ghost: NodeId,
+        stand_in: &crate::cluster::NodeInfo,
+    ) -> Option<String> {
+        let class = self.class(cluster, pod)?;
+        let hard_min = if class.hard.is_empty() {
+            [0; MAX_SPREADS]
+        } else {
+            hard_counts(&mut self.run, &class)
+        };
+        let info = cluster.pods.get(pod)?;
+        let (state, d) = self.sched.diagnose(
+            &mut self.run,
+            &class,
+            &hard_min,
+            info,
+            cluster,
+            Some((ghost, stand_in)),
+        )?;
+        let reference = &self.sched.reference;
+        let post = crate::scheduler::preemption::post_filter(reference, cluster, &state, info, &d);
+        Some(Scheduler::fit_error_message(cluster, &d, &post.message))
+    }
+
+    /// The compiled class of pod `pod` when the compiled path covers it here: judged by node
+    /// class, no pod affinity anywhere, no hard spread constraint that honours taints (the
+    /// classes do not see a what-if's taints).
+    fn class(&mut self, cluster: &Cluster, pod: PodId) -> Option<std::sync::Arc<PodClass>> {
         if self.affinity_anywhere {
             return None;
         }
@@ -94,12 +119,24 @@ impl FirstFit {
             _ => class_key(info, &mut self.specs),
         };
         let class = self.sched.class_of(&mut self.run, cluster, pod, key)?;
+        let by_class = matches!(&*class.statics, Statics::ByClass { .. });
+        (by_class && !class.hard.iter().any(|s| s.honor_taints)).then_some(class)
+    }
+
+    /// The first node from `start` in node order (wrapping), `skip`ped nodes left out, whose
+    /// filters pass for pending pod `pod`: `Some(Some(node))`, `Some(None)` when no node
+    /// passes, `None` when the compiled path does not cover the pod.
+    pub fn first_fit(
+        &mut self,
+        cluster: &Cluster,
+        pod: PodId,
+        start: usize,
+        skip: impl Fn(NodeId) -> bool,
+    ) -> Option<Option<NodeId>> {
+        let class = self.class(cluster, pod)?;
         let Statics::ByClass { allowed, .. } = &*class.statics else {
             return None;
         };
-        if class.hard.iter().any(|s| s.honor_taints) {
-            return None;
-        }
         let n_all = cluster.nodes.len();
         if n_all == 0 {
             return Some(None);

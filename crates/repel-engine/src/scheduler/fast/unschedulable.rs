@@ -69,6 +69,31 @@ impl FastScheduler {
             return Some(outcome);
         }
         let info = cluster.pods.get(pod)?;
+        let (state, d) = self.diagnose(run, class, hard_min, info, cluster, None)?;
+        let before = self.reference.next_start_node_index;
+        self.reference.next_start_node_index = (before + n_all) % n_all.max(1);
+        let outcome = self.reference.unschedulable(cluster, pod, &state, &d);
+        self.remember_unschedulable(run, &outcome, like, before, n_all);
+        Some(outcome)
+    }
+
+    /// PreFilter and the diagnosis of pod `info` of compiled class `class`, which no node
+    /// fits, built from node classes and reasons (see the module documentation); `special`, a
+    /// node of the cluster and what stands for it (its labels or taints changed without the
+    /// cluster's node classes knowing), gets its own filter run on the latter. `None` when PreFilter rejects the pod or narrows the nodes, when a node fits after
+    /// all, or when the class is not judged by node class: the reference answers then.
+    pub(super) fn diagnose(
+        &self,
+        run: &mut Run,
+        class: &PodClass,
+        hard_min: &[i64],
+        info: &PodInfo,
+        cluster: &Cluster,
+        special: Option<(NodeId, &NodeInfo)>,
+    ) -> Option<(CycleState, Diagnosis)> {
+        if !matches!(&*class.statics, Statics::ByClass { .. }) {
+            return None;
+        }
         let mut state = CycleState::default();
         if !matches!(
             self.reference.pre_filter(&mut state, info, cluster),
@@ -84,6 +109,15 @@ impl FastScheduler {
             .collect();
         let mut seen: Vec<(Why, u32)> = Vec::new();
         for (n, node) in cluster.nodes.iter().enumerate() {
+            if let Some((_, stand_in)) = special.filter(|(s, _)| *s == n) {
+                let st = self.reference.run_filters(&state, info, stand_in, cluster);
+                if st.is_success() {
+                    return None;
+                }
+                let i = d.intern(st);
+                d.reject_as(n, i);
+                continue;
+            }
             if let Some(i) = class_entry[run.node_class[n] as usize] {
                 d.reject_as(n, i);
                 continue;
@@ -105,11 +139,7 @@ impl FastScheduler {
             };
             d.reject_as(n, i);
         }
-        let before = self.reference.next_start_node_index;
-        self.reference.next_start_node_index = (before + n_all) % n_all.max(1);
-        let outcome = self.reference.unschedulable(cluster, pod, &state, &d);
-        self.remember_unschedulable(run, &outcome, like, before, n_all);
-        Some(outcome)
+        Some((state, d))
     }
 
     /// Per node class, the static filters' rejection (`None`: they pass), kept per static key.
