@@ -38,6 +38,7 @@
 pub mod ca;
 pub mod consolidate;
 pub mod karpenter;
+pub mod sim;
 
 use serde::Serialize;
 
@@ -516,7 +517,7 @@ pub(crate) fn drain_ca_on(
     compiled: bool,
 ) -> (DrainReport, (usize, usize)) {
     let mut state = ca::State::new(work);
-    let mut sim = ca::Sim::new(work, cfg).with_first_fit(ff);
+    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff);
     sim.compiled = compiled;
     let mut out = Vec::new();
     for name in nodes {

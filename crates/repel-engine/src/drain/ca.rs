@@ -25,13 +25,12 @@ use std::collections::HashMap;
 
 use k8s_openapi::api::core::v1::Taint;
 
+use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, PodsOn, Undo, annotation, controller,
-    fit_error, key, not_drained, selecting_pdbs, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, controller, key,
+    not_drained, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
-use crate::scheduler::Scheduler;
-use crate::scheduler::fast::first_fit::FirstFit;
 
 /// Every pod's controller, `(kind, namespace, name)`: the workload objects of a cluster whose
 /// pods all have their controllers (a generated one), for [`Options::controllers`].
@@ -299,51 +298,6 @@ fn has_blocking_local_volume(p: &PodInfo) -> bool {
     })
 }
 
-/// What judging needs besides the cluster: the compiled first fit (built on first use, again
-/// after a node is removed), the reference scheduler (for the pods the compiled path does not
-/// cover, and for FitErrors), and the pods on each node.
-pub struct Sim {
-    gates: repel_core::FeatureGates,
-    seed: u64,
-    ff: Option<FirstFit>,
-    sched: Option<Scheduler>,
-    pods_on: PodsOn,
-    /// Whether the compiled first fit answers (else the reference, for every pod).
-    pub(crate) compiled: bool,
-    /// First fits and FitErrors answered by the compiled path, and by the reference.
-    pub(crate) answered: (usize, usize),
-}
-
-impl Sim {
-    /// For what-ifs on `c` with `cfg`'s gates and seed.
-    pub fn new(c: &Cluster, cfg: &DrainConfig) -> Sim {
-        Sim {
-            gates: cfg.gates,
-            seed: cfg.seed,
-            ff: None,
-            sched: None,
-            pods_on: PodsOn::new(c),
-            compiled: true,
-            answered: (0, 0),
-        }
-    }
-
-    /// Starts from `ff` (the compiled state of the cluster as it is now), when given.
-    pub fn with_first_fit(mut self, ff: Option<FirstFit>) -> Sim {
-        self.ff = ff;
-        self
-    }
-
-    fn ff(&mut self, c: &Cluster) -> &mut FirstFit {
-        self.ff.get_or_insert_with(|| FirstFit::new(self.gates, c))
-    }
-
-    /// Puts back what a judgement changed.
-    pub fn undo(&mut self, c: &mut Cluster, undo: Undo) {
-        undo.restore(c, self.ff.as_mut());
-    }
-}
-
 /// A judgement: the verdict, what it changed on the cluster (the moved pods where they went,
 /// the node a pod-less tainted copy) and the pods moved.
 pub struct Judged {
@@ -391,7 +345,7 @@ pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut Stat
             *r -= n;
         }
     }
-    for id in sim.pods_on.on(work, node) {
+    for id in sim.pods_on(work, node) {
         work.force_delete_pod(id);
     }
     work.delete_node(node);
@@ -399,7 +353,7 @@ pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut Stat
         state.last_index -= 1;
     }
     // Node ids moved: the compiled state is built again when next needed.
-    sim.ff = None;
+    sim.node_removed();
 }
 
 /// [`judge`]'s body: `Ok` with the verdict and the pods moved when the node is drainable.
@@ -430,7 +384,7 @@ fn judge_inner(
             pods: Vec::new(),
         });
     }
-    let on_node = sim.pods_on.on(work, node);
+    let on_node = sim.pods_on(work, node);
     let mut pods = Vec::new();
     let mut to_move: Vec<PodId> = Vec::new();
     let mut blocking: Option<(String, String, &'static str)> = None;
@@ -507,15 +461,13 @@ fn judge_inner(
         ));
     }
     // The tainted ghost: the node without pods, tainted ToBeDeletedByClusterAutoscaler.
-    sim.ff(work);
+    sim.prepare(work);
     undo.node(work, node);
     for id in &on_node {
         undo.pod(work, *id);
         if !to_move.contains(id) && work.pods[*id].node == Some(node) {
             work.unbind(*id);
-            if let Some(ff) = sim.ff.as_mut() {
-                ff.moved(work, *id, node, -1);
-            }
+            sim.moved(work, *id, node, -1);
         }
     }
     // Highest priority first, stable otherwise.
@@ -523,8 +475,8 @@ fn judge_inner(
     for id in &to_move {
         let was = work.pods[*id].node;
         unschedule(work, *id);
-        if let (Some(n), Some(ff)) = (was, sim.ff.as_mut()) {
-            ff.moved(work, *id, n, -1);
+        if let Some(n) = was {
+            sim.moved(work, *id, n, -1);
         }
     }
     let total = to_move.len();
@@ -545,9 +497,7 @@ fn judge_inner(
             Some(n) => {
                 undo.node(work, n);
                 work.bind(*id, n);
-                if let Some(ff) = sim.ff.as_mut() {
-                    ff.moved(work, *id, n, 1);
-                }
+                sim.moved(work, *id, n, 1);
                 placed += 1;
                 pods.push(PodVerdict {
                     pod: k,
@@ -558,7 +508,8 @@ fn judge_inner(
             }
             None => {
                 failed = true;
-                let message = pending_message(sim, work, *id, node, cfg.now_unix);
+                let message =
+                    sim.pending_message(work, *id, node, &|c| ghost(c, node, cfg.now_unix));
                 pods.push(PodVerdict {
                     pod: k,
                     action: PodAction::Pending { message },
@@ -588,65 +539,21 @@ fn judge_inner(
     ))
 }
 
-/// The reference scheduler of a [`Sim`], made on first use (a free function: the caller holds
-/// the cluster mutably at the same time).
-fn reference(
-    slot: &mut Option<Scheduler>,
-    gates: repel_core::FeatureGates,
-    seed: u64,
-) -> &mut Scheduler {
-    slot.get_or_insert_with(|| Scheduler::new(gates, Some(100), seed))
-}
-
 /// Node `node` of `c` as cluster-autoscaler's snapshot holds the node being removed: tainted
 /// `ToBeDeletedByClusterAutoscaler=<now>:NoSchedule`.
 fn ghost(c: &Cluster, node: NodeId, now: i64) -> crate::cluster::NodeInfo {
-    let mut g = c.nodes[node].clone();
-    if !g.taints.iter().any(|t| t.key == TO_BE_DELETED_TAINT) {
-        g.taints.push(Taint {
-            key: TO_BE_DELETED_TAINT.to_string(),
-            value: Some(now.to_string()),
-            effect: "NoSchedule".to_string(),
-            time_added: None,
-        });
-        std::sync::Arc::make_mut(&mut g.node)
-            .spec
-            .get_or_insert_with(Default::default)
-            .taints = Some(g.taints.clone());
-    }
-    g
-}
-
-/// Runs `f` on `c` with node `node` as its [`ghost`]; the node is put back after. (Only the
-/// reference scheduler reads the taint: the compiled state must keep seeing the node as its
-/// class was compiled, and is given the ghost apart.)
-fn with_ghost<T>(c: &mut Cluster, node: NodeId, now: i64, f: impl FnOnce(&Cluster) -> T) -> T {
-    let g = ghost(c, node, now);
-    let saved = std::mem::replace(&mut c.nodes[node], g);
-    let out = f(c);
-    c.nodes[node] = saved;
-    out
-}
-
-/// The FitError text of pod `id`, which fits on no node, with node `removed` as its [`ghost`]:
-/// from the compiled state when it covers the pod, else from the reference.
-fn pending_message(sim: &mut Sim, c: &mut Cluster, id: PodId, removed: NodeId, now: i64) -> String {
-    if sim.compiled {
-        let g = ghost(c, removed, now);
-        if let Some(m) = sim.ff(c).fit_error(c, id, removed, &g) {
-            sim.answered.0 += 1;
-            return m;
-        }
-    }
-    sim.answered.1 += 1;
-    let sched = reference(&mut sim.sched, sim.gates, sim.seed);
-    with_ghost(c, removed, now, |c| fit_error(sched, c, id))
+    let taint = Taint {
+        key: TO_BE_DELETED_TAINT.to_string(),
+        value: Some(now.to_string()),
+        effect: "NoSchedule".to_string(),
+        time_added: None,
+    };
+    with_taint(c, node, taint)
 }
 
 /// The first node, from the rotating start, other than `removed` and not cordoned, whose
-/// PreFilter and Filter plugins pass for pod `id` (the compiled first fit, or the reference's
-/// on the cluster with `removed` tainted, for a pod it does not cover); the start moves past
-/// it.
+/// PreFilter and Filter plugins pass for pod `id` (see [`Sim::first_fit`]); the start moves
+/// past it.
 fn first_fit(
     sim: &mut Sim,
     c: &mut Cluster,
@@ -656,31 +563,8 @@ fn first_fit(
     state: &mut State,
 ) -> Option<NodeId> {
     let n = c.nodes.len();
-    if n == 0 {
-        return None;
-    }
-    let start = state.last_index % n;
-    let compiled = if !sim.compiled {
-        None
-    } else {
-        let c: &Cluster = c;
-        let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
-        sim.ff(c).first_fit(c, id, start, skip)
-    };
-    let chosen = match compiled {
-        Some(found) => {
-            sim.answered.0 += 1;
-            found
-        }
-        None => {
-            sim.answered.1 += 1;
-            let sched = reference(&mut sim.sched, sim.gates, sim.seed);
-            with_ghost(c, removed, now, |c| {
-                let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
-                sched.first_fit(&c.pods[id], c, start, skip)
-            })
-        }
-    }?;
+    let start = state.last_index % n.max(1);
+    let chosen = sim.first_fit(c, id, start, removed, &|c| ghost(c, removed, now))?;
     state.last_index = (chosen + 1) % n;
     Some(chosen)
 }

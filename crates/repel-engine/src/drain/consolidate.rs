@@ -147,7 +147,7 @@ pub fn cluster_autoscaler_with(
     }
     let mut work = c.clone();
     let mut state = State::new(c);
-    let mut sim = ca::Sim::new(c, cfg).with_first_fit(compiled);
+    let mut sim = super::sim::Sim::new(c, cfg.gates, cfg.seed).with_first_fit(compiled);
     let mut removable = Vec::new();
     for name in empty.iter().chain(busy.iter()) {
         let Some(node) = work.node_id(name) else {
