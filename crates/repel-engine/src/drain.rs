@@ -451,8 +451,46 @@ pub fn drain_with(
             drain_ca_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
         }
         Decider::Kubectl(opts) => on_copies(c, nodes, cfg, |w, n| kubectl(w, n, opts, cfg)),
-        Decider::Karpenter => on_copies(c, nodes, cfg, |w, n| karpenter::judge(w, n, cfg)),
+        Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
     }
+}
+
+/// [`drain`] as Karpenter on `work`: every taint made hard once, then each node judged with
+/// the compiled first fit ([`karpenter::judge_in`]) and put back ([`Undo`]) unless it is
+/// drained in a sequence (then it is tainted `karpenter.sh/disrupted` and the compiled state
+/// built again). `compiled` false asks the reference for every first fit (tests compare both).
+/// Returns the report and how many first fits and FitErrors each path answered.
+pub(crate) fn drain_karpenter_on(
+    work: &mut Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    compiled: bool,
+) -> (DrainReport, (usize, usize)) {
+    karpenter::harden_taints(work);
+    let mut sim = sim::Sim::new(work, karpenter::gates(cfg), cfg.seed);
+    sim.compiled = compiled;
+    let mut out = Vec::new();
+    for name in nodes {
+        let Some(node) = work.node_id(name) else {
+            continue;
+        };
+        let mut undo = Undo::default();
+        let verdict = karpenter::judge_in(work, node, cfg, &mut sim, &mut undo);
+        if verdict.drainable && !cfg.independent {
+            karpenter::taint_disrupted(work, node);
+            sim.node_removed();
+        } else {
+            sim.undo(work, undo);
+        }
+        out.push(verdict);
+    }
+    (
+        DrainReport {
+            as_: cfg.decider.name(),
+            nodes: out,
+        },
+        sim.answered,
+    )
 }
 
 /// Each node judged by `judge` on a copy of the cluster: of `c` when `independent`, else of the

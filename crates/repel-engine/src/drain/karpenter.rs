@@ -24,8 +24,9 @@
 
 use k8s_openapi::api::core::v1::Taint;
 
+use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, annotation, controller, fit_error, key,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, controller, fit_error, key,
     not_drained, pods_on, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
@@ -77,19 +78,48 @@ fn tolerates_disrupted(p: &PodInfo, gates: &repel_core::FeatureGates) -> bool {
         .any(|t| repel_core::toleration::tolerates(t, &taint, gates))
 }
 
-/// Judges node `node` of `work` as Karpenter would (changed on success: the pods where they
-/// moved; the node tainted `karpenter.sh/disrupted:NoSchedule`).
-pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict {
-    let name = work.nodes[node].name.clone();
-    let now = cfg.now_unix;
+/// The feature gates of Karpenter's scheduling: `Gt`/`Lt` tolerations always on.
+pub(crate) fn gates(cfg: &DrainConfig) -> repel_core::FeatureGates {
     let mut gates = cfg.gates;
     gates.taint_toleration_comparison_operators = true;
+    gates
+}
+
+/// Every node's PreferNoSchedule taints made NoSchedule: every taint is hard for Karpenter's
+/// scheduler.
+pub(crate) fn harden_taints(work: &mut Cluster) {
+    for n in 0..work.nodes.len() {
+        if work.nodes[n]
+            .taints
+            .iter()
+            .any(|t| t.effect == "PreferNoSchedule")
+        {
+            let mut taints = work.nodes[n].taints.clone();
+            for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
+                t.effect = "NoSchedule".to_string();
+            }
+            work.set_node_taints(n, taints);
+        }
+    }
+}
+
+/// Karpenter's rules for node `node` and its pods: `Err` with the verdict when the node is not
+/// simulated, else the pods judged so far and those to move.
+fn rules(
+    work: &Cluster,
+    node: NodeId,
+    cfg: &DrainConfig,
+    on_node: Vec<PodId>,
+) -> Result<(Vec<PodVerdict>, Vec<PodId>), NodeVerdict> {
+    let name = work.nodes[node].name.clone();
+    let now = cfg.now_unix;
+    let gates = gates(cfg);
     if do_not_disrupt(
         annotation(&work.nodes[node].node.metadata, DO_NOT_DISRUPT),
         None,
         now,
     ) {
-        return NodeVerdict {
+        return Err(NodeVerdict {
             node: name,
             drainable: false,
             reason: Some("DoNotDisrupt".to_string()),
@@ -97,12 +127,12 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
                 "disruption is blocked through the {DO_NOT_DISRUPT:?} annotation"
             )),
             pods: Vec::new(),
-        };
+        });
     }
     let mut pods = Vec::new();
     let mut to_move: Vec<PodId> = Vec::new();
     let mut blocking: Option<String> = None;
-    for id in pods_on(work, node) {
+    for id in on_node {
         let k = key(work, id);
         let p = &work.pods[id];
         let ctrl = controller(p).map(|(kind, _)| kind);
@@ -175,35 +205,36 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
         pods.push(PodVerdict { pod: k, action });
     }
     if let Some(message) = blocking {
-        return not_drained(
+        return Err(not_drained(
             work,
             name,
             ("BlockedByPod", message),
             pods,
             &to_move,
             "not simulated: another pod blocks the node",
-        );
+        ));
     }
-    // The candidate leaves the scheduler's nodes (tainted as Karpenter taints it); every other
-    // node's PreferNoSchedule taints are hard for Karpenter's scheduler.
-    for n in 0..work.nodes.len() {
-        if work.nodes[n]
-            .taints
-            .iter()
-            .any(|t| t.effect == "PreferNoSchedule")
-        {
-            let mut taints = work.nodes[n].taints.clone();
-            for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
-                t.effect = "NoSchedule".to_string();
-            }
-            work.set_node_taints(n, taints);
-        }
-    }
-    taint_disrupted(work, node);
+    // Largest first: CPU, then memory requests.
     to_move.sort_by_key(|id| {
         let r = &work.pods[*id].requests;
         std::cmp::Reverse((r.milli_cpu, r.memory))
     });
+    Ok((pods, to_move))
+}
+
+/// Judges node `node` of `work` as Karpenter would, with the reference scheduler on `work`
+/// itself (changed: every PreferNoSchedule taint hard, the node tainted
+/// `karpenter.sh/disrupted:NoSchedule`, the pods where they moved). Consolidation's
+/// multi-node commands use it, their candidates tainted beforehand.
+pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict {
+    let name = work.nodes[node].name.clone();
+    let gates = gates(cfg);
+    let (mut pods, to_move) = match rules(work, node, cfg, pods_on(work, node)) {
+        Ok(judged) => judged,
+        Err(v) => return v,
+    };
+    harden_taints(work);
+    taint_disrupted(work, node);
     for id in &to_move {
         unschedule(work, *id);
     }
@@ -234,10 +265,15 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
         };
         pods.push(PodVerdict { pod: k, action });
     }
+    verdict(name, pods, pending)
+}
+
+/// The verdict once the pods are placed (`pending` of them on no node).
+fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> NodeVerdict {
     sort(&mut pods);
     if pending > 0 {
         return NodeVerdict {
-            node: name,
+            node,
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
             message: Some(format!(
@@ -247,12 +283,63 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
         };
     }
     NodeVerdict {
-        node: name,
+        node,
         drainable: true,
         reason: None,
         message: None,
         pods,
     }
+}
+
+/// [`judge`] on a cluster whose taints are already hard ([`harden_taints`]) with the compiled
+/// first fit of `sim` (built with [`gates`]): each pod on the first node in input order, the
+/// node itself never changed (its `karpenter.sh/disrupted` copy stands in where the reference
+/// reads it). The changes are recorded in `undo`.
+pub fn judge_in(
+    work: &mut Cluster,
+    node: NodeId,
+    cfg: &DrainConfig,
+    sim: &mut Sim,
+    undo: &mut Undo,
+) -> NodeVerdict {
+    let name = work.nodes[node].name.clone();
+    let (mut pods, to_move) = match rules(work, node, cfg, sim.pods_on(work, node)) {
+        Ok(judged) => judged,
+        Err(v) => return v,
+    };
+    sim.prepare(work);
+    for id in &to_move {
+        undo.pod(work, *id);
+        let was = work.pods[*id].node;
+        unschedule(work, *id);
+        if let Some(n) = was {
+            sim.moved(work, *id, n, -1);
+        }
+    }
+    let ghost = |c: &Cluster| with_taint(c, node, disrupted_taint());
+    let mut pending = 0;
+    for id in &to_move {
+        let k = key(work, *id);
+        let action = match sim.first_fit(work, *id, 0, node, &ghost) {
+            Some(n) => {
+                undo.node(work, n);
+                work.bind(*id, n);
+                work.pods[*id].phase = PodPhase::Running;
+                sim.moved(work, *id, n, 1);
+                PodAction::Move {
+                    to: work.nodes[n].name.clone(),
+                }
+            }
+            None => {
+                pending += 1;
+                PodAction::Pending {
+                    message: sim.pending_message(work, *id, node, &ghost),
+                }
+            }
+        };
+        pods.push(PodVerdict { pod: k, action });
+    }
+    verdict(name, pods, pending)
 }
 
 #[cfg(test)]

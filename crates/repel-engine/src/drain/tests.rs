@@ -908,3 +908,42 @@ fn the_compiled_first_fit_judges_every_node_as_the_reference_and_undo_restores_t
         }
     }
 }
+
+#[test]
+fn karpenters_compiled_what_if_judges_every_node_as_the_reference_on_copies() {
+    use crate::generate::ClusterShape;
+    for (shape, nodes, pods, seed) in [
+        (ClusterShape::Default, 40, 1_200, 1),
+        (ClusterShape::LargeWorkloads, 40, 1_200, 2),
+    ] {
+        let (c, _) = placed(shape, nodes, pods, seed);
+        let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for independent in [true, false] {
+            let cfg = cfg(Decider::Karpenter, independent);
+            let want = on_copies(&c, &names, &cfg, |w, n| karpenter::judge(w, n, &cfg));
+            let mut a = c.clone();
+            let (got, answered) = drain_karpenter_on(&mut a, &names, &cfg, true);
+            assert_eq!(got, want, "{shape} seed {seed} independent {independent}");
+            assert!(answered.0 > 10 * answered.1, "{answered:?}");
+            let mut b = c.clone();
+            let (reference, _) = drain_karpenter_on(&mut b, &names, &cfg, false);
+            assert_eq!(got, reference);
+            if independent {
+                let mut hard = c.clone();
+                karpenter::harden_taints(&mut hard);
+                assert_eq!(fingerprint(&a), fingerprint(&hard), "{shape} seed {seed}");
+            }
+            let count = |f: fn(&PodAction) -> bool| {
+                got.nodes
+                    .iter()
+                    .flat_map(|n| &n.pods)
+                    .filter(|p| f(&p.action))
+                    .count()
+            };
+            assert!(count(|a| matches!(a, PodAction::Move { .. })) > 100);
+            assert!(count(|a| matches!(a, PodAction::Pending { .. })) > 0);
+            assert!(got.nodes.iter().any(|n| n.drainable));
+        }
+    }
+}
