@@ -155,3 +155,92 @@ fn consolidate_as_karpenter_reads_the_pools() {
         json!([{"node": "static", "reason": "NotManaged", "message": "node isn't managed by karpenter"}])
     );
 }
+
+#[test]
+fn eksctl_node_groups_from_the_corpus_are_pools_judged_by_kube_scheduler() {
+    // eksctl's own examples/34-taints.yaml, as the corpus holds it, with a node of each kind of
+    // group and two workloads.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/real/eksctl--34-taints.yaml");
+    let node = |name: &str, label: &str, group: &str| {
+        json!({"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": name, "labels": {label: group}},
+               "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let extra = dir.path().join("extra.json");
+    let items = json!({"apiVersion": "v1", "kind": "List", "items": [
+        node("n1", "alpha.eksctl.io/nodegroup-name", "ng1-public"),
+        node("n2", "eks.amazonaws.com/nodegroup", "mng1-public"),
+        workload("Deployment", "db", json!([
+            {"key": "your.domain.com/db", "operator": "Exists"},
+            {"key": "your.domain.com/production", "operator": "Exists"}])),
+        workload("Deployment", "web", json!([]))]});
+    std::fs::write(&extra, serde_json::to_string(&items).unwrap()).unwrap();
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(["pools", "-o", "json", "-f"])
+        .arg(&corpus)
+        .arg("-f")
+        .arg(&extra)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pools = r["pools"].as_array().unwrap();
+    let names: Vec<&str> = pools.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["ng1-public", "ng2-private", "ng3-public", "mng1-public"]
+    );
+    assert_eq!(pools[0]["provider"], "eksctl");
+    assert_eq!(pools[3]["provider"], "eks");
+    assert_eq!(pools[0]["nodes"], json!(["n1"]));
+    assert_eq!(pools[3]["nodes"], json!(["n2"]));
+    assert_eq!(
+        pools[0]["taints"],
+        json!([
+            "your.domain.com/db=true:NoSchedule",
+            "your.domain.com/production=true:NoExecute"
+        ])
+    );
+    assert_eq!(pools[0]["toleratedBy"], json!(["Deployment/default/db"]));
+    assert_eq!(
+        pools[0]["notToleratedBy"],
+        json!([{"workload": "Deployment/default/web", "taint": "your.domain.com/db=true:NoSchedule"}])
+    );
+    // The managed group's PreferNoSchedule taint keeps nobody off; its NoExecute one does.
+    assert_eq!(
+        pools[3]["notToleratedBy"],
+        json!([
+            {"workload": "Deployment/default/db", "taint": "your.domain.com/needs-auth=true:NoExecute"},
+            {"workload": "Deployment/default/web", "taint": "your.domain.com/needs-auth=true:NoExecute"}
+        ])
+    );
+}
+
+#[test]
+fn an_invalid_node_group_taint_in_eksctls_words() {
+    let cc = json!({"apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig",
+                    "metadata": {"name": "c", "region": "eu-west-1"},
+                    "nodeGroups": [{"name": "ng", "taints": {"gpu": "true:NoEffect"}}]});
+    let (code, out, err) = run(&["pools"], &[("cc.json", cc)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("nodegroup ng: invalid taint effect: NoEffect, unsupported taint effect. Valid taint effects are: NoSchedule, NoExecute and PreferNoSchedule"),
+        "{out}"
+    );
+    let bad = json!({"apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig",
+                     "metadata": {"name": "c"}, "nodeGroups": [{"name": "ng", "taints": 3}]});
+    let (code, _, err) = run(&["pools"], &[("cc.json", bad)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("ClusterConfig c") && err.contains("nodeGroups[0].taints: taints must be a {string: string} or a [{key, value, effect}]"),
+        "{err}"
+    );
+}

@@ -277,7 +277,7 @@ fn a_file_of_kinds_repel_does_not_use_is_named_with_its_kinds() {
         dir.path(),
         "pool.yaml",
         &[
-            json!({"apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig", "metadata": {"name": "c"}}),
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}}),
         ],
     );
     for cmd in ["check", "admit", "schedule"] {
@@ -286,7 +286,7 @@ fn a_file_of_kinds_repel_does_not_use_is_named_with_its_kinds() {
         assert_eq!(
             err,
             format!(
-                "error: no objects passed to {cmd}: {f} held nothing repel uses (skipped 1 object of kinds repel does not use: 1 ClusterConfig (-v lists them))\n"
+                "error: no objects passed to {cmd}: {f} held nothing repel uses (skipped 1 object of kinds repel does not use: 1 Service (-v lists them))\n"
             ),
             "{cmd}"
         );

@@ -1,8 +1,11 @@
-//! Node pools (issue 16, first part): Karpenter `NodePool`s (`karpenter.sh/v1`; `v1beta1`
-//! read alike), as their node template: the taints every node it launches carries, its startup
-//! taints, its labels — and which pods tolerate it as Karpenter decides (every taint hard,
-//! whatever its effect, PreferNoSchedule included; `Gt`/`Lt` always on; startup taints
-//! ignored: `../shared/reference/drain-and-pools.md` §2b, §2d).
+//! Node pools (issue 16): Karpenter `NodePool`s (`karpenter.sh/v1`; `v1beta1` read alike) and
+//! the node groups of an eksctl `ClusterConfig` (`eksctl.io/v1alpha5`: `nodeGroups`,
+//! `managedNodeGroups`), as their node template: the taints every node of the pool carries, its
+//! startup taints, its labels — and which pods tolerate it as the pool's scheduler decides:
+//! Karpenter's for a NodePool (every taint hard, whatever its effect, PreferNoSchedule
+//! included; `Gt`/`Lt` always on; startup taints ignored:
+//! `../shared/reference/drain-and-pools.md` §2b, §2d), kube-scheduler's for a node group
+//! (NoSchedule and NoExecute keep a pod off, PreferNoSchedule does not).
 
 use std::collections::BTreeMap;
 
@@ -13,13 +16,18 @@ use crate::FeatureGates;
 
 /// The label Karpenter puts on a node it launched for a NodePool.
 pub const NODEPOOL_LABEL: &str = "karpenter.sh/nodepool";
+/// The label eksctl puts on the nodes of a self-managed node group.
+pub const EKSCTL_NODEGROUP_LABEL: &str = "alpha.eksctl.io/nodegroup-name";
+/// The label EKS puts on the nodes of a managed node group.
+pub const EKS_NODEGROUP_LABEL: &str = "eks.amazonaws.com/nodegroup";
 
 /// A pool's node template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pool {
     /// The pool's name.
     pub name: String,
-    /// Its provider (`karpenter`).
+    /// Its provider: `karpenter`, `eksctl` (a self-managed node group of a ClusterConfig) or
+    /// `eks` (a managed node group of a ClusterConfig).
     pub provider: &'static str,
     /// The API version it was written in.
     pub api_version: String,
@@ -35,6 +43,8 @@ pub struct Pool {
     pub consolidation_policy: Option<String>,
     /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
     pub consolidate_after: Option<String>,
+    /// The label that marks the pool's nodes, with its value.
+    pub node_label: (&'static str, String),
 }
 
 fn taints(v: &Value, field: &str) -> Result<Vec<Taint>, String> {
@@ -70,14 +80,137 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         consolidate_after: v["spec"]["disruption"]["consolidateAfter"]
             .as_str()
             .map(str::to_string),
+        node_label: (NODEPOOL_LABEL, name_of(v)),
     })
+}
+
+fn name_of(v: &Value) -> String {
+    v["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// eksctl's taints field of a node group: the list form `[{key, value, effect}]`, or the map
+/// form `{key: "value:Effect"}` (or `":Effect"`), parsed as eksctl's `parseTaint` does
+/// (split on `:`; one part is the effect, two are value and effect, more leave both empty —
+/// `Validate` then refuses the effect). eksctl reads the map in Go's random order; repel in
+/// key order.
+fn eksctl_taints(v: &Value, field: &str) -> Result<Vec<Taint>, String> {
+    let wrong = |e: String| {
+        format!("{field}: taints must be a {{string: string}} or a [{{key, value, effect}}]: {e}")
+    };
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(_) => serde_json::from_value(v.clone()).map_err(|e| wrong(e.to_string())),
+        Value::Object(m) => m
+            .iter()
+            .map(|(key, ve)| {
+                let ve = ve
+                    .as_str()
+                    .ok_or_else(|| wrong(format!("the value of {key:?} is not a string")))?;
+                let parts: Vec<&str> = ve.split(':').collect();
+                let (value, effect) = match parts.as_slice() {
+                    [effect] => ("", *effect),
+                    [value, effect] => (*value, *effect),
+                    _ => ("", ""),
+                };
+                Ok(Taint {
+                    key: key.clone(),
+                    value: (!value.is_empty()).then(|| value.to_string()),
+                    effect: effect.to_string(),
+                    time_added: None,
+                })
+            })
+            .collect(),
+        other => Err(wrong(format!("found {other}"))),
+    }
+}
+
+/// The node groups of an eksctl ClusterConfig (`nodeGroups`, then `managedNodeGroups`), each a
+/// pool: its name, taints and labels, plus the label its nodes get (eksctl's
+/// `alpha.eksctl.io/nodegroup-name` on a self-managed group's nodes, EKS's
+/// `eks.amazonaws.com/nodegroup` on a managed group's). `Err`: the field and what is wrong.
+pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
+    let mut out = Vec::new();
+    for (field, provider, label) in [
+        ("nodeGroups", "eksctl", EKSCTL_NODEGROUP_LABEL),
+        ("managedNodeGroups", "eks", EKS_NODEGROUP_LABEL),
+    ] {
+        let groups = match &v[field] {
+            Value::Null => continue,
+            Value::Array(a) => a,
+            _ => return Err(format!("{field}: must be a list of node groups")),
+        };
+        for (i, g) in groups.iter().enumerate() {
+            let name = g["name"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| format!("{field}[{i}].name: Required value"))?
+                .to_string();
+            let mut labels: BTreeMap<String, String> = match &g["labels"] {
+                Value::Null => BTreeMap::new(),
+                other => serde_json::from_value(other.clone())
+                    .map_err(|e| format!("{field}[{i}].labels: {e}"))?,
+            };
+            labels.insert(label.to_string(), name.clone());
+            out.push(Pool {
+                taints: eksctl_taints(&g["taints"], &format!("{field}[{i}].taints"))?,
+                name: name.clone(),
+                provider,
+                api_version: v["apiVersion"].as_str().unwrap_or_default().to_string(),
+                weight: None,
+                startup_taints: Vec::new(),
+                labels,
+                consolidation_policy: None,
+                consolidate_after: None,
+                node_label: (label, name),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// eksctl's `taints.Validate`, which its ClusterConfig validation runs on every taint of a node
+/// group and stops at the first error: a key, a qualified name; a value, when given, a valid
+/// label value; one of the three effects.
+fn eksctl_validate(t: &Taint) -> Result<(), String> {
+    if t.key.is_empty() {
+        return Err("taint key must be non-empty".to_string());
+    }
+    let errs = crate::names::is_qualified_name(&t.key);
+    if !errs.is_empty() {
+        return Err(format!("invalid taint key: {}, {}", t.key, errs.join("; ")));
+    }
+    if let Some(v) = t.value.as_deref().filter(|v| !v.is_empty()) {
+        let errs = crate::names::is_valid_label_value(v);
+        if !errs.is_empty() {
+            return Err(format!("invalid taint value: {v}, {}", errs.join("; ")));
+        }
+    }
+    match t.effect.as_str() {
+        "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(()),
+        other => Err(format!(
+            "invalid taint effect: {other}, unsupported taint effect. Valid taint effects are: NoSchedule, NoExecute and PreferNoSchedule"
+        )),
+    }
 }
 
 /// Karpenter's runtime validation of a pool's taints (`validateTaintsField`): a key, and a
 /// value when given, must be qualified names (`invalid value: KEY in taints`), the effect one
 /// of the three (`invalid value: "X" in startupTaints`), and a key/effect pair appear once
 /// across taints and startup taints together (`duplicate taint Key/Effect pair k=NoSchedule`).
+///
+/// A node group of a ClusterConfig gets eksctl's validation instead (its first error).
 pub fn validate_taints(pool: &Pool) -> Vec<String> {
+    if pool.provider != "karpenter" {
+        return pool
+            .taints
+            .iter()
+            .find_map(|t| eksctl_validate(t).err())
+            .into_iter()
+            .collect();
+    }
     let mut out = Vec::new();
     let mut seen: Vec<(String, String)> = Vec::new();
     for (field, list) in [
@@ -115,16 +248,31 @@ pub fn validate_taints(pool: &Pool) -> Vec<String> {
 /// The first of the pool's taints `tolerations` do not tolerate, as Karpenter's scheduler
 /// decides (every effect hard; `Gt`/`Lt` on; startup taints not checked); `None` when it
 /// tolerates them all.
-pub fn untolerated<'a>(pool: &'a Pool, tolerations: &[Toleration]) -> Option<&'a Taint> {
+///
+/// A node group's nodes are scheduled by kube-scheduler: only its NoSchedule and NoExecute
+/// taints keep a pod off (`gates`: the cluster's feature gates).
+pub fn untolerated<'a>(
+    pool: &'a Pool,
+    tolerations: &[Toleration],
+    gates: &FeatureGates,
+) -> Option<&'a Taint> {
     // Karpenter's ToleratesTaint(…, true): the comparison operators always on.
-    let gates = FeatureGates {
+    let karpenter = FeatureGates {
         taint_toleration_comparison_operators: true,
     };
-    pool.taints.iter().find(|t| {
-        !tolerations
-            .iter()
-            .any(|tol| crate::toleration::tolerates(tol, t, &gates))
-    })
+    let (gates, hard) = if pool.provider == "karpenter" {
+        (&karpenter, None)
+    } else {
+        (gates, Some(["NoSchedule", "NoExecute"]))
+    };
+    pool.taints
+        .iter()
+        .filter(|t| hard.is_none_or(|h| h.contains(&t.effect.as_str())))
+        .find(|t| {
+            !tolerations
+                .iter()
+                .any(|tol| crate::toleration::tolerates(tol, t, gates))
+        })
 }
 
 #[cfg(test)]
@@ -174,9 +322,133 @@ mod tests {
             json!([{"key": "soft", "effect": "PreferNoSchedule"}]),
             json!([{"key": "startup", "effect": "NoSchedule"}]),
         );
-        assert_eq!(untolerated(&p, &[]).map(|t| t.key.as_str()), Some("soft"));
+        let gates = FeatureGates::default();
+        assert_eq!(
+            untolerated(&p, &[], &gates).map(|t| t.key.as_str()),
+            Some("soft")
+        );
         let tol: Toleration = serde_json::from_value(json!({"key": "soft", "operator": "Exists"}))
             .unwrap_or_default();
-        assert_eq!(untolerated(&p, &[tol]), None);
+        assert_eq!(untolerated(&p, &[tol], &gates), None);
+    }
+
+    fn cluster_config(groups: Value) -> Vec<Pool> {
+        let mut v = json!({"apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig",
+                           "metadata": {"name": "c", "region": "us-west-1"}});
+        if let (Some(o), Value::Object(g)) = (v.as_object_mut(), groups) {
+            o.extend(g);
+        }
+        eksctl_pools(&v).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn taint(key: &str, value: &str, effect: &str) -> Taint {
+        Taint {
+            key: key.to_string(),
+            value: (!value.is_empty()).then(|| value.to_string()),
+            effect: effect.to_string(),
+            time_added: None,
+        }
+    }
+
+    #[test]
+    fn eksctl_reads_both_taint_forms_as_parse_taint_does() {
+        // eksctl's pkg/utils/taints Parse table, and the map form of its examples.
+        let pools = cluster_config(json!({
+            "nodeGroups": [{"name": "ng-1", "taints": {"key1": "value1:NoSchedule",
+                                                        "key2": ":NoExecute",
+                                                        "key3": "NoSchedule",
+                                                        "key4": "a:b:NoSchedule"}}],
+            "managedNodeGroups": [{"name": "mng-1", "labels": {"role": "db"},
+                                   "taints": [{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]}]
+        }));
+        assert_eq!(pools.len(), 2);
+        assert_eq!(
+            pools[0].taints,
+            [
+                taint("key1", "value1", "NoSchedule"),
+                taint("key2", "", "NoExecute"),
+                taint("key3", "", "NoSchedule"),
+                taint("key4", "", ""),
+            ]
+        );
+        assert_eq!(pools[0].provider, "eksctl");
+        assert_eq!(
+            pools[0].node_label,
+            (EKSCTL_NODEGROUP_LABEL, "ng-1".to_string())
+        );
+        assert_eq!(pools[1].provider, "eks");
+        assert_eq!(pools[1].labels["role"], "db");
+        assert_eq!(pools[1].labels[EKS_NODEGROUP_LABEL], "mng-1");
+        assert_eq!(pools[1].taints, [taint("k", "v", "PreferNoSchedule")]);
+        let wrong = eksctl_pools(&json!({"nodeGroups": [{"name": "x", "taints": "k=v"}]}));
+        assert!(wrong.is_err_and(|e| e.starts_with(
+            "nodeGroups[0].taints: taints must be a {string: string} or a [{key, value, effect}]: "
+        )));
+        let unnamed = eksctl_pools(&json!({"managedNodeGroups": [{"taints": []}]}));
+        assert_eq!(
+            unnamed,
+            Err("managedNodeGroups[0].name: Required value".to_string())
+        );
+    }
+
+    #[test]
+    fn eksctl_validates_as_its_validate_table() {
+        // eksctl's pkg/utils/taints Validate table; the first error of a group only.
+        let cases = [
+            (taint("key1", "value1", "NoSchedule"), None),
+            (taint("key2", "", "NoExecute"), None),
+            (
+                taint("key3", "", ""),
+                Some(
+                    "invalid taint effect: , unsupported taint effect. Valid taint effects are: NoSchedule, NoExecute and PreferNoSchedule",
+                ),
+            ),
+            (
+                taint("key1=", "value1", "NoSchedule"),
+                Some(
+                    "invalid taint key: key1=, name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+                ),
+            ),
+            (
+                taint("key1", "v&lue", "NoSchedule"),
+                Some(
+                    "invalid taint value: v&lue, a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                ),
+            ),
+            (
+                taint("key1", "value1", "NoEffect"),
+                Some(
+                    "invalid taint effect: NoEffect, unsupported taint effect. Valid taint effects are: NoSchedule, NoExecute and PreferNoSchedule",
+                ),
+            ),
+            (
+                taint("", "v", "NoSchedule"),
+                Some("taint key must be non-empty"),
+            ),
+        ];
+        for (t, want) in cases {
+            let mut pool = cluster_config(json!({"nodeGroups": [{"name": "ng"}]})).remove(0);
+            pool.taints = vec![t.clone(), taint("-also-bad", "", "NoSchedule")];
+            let got = validate_taints(&pool);
+            match want {
+                Some(w) => assert_eq!(got, [w], "{t:?}"),
+                None => assert_eq!(got.len(), 1, "{t:?}: the second taint's error, {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_node_groups_prefer_no_schedule_taint_keeps_no_pod_off() {
+        let pools = cluster_config(json!({"nodeGroups": [{"name": "ng", "taints": [
+            {"key": "soft", "effect": "PreferNoSchedule"},
+            {"key": "hard", "value": "x", "effect": "NoSchedule"}]}]}));
+        let gates = FeatureGates::default();
+        assert_eq!(
+            untolerated(&pools[0], &[], &gates).map(|t| t.key.as_str()),
+            Some("hard")
+        );
+        let tol: Toleration = serde_json::from_value(json!({"key": "hard", "operator": "Exists"}))
+            .unwrap_or_default();
+        assert_eq!(untolerated(&pools[0], &[tol], &gates), None);
     }
 }

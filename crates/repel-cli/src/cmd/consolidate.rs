@@ -72,7 +72,7 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
         }
         As::Karpenter => {
             let mut pools = Vec::new();
-            for v in &node_pools {
+            for v in node_pools.iter().filter(|v| v["kind"] == "NodePool") {
                 let p = repel_core::pools::karpenter_pool(v).map_err(|e| {
                     CliError::Usage(format!(
                         "NodePool {}: {e}",

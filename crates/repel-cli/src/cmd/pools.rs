@@ -1,11 +1,12 @@
-//! `repel pools -f …` (issue 16, first part): each node pool with its taints, startup taints,
-//! labels and nodes, Karpenter's validation of its taints, and which workloads tolerate it as
-//! Karpenter decides ([`repel_core::pools`]).
+//! `repel pools -f …` (issue 16): each node pool (a Karpenter NodePool, a node group of an
+//! eksctl ClusterConfig) with its taints, startup taints, labels and nodes, its provider's
+//! validation of its taints, and which workloads tolerate it as its scheduler decides
+//! ([`repel_core::pools`]).
 
 use std::collections::BTreeMap;
 
 use clap::Args;
-use repel_core::pools::{NODEPOOL_LABEL, Pool, karpenter_pool, untolerated, validate_taints};
+use repel_core::pools::{Pool, eksctl_pools, karpenter_pool, untolerated, validate_taints};
 use repel_core::taint::taint_to_string;
 use serde::Serialize;
 
@@ -38,7 +39,7 @@ pub struct Refused {
 pub struct PoolRow {
     /// Its name.
     pub name: String,
-    /// `karpenter`.
+    /// `karpenter`, `eksctl` (a self-managed node group) or `eks` (a managed node group).
     pub provider: &'static str,
     /// As written.
     pub api_version: String,
@@ -50,11 +51,14 @@ pub struct PoolRow {
     pub startup_taints: Vec<String>,
     /// Its template's labels.
     pub labels: BTreeMap<String, String>,
-    /// The input's nodes labelled `karpenter.sh/nodepool=NAME`.
+    /// The input's nodes labelled as the pool's (`karpenter.sh/nodepool=NAME`,
+    /// `alpha.eksctl.io/nodegroup-name=NAME`, `eks.amazonaws.com/nodegroup=NAME`).
     pub nodes: Vec<String>,
-    /// Karpenter's validation errors of its taints (empty when valid).
+    /// Its provider's validation errors of its taints (Karpenter's; eksctl's first) — empty
+    /// when valid.
     pub errors: Vec<String>,
-    /// The workloads (and bare pods) whose pods tolerate every taint, as Karpenter decides.
+    /// The workloads (and bare pods) whose pods tolerate every taint, as the pool's scheduler
+    /// decides (Karpenter's; kube-scheduler's for a node group).
     pub tolerated_by: Vec<String>,
     /// The others, with the first taint they do not tolerate.
     pub not_tolerated_by: Vec<Refused>,
@@ -73,21 +77,27 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     warn_all(&inv.warnings);
     let mut pools: Vec<Pool> = Vec::new();
     for p in &inv.node_pools {
-        let pool = karpenter_pool(&p.obj).map_err(|message| {
+        let kind = p.obj["kind"].as_str().unwrap_or_default();
+        let read = if kind == "ClusterConfig" {
+            eksctl_pools(&p.obj)
+        } else {
+            karpenter_pool(&p.obj).map(|pool| vec![pool])
+        };
+        let read = read.map_err(|message| {
             CliError::Input(InputError::Object {
                 at: p.source.clone(),
                 what: Some(format!(
-                    "NodePool {}",
+                    "{kind} {}",
                     p.obj["metadata"]["name"].as_str().unwrap_or_default()
                 )),
                 message,
             })
         })?;
-        pools.push(pool);
+        pools.extend(read);
     }
     if pools.is_empty() {
         return Err(CliError::Usage(
-            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1)".to_string(),
+            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5)".to_string(),
         ));
     }
     // What asks to run: each workload's pod template, and bare pods.
@@ -142,7 +152,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
             let mut tolerated_by = Vec::new();
             let mut not_tolerated_by = Vec::new();
             for (who, tols) in &subjects {
-                match untolerated(pool, tols) {
+                match untolerated(pool, tols, &args.inputs.feature_gates) {
                     None => tolerated_by.push(who.clone()),
                     Some(t) => not_tolerated_by.push(Refused {
                         workload: who.clone(),
@@ -166,8 +176,8 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
                             .metadata
                             .labels
                             .as_ref()
-                            .and_then(|l| l.get(NODEPOOL_LABEL))
-                            == Some(&pool.name)
+                            .and_then(|l| l.get(pool.node_label.0))
+                            == Some(&pool.node_label.1)
                     })
                     .filter_map(|n| n.obj.metadata.name.clone())
                     .collect(),
@@ -206,9 +216,9 @@ fn print_human(r: &PoolsReport) {
     out!("{}", render(&t));
     for p in &r.pools {
         for e in &p.errors {
-            outln!("NodePool {}: {e}", p.name);
+            outln!("{} {}: {e}", pool_kind(p.provider), p.name);
         }
-        if p.taints.is_empty() {
+        if p.taints.is_empty() || p.tolerated_by.is_empty() && p.not_tolerated_by.is_empty() {
             continue;
         }
         outln!(
@@ -223,5 +233,13 @@ fn print_human(r: &PoolsReport) {
         for w in &p.not_tolerated_by {
             outln!("  {} does not tolerate {}", w.workload, w.taint);
         }
+    }
+}
+
+/// What a provider calls its pools, for messages.
+fn pool_kind(provider: &str) -> &'static str {
+    match provider {
+        "karpenter" => "NodePool",
+        _ => "nodegroup",
     }
 }

@@ -132,7 +132,8 @@ pub struct Inventory {
     pub pdbs: Vec<Loaded<PodDisruptionBudget>>,
     /// PriorityClasses.
     pub priority_classes: Vec<Loaded<PriorityClass>>,
-    /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`), as written.
+    /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`) and eksctl ClusterConfigs
+    /// (`eksctl.io/v1alpha5`), as written.
     pub node_pools: Vec<Loaded<Value>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
@@ -798,14 +799,14 @@ impl Inventory {
                 message: "kind: Required value: every object needs a kind".into(),
             });
         };
-        if kind == "NodePool" {
-            let api = v
-                .get("apiVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if api == "karpenter.sh/v1" || api == "karpenter.sh/v1beta1" {
-                return self.add_node_pool(source, v, api);
-            }
+        let api = v
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind == "NodePool" && (api == "karpenter.sh/v1" || api == "karpenter.sh/v1beta1")
+            || kind == "ClusterConfig" && api == "eksctl.io/v1alpha5"
+        {
+            return self.add_node_pool(source, v, kind, api);
         }
         let known = [
             "Node",
@@ -962,14 +963,23 @@ impl Inventory {
         Ok(())
     }
 
-    /// A Karpenter NodePool: named, once; `v1beta1` read as `v1` with a warning (the template's
-    /// taints, startup taints and labels are where they were).
-    fn add_node_pool(&mut self, source: Source, v: &Value, api: &str) -> Result<(), InputError> {
+    /// A Karpenter NodePool, or an eksctl ClusterConfig (its node groups): named, once;
+    /// `v1beta1` NodePools read as `v1` with a warning (the template's taints, startup taints
+    /// and labels are where they were).
+    fn add_node_pool(
+        &mut self,
+        source: Source,
+        v: &Value,
+        kind: &str,
+        api: &str,
+    ) -> Result<(), InputError> {
         if require_name(&source, v)?.is_some() {
             return Err(InputError::Object {
                 at: source,
                 what: describe_value(v),
-                message: "metadata.name: Required value: a NodePool needs a name (generateName is not read)".to_string(),
+                message: format!(
+                    "metadata.name: Required value: a {kind} needs a name (generateName is not read)"
+                ),
             });
         }
         let name = v
@@ -977,7 +987,7 @@ impl Inventory {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let id = format!("NodePool {name}");
+        let id = format!("{kind} {name}");
         if let Some(first) = self.seen.get(&id) {
             return Err(InputError::Object {
                 at: source.clone(),
