@@ -276,9 +276,7 @@ fn a_file_of_kinds_repel_does_not_use_is_named_with_its_kinds() {
     let f = write(
         dir.path(),
         "pool.yaml",
-        &[
-            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}}),
-        ],
+        &[json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}})],
     );
     for cmd in ["check", "admit", "schedule"] {
         let (code, _, err) = run(&[cmd, "-f", &f]);
