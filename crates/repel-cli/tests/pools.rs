@@ -244,3 +244,56 @@ fn an_invalid_node_group_taint_in_eksctls_words() {
         "{err}"
     );
 }
+
+#[test]
+fn aks_agent_pools_as_az_aks_nodepool_list_prints_them() {
+    let list = json!([
+        {"name": "nodepool1", "type": "VirtualMachineScaleSets", "mode": "System",
+         "vmSize": "Standard_DS2_v2", "nodeTaints": ["sku=gpu:NoSchedule"]},
+        {"name": "spotnodepool", "type": "VirtualMachineScaleSets", "mode": "User",
+         "scaleSetPriority": "Spot",
+         "nodeTaints": ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
+         "nodeLabels": {"kubernetes.azure.com/scalesetpriority": "spot"}}
+    ]);
+    let node = json!({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": "aks-spot-1", "labels": {"kubernetes.azure.com/agentpool": "spotnodepool"}},
+                      "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let batch = workload(
+        "Job",
+        "batch",
+        json!([{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal",
+                "value": "spot", "effect": "NoSchedule"}]),
+    );
+    let (code, out, err) = run(
+        &["pools", "-o", "json"],
+        &[
+            ("pools.json", list.clone()),
+            ("node.json", node),
+            ("job.json", batch),
+        ],
+    );
+    assert_eq!(code, 1, "the system pool's taint is refused: {err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let pools = r["pools"].as_array().unwrap();
+    assert_eq!(pools.len(), 2);
+    assert_eq!(pools[0]["provider"], "aks");
+    assert_eq!(
+        pools[0]["errors"],
+        json!([
+            "(SystemPoolHasRestrictedTaint) Placing custom taints on system pool is not supported(except 'CriticalAddonsOnly' taint or taint effect is 'PreferNoSchedule'). Please refer to https://aka.ms/aks/system-taints for detail"
+        ])
+    );
+    assert_eq!(pools[1]["nodes"], json!(["aks-spot-1"]));
+    assert_eq!(pools[1]["errors"], json!([]));
+    assert_eq!(pools[1]["toleratedBy"], json!(["Job/default/batch"]));
+    assert_eq!(pools[1]["labels"]["kubernetes.azure.com/mode"], "user");
+    // One pool as `az aks nodepool show` prints it, with a taint azure-cli refuses.
+    let one = json!({"name": "gpu", "type": "VirtualMachineScaleSets", "mode": "User",
+                     "nodeTaints": ["sku:NoSchedule"]});
+    let (code, out, _) = run(&["pools"], &[("gpu.json", one)]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("agent pool gpu: Invalid node taint: sku:NoSchedule"),
+        "{out}"
+    );
+}

@@ -20,14 +20,20 @@ pub const NODEPOOL_LABEL: &str = "karpenter.sh/nodepool";
 pub const EKSCTL_NODEGROUP_LABEL: &str = "alpha.eksctl.io/nodegroup-name";
 /// The label EKS puts on the nodes of a managed node group.
 pub const EKS_NODEGROUP_LABEL: &str = "eks.amazonaws.com/nodegroup";
+/// The label AKS puts on the nodes of an agent pool.
+pub const AKS_AGENTPOOL_LABEL: &str = "kubernetes.azure.com/agentpool";
+/// The key of the taint and label AKS puts on a Spot pool's nodes (value `spot`).
+pub const AKS_SPOT_KEY: &str = "kubernetes.azure.com/scalesetpriority";
+/// The label AKS puts on every node with its pool's mode (`system`, `user`).
+pub const AKS_MODE_LABEL: &str = "kubernetes.azure.com/mode";
 
 /// A pool's node template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pool {
     /// The pool's name.
     pub name: String,
-    /// Its provider: `karpenter`, `eksctl` (a self-managed node group of a ClusterConfig) or
-    /// `eks` (a managed node group of a ClusterConfig).
+    /// Its provider: `karpenter`, `eksctl` (a self-managed node group of a ClusterConfig),
+    /// `eks` (a managed node group of a ClusterConfig) or `aks` (an agent pool).
     pub provider: &'static str,
     /// The API version it was written in.
     pub api_version: String,
@@ -45,6 +51,8 @@ pub struct Pool {
     pub consolidate_after: Option<String>,
     /// The label that marks the pool's nodes, with its value.
     pub node_label: (&'static str, String),
+    /// `mode: System` (an AKS system pool).
+    pub system: bool,
 }
 
 fn taints(v: &Value, field: &str) -> Result<Vec<Taint>, String> {
@@ -81,6 +89,7 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
             .as_str()
             .map(str::to_string),
         node_label: (NODEPOOL_LABEL, name_of(v)),
+        system: false,
     })
 }
 
@@ -165,10 +174,146 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
                 consolidation_policy: None,
                 consolidate_after: None,
                 node_label: (label, name),
+                system: false,
             });
         }
     }
     Ok(out)
+}
+
+/// Whether a JSON object is an AKS agent pool as `az aks nodepool show` prints it: no `kind`, a
+/// `name`, and the `type` of an agent pool (no Kubernetes object has one at its root).
+pub fn is_aks_pool(v: &Value) -> bool {
+    v.get("kind").is_none()
+        && v.get("name").and_then(Value::as_str).is_some()
+        && matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("VirtualMachineScaleSets" | "AvailabilitySet" | "VirtualMachines")
+        )
+}
+
+/// One of `nodeTaints`' `key=value:Effect` strings as a taint, split as written (the effect
+/// after the last `:`, the value after the first `=`), so that [`aks_taint_string`] gives the
+/// string back for azure-cli's validation.
+fn aks_taint(s: &str) -> Taint {
+    let (kv, effect) = s.rsplit_once(':').unwrap_or((s, ""));
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k, Some(v.to_string())),
+        None => (kv, None),
+    };
+    Taint {
+        key: key.to_string(),
+        value,
+        effect: effect.to_string(),
+        time_added: None,
+    }
+}
+
+/// The `nodeTaints` string of a taint (see [`aks_taint`]).
+fn aks_taint_string(t: &Taint) -> String {
+    let mut s = t.key.clone();
+    if let Some(v) = &t.value {
+        s.push('=');
+        s.push_str(v);
+    }
+    if !t.effect.is_empty() {
+        s.push(':');
+        s.push_str(&t.effect);
+    }
+    s
+}
+
+/// An AKS agent pool, from `az aks nodepool show` output (`az aks nodepool list` prints a list
+/// of them): `nodeTaints`, `nodeLabels`, `mode` (nodes labelled `kubernetes.azure.com/mode`),
+/// and for a Spot pool (`scaleSetPriority: Spot`) the `kubernetes.azure.com/scalesetpriority=
+/// spot:NoSchedule` taint and `…=spot` label AKS gives its nodes (added when the output lacks
+/// them); its nodes are labelled `kubernetes.azure.com/agentpool=NAME`.
+pub fn aks_pool(v: &Value) -> Result<Pool, String> {
+    let name = v["name"]
+        .as_str()
+        .ok_or("name: Required value")?
+        .to_string();
+    let raw: Vec<String> = match &v["nodeTaints"] {
+        Value::Null => Vec::new(),
+        other => serde_json::from_value(other.clone()).map_err(|e| format!("nodeTaints: {e}"))?,
+    };
+    let mut taints: Vec<Taint> = raw.iter().map(|s| aks_taint(s)).collect();
+    let mut labels: BTreeMap<String, String> = match &v["nodeLabels"] {
+        Value::Null => BTreeMap::new(),
+        other => serde_json::from_value(other.clone()).map_err(|e| format!("nodeLabels: {e}"))?,
+    };
+    let system = v["mode"].as_str() == Some("System");
+    labels.insert(AKS_AGENTPOOL_LABEL.to_string(), name.clone());
+    labels.insert(
+        AKS_MODE_LABEL.to_string(),
+        if system { "system" } else { "user" }.to_string(),
+    );
+    if v["scaleSetPriority"].as_str() == Some("Spot") {
+        labels.insert(AKS_SPOT_KEY.to_string(), "spot".to_string());
+        if !taints.iter().any(|t| t.key == AKS_SPOT_KEY) {
+            taints.push(aks_taint(&format!("{AKS_SPOT_KEY}=spot:NoSchedule")));
+        }
+    }
+    Ok(Pool {
+        name: name.clone(),
+        provider: "aks",
+        api_version: String::new(),
+        weight: None,
+        taints,
+        startup_taints: Vec::new(),
+        labels,
+        consolidation_policy: None,
+        consolidate_after: None,
+        node_label: (AKS_AGENTPOOL_LABEL, name),
+        system,
+    })
+}
+
+/// azure-cli's `validate_taint`: `^[a-zA-Z\d][\w\-\.\/]{0,252}=[a-zA-Z\d][\w\-\.]{0,62}:
+/// (NoSchedule|PreferNoSchedule|NoExecute)$` (a value is required), where `\w` is a letter,
+/// digit or `_` (Python's `re` on `str` also takes other Unicode letters and digits).
+fn aks_taint_ok(t: &Taint) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let starts = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let Some(value) = &t.value else {
+        return false;
+    };
+    let key_len = t.key.chars().count();
+    let value_len = value.chars().count();
+    starts(&t.key)
+        && (1..=253).contains(&key_len)
+        && t.key
+            .chars()
+            .all(|c| word(c) || matches!(c, '-' | '.' | '/'))
+        && starts(value)
+        && (1..=63).contains(&value_len)
+        && value.chars().all(|c| word(c) || matches!(c, '-' | '.'))
+        && matches!(
+            t.effect.as_str(),
+            "NoSchedule" | "PreferNoSchedule" | "NoExecute"
+        )
+}
+
+/// AKS's checks of an agent pool's taints: each as azure-cli validates it (`Invalid node taint:
+/// S`), and on a system pool only `CriticalAddonsOnly` or PreferNoSchedule taints (the API's
+/// `SystemPoolHasRestrictedTaint` error, as AKS writes it).
+fn aks_validate(pool: &Pool) -> Vec<String> {
+    let mut out: Vec<String> = pool
+        .taints
+        .iter()
+        .filter(|t| !aks_taint_ok(t))
+        .map(|t| format!("Invalid node taint: {}", aks_taint_string(t)))
+        .collect();
+    if out.is_empty()
+        && pool.system
+        && pool
+            .taints
+            .iter()
+            .any(|t| t.key != "CriticalAddonsOnly" && t.effect != "PreferNoSchedule")
+    {
+        out.push("(SystemPoolHasRestrictedTaint) Placing custom taints on system pool is not supported(except 'CriticalAddonsOnly' taint or taint effect is 'PreferNoSchedule'). Please refer to https://aka.ms/aks/system-taints for detail".to_string());
+    }
+    out
 }
 
 /// eksctl's `taints.Validate`, which its ClusterConfig validation runs on every taint of a node
@@ -201,8 +346,12 @@ fn eksctl_validate(t: &Taint) -> Result<(), String> {
 /// of the three (`invalid value: "X" in startupTaints`), and a key/effect pair appear once
 /// across taints and startup taints together (`duplicate taint Key/Effect pair k=NoSchedule`).
 ///
-/// A node group of a ClusterConfig gets eksctl's validation instead (its first error).
+/// A node group of a ClusterConfig gets eksctl's validation instead (its first error), an AKS
+/// agent pool azure-cli's and AKS's.
 pub fn validate_taints(pool: &Pool) -> Vec<String> {
+    if pool.provider == "aks" {
+        return aks_validate(pool);
+    }
     if pool.provider != "karpenter" {
         return pool
             .taints
@@ -249,8 +398,8 @@ pub fn validate_taints(pool: &Pool) -> Vec<String> {
 /// decides (every effect hard; `Gt`/`Lt` on; startup taints not checked); `None` when it
 /// tolerates them all.
 ///
-/// A node group's nodes are scheduled by kube-scheduler: only its NoSchedule and NoExecute
-/// taints keep a pod off (`gates`: the cluster's feature gates).
+/// A node group's or agent pool's nodes are scheduled by kube-scheduler: only its NoSchedule
+/// and NoExecute taints keep a pod off (`gates`: the cluster's feature gates).
 pub fn untolerated<'a>(
     pool: &'a Pool,
     tolerations: &[Toleration],
@@ -450,5 +599,90 @@ mod tests {
         let tol: Toleration = serde_json::from_value(json!({"key": "hard", "operator": "Exists"}))
             .unwrap_or_default();
         assert_eq!(untolerated(&pools[0], &[tol], &gates), None);
+    }
+
+    fn agent_pool(v: Value) -> Pool {
+        aks_pool(&v).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn an_aks_agent_pool_as_az_prints_it() {
+        // The shape of the AKS docs' `az aks nodepool show` output for a Spot pool.
+        let spot = json!({"name": "spotnodepool", "type": "VirtualMachineScaleSets",
+                          "mode": "User", "scaleSetPriority": "Spot",
+                          "nodeTaints": ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
+                          "nodeLabels": {"kubernetes.azure.com/scalesetpriority": "spot"}});
+        assert!(is_aks_pool(&spot));
+        assert!(!is_aks_pool(
+            &json!({"kind": "Node", "name": "x", "type": "VirtualMachineScaleSets"})
+        ));
+        let p = agent_pool(spot);
+        assert_eq!(p.provider, "aks");
+        assert_eq!(
+            p.taints,
+            [aks_taint(
+                "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+            )]
+        );
+        assert_eq!(p.labels[AKS_AGENTPOOL_LABEL], "spotnodepool");
+        assert_eq!(p.labels[AKS_MODE_LABEL], "user");
+        assert!(validate_taints(&p).is_empty());
+        // A Spot pool whose output lacks the taint still gets it, as AKS gives it.
+        let bare = agent_pool(
+            json!({"name": "s", "type": "VirtualMachineScaleSets", "scaleSetPriority": "Spot"}),
+        );
+        assert_eq!(bare.taints.len(), 1);
+        assert_eq!(bare.labels[AKS_SPOT_KEY], "spot");
+    }
+
+    #[test]
+    fn aks_validates_taints_as_azure_cli_and_system_pools_as_aks() {
+        let pool = |taints: Value, mode: &str| {
+            agent_pool(
+                json!({"name": "p", "type": "VirtualMachineScaleSets", "mode": mode,
+                              "nodeTaints": taints}),
+            )
+        };
+        for ok in [
+            "sku=gpu:NoSchedule",
+            "a/b.c_d-e=v_1.2-3:PreferNoSchedule",
+            "k=v:NoExecute",
+        ] {
+            assert!(
+                validate_taints(&pool(json!([ok]), "User")).is_empty(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "sku:NoSchedule",
+            "sku=gpu",
+            "sku=gpu:Sometimes",
+            "-sku=gpu:NoSchedule",
+            "sku=-gpu:NoSchedule",
+            "sku=g/pu:NoSchedule",
+            "sku=a=b:NoSchedule",
+        ] {
+            assert_eq!(
+                validate_taints(&pool(json!([bad]), "User")),
+                [format!("Invalid node taint: {bad}")],
+                "{bad}"
+            );
+        }
+        let long_value = format!("k={}:NoSchedule", "v".repeat(64));
+        assert_eq!(validate_taints(&pool(json!([long_value]), "User")).len(), 1);
+        assert!(
+            validate_taints(&pool(
+                json!(["CriticalAddonsOnly=true:NoSchedule"]),
+                "System"
+            ))
+            .is_empty()
+        );
+        assert!(validate_taints(&pool(json!(["any=thing:PreferNoSchedule"]), "System")).is_empty());
+        assert_eq!(
+            validate_taints(&pool(json!(["sku=gpu:NoSchedule"]), "System")),
+            [
+                "(SystemPoolHasRestrictedTaint) Placing custom taints on system pool is not supported(except 'CriticalAddonsOnly' taint or taint effect is 'PreferNoSchedule'). Please refer to https://aka.ms/aks/system-taints for detail"
+            ]
+        );
     }
 }

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
-use repel_core::pools::{Pool, eksctl_pools, karpenter_pool, untolerated, validate_taints};
+use repel_core::pools::{
+    Pool, aks_pool, eksctl_pools, is_aks_pool, karpenter_pool, untolerated, validate_taints,
+};
 use repel_core::taint::taint_to_string;
 use serde::Serialize;
 
@@ -39,7 +41,8 @@ pub struct Refused {
 pub struct PoolRow {
     /// Its name.
     pub name: String,
-    /// `karpenter`, `eksctl` (a self-managed node group) or `eks` (a managed node group).
+    /// `karpenter`, `eksctl` (a self-managed node group), `eks` (a managed node group) or `aks`
+    /// (an agent pool).
     pub provider: &'static str,
     /// As written.
     pub api_version: String,
@@ -77,8 +80,17 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     warn_all(&inv.warnings);
     let mut pools: Vec<Pool> = Vec::new();
     for p in &inv.node_pools {
-        let kind = p.obj["kind"].as_str().unwrap_or_default();
-        let read = if kind == "ClusterConfig" {
+        let (kind, name) = if is_aks_pool(&p.obj) {
+            ("agent pool", p.obj["name"].as_str())
+        } else {
+            (
+                p.obj["kind"].as_str().unwrap_or_default(),
+                p.obj["metadata"]["name"].as_str(),
+            )
+        };
+        let read = if is_aks_pool(&p.obj) {
+            aks_pool(&p.obj).map(|pool| vec![pool])
+        } else if kind == "ClusterConfig" {
             eksctl_pools(&p.obj)
         } else {
             karpenter_pool(&p.obj).map(|pool| vec![pool])
@@ -86,10 +98,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
         let read = read.map_err(|message| {
             CliError::Input(InputError::Object {
                 at: p.source.clone(),
-                what: Some(format!(
-                    "{kind} {}",
-                    p.obj["metadata"]["name"].as_str().unwrap_or_default()
-                )),
+                what: Some(format!("{kind} {}", name.unwrap_or_default())),
                 message,
             })
         })?;
@@ -97,7 +106,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     }
     if pools.is_empty() {
         return Err(CliError::Usage(
-            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5)".to_string(),
+            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5; az aks nodepool show/list output)".to_string(),
         ));
     }
     // What asks to run: each workload's pod template, and bare pods.
@@ -240,6 +249,7 @@ fn print_human(r: &PoolsReport) {
 fn pool_kind(provider: &str) -> &'static str {
     match provider {
         "karpenter" => "NodePool",
+        "aks" => "agent pool",
         _ => "nodegroup",
     }
 }

@@ -132,8 +132,9 @@ pub struct Inventory {
     pub pdbs: Vec<Loaded<PodDisruptionBudget>>,
     /// PriorityClasses.
     pub priority_classes: Vec<Loaded<PriorityClass>>,
-    /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`) and eksctl ClusterConfigs
-    /// (`eksctl.io/v1alpha5`), as written.
+    /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`), eksctl ClusterConfigs
+    /// (`eksctl.io/v1alpha5`) and AKS agent pools (`az aks nodepool show`/`list` output), as
+    /// written.
     pub node_pools: Vec<Loaded<Value>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
@@ -542,6 +543,22 @@ pub fn for_each_object(
         doc: doc.doc,
         item: None,
     };
+    // `az aks nodepool list` prints a list of agent pools.
+    if let Some(items) = doc.value.as_array()
+        && !items.is_empty()
+        && items.iter().all(repel_core::pools::is_aks_pool)
+    {
+        for (i, item) in items.iter().enumerate() {
+            f(
+                Source {
+                    item: Some(i),
+                    ..top.clone()
+                },
+                item,
+            )?;
+        }
+        return Ok(());
+    }
     if !doc.value.is_object() {
         return Err(InputError::Object {
             at: top,
@@ -792,6 +809,9 @@ impl Inventory {
         v: &Value,
         duplicates: Vec<String>,
     ) -> Result<(), InputError> {
+        if repel_core::pools::is_aks_pool(v) {
+            return self.add_agent_pool(source, v);
+        }
         let Some(kind) = v.get("kind").and_then(Value::as_str) else {
             return Err(InputError::Object {
                 at: source,
@@ -960,6 +980,27 @@ impl Inventory {
             report.object = object_id;
             self.strict.push(report);
         }
+        Ok(())
+    }
+
+    /// An AKS agent pool (`az aks nodepool show` output): named at its root, once.
+    fn add_agent_pool(&mut self, source: Source, v: &Value) -> Result<(), InputError> {
+        let name = v["name"].as_str().unwrap_or_default();
+        let id = format!("agent pool {name}");
+        if let Some(first) = self.seen.get(&id) {
+            return Err(InputError::Object {
+                at: source.clone(),
+                what: Some(id.clone()),
+                message: format!("{id} is defined twice (first at {first})"),
+            });
+        }
+        self.seen.insert(id, source.clone());
+        let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.node_pools.len();
+        self.node_pools.push(Loaded {
+            source,
+            seq,
+            obj: v.clone(),
+        });
         Ok(())
     }
 
