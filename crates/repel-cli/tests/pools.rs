@@ -297,3 +297,43 @@ fn aks_agent_pools_as_az_aks_nodepool_list_prints_them() {
         "{out}"
     );
 }
+
+#[test]
+fn an_eks_managed_node_group_as_aws_eks_describe_nodegroup_prints_it() {
+    let out = json!({"nodegroup": {"nodegroupName": "gpu", "clusterName": "c",
+        "capacityType": "ON_DEMAND", "status": "ACTIVE",
+        "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]}});
+    let node = json!({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": "ip-10-0-0-1", "labels": {"eks.amazonaws.com/nodegroup": "gpu"}},
+                      "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let plugin = workload(
+        "DaemonSet",
+        "nvidia-device-plugin",
+        json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
+    );
+    let web = workload("Deployment", "web", json!([]));
+    let (code, stdout, err) = run(
+        &["pools", "-o", "json"],
+        &[
+            ("ng.json", out),
+            ("node.json", node),
+            ("plugin.json", plugin),
+            ("web.json", web),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    let p = &r["pools"][0];
+    assert_eq!(p["name"], "gpu");
+    assert_eq!(p["provider"], "eks");
+    assert_eq!(p["taints"], json!(["nvidia.com/gpu=true:NoSchedule"]));
+    assert_eq!(p["nodes"], json!(["ip-10-0-0-1"]));
+    assert_eq!(
+        p["toleratedBy"],
+        json!(["DaemonSet/default/nvidia-device-plugin"])
+    );
+    assert_eq!(
+        p["notToleratedBy"],
+        json!([{"workload": "Deployment/default/web", "taint": "nvidia.com/gpu=true:NoSchedule"}])
+    );
+}

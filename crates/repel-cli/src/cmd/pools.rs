@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 use repel_core::pools::{
-    Pool, aks_pool, eksctl_pools, is_aks_pool, karpenter_pool, untolerated, validate_taints,
+    Pool, aks_pool, eks_nodegroup, eksctl_pools, is_aks_pool, is_eks_nodegroup, karpenter_pool,
+    untolerated, validate_taints,
 };
 use repel_core::taint::taint_to_string;
 use serde::Serialize;
@@ -82,6 +83,8 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     for p in &inv.node_pools {
         let (kind, name) = if is_aks_pool(&p.obj) {
             ("agent pool", p.obj["name"].as_str())
+        } else if is_eks_nodegroup(&p.obj) {
+            ("nodegroup", p.obj["nodegroup"]["nodegroupName"].as_str())
         } else {
             (
                 p.obj["kind"].as_str().unwrap_or_default(),
@@ -90,6 +93,8 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
         };
         let read = if is_aks_pool(&p.obj) {
             aks_pool(&p.obj).map(|pool| vec![pool])
+        } else if is_eks_nodegroup(&p.obj) {
+            eks_nodegroup(&p.obj).map(|pool| vec![pool])
         } else if kind == "ClusterConfig" {
             eksctl_pools(&p.obj)
         } else {
@@ -106,7 +111,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     }
     if pools.is_empty() {
         return Err(CliError::Usage(
-            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5; az aks nodepool show/list output)".to_string(),
+            "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5; az aks nodepool show/list and aws eks describe-nodegroup output)".to_string(),
         ));
     }
     // What asks to run: each workload's pod template, and bare pods.

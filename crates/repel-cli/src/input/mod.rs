@@ -133,8 +133,8 @@ pub struct Inventory {
     /// PriorityClasses.
     pub priority_classes: Vec<Loaded<PriorityClass>>,
     /// Node pools: Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`), eksctl ClusterConfigs
-    /// (`eksctl.io/v1alpha5`) and AKS agent pools (`az aks nodepool show`/`list` output), as
-    /// written.
+    /// (`eksctl.io/v1alpha5`), AKS agent pools (`az aks nodepool show`/`list` output) and EKS
+    /// managed node groups (`aws eks describe-nodegroup` output), as written.
     pub node_pools: Vec<Loaded<Value>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
@@ -809,7 +809,7 @@ impl Inventory {
         v: &Value,
         duplicates: Vec<String>,
     ) -> Result<(), InputError> {
-        if repel_core::pools::is_aks_pool(v) {
+        if repel_core::pools::is_aks_pool(v) || repel_core::pools::is_eks_nodegroup(v) {
             return self.add_agent_pool(source, v);
         }
         let Some(kind) = v.get("kind").and_then(Value::as_str) else {
@@ -983,10 +983,16 @@ impl Inventory {
         Ok(())
     }
 
-    /// An AKS agent pool (`az aks nodepool show` output): named at its root, once.
+    /// An AKS agent pool (`az aks nodepool show` output, named at its root) or an EKS managed
+    /// node group (`aws eks describe-nodegroup` output), once.
     fn add_agent_pool(&mut self, source: Source, v: &Value) -> Result<(), InputError> {
-        let name = v["name"].as_str().unwrap_or_default();
-        let id = format!("agent pool {name}");
+        let id = match v["name"].as_str() {
+            Some(name) => format!("agent pool {name}"),
+            None => format!(
+                "nodegroup {}",
+                v["nodegroup"]["nodegroupName"].as_str().unwrap_or_default()
+            ),
+        };
         if let Some(first) = self.seen.get(&id) {
             return Err(InputError::Object {
                 at: source.clone(),
