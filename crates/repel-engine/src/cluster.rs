@@ -933,7 +933,7 @@ impl Cluster {
     }
 
     /// Keeps the pod index (when built) current for pod `id`, just added or deleted.
-    fn index_pod(&mut self, id: PodId) {
+    pub(crate) fn index_pod(&mut self, id: PodId) {
         let Some(index) = self.pod_index.get_mut() else {
             return;
         };

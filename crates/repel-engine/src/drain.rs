@@ -43,7 +43,7 @@ pub mod sim;
 use serde::Serialize;
 
 use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
-use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion};
+use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion_of};
 use crate::scheduler::Scheduler;
 use crate::scheduler::fast::first_fit::FirstFit;
 
@@ -282,15 +282,20 @@ impl PodsOn {
 }
 
 /// What a what-if changed on a cluster, to put it back afterwards instead of working on a copy
-/// per node: each pod's node, phase, nomination and `spec.nodeName`, and each node's object,
-/// taints, `unschedulable` and the order of its lists, as they were before the first change.
+/// per node: each pod's node, phase, nomination, `spec.nodeName` and deletion, each node's
+/// object, taints, `unschedulable` and the order of its lists, and each budget's status, as
+/// they were before the first change.
 #[derive(Debug, Default)]
 pub struct Undo {
     pods: Vec<SavedPod>,
     nodes: Vec<SavedNode>,
+    pdbs: Vec<(usize, Option<PdbStatus>)>,
     seen_pods: std::collections::HashSet<PodId>,
     seen_nodes: std::collections::HashSet<NodeId>,
+    seen_pdbs: std::collections::HashSet<usize>,
 }
+
+type PdbStatus = k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus;
 
 #[derive(Debug)]
 struct SavedPod {
@@ -299,6 +304,8 @@ struct SavedPod {
     phase: PodPhase,
     nominated: Option<NodeId>,
     node_name: Option<String>,
+    deleted: bool,
+    terminating: bool,
 }
 
 #[derive(Debug)]
@@ -328,7 +335,18 @@ impl Undo {
                 phase: p.phase,
                 nominated: p.nominated,
                 node_name: p.spec_node_name().map(str::to_string),
+                deleted: p.deleted,
+                terminating: p.terminating,
             });
+        }
+    }
+
+    /// Records budget `index`'s status before it changes.
+    pub(crate) fn pdb(&mut self, c: &Cluster, index: usize) {
+        if let Some(b) = c.pdbs.get(index)
+            && self.seen_pdbs.insert(index)
+        {
+            self.pdbs.push((index, b.status.clone()));
         }
     }
 
@@ -377,6 +395,16 @@ impl Undo {
             p.phase = saved.phase;
             p.nominated = saved.nominated;
             p.set_spec_node_name(saved.node_name.clone());
+            p.terminating = saved.terminating;
+            if p.deleted != saved.deleted {
+                p.deleted = saved.deleted;
+                c.index_pod(id);
+            }
+        }
+        for (index, status) in self.pdbs {
+            if let Some(b) = c.pdbs.get_mut(index) {
+                b.status = status;
+            }
         }
         for saved in self.nodes {
             let n = &mut c.nodes[saved.id];
@@ -398,25 +426,6 @@ pub(crate) fn unschedule(c: &mut Cluster, id: PodId) {
     p.set_spec_node_name(None);
     p.phase = PodPhase::Pending;
     p.nominated = None;
-}
-
-/// Places pending pod `id` as kube-scheduler's default profile would (filters, scores, the
-/// seeded tie-break) and binds it: the node, or the FitError text.
-pub(crate) fn place(sched: &mut Scheduler, c: &mut Cluster, id: PodId) -> Result<NodeId, String> {
-    let pod = c.pods[id].clone();
-    let eval = sched.evaluate(c, &pod);
-    let chosen = if eval.scores.is_empty() {
-        eval.feasible.first().copied()
-    } else {
-        sched.select_host(&eval.scores)
-    };
-    match chosen {
-        Some(n) => {
-            c.bind(id, n);
-            Ok(n)
-        }
-        None => Err(eval.message),
-    }
 }
 
 /// The FitError text of pod `id` on `c` (every node filtered).
@@ -450,7 +459,9 @@ pub fn drain_with(
         Decider::ClusterAutoscaler(opts) => {
             drain_ca_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
         }
-        Decider::Kubectl(opts) => on_copies(c, nodes, cfg, |w, n| kubectl(w, n, opts, cfg)),
+        Decider::Kubectl(opts) => {
+            drain_kubectl_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
+        }
         Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
     }
 }
@@ -493,38 +504,6 @@ pub(crate) fn drain_karpenter_on(
     )
 }
 
-/// Each node judged by `judge` on a copy of the cluster: of `c` when `independent`, else of the
-/// cluster the last drainable node left.
-fn on_copies(
-    c: &Cluster,
-    nodes: &[&str],
-    cfg: &DrainConfig,
-    judge: impl Fn(&mut Cluster, NodeId) -> NodeVerdict,
-) -> DrainReport {
-    let mut carried = c.clone();
-    let mut out = Vec::new();
-    for name in nodes {
-        let mut work = if cfg.independent {
-            c.clone()
-        } else {
-            carried.clone()
-        };
-        let Some(node) = work.node_id(name) else {
-            // Removed by an earlier drain of the same name given twice.
-            continue;
-        };
-        let verdict = judge(&mut work, node);
-        if verdict.drainable && !cfg.independent {
-            carried = work;
-        }
-        out.push(verdict);
-    }
-    DrainReport {
-        as_: cfg.decider.name(),
-        nodes: out,
-    }
-}
-
 /// [`drain_with`] on `c` itself, which cluster-autoscaler's what-if works on instead of on a
 /// copy, leaving it as the sequence leaves it (unchanged when `independent`; the other
 /// deciders leave it unchanged).
@@ -536,7 +515,8 @@ pub fn drain_in_place(
 ) -> DrainReport {
     match &cfg.decider {
         Decider::ClusterAutoscaler(opts) => drain_ca_on(c, nodes, opts, cfg, compiled, true).0,
-        _ => drain_with(c, nodes, cfg, None),
+        Decider::Kubectl(opts) => drain_kubectl_on(c, nodes, opts, cfg, compiled, true).0,
+        Decider::Karpenter => drain_with(c, nodes, cfg, None),
     }
 }
 
@@ -580,16 +560,72 @@ pub(crate) fn drain_ca_on(
     )
 }
 
-/// `kubectl drain` of `node` on `work` (changed: cordoned, evicted, replacements bound).
+/// [`drain`] as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
+/// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node is
+/// drained in a sequence (then it stays cordoned and the compiled state is built again), the
+/// replacements placed by the compiled scheduler ([`sim::Sim::place`]; `compiled`, else built
+/// on first use) kept from node to node, each node's placements from the seed's start.
+/// `compiled` false asks the reference for every placement (tests compare both).
+/// Returns the report and how many placements the compiled path and the reference answered.
+pub(crate) fn drain_kubectl_on(
+    work: &mut Cluster,
+    nodes: &[&str],
+    opts: &DrainOptions,
+    cfg: &DrainConfig,
+    ff: Option<FirstFit>,
+    compiled: bool,
+) -> (DrainReport, (usize, usize)) {
+    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff);
+    sim.compiled = compiled;
+    let mut out = Vec::new();
+    for name in nodes {
+        let Some(node) = work.node_id(name) else {
+            continue;
+        };
+        let mut undo = Undo::default();
+        let verdict = kubectl(work, node, opts, &mut sim, &mut undo);
+        if verdict.drainable && !cfg.independent {
+            // Drained: the node stays cordoned, its classes change.
+            work.set_unschedulable(node, true);
+            sim.node_removed();
+        } else {
+            sim.undo(work, undo);
+        }
+        out.push(verdict);
+    }
+    (
+        DrainReport {
+            as_: cfg.decider.name(),
+            nodes: out,
+        },
+        sim.answered,
+    )
+}
+
+/// The node as `kubectl cordon` leaves it: `spec.unschedulable`.
+fn cordoned(c: &Cluster, node: NodeId) -> crate::cluster::NodeInfo {
+    let mut g = c.nodes[node].clone();
+    g.unschedulable = true;
+    std::sync::Arc::make_mut(&mut g.node)
+        .spec
+        .get_or_insert_with(Default::default)
+        .unschedulable = Some(true);
+    g
+}
+
+/// `kubectl drain` of `node` on `work`: evictions and replacements done (each change recorded
+/// in `undo`), the node cordoned for the placements only ([`sim::Sim::place`]'s ghost: the
+/// compiled state must keep seeing it as it was compiled).
 fn kubectl(
     work: &mut Cluster,
     node: NodeId,
     opts: &DrainOptions,
-    cfg: &DrainConfig,
+    sim: &mut sim::Sim,
+    undo: &mut Undo,
 ) -> NodeVerdict {
     let name = work.nodes[node].name.clone();
-    work.set_unschedulable(node, true);
-    let list = pods_for_deletion(work, node, opts);
+    sim.reseed(work);
+    let list = pods_for_deletion_of(work, sim.pods_on(work, node), opts);
     let errors = list.errors();
     let mut pods: Vec<PodVerdict> = Vec::new();
     if !errors.is_empty() {
@@ -648,7 +684,7 @@ fn kubectl(
             },
         });
     }
-    let mut sched = Scheduler::new(cfg.gates, Some(100), cfg.seed);
+    let ghost = |c: &Cluster| cordoned(c, node);
     let mut pending = 0;
     let mut refused: Vec<(String, String)> = Vec::new();
     let mut first_round = true;
@@ -659,6 +695,7 @@ fn kubectl(
                 let Some(b) = crate::disruption::budget_status(&work.pdbs[i], work) else {
                     continue;
                 };
+                undo.pdb(work, i);
                 if let Some(st) = work.pdbs[i].status.as_mut() {
                     st.disruptions_allowed = Some(i32::try_from(b.allowed).unwrap_or(i32::MAX));
                 }
@@ -669,6 +706,11 @@ fn kubectl(
         let mut again: Vec<(PodId, String)> = Vec::new();
         let mut replaced: Vec<PodId> = Vec::new();
         for (id, k) in std::mem::take(&mut todo) {
+            if !opts.disable_eviction {
+                for i in crate::kubectl_steps::eviction::matching_budgets(work, id) {
+                    undo.pdb(work, i);
+                }
+            }
             if !opts.disable_eviction
                 && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, id)
             {
@@ -701,10 +743,20 @@ fn kubectl(
                         why: why.to_string(),
                     },
                 });
+                undo.pod(work, id);
+                let on = work.pods[id].node;
                 delete_for_good(work, id);
+                if let Some(n) = on {
+                    sim.moved(work, id, n, -1);
+                }
             } else {
                 // Evicted: its controller's replacement is a pending pod like it.
+                undo.pod(work, id);
+                let on = work.pods[id].node;
                 unschedule(work, id);
+                if let Some(n) = on {
+                    sim.moved(work, id, n, -1);
+                }
                 replaced.push(id);
             }
         }
@@ -712,7 +764,7 @@ fn kubectl(
         Scheduler::queue_order(work, &mut replaced);
         for id in &replaced {
             let k = key(work, *id);
-            let action = match place(&mut sched, work, *id) {
+            let action = match sim.place(work, *id, node, &ghost, undo) {
                 Ok(n) => {
                     work.pods[*id].phase = PodPhase::Running;
                     PodAction::Move {

@@ -177,7 +177,8 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
         &args.scheduler,
         &args.admission,
         "drain",
-        matches!(args.as_, As::ClusterAutoscaler),
+        // Karpenter hardens every taint first: its classes differ from the scheduling run's.
+        !matches!(args.as_, As::Karpenter),
     )?;
     let gates = args.inputs.feature_gates;
     let c = &built.cluster;

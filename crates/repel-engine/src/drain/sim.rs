@@ -118,6 +118,76 @@ impl Sim {
         })
     }
 
+    /// Starts the schedulers' round-robin index and tie-break generator again from the seed:
+    /// each node's what-if is placed as if from a fresh scheduler. Builds the compiled state
+    /// (from `c` as it is before the what-if changes it) when the compiled path answers.
+    pub(crate) fn reseed(&mut self, c: &Cluster) {
+        let seed = self.seed;
+        if self.compiled {
+            self.ff(c).reference().reseed(seed);
+        }
+        if let Some(s) = self.sched.as_mut() {
+            s.reseed(seed);
+        }
+    }
+
+    /// Where kube-scheduler's default profile places pending pod `id` — filters, scores, the
+    /// seeded tie-break, from the first node — with node `cordoned` cordoned (`ghost`, its
+    /// cordoned copy, swapped in for the reference): bound there (the node recorded in
+    /// `undo` first), or the FitError text. As upstream's `schedulePod`, a single feasible
+    /// node is taken without scores or a draw.
+    pub(crate) fn place(
+        &mut self,
+        c: &mut Cluster,
+        id: PodId,
+        cordoned: NodeId,
+        ghost: &dyn Fn(&Cluster) -> NodeInfo,
+        undo: &mut Undo,
+    ) -> Result<NodeId, String> {
+        let compiled = if self.compiled {
+            match self.ff(c).place(c, id, cordoned) {
+                Some(Some(n)) => Some(Ok(n)),
+                Some(None) => {
+                    let g = ghost(c);
+                    self.ff(c).fit_error(c, id, cordoned, &g).map(Err)
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        let chosen = match compiled {
+            Some(chosen) => {
+                self.answered.0 += 1;
+                chosen
+            }
+            None => {
+                self.answered.1 += 1;
+                let sched = if self.compiled {
+                    self.ff(c).reference()
+                } else {
+                    reference(&mut self.sched, self.gates, self.seed)
+                };
+                let pod = c.pods[id].clone();
+                with_node(c, cordoned, ghost, |c| {
+                    let eval = sched.evaluate(c, &pod);
+                    let node = match eval.feasible.as_slice() {
+                        [one] => Some(*one),
+                        _ if eval.scores.is_empty() => eval.feasible.first().copied(),
+                        _ => sched.select_host(&eval.scores),
+                    };
+                    node.ok_or(eval.message)
+                })
+            }
+        };
+        if let Ok(n) = chosen {
+            undo.node(c, n);
+            c.bind(id, n);
+            self.moved(c, id, n, 1);
+        }
+        chosen
+    }
+
     /// The FitError text of pod `id`, which fits on no node, with node `removed` as its
     /// `ghost`: from the compiled state when it covers the pod, else from the reference.
     pub(crate) fn pending_message(

@@ -947,3 +947,207 @@ fn karpenters_compiled_what_if_judges_every_node_as_the_reference_on_copies() {
         }
     }
 }
+
+/// Each node judged by `judge` on a copy of the cluster: of `c` when `independent`, else of the
+/// cluster the last drainable node left (the what-ifs before [`Undo`], kept to check it).
+fn on_copies(
+    c: &Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    judge: impl Fn(&mut Cluster, NodeId) -> NodeVerdict,
+) -> DrainReport {
+    let mut carried = c.clone();
+    let mut out = Vec::new();
+    for name in nodes {
+        let mut work = if cfg.independent {
+            c.clone()
+        } else {
+            carried.clone()
+        };
+        let Some(node) = work.node_id(name) else {
+            continue;
+        };
+        let verdict = judge(&mut work, node);
+        if verdict.drainable && !cfg.independent {
+            carried = work;
+        }
+        out.push(verdict);
+    }
+    DrainReport {
+        as_: cfg.decider.name(),
+        nodes: out,
+    }
+}
+
+/// Budgets on the first `n` apps of `c` (their `app` label): every other one allows one
+/// disruption (in its status, and as `maxUnavailable`), the others none, so that in a what-if
+/// budgets change, evictions are refused and retried, and some refusals stand.
+fn with_budgets(c: &mut Cluster, n: usize) {
+    use k8s_openapi::api::policy::v1::{
+        PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus,
+    };
+    let mut apps: Vec<(String, String)> = c
+        .pods
+        .iter()
+        .filter(|p| p.node.is_some())
+        .filter_map(|p| Some((p.namespace.clone(), p.labels().get("app")?.clone())))
+        .collect();
+    apps.sort();
+    apps.dedup();
+    // Running, as a kubelet reports them: eviction consults no budget for a Pending pod.
+    for p in c.pods.iter_mut().filter(|p| p.node.is_some()) {
+        p.phase = crate::cluster::PodPhase::Running;
+    }
+    for (i, (ns, app)) in apps.into_iter().take(n).enumerate() {
+        let allowed = i32::from(i % 2 == 0);
+        c.pdbs.push(PodDisruptionBudget {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some(format!("{app}-pdb")),
+                namespace: Some(ns),
+                ..Default::default()
+            },
+            spec: Some(PodDisruptionBudgetSpec {
+                max_unavailable: Some(
+                    k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(allowed),
+                ),
+                selector: Some(
+                    k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+                        match_labels: Some([("app".to_string(), app)].into()),
+                        ..Default::default()
+                    },
+                ),
+                ..Default::default()
+            }),
+            status: Some(PodDisruptionBudgetStatus {
+                disruptions_allowed: Some(allowed),
+                ..Default::default()
+            }),
+        });
+    }
+}
+
+#[test]
+fn kubectls_compiled_what_if_places_as_the_reference_and_undo_restores_the_cluster() {
+    use crate::generate::ClusterShape;
+    let mut gone = 0;
+    for (shape, nodes, pods, seed, budgets) in [
+        (ClusterShape::Default, 40, 1_200, 1, 0),
+        (ClusterShape::Default, 40, 1_400, 3, 8),
+        (ClusterShape::LargeWorkloads, 40, 1_200, 2, 0),
+        (ClusterShape::LargeWorkloads, 60, 2_400, 5, 0),
+    ] {
+        let (mut c, _) = placed(shape, nodes, pods, seed);
+        with_budgets(&mut c, budgets);
+        let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let opts = DrainOptions {
+            ignore_daemonsets: true,
+            delete_emptydir_data: true,
+            force: true,
+            ..DrainOptions::default()
+        };
+        for independent in [true, false] {
+            let cfg = cfg(Decider::Kubectl(opts.clone()), independent);
+            let what = format!("{shape} seed {seed} independent {independent}");
+            let mut a = c.clone();
+            let (got, answered) = drain_kubectl_on(&mut a, &names, &opts, &cfg, None, true);
+            assert!(answered.0 > 10 * answered.1, "{what}: {answered:?}");
+            // The reference for every placement, on one working cluster put back each time.
+            let mut b = c.clone();
+            let (reference, answered) = drain_kubectl_on(&mut b, &names, &opts, &cfg, None, false);
+            assert_eq!(answered.0, 0);
+            assert_eq!(got, reference, "{what}");
+            // The reference on a copy of the cluster per node, nothing put back.
+            let want = on_copies(&c, &names, &cfg, |w, n| {
+                let name = w.nodes[n].name.clone();
+                let (mut r, _) = drain_kubectl_on(w, &[&name], &opts, &cfg, None, false);
+                r.nodes.remove(0)
+            });
+            assert_eq!(got, want, "{what}");
+            if independent {
+                assert_eq!(fingerprint(&a), fingerprint(&c), "{what}");
+                assert_eq!(
+                    serde_json::to_string(&a.pdbs).ok(),
+                    serde_json::to_string(&c.pdbs).ok(),
+                    "{what}"
+                );
+            }
+            let count = |f: fn(&PodAction) -> bool| {
+                got.nodes
+                    .iter()
+                    .flat_map(|n| &n.pods)
+                    .filter(|p| f(&p.action))
+                    .count()
+            };
+            let verdicts: Vec<(bool, usize)> = got
+                .nodes
+                .iter()
+                .map(|n| (n.drainable, n.pods.len()))
+                .collect();
+            assert!(
+                count(|a| matches!(a, PodAction::Move { .. })) > 100,
+                "{what}: {verdicts:?}"
+            );
+            gone += count(|a| matches!(a, PodAction::Gone { .. }));
+            if budgets > 0 {
+                assert!(
+                    count(|a| matches!(a, PodAction::Blocked { .. })) > 0,
+                    "{what}"
+                );
+            }
+            assert!(got.nodes.iter().any(|n| n.drainable), "{what}");
+            if !independent {
+                assert!(
+                    count(|a| matches!(a, PodAction::Pending { .. })) > 0,
+                    "{what}"
+                );
+                assert!(got.nodes.iter().any(|n| !n.drainable), "{what}");
+            }
+        }
+    }
+    // Pods without a controller, deleted for good (--force), are put back too.
+    assert!(gone > 0);
+}
+
+#[test]
+fn kubectls_replacement_that_tolerates_the_cordon_may_land_back_on_the_node() {
+    // Node a is the emptier: LeastAllocated prefers it. A replacement that tolerates
+    // node.kubernetes.io/unschedulable passes NodeUnschedulable there, cordoned or not; one
+    // that does not goes to b. The compiled path and the reference agree.
+    let mut c = Cluster::new();
+    c.add_node(node("a", "110"));
+    c.add_node(node("b", "110"));
+    let request = |v: &mut Value, cpu: &str| {
+        v["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": cpu}});
+    };
+    c.add_pod(pod("default", "filler", "b", |v| {
+        replicated(v);
+        v["metadata"]["labels"] = json!({"app": "filler"});
+        request(v, "2");
+    }));
+    c.add_pod(pod("default", "tolerant", "a", |v| {
+        replicated(v);
+        request(v, "100m");
+        v["spec"]["tolerations"] = json!([{"key": "node.kubernetes.io/unschedulable",
+            "operator": "Exists", "effect": "NoSchedule"}]);
+    }));
+    c.add_pod(pod("default", "plain", "a", |v| {
+        replicated(v);
+        v["metadata"]["labels"] = json!({"app": "plain"});
+        request(v, "100m");
+    }));
+    let opts = DrainOptions::default();
+    let cfg = cfg(Decider::Kubectl(opts.clone()), true);
+    for compiled in [true, false] {
+        let mut w = c.clone();
+        let (r, answered) = drain_kubectl_on(&mut w, &["a"], &opts, &cfg, None, compiled);
+        assert_eq!(answered.0 > 0, compiled);
+        assert!(r.nodes[0].drainable, "{r:?}");
+        let to = |p| match action(&r.nodes[0], p) {
+            PodAction::Move { to } => to,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(to("default/tolerant"), "a", "compiled {compiled}");
+        assert_eq!(to("default/plain"), "b", "compiled {compiled}");
+    }
+}

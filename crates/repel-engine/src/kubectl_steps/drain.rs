@@ -65,7 +65,9 @@ pub struct DrainOptions {
 }
 
 mod filters;
-pub use filters::{PodDeleteList, PodDeleteStatus, filter_pod, pods_for_deletion};
+pub use filters::{
+    PodDeleteList, PodDeleteStatus, filter_pod, pods_for_deletion, pods_for_deletion_of,
+};
 
 /// What evicting (or deleting) a node's pods did.
 struct PodsOutcome {

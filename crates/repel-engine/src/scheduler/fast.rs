@@ -890,6 +890,11 @@ struct Run {
     /// Per pod, the class key it was scheduled with (0: none), kept for a what-if that starts
     /// from this state ([`FastScheduler::keep_state`]).
     class_keys: Vec<u128>,
+    /// A what-if's placement ([`first_fit::FirstFit::place`]): no repeat path, nothing bound
+    /// (the caller binds), nothing done when no node fits (an empty message), and `skip` (a
+    /// cordoned node the node classes do not know of) left out of the filter pass.
+    what_if: bool,
+    skip: Option<NodeId>,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -1222,6 +1227,8 @@ impl Run {
             class_raw: vec![0; classes],
             raw_memo: Vec::new(),
             class_keys: Vec::new(),
+            what_if: false,
+            skip: None,
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: FastMap::default(),
@@ -1840,6 +1847,7 @@ impl FastScheduler {
         class: &PodClass,
     ) -> Option<Outcome> {
         if let Some(chain) = run.chain.take()
+            && !run.what_if
             && let Some(outcome) = self.compiled_repeat(run, cluster, pod, class, chain)
         {
             return Some(outcome);
@@ -1899,7 +1907,11 @@ impl FastScheduler {
                 Some(ok) => ok[run.node_class[n] as usize],
                 None => hard_failure(run, class, &hard_min, n).is_none(),
             };
+            let skip = run.skip;
             let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
+                if skip == Some(n) {
+                    return false;
+                }
                 let static_ok = match &per_node {
                     Some((state, _)) => {
                         self.static_ok(state, class.skip_filters, info, &cluster.nodes[n], cluster)
@@ -1923,7 +1935,8 @@ impl FastScheduler {
                     // Positions are node indexes (the candidates are all nodes).
                     let split = allowed.partition_point(|n| *n < start);
                     for &n in allowed[split..].iter().chain(&allowed[..split]) {
-                        if fits_free(class, &run.free[n], &cluster.nodes[n])
+                        if skip != Some(n)
+                            && fits_free(class, &run.free[n], &cluster.nodes[n])
                             && (class.hard.is_empty() || hard_ok(n))
                         {
                             feasible.push(n);
@@ -1952,6 +1965,12 @@ impl FastScheduler {
         run.feasible_mark = feasible_mark;
         if feasible.is_empty() {
             run.feasible = feasible;
+            if run.what_if {
+                return Some(Outcome::Unschedulable {
+                    message: String::new(),
+                    nominated: None,
+                });
+            }
             return self.compiled_unschedulable(run, cluster, pod, key, class, &hard_min);
         }
         let processed = match stopped_at {
@@ -1968,6 +1987,9 @@ impl FastScheduler {
         };
         run.feasible = feasible;
         let (node, score) = chosen?;
+        if run.what_if {
+            return Some(Outcome::Scheduled { node, score });
+        }
         cluster.bind(pod, node);
         run.sel.moved(cluster, pod, node, 1);
         run.touched(cluster, node);

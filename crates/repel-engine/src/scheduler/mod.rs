@@ -287,6 +287,14 @@ impl Scheduler {
         }
     }
 
+    /// Starts again as [`Scheduler::new`] with `seed` left it: the round-robin index at the
+    /// first node, the tie-break generator seeded anew (a what-if judges each node from the
+    /// same start).
+    pub fn reseed(&mut self, seed: u64) {
+        self.next_start_node_index = 0;
+        self.rng = Rng::new(seed);
+    }
+
     /// Upstream `numFeasibleNodesToFind`:
     ///
     /// 1. Fewer than 100 nodes: all of them.

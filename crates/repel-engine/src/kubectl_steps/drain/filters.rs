@@ -204,17 +204,27 @@ pub fn pods_for_deletion(cluster: &Cluster, node: NodeId, opts: &DrainOptions) -
     let Some(name) = cluster.nodes.get(node).map(|n| n.name.as_str()) else {
         return PodDeleteList::default();
     };
-    let mut ids: Vec<PodId> = (0..cluster.pods.len())
+    let ids: Vec<PodId> = (0..cluster.pods.len())
         .filter(|i| {
             let p = &cluster.pods[*i];
-            !p.deleted
-                && (p.node == Some(node) || p.spec_node_name() == Some(name))
-                && opts
-                    .pod_selector
-                    .as_ref()
-                    .is_none_or(|s| s.matches(p.labels()))
+            !p.deleted && (p.node == Some(node) || p.spec_node_name() == Some(name))
         })
         .collect();
+    pods_for_deletion_of(cluster, ids, opts)
+}
+
+/// [`pods_for_deletion`] given the live pods on the node (`ids`, any order): a what-if that
+/// keeps the pods per node finds them without a pass over every pod.
+pub fn pods_for_deletion_of(
+    cluster: &Cluster,
+    mut ids: Vec<PodId>,
+    opts: &DrainOptions,
+) -> PodDeleteList {
+    ids.retain(|&i| {
+        opts.pod_selector
+            .as_ref()
+            .is_none_or(|s| s.matches(cluster.pods[i].labels()))
+    });
     ids.sort_by(|a, b| {
         let (pa, pb) = (&cluster.pods[*a], &cluster.pods[*b]);
         (&pa.namespace, &pa.name).cmp(&(&pb.namespace, &pb.name))

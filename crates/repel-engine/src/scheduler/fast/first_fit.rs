@@ -21,7 +21,9 @@ use crate::cluster::{Cluster, NodeId, PodId};
 use k8s_openapi::api::core::v1::PodSpec;
 use repel_core::FeatureGates;
 
-use super::Scheduler;
+use super::{Outcome, Scheduler};
+use repel_core::explain::unschedulable_taint;
+use repel_core::taint::tolerations_tolerate_taint;
 
 /// The compiled first fit. See the module documentation.
 pub struct FirstFit {
@@ -68,8 +70,50 @@ impl FirstFit {
             return;
         }
         self.run.sel.moved(cluster, pod, node, delta);
-        // No change log: a first fit reads no resource scores.
-        self.run.refresh(cluster, node);
+        // Logged: a placement's resource scores catch up from the log.
+        self.run.touched(cluster, node);
+    }
+
+    /// The reference scheduler the compiled placements share their round-robin index and
+    /// tie-break generator with, for the pods [`FirstFit::place`] does not cover.
+    pub fn reference(&mut self) -> &mut Scheduler {
+        &mut self.sched.reference
+    }
+
+    /// kube-scheduler's placement of pending pod `pod` by the default profile — filters,
+    /// scores, the seeded tie-break of [`FirstFit::reference`] — from the first node, node
+    /// `cordoned` (cordoned in the what-if, not in `cluster`: the node classes must keep
+    /// seeing it as compiled) left out unless the pod tolerates
+    /// `node.kubernetes.io/unschedulable`. Nothing is bound: `Some(Some(node))` is where the
+    /// pod goes (the caller binds it and calls [`FirstFit::moved`]), `Some(None)` that no node
+    /// fits ([`FirstFit::fit_error`] says why), `None` that the compiled path does not cover
+    /// the pod.
+    pub fn place(
+        &mut self,
+        cluster: &mut Cluster,
+        pod: PodId,
+        cordoned: NodeId,
+    ) -> Option<Option<NodeId>> {
+        let (class, key) = self.class(cluster, pod)?;
+        let tolerates = tolerations_tolerate_taint(
+            cluster.pods.get(pod)?.tolerations(),
+            &unschedulable_taint(),
+            &self.sched.gates,
+        );
+        self.run.what_if = true;
+        self.run.skip = (!tolerates).then_some(cordoned);
+        self.run.chain = None;
+        self.sched.reference.next_start_node_index = 0;
+        let outcome = self
+            .sched
+            .compiled(&mut self.run, cluster, pod, key, &class);
+        self.run.what_if = false;
+        self.run.skip = None;
+        self.run.chain = None;
+        match outcome? {
+            Outcome::Scheduled { node, .. } => Some(Some(node)),
+            Outcome::Unschedulable { .. } => Some(None),
+        }
     }
 
     /// The FitError text of pending pod `pod`, which no node fits, as
@@ -84,7 +128,7 @@ impl FirstFit {
         ghost: NodeId,
         stand_in: &crate::cluster::NodeInfo,
     ) -> Option<String> {
-        let class = self.class(cluster, pod)?;
+        let (class, _) = self.class(cluster, pod)?;
         let hard_min = if class.hard.is_empty() {
             [0; MAX_SPREADS]
         } else {
@@ -106,8 +150,8 @@ impl FirstFit {
 
     /// The compiled class of pod `pod` when the compiled path covers it here: judged by node
     /// class, no pod affinity anywhere, no hard spread constraint that honours taints (the
-    /// classes do not see a what-if's taints).
-    fn class(&mut self, cluster: &Cluster, pod: PodId) -> Option<std::sync::Arc<PodClass>> {
+    /// classes do not see a what-if's taints). With its class key.
+    fn class(&mut self, cluster: &Cluster, pod: PodId) -> Option<(std::sync::Arc<PodClass>, u128)> {
         if self.affinity_anywhere {
             return None;
         }
@@ -120,7 +164,7 @@ impl FirstFit {
         };
         let class = self.sched.class_of(&mut self.run, cluster, pod, key)?;
         let by_class = matches!(&*class.statics, Statics::ByClass { .. });
-        (by_class && !class.hard.iter().any(|s| s.honor_taints)).then_some(class)
+        (by_class && !class.hard.iter().any(|s| s.honor_taints)).then_some((class, key))
     }
 
     /// The first node from `start` in node order (wrapping), `skip`ped nodes left out, whose
@@ -133,7 +177,7 @@ impl FirstFit {
         start: usize,
         skip: impl Fn(NodeId) -> bool,
     ) -> Option<Option<NodeId>> {
-        let class = self.class(cluster, pod)?;
+        let (class, _) = self.class(cluster, pod)?;
         let Statics::ByClass { allowed, .. } = &*class.statics else {
             return None;
         };
