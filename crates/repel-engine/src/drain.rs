@@ -624,7 +624,7 @@ fn kubectl(
     undo: &mut Undo,
 ) -> NodeVerdict {
     let name = work.nodes[node].name.clone();
-    sim.reseed(work);
+    sim.begin_placing(work);
     let list = pods_for_deletion_of(work, sim.pods_on(work, node), opts);
     let errors = list.errors();
     let mut pods: Vec<PodVerdict> = Vec::new();

@@ -108,6 +108,12 @@ pub struct BenchReport {
     pub drain_all_seconds: f64,
     /// Of those nodes, how many are drainable.
     pub drain_all_drainable: usize,
+    /// Every node judged as `repel drain --all --independent --ignore-daemonsets
+    /// --delete-emptydir-data --force` (kubectl, every evicted pod's replacement placed by the
+    /// default profile) would judge it, compiling the cluster first, seconds.
+    pub drain_all_kubectl_seconds: f64,
+    /// Of those nodes, how many are drainable.
+    pub drain_all_kubectl_drainable: usize,
     /// `repel consolidate --as cluster-autoscaler` on the same cluster, seconds.
     pub consolidate_seconds: f64,
     /// Nodes it finds removable together.
@@ -175,16 +181,19 @@ struct Measures {
     explain_seconds: f64,
 }
 
-/// The drain and consolidation what-ifs as cluster-autoscaler.
+/// The drain what-ifs as cluster-autoscaler and kubectl, and consolidation.
 struct DrainMeasures {
     all_seconds: f64,
     drainable: usize,
+    kubectl_seconds: f64,
+    kubectl_drainable: usize,
     consolidate_seconds: f64,
     removable: usize,
 }
 
 /// Every node judged independently as cluster-autoscaler (from `compiled`, the scheduling
-/// run's state, as `repel drain` starts from it; else compiling the cluster first), then
+/// run's state, as `repel drain` starts from it; else compiling the cluster first), then as
+/// kubectl with the flags that evict every pod it may (compiling the cluster first), then
 /// consolidation as it finds it (compiling the cluster first), every pod's controller known to
 /// its listers.
 fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> DrainMeasures {
@@ -205,12 +214,27 @@ fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> 
     let t = Instant::now();
     let report = drain_in_place(&mut work, &names, &cfg, compiled);
     let all_seconds = t.elapsed().as_secs_f64();
+    let kubectl = DrainConfig {
+        decider: Decider::Kubectl(repel_engine::kubectl_steps::drain::DrainOptions {
+            ignore_daemonsets: true,
+            delete_emptydir_data: true,
+            force: true,
+            ..Default::default()
+        }),
+        ..cfg.clone()
+    };
+    // (Independent: `work` is as it was.)
+    let t = Instant::now();
+    let by_kubectl = drain_in_place(&mut work, &names, &kubectl, None);
+    let kubectl_seconds = t.elapsed().as_secs_f64();
     drop(work);
     let t = Instant::now();
     let cons = consolidate::cluster_autoscaler(c, &opts, 0.5, &cfg);
     DrainMeasures {
         all_seconds,
         drainable: report.nodes.iter().filter(|n| n.drainable).count(),
+        kubectl_seconds,
+        kubectl_drainable: by_kubectl.nodes.iter().filter(|n| n.drainable).count(),
         consolidate_seconds: t.elapsed().as_secs_f64(),
         removable: cons.removable.len(),
     }
@@ -483,6 +507,8 @@ fn report(
         eviction_plan_pods: m.eviction_plan_pods,
         drain_all_seconds: m.drain.all_seconds,
         drain_all_drainable: m.drain.drainable,
+        drain_all_kubectl_seconds: m.drain.kubectl_seconds,
+        drain_all_kubectl_drainable: m.drain.kubectl_drainable,
         consolidate_seconds: m.drain.consolidate_seconds,
         consolidate_removable: m.drain.removable,
         engine: if args.reference {

@@ -82,6 +82,9 @@ impl Sim {
     /// Puts back what a judgement changed.
     pub fn undo(&mut self, c: &mut Cluster, undo: Undo) {
         undo.restore(c, self.ff.as_mut());
+        if let Some(ff) = self.ff.as_mut() {
+            ff.end();
+        }
     }
 
     /// The first node from `start` in node order (wrapping), other than `removed` and not
@@ -118,13 +121,17 @@ impl Sim {
         })
     }
 
-    /// Starts the schedulers' round-robin index and tie-break generator again from the seed:
-    /// each node's what-if is placed as if from a fresh scheduler. Builds the compiled state
-    /// (from `c` as it is before the what-if changes it) when the compiled path answers.
-    pub(crate) fn reseed(&mut self, c: &Cluster) {
+    /// A node's what-if begins that places pods by score ([`Sim::place`]): the schedulers'
+    /// round-robin index and tie-break generator start again from the seed (each node's
+    /// what-if is placed as if by a fresh scheduler), and the compiled state (built from `c`
+    /// as it is before the what-if changes it) keeps its score caches for the next what-if
+    /// once this one is put back ([`Sim::undo`]).
+    pub(crate) fn begin_placing(&mut self, c: &Cluster) {
         let seed = self.seed;
         if self.compiled {
-            self.ff(c).reference().reseed(seed);
+            let ff = self.ff(c);
+            ff.reference().reseed(seed);
+            ff.begin();
         }
         if let Some(s) = self.sched.as_mut() {
             s.reseed(seed);

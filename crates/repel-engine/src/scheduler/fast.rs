@@ -895,6 +895,11 @@ struct Run {
     /// cordoned node the node classes do not know of) left out of the filter pass.
     what_if: bool,
     skip: Option<NodeId>,
+    /// Cache slots by key (when there are more than a handful), how many may be kept, and
+    /// where the change log stood when the current what-if began.
+    cache_index: FastMap<ScoreKey, usize>,
+    max_caches: usize,
+    base_log: Option<usize>,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -1229,6 +1234,9 @@ impl Run {
             class_keys: Vec::new(),
             what_if: false,
             skip: None,
+            cache_index: FastMap::default(),
+            max_caches: SCORE_CACHES,
+            base_log: None,
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: FastMap::default(),
@@ -1322,7 +1330,12 @@ impl Run {
     fn scores(&mut self, key: &ScoreKey) -> usize {
         self.tick += 1;
         let n = self.res.len();
-        let i = match self.caches.iter().position(|c| c.key == *key) {
+        let found = if self.caches.len() <= SCORE_CACHES {
+            self.caches.iter().position(|c| c.key == *key)
+        } else {
+            self.cache_index.get(key).copied()
+        };
+        let i = match found {
             Some(i) => i,
             None => {
                 // A new key takes a free slot, else the least recently used one's (and its
@@ -1334,8 +1347,14 @@ impl Run {
                     epoch: u64::MAX,
                     used: 0,
                 };
-                if self.caches.len() < SCORE_CACHES {
+                let i = if self.caches.len() < self.max_caches {
                     self.caches.push(fresh(vec![UNKNOWN; n]));
+                    if self.caches.len() > SCORE_CACHES && self.cache_index.is_empty() {
+                        // Past a handful, found by key instead of by a scan.
+                        for (i, c) in self.caches.iter().enumerate() {
+                            self.cache_index.insert(c.key, i);
+                        }
+                    }
                     self.caches.len() - 1
                 } else {
                     let lru = self
@@ -1346,14 +1365,19 @@ impl Run {
                         .map_or(0, |(i, _)| i);
                     let mut scores = std::mem::take(&mut self.caches[lru].scores);
                     scores.resize(n, UNKNOWN);
+                    self.cache_index.remove(&self.caches[lru].key);
                     self.caches[lru] = fresh(scores);
                     lru
+                };
+                if self.caches.len() > SCORE_CACHES {
+                    self.cache_index.insert(*key, i);
                 }
+                i
             }
         };
         let c = &mut self.caches[i];
         c.used = self.tick;
-        if c.epoch != self.epoch || self.log.len() - c.synced > n {
+        if c.epoch != self.epoch || self.log.len().saturating_sub(c.synced) > n {
             c.scores.iter_mut().for_each(|s| *s = UNKNOWN);
             c.epoch = self.epoch;
         } else {
@@ -1363,6 +1387,36 @@ impl Run {
         }
         c.synced = self.log.len();
         i
+    }
+
+    /// A what-if starts ([`first_fit::FirstFit::begin`]): what it changes is put back before
+    /// the next one, so the resource-score caches need only forget the nodes it changed, and
+    /// may be many (one per distinct request, within 64 MiB).
+    fn what_if_begins(&mut self) {
+        let n = self.res.len().max(1);
+        self.max_caches = ((64 << 20) / (8 * n)).clamp(SCORE_CACHES, 4096);
+        self.base_log = Some(self.log.len());
+    }
+
+    /// The what-if's changes were put back: every cache forgets the nodes it changed (so it
+    /// holds the scores of the cluster as it was when the what-if began) and the change log
+    /// is cut back to where it began.
+    fn what_if_ends(&mut self) {
+        let Some(base) = self.base_log.take() else {
+            return;
+        };
+        let base = base.min(self.log.len());
+        for c in &mut self.caches {
+            if c.synced > base {
+                for &node in &self.log[base..c.synced.min(self.log.len())] {
+                    if let Some(s) = c.scores.get_mut(node) {
+                        *s = UNKNOWN;
+                    }
+                }
+                c.synced = base;
+            }
+        }
+        self.log.truncate(base);
     }
 }
 

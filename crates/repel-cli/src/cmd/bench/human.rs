@@ -73,6 +73,13 @@ pub(super) fn human(r: &BenchReport) -> comfy_table::Table {
             ),
         ),
         (
+            "drain what-if, every node (kubectl --force …)",
+            format!(
+                "{:.3} s ({} of {} drainable)",
+                r.drain_all_kubectl_seconds, r.drain_all_kubectl_drainable, r.nodes
+            ),
+        ),
+        (
             "consolidate (cluster-autoscaler)",
             format!(
                 "{:.3} s ({} removable)",

@@ -74,6 +74,18 @@ impl FirstFit {
         self.run.touched(cluster, node);
     }
 
+    /// A what-if begins whose changes will all be put back (each bind and unbind told to
+    /// [`FirstFit::moved`]) before [`FirstFit::end`]: the resource-score caches keep what the
+    /// next what-if can use.
+    pub fn begin(&mut self) {
+        self.run.what_if_begins();
+    }
+
+    /// The what-if begun by [`FirstFit::begin`] was put back.
+    pub fn end(&mut self) {
+        self.run.what_if_ends();
+    }
+
     /// The reference scheduler the compiled placements share their round-robin index and
     /// tie-break generator with, for the pods [`FirstFit::place`] does not cover.
     pub fn reference(&mut self) -> &mut Scheduler {
