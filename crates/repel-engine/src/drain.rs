@@ -456,13 +456,8 @@ pub fn drain_with(
     compiled: Option<FirstFit>,
 ) -> DrainReport {
     match &cfg.decider {
-        Decider::ClusterAutoscaler(opts) => {
-            drain_ca_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
-        }
-        Decider::Kubectl(opts) => {
-            drain_kubectl_on(&mut c.clone(), nodes, opts, cfg, compiled, true).0
-        }
         Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
+        _ => drain_in_place(&mut c.clone(), nodes, cfg, compiled),
     }
 }
 
@@ -504,14 +499,26 @@ pub(crate) fn drain_karpenter_on(
     )
 }
 
-/// [`drain_with`] on `c` itself, which cluster-autoscaler's what-if works on instead of on a
-/// copy, leaving it as the sequence leaves it (unchanged when `independent`; the other
-/// deciders leave it unchanged).
+/// [`drain_with`] on `c` itself, which the what-ifs of kubectl and cluster-autoscaler work
+/// on instead of on a copy, leaving it as the sequence leaves it (unchanged when
+/// `independent`; Karpenter's works on a copy and leaves it unchanged).
 pub fn drain_in_place(
     c: &mut Cluster,
     nodes: &[&str],
     cfg: &DrainConfig,
     compiled: Option<FirstFit>,
+) -> DrainReport {
+    drain_in_place_keeping(c, nodes, cfg, &mut { compiled })
+}
+
+/// [`drain_in_place`] that hands the compiled state back in `compiled` when the what-ifs left
+/// the cluster as it was (`independent`, kubectl or cluster-autoscaler): another what-if on
+/// the same cluster starts from it.
+pub fn drain_in_place_keeping(
+    c: &mut Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    compiled: &mut Option<FirstFit>,
 ) -> DrainReport {
     match &cfg.decider {
         Decider::ClusterAutoscaler(opts) => drain_ca_on(c, nodes, opts, cfg, compiled, true).0,
@@ -531,11 +538,11 @@ pub(crate) fn drain_ca_on(
     nodes: &[&str],
     opts: &ca::Options,
     cfg: &DrainConfig,
-    ff: Option<FirstFit>,
+    ff: &mut Option<FirstFit>,
     compiled: bool,
 ) -> (DrainReport, (usize, usize)) {
     let mut state = ca::State::new(work);
-    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff);
+    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff.take());
     sim.compiled = compiled;
     let mut out = Vec::new();
     for name in nodes {
@@ -550,6 +557,10 @@ pub(crate) fn drain_ca_on(
             sim.undo(work, judged.undo);
         }
         out.push(verdict);
+    }
+    if cfg.independent {
+        // The cluster is as it was: the compiled state too.
+        *ff = sim.take_first_fit();
     }
     (
         DrainReport {
@@ -572,10 +583,10 @@ pub(crate) fn drain_kubectl_on(
     nodes: &[&str],
     opts: &DrainOptions,
     cfg: &DrainConfig,
-    ff: Option<FirstFit>,
+    ff: &mut Option<FirstFit>,
     compiled: bool,
 ) -> (DrainReport, (usize, usize)) {
-    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff);
+    let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff.take());
     sim.compiled = compiled;
     let mut out = Vec::new();
     for name in nodes {
@@ -592,6 +603,10 @@ pub(crate) fn drain_kubectl_on(
             sim.undo(work, undo);
         }
         out.push(verdict);
+    }
+    if cfg.independent {
+        // The cluster is as it was: the compiled state too.
+        *ff = sim.take_first_fit();
     }
     (
         DrainReport {

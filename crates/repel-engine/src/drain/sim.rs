@@ -49,6 +49,12 @@ impl Sim {
         self
     }
 
+    /// The compiled state, if built (for another what-if on the same cluster, when this
+    /// one put everything back).
+    pub fn take_first_fit(&mut self) -> Option<FirstFit> {
+        self.ff.take()
+    }
+
     /// The compiled state, built from `c` on first use.
     fn ff(&mut self, c: &Cluster) -> &mut FirstFit {
         self.ff.get_or_insert_with(|| FirstFit::new(self.gates, c))

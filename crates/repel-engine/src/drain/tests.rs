@@ -884,9 +884,9 @@ fn the_compiled_first_fit_judges_every_node_as_the_reference_and_undo_restores_t
         for independent in [true, false] {
             let cfg = cfg(Decider::ClusterAutoscaler(opts.clone()), independent);
             let mut a = c.clone();
-            let (got, answered) = drain_ca_on(&mut a, &names, &opts, &cfg, None, true);
+            let (got, answered) = drain_ca_on(&mut a, &names, &opts, &cfg, &mut None, true);
             let mut b = c.clone();
-            let (want, _) = drain_ca_on(&mut b, &names, &opts, &cfg, None, false);
+            let (want, _) = drain_ca_on(&mut b, &names, &opts, &cfg, &mut None, false);
             assert!(answered.0 > 10 * answered.1, "{answered:?}");
             assert_eq!(got, want, "{shape} seed {seed} independent {independent}");
             assert_eq!(fingerprint(&a), fingerprint(&b));
@@ -1050,17 +1050,18 @@ fn kubectls_compiled_what_if_places_as_the_reference_and_undo_restores_the_clust
             let cfg = cfg(Decider::Kubectl(opts.clone()), independent);
             let what = format!("{shape} seed {seed} independent {independent}");
             let mut a = c.clone();
-            let (got, answered) = drain_kubectl_on(&mut a, &names, &opts, &cfg, None, true);
+            let (got, answered) = drain_kubectl_on(&mut a, &names, &opts, &cfg, &mut None, true);
             assert!(answered.0 > 10 * answered.1, "{what}: {answered:?}");
             // The reference for every placement, on one working cluster put back each time.
             let mut b = c.clone();
-            let (reference, answered) = drain_kubectl_on(&mut b, &names, &opts, &cfg, None, false);
+            let (reference, answered) =
+                drain_kubectl_on(&mut b, &names, &opts, &cfg, &mut None, false);
             assert_eq!(answered.0, 0);
             assert_eq!(got, reference, "{what}");
             // The reference on a copy of the cluster per node, nothing put back.
             let want = on_copies(&c, &names, &cfg, |w, n| {
                 let name = w.nodes[n].name.clone();
-                let (mut r, _) = drain_kubectl_on(w, &[&name], &opts, &cfg, None, false);
+                let (mut r, _) = drain_kubectl_on(w, &[&name], &opts, &cfg, &mut None, false);
                 r.nodes.remove(0)
             });
             assert_eq!(got, want, "{what}");
@@ -1140,7 +1141,7 @@ fn kubectls_replacement_that_tolerates_the_cordon_may_land_back_on_the_node() {
     let cfg = cfg(Decider::Kubectl(opts.clone()), true);
     for compiled in [true, false] {
         let mut w = c.clone();
-        let (r, answered) = drain_kubectl_on(&mut w, &["a"], &opts, &cfg, None, compiled);
+        let (r, answered) = drain_kubectl_on(&mut w, &["a"], &opts, &cfg, &mut None, compiled);
         assert_eq!(answered.0 > 0, compiled);
         assert!(r.nodes[0].drainable, "{r:?}");
         let to = |p| match action(&r.nodes[0], p) {
@@ -1150,4 +1151,44 @@ fn kubectls_replacement_that_tolerates_the_cordon_may_land_back_on_the_node() {
         assert_eq!(to("default/tolerant"), "a", "compiled {compiled}");
         assert_eq!(to("default/plain"), "b", "compiled {compiled}");
     }
+}
+
+#[test]
+fn kubectls_what_if_scores_every_node_whatever_the_state_was_scheduled_with() {
+    // `repel drain` starts from the state of the run that scheduled its input, with the
+    // user's percentageOfNodesToScore (upstream's adaptive one by default); a replacement is
+    // still placed against every node (more than 100 nodes, so that 10% is fewer).
+    use crate::generate::ClusterShape;
+    let g = ClusterShape::Default.generate(&crate::generate::GenerateOptions {
+        nodes: 400,
+        pods: 8_000,
+        seed: 4,
+        taints_per_node: 0,
+    });
+    let gates = repel_core::FeatureGates::default();
+    let mut c = crate::load::build_cluster(
+        g.input(),
+        &gates,
+        &repel_core::admission::AdmissionConfig::default(),
+        4,
+    )
+    .cluster;
+    let mut fast = crate::scheduler::fast::FastScheduler::new(gates, Some(10), 4);
+    fast.keep_state();
+    fast.schedule_all(&mut c);
+    let kept = FirstFit::from_scheduler(fast, &c);
+    let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+    let names: Vec<&str> = names.iter().take(60).map(String::as_str).collect();
+    let opts = DrainOptions {
+        ignore_daemonsets: true,
+        delete_emptydir_data: true,
+        force: true,
+        ..DrainOptions::default()
+    };
+    let cfg = cfg(Decider::Kubectl(opts.clone()), true);
+    let (got, answered) =
+        drain_kubectl_on(&mut c.clone(), &names, &opts, &cfg, &mut Some(kept), true);
+    assert!(answered.0 > 10 * answered.1, "{answered:?}");
+    let (want, _) = drain_kubectl_on(&mut c.clone(), &names, &opts, &cfg, &mut None, false);
+    assert_eq!(got, want);
 }

@@ -93,7 +93,8 @@ impl FirstFit {
     }
 
     /// kube-scheduler's placement of pending pod `pod` by the default profile — filters,
-    /// scores, the seeded tie-break of [`FirstFit::reference`] — from the first node, node
+    /// scores, the seeded tie-break of [`FirstFit::reference`] — every node scored, from the
+    /// first node, node
     /// `cordoned` (cordoned in the what-if, not in `cluster`: the node classes must keep
     /// seeing it as compiled) left out unless the pod tolerates
     /// `node.kubernetes.io/unschedulable`. Nothing is bound: `Some(Some(node))` is where the
@@ -116,6 +117,9 @@ impl FirstFit {
         self.run.skip = (!tolerates).then_some(cordoned);
         self.run.chain = None;
         self.sched.reference.next_start_node_index = 0;
+        // Every node scored, whatever the state was scheduled with (the reference's
+        // `evaluate` filters every node too).
+        self.sched.reference.percentage_of_nodes_to_score = Some(100);
         let outcome = self
             .sched
             .compiled(&mut self.run, cluster, pod, key, &class);
