@@ -1192,3 +1192,75 @@ fn kubectls_what_if_scores_every_node_whatever_the_state_was_scheduled_with() {
     let (want, _) = drain_kubectl_on(&mut c.clone(), &names, &opts, &cfg, &mut None, false);
     assert_eq!(got, want);
 }
+
+#[test]
+fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster() {
+    // `repel drain` and `repel schedule` answer the same question: a node's evicted pods
+    // re-created on the cluster with the node cordoned (pods deleted for good gone) are
+    // scheduled — a fresh scheduler, the same seed, every node scored, in queue order — where
+    // the what-if moved them (nodes where a replacement fits nowhere are left out: the
+    // scheduler would preempt).
+    use crate::generate::ClusterShape;
+    let mut checked = 0;
+    for (shape, seed) in [
+        (ClusterShape::Default, 6),
+        (ClusterShape::LargeWorkloads, 7),
+    ] {
+        let (c, _) = placed(shape, 40, 900, seed);
+        let opts = DrainOptions {
+            ignore_daemonsets: true,
+            delete_emptydir_data: true,
+            force: true,
+            ..DrainOptions::default()
+        };
+        let mut cfg = cfg(Decider::Kubectl(opts), true);
+        cfg.seed = seed;
+        let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let report = drain(&c, &names, &cfg);
+        for v in report.nodes.iter().filter(|v| v.drainable) {
+            let mut w = c.clone();
+            let Some(node) = w.node_id(&v.node) else {
+                continue;
+            };
+            w.set_unschedulable(node, true);
+            let id_of = |w: &Cluster, key: &str| {
+                (0..w.pods.len()).find(|&i| w.pods[i].key() == key && !w.pods[i].deleted)
+            };
+            let mut queue = Vec::new();
+            let mut want = std::collections::BTreeMap::new();
+            for p in &v.pods {
+                let Some(id) = id_of(&w, &p.pod) else {
+                    continue;
+                };
+                match &p.action {
+                    PodAction::Move { to } => {
+                        unschedule(&mut w, id);
+                        queue.push(id);
+                        want.insert(id, to.clone());
+                    }
+                    PodAction::Gone { .. } => w.force_delete_pod(id),
+                    _ => {}
+                }
+            }
+            Scheduler::queue_order(&w, &mut queue);
+            let mut s = crate::scheduler::fast::FastScheduler::new(cfg.gates, Some(100), seed);
+            for (id, placed) in queue.iter().zip(s.schedule_each(&mut w, &queue)) {
+                match placed.outcome {
+                    crate::scheduler::Outcome::Scheduled { node, .. } => {
+                        assert_eq!(
+                            Some(&w.nodes[node].name),
+                            want.get(id),
+                            "{shape}: {} from {}",
+                            w.pods[*id].key(),
+                            v.node
+                        );
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} nodes compared");
+}
