@@ -573,7 +573,7 @@ pub(crate) fn drain_ca_on(
 
 /// [`drain`] as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node is
-/// drained in a sequence (then it stays cordoned and the compiled state is built again), the
+/// drained in a sequence (then it stays cordoned, in the compiled state too), the
 /// replacements placed by the compiled scheduler ([`sim::Sim::place`]; `compiled`, else built
 /// on first use) kept from node to node, each node's placements from the seed's start.
 /// `compiled` false asks the reference for every placement (tests compare both).
@@ -596,9 +596,9 @@ pub(crate) fn drain_kubectl_on(
         let mut undo = Undo::default();
         let verdict = kubectl(work, node, opts, &mut sim, &mut undo);
         if verdict.drainable && !cfg.independent {
-            // Drained: the node stays cordoned, its classes change.
+            // Drained: the node stays cordoned.
             work.set_unschedulable(node, true);
-            sim.node_removed();
+            sim.cordoned(node);
         } else {
             sim.undo(work, undo);
         }

@@ -67,6 +67,14 @@ impl Sim {
         }
     }
 
+    /// A node was drained in a sequence and stays cordoned (the caller cordons it in the
+    /// cluster): the compiled state keeps it out ([`FirstFit::cordon`]).
+    pub(crate) fn cordoned(&mut self, node: NodeId) {
+        if let Some(ff) = self.ff.as_mut() {
+            ff.cordon(node);
+        }
+    }
+
     /// Pod `pod` was bound to (`delta` 1) or taken off (-1) node `node` of `c`.
     pub(crate) fn moved(&mut self, c: &Cluster, pod: PodId, node: NodeId, delta: i32) {
         if let Some(ff) = self.ff.as_mut() {

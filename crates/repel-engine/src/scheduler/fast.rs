@@ -895,6 +895,9 @@ struct Run {
     /// cordoned node the node classes do not know of) left out of the filter pass.
     what_if: bool,
     skip: Option<NodeId>,
+    /// Nodes a what-if sequence left cordoned ([`first_fit::FirstFit::cordon`]; empty: none),
+    /// left out of the filter pass with `skip`.
+    cordoned: Vec<bool>,
     /// Cache slots by key (when there are more than a handful), how many may be kept, and
     /// where the change log stood when the current what-if began.
     cache_index: FastMap<ScoreKey, usize>,
@@ -1234,6 +1237,7 @@ impl Run {
             class_keys: Vec::new(),
             what_if: false,
             skip: None,
+            cordoned: Vec::new(),
             cache_index: FastMap::default(),
             max_caches: SCORE_CACHES,
             base_log: None,
@@ -1962,8 +1966,10 @@ impl FastScheduler {
                 None => hard_failure(run, class, &hard_min, n).is_none(),
             };
             let skip = run.skip;
+            let cordoned: &[bool] = if skip.is_some() { &run.cordoned } else { &[] };
+            let skipped = |n: NodeId| skip == Some(n) || cordoned.get(n) == Some(&true);
             let mut visit = |pos: usize, n: NodeId, feasible: &mut Vec<NodeId>| -> bool {
-                if skip == Some(n) {
+                if skipped(n) {
                     return false;
                 }
                 let static_ok = match &per_node {
@@ -1989,7 +1995,7 @@ impl FastScheduler {
                     // Positions are node indexes (the candidates are all nodes).
                     let split = allowed.partition_point(|n| *n < start);
                     for &n in allowed[split..].iter().chain(&allowed[..split]) {
-                        if skip != Some(n)
+                        if !skipped(n)
                             && fits_free(class, &run.free[n], &cluster.nodes[n])
                             && (class.hard.is_empty() || hard_ok(n))
                         {

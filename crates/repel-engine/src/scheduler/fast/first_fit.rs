@@ -86,6 +86,28 @@ impl FirstFit {
         self.run.what_if_ends();
     }
 
+    /// Node `node` stays cordoned from now on (a what-if sequence drained it; the caller
+    /// cordons it in the cluster too): [`FirstFit::place`] leaves it out as it leaves out the
+    /// node being drained, and a node class it represented gets another representative, so
+    /// that the pod classes compiled from now on see the class as compiled; a FitError's
+    /// diagnosis filters it on its own. The what-if begun is not put back.
+    pub fn cordon(&mut self, node: NodeId) {
+        let n = self.run.node_class.len();
+        if node >= n {
+            return;
+        }
+        self.run.cordoned.resize(n, false);
+        self.run.cordoned[node] = true;
+        let class = self.run.node_class[node];
+        if self.run.reps.get(class as usize) == Some(&node)
+            && let Some(other) =
+                (0..n).find(|&m| self.run.node_class[m] == class && !self.run.cordoned[m])
+        {
+            self.run.reps[class as usize] = other;
+        }
+        self.run.base_log = None;
+    }
+
     /// The reference scheduler the compiled placements share their round-robin index and
     /// tie-break generator with, for the pods [`FirstFit::place`] does not cover.
     pub fn reference(&mut self) -> &mut Scheduler {

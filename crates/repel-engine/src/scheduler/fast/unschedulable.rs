@@ -80,8 +80,10 @@ impl FastScheduler {
     /// PreFilter and the diagnosis of pod `info` of compiled class `class`, which no node
     /// fits, built from node classes and reasons (see the module documentation); `special`, a
     /// node of the cluster and what stands for it (its labels or taints changed without the
-    /// cluster's node classes knowing), gets its own filter run on the latter. `None` when PreFilter rejects the pod or narrows the nodes, when a node fits after
-    /// all, or when the class is not judged by node class: the reference answers then.
+    /// cluster's node classes knowing), gets its own filter run on the latter, and so does
+    /// each node left cordoned by a what-if sequence. `None` when PreFilter rejects the pod or
+    /// narrows the nodes, when a node fits after all, or when the class is not judged by node
+    /// class: the reference answers then.
     pub(super) fn diagnose(
         &self,
         run: &mut Run,
@@ -109,7 +111,13 @@ impl FastScheduler {
             .collect();
         let mut seen: Vec<(Why, u32)> = Vec::new();
         for (n, node) in cluster.nodes.iter().enumerate() {
-            if let Some((_, stand_in)) = special.filter(|(s, _)| *s == n) {
+            // The special node as its stand-in; a node a what-if sequence left cordoned
+            // ([`super::first_fit::FirstFit::cordon`]) as it is now, not as its class.
+            let own = match special.filter(|(s, _)| *s == n) {
+                Some((_, stand_in)) => Some(stand_in),
+                None => (run.cordoned.get(n) == Some(&true)).then_some(node),
+            };
+            if let Some(stand_in) = own {
                 let st = self.reference.run_filters(&state, info, stand_in, cluster);
                 if st.is_success() {
                     return None;
