@@ -1,6 +1,6 @@
 //! Drain what-ifs (issue 15): which nodes can go, what blocks them, and where every pod would
-//! land — judged as `kubectl drain` or cluster-autoscaler would, on a copy of the cluster;
-//! nothing is changed.
+//! land — judged as `kubectl drain`, cluster-autoscaler or Karpenter would, on a copy of the
+//! cluster (each node's changes put back, [`Undo`]); nothing the caller holds is changed.
 //!
 //! # Deciders
 //! - **kubectl** ([`Decider::Kubectl`]): `kubectl drain`'s filters and messages

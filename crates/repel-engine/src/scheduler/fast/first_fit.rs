@@ -116,13 +116,12 @@ impl FirstFit {
 
     /// kube-scheduler's placement of pending pod `pod` by the default profile — filters,
     /// scores, the seeded tie-break of [`FirstFit::reference`] — every node scored, from the
-    /// first node, node
-    /// `cordoned` (cordoned in the what-if, not in `cluster`: the node classes must keep
-    /// seeing it as compiled) left out unless the pod tolerates
-    /// `node.kubernetes.io/unschedulable`. Nothing is bound: `Some(Some(node))` is where the
-    /// pod goes (the caller binds it and calls [`FirstFit::moved`]), `Some(None)` that no node
-    /// fits ([`FirstFit::fit_error`] says why), `None` that the compiled path does not cover
-    /// the pod.
+    /// first node. Node `cordoned` (cordoned in the what-if, not in `cluster`: the node
+    /// classes must keep seeing it as compiled) and the nodes [`FirstFit::cordon`]ed are left
+    /// out unless the pod tolerates `node.kubernetes.io/unschedulable`. Nothing is bound:
+    /// `Some(Some(node))` is where the pod goes (the caller binds it and calls
+    /// [`FirstFit::moved`]), `Some(None)` that no node fits ([`FirstFit::fit_error`] says why),
+    /// `None` that the compiled path does not cover the pod.
     pub fn place(
         &mut self,
         cluster: &mut Cluster,
