@@ -127,6 +127,19 @@ pub struct NodeVerdict {
     pub pods: Vec<PodVerdict>,
 }
 
+impl NodeVerdict {
+    /// Node `node` can be drained; what happens to each of its pods.
+    pub(crate) fn drainable(node: String, pods: Vec<PodVerdict>) -> Self {
+        NodeVerdict {
+            node,
+            drainable: true,
+            reason: None,
+            message: None,
+            pods,
+        }
+    }
+}
+
 /// The whole what-if.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DrainReport {
@@ -475,20 +488,41 @@ pub(crate) fn drain_karpenter_on(
     karpenter::harden_taints(work);
     let mut sim = sim::Sim::new(work, karpenter::gates(cfg), cfg.seed);
     sim.compiled = compiled;
-    let mut out = Vec::new();
-    for name in nodes {
-        let Some(node) = work.node_id(name) else {
-            continue;
-        };
+    each_node(work, nodes, cfg, sim, None, |work, node, sim| {
         let mut undo = Undo::default();
-        let verdict = karpenter::judge_in(work, node, cfg, &mut sim, &mut undo);
+        let verdict = karpenter::judge_in(work, node, cfg, sim, &mut undo);
         if verdict.drainable && !cfg.independent {
             karpenter::taint_disrupted(work, node);
             sim.node_removed();
         } else {
             sim.undo(work, undo);
         }
-        out.push(verdict);
+        verdict
+    })
+}
+
+/// Judges `nodes` of `work` in order with `judge` (which keeps a drainable node's changes in
+/// a sequence and puts the others back), names `work` no longer holds skipped (a node given
+/// twice and removed by its first drain); when `independent`, the compiled state is handed
+/// back in `ff`, the cluster being as it was. Returns the report and `sim`'s answer counts.
+fn each_node(
+    work: &mut Cluster,
+    nodes: &[&str],
+    cfg: &DrainConfig,
+    mut sim: sim::Sim,
+    ff: Option<&mut Option<FirstFit>>,
+    mut judge: impl FnMut(&mut Cluster, NodeId, &mut sim::Sim) -> NodeVerdict,
+) -> (DrainReport, (usize, usize)) {
+    let mut out = Vec::new();
+    for name in nodes {
+        if let Some(node) = work.node_id(name) {
+            out.push(judge(work, node, &mut sim));
+        }
+    }
+    if let Some(ff) = ff
+        && cfg.independent
+    {
+        *ff = sim.take_first_fit();
     }
     (
         DrainReport {
@@ -544,31 +578,16 @@ pub(crate) fn drain_ca_on(
     let mut state = ca::State::new(work);
     let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff.take());
     sim.compiled = compiled;
-    let mut out = Vec::new();
-    for name in nodes {
-        let Some(node) = work.node_id(name) else {
-            continue;
-        };
-        let judged = ca::judge(work, node, opts, cfg, &mut state, &mut sim);
+    each_node(work, nodes, cfg, sim, Some(ff), |work, node, sim| {
+        let judged = ca::judge(work, node, opts, cfg, &mut state, sim);
         let verdict = judged.verdict.clone();
         if verdict.drainable && !cfg.independent {
-            ca::commit(work, node, judged, &mut state, &mut sim);
+            ca::commit(work, node, judged, &mut state, sim);
         } else {
             sim.undo(work, judged.undo);
         }
-        out.push(verdict);
-    }
-    if cfg.independent {
-        // The cluster is as it was: the compiled state too.
-        *ff = sim.take_first_fit();
-    }
-    (
-        DrainReport {
-            as_: cfg.decider.name(),
-            nodes: out,
-        },
-        sim.answered,
-    )
+        verdict
+    })
 }
 
 /// [`drain`] as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
@@ -588,13 +607,9 @@ pub(crate) fn drain_kubectl_on(
 ) -> (DrainReport, (usize, usize)) {
     let mut sim = sim::Sim::new(work, cfg.gates, cfg.seed).with_first_fit(ff.take());
     sim.compiled = compiled;
-    let mut out = Vec::new();
-    for name in nodes {
-        let Some(node) = work.node_id(name) else {
-            continue;
-        };
+    each_node(work, nodes, cfg, sim, Some(ff), |work, node, sim| {
         let mut undo = Undo::default();
-        let verdict = kubectl(work, node, opts, &mut sim, &mut undo);
+        let verdict = kubectl(work, node, opts, sim, &mut undo);
         if verdict.drainable && !cfg.independent {
             // Drained: the node stays cordoned.
             work.set_unschedulable(node, true);
@@ -602,19 +617,8 @@ pub(crate) fn drain_kubectl_on(
         } else {
             sim.undo(work, undo);
         }
-        out.push(verdict);
-    }
-    if cfg.independent {
-        // The cluster is as it was: the compiled state too.
-        *ff = sim.take_first_fit();
-    }
-    (
-        DrainReport {
-            as_: cfg.decider.name(),
-            nodes: out,
-        },
-        sim.answered,
-    )
+        verdict
+    })
 }
 
 /// The node as `kubectl cordon` leaves it: `spec.unschedulable`.
@@ -834,13 +838,7 @@ fn kubectl(
             pods,
         };
     }
-    NodeVerdict {
-        node: name,
-        drainable: true,
-        reason: None,
-        message: None,
-        pods,
-    }
+    NodeVerdict::drainable(name, pods)
 }
 
 /// kubectl's filter errors have no identifiers: repel names them after the filter.

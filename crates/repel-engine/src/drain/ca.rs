@@ -527,16 +527,7 @@ fn judge_inner(
             pods,
         });
     }
-    Ok((
-        NodeVerdict {
-            node: name,
-            drainable: true,
-            reason: None,
-            message: None,
-            pods,
-        },
-        to_move,
-    ))
+    Ok((NodeVerdict::drainable(name, pods), to_move))
 }
 
 /// Node `node` of `c` as cluster-autoscaler's snapshot holds the node being removed: tainted

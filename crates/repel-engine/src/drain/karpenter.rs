@@ -282,13 +282,7 @@ fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> NodeVerdi
             pods,
         };
     }
-    NodeVerdict {
-        node,
-        drainable: true,
-        reason: None,
-        message: None,
-        pods,
-    }
+    NodeVerdict::drainable(node, pods)
 }
 
 /// [`judge`] on a cluster whose taints are already hard ([`harden_taints`]) with the compiled

@@ -811,26 +811,36 @@ fn karpenter_consolidation_emptiness_then_multi_node_and_what_stays() {
 
 /// A generated cluster with every pod placed, as `repel drain` loads one, and the controllers
 /// of its pods (so that cluster-autoscaler finds them all).
-fn placed(
+/// A generated cluster as read, its pods not scheduled yet.
+fn generated(
     shape: crate::generate::ClusterShape,
     nodes: usize,
     pods: usize,
     seed: u64,
-) -> (Cluster, Options) {
+) -> Cluster {
     let g = shape.generate(&crate::generate::GenerateOptions {
         nodes,
         pods,
         seed,
         taints_per_node: 0,
     });
-    let gates = repel_core::FeatureGates::default();
-    let mut c = crate::load::build_cluster(
+    crate::load::build_cluster(
         g.input(),
-        &gates,
+        &repel_core::FeatureGates::default(),
         &repel_core::admission::AdmissionConfig::default(),
         seed,
     )
-    .cluster;
+    .cluster
+}
+
+fn placed(
+    shape: crate::generate::ClusterShape,
+    nodes: usize,
+    pods: usize,
+    seed: u64,
+) -> (Cluster, Options) {
+    let gates = repel_core::FeatureGates::default();
+    let mut c = generated(shape, nodes, pods, seed);
     crate::scheduler::fast::FastScheduler::new(gates, None, seed).schedule_all(&mut c);
     let opts = Options {
         controllers: super::ca::pod_controllers(&c),
@@ -1158,21 +1168,8 @@ fn kubectls_what_if_scores_every_node_whatever_the_state_was_scheduled_with() {
     // `repel drain` starts from the state of the run that scheduled its input, with the
     // user's percentageOfNodesToScore (upstream's adaptive one by default); a replacement is
     // still placed against every node (more than 100 nodes, so that 10% is fewer).
-    use crate::generate::ClusterShape;
-    let g = ClusterShape::Default.generate(&crate::generate::GenerateOptions {
-        nodes: 400,
-        pods: 8_000,
-        seed: 4,
-        taints_per_node: 0,
-    });
     let gates = repel_core::FeatureGates::default();
-    let mut c = crate::load::build_cluster(
-        g.input(),
-        &gates,
-        &repel_core::admission::AdmissionConfig::default(),
-        4,
-    )
-    .cluster;
+    let mut c = generated(crate::generate::ClusterShape::Default, 400, 8_000, 4);
     let mut fast = crate::scheduler::fast::FastScheduler::new(gates, Some(10), 4);
     fast.keep_state();
     fast.schedule_all(&mut c);
