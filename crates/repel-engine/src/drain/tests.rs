@@ -1060,8 +1060,15 @@ fn kubectls_compiled_what_if_places_as_the_reference_and_undo_restores_the_clust
             let cfg = cfg(Decider::Kubectl(opts.clone()), independent);
             let what = format!("{shape} seed {seed} independent {independent}");
             let mut a = c.clone();
-            let (got, answered) = drain_kubectl_on(&mut a, &names, &opts, &cfg, &mut None, true);
+            let mut ff = None;
+            let (got, answered) = drain_kubectl_on(&mut a, &names, &opts, &cfg, &mut ff, true);
             assert!(answered.0 > 10 * answered.1, "{what}: {answered:?}");
+            if independent {
+                // Placements answered from the cluster before each what-if (the others fit
+                // one node or none: the full path's).
+                let (levels, built, _) = ff.as_ref().map_or((0, 0, 0), |f| f.what_if_stats());
+                assert!(levels > 100 && built > 0, "{what}: {levels} {built}");
+            }
             // The reference for every placement, on one working cluster put back each time.
             let mut b = c.clone();
             let (reference, answered) =

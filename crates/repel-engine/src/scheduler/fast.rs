@@ -903,6 +903,12 @@ struct Run {
     cache_index: FastMap<ScoreKey, usize>,
     max_caches: usize,
     base_log: Option<usize>,
+    /// The figures of the nodes the current what-if changed, as they were before it (in the
+    /// order first changed), and each node's place there plus one (0: unchanged).
+    saved: Vec<(NodeId, NodeRes, Free)>,
+    saved_at: Vec<u32>,
+    /// A what-if's placements from the cluster before it ([`what_if`]).
+    levels: what_if::Levels,
 }
 
 /// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
@@ -1241,6 +1247,9 @@ impl Run {
             cache_index: FastMap::default(),
             max_caches: SCORE_CACHES,
             base_log: None,
+            saved: Vec::new(),
+            saved_at: Vec::new(),
+            levels: what_if::Levels::default(),
             domains: Vec::new(),
             domain_index: HashMap::new(),
             classes: FastMap::default(),
@@ -1315,9 +1324,37 @@ impl Run {
         let Some(n) = cluster.nodes.get(node) else {
             return false;
         };
+        if self.base_log.is_some() {
+            self.save(node);
+        }
         self.res[node] = NodeRes::of(n);
         self.free[node] = Free::of(&self.res[node]);
         true
+    }
+
+    /// Inside a what-if: keeps `node`'s figures as they were before it, the first time it
+    /// changes.
+    fn save(&mut self, node: NodeId) {
+        if self.saved_at.len() < self.res.len() {
+            self.saved_at.resize(self.res.len(), 0);
+        }
+        if let Some(at) = self.saved_at.get_mut(node)
+            && *at == 0
+            && let (Some(res), Some(free)) = (self.res.get(node), self.free.get(node))
+        {
+            self.saved.push((node, *res, *free));
+            *at = self.saved.len() as u32;
+        }
+    }
+
+    /// Forgets the saved figures.
+    fn unsave(&mut self) {
+        for &(node, _, _) in &self.saved {
+            if let Some(at) = self.saved_at.get_mut(node) {
+                *at = 0;
+            }
+        }
+        self.saved.clear();
     }
 
     /// Pods were removed somewhere (preemption): refresh everything.
@@ -1400,12 +1437,14 @@ impl Run {
         let n = self.res.len().max(1);
         self.max_caches = ((64 << 20) / (8 * n)).clamp(SCORE_CACHES, 4096);
         self.base_log = Some(self.log.len());
+        self.unsave();
     }
 
     /// The what-if's changes were put back: every cache forgets the nodes it changed (so it
     /// holds the scores of the cluster as it was when the what-if began) and the change log
     /// is cut back to where it began.
     fn what_if_ends(&mut self) {
+        self.unsave();
         let Some(base) = self.base_log.take() else {
             return;
         };
@@ -2238,3 +2277,4 @@ pub mod first_fit;
 #[cfg(test)]
 mod tests;
 mod unschedulable;
+mod what_if;

@@ -125,15 +125,41 @@ pub fn post_filter(
     pod: &PodInfo,
     diagnosis: &Diagnosis,
 ) -> PostFilterResult {
+    let outcome = preempt(sched, cluster, state, pod, diagnosis, false);
+    if let Outcome::Nominated(c) = outcome {
+        return PostFilterResult {
+            message: String::new(),
+            nominated: Some(c.node),
+            victims: c.victims,
+        };
+    }
+    PostFilterResult {
+        message: outcome_message(cluster, outcome),
+        ..PostFilterResult::default()
+    }
+}
+
+/// [`post_filter`]'s message alone (what a FitError appends). The same text, for less: the
+/// message says only whether some node has victims (then it is empty), so the dry run stops
+/// at the first such node instead of gathering candidates to pick from.
+pub fn post_filter_message(
+    sched: &Scheduler,
+    cluster: &Cluster,
+    state: &CycleState,
+    pod: &PodInfo,
+    diagnosis: &Diagnosis,
+) -> String {
+    outcome_message(
+        cluster,
+        preempt(sched, cluster, state, pod, diagnosis, true),
+    )
+}
+
+/// The PostFilter message of an outcome (see [`post_filter`]).
+fn outcome_message(cluster: &Cluster, outcome: Outcome) -> String {
     let n = cluster.nodes.len();
-    let message = match preempt(sched, cluster, state, pod, diagnosis) {
-        Outcome::Nominated(c) => {
-            return PostFilterResult {
-                message: String::new(),
-                nominated: Some(c.node),
-                victims: c.victims,
-            };
-        }
+    match outcome {
+        Outcome::Nominated(_) => String::new(),
         Outcome::NotEligible(PREEMPTION_POLICY_NEVER) => default_post_filter(n, [], true),
         Outcome::NotEligible(reason) => {
             format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {PREEMPTION_PREFIX}{reason}")
@@ -142,19 +168,18 @@ pub fn post_filter(
             default_post_filter_counted(n, reasons.iter().map(|(r, k)| (r.as_str(), *k)), false)
         }
         Outcome::Error(msg) => format!("{PREEMPTION_PREFIX}{msg}"),
-    };
-    PostFilterResult {
-        message,
-        ..PostFilterResult::default()
     }
 }
 
+/// Steps 1–4 of [`post_filter`]; with `first`, the dry run stops at the first node with
+/// victims (the candidate nominated is then not upstream's pick: only for the message).
 fn preempt(
     sched: &Scheduler,
     cluster: &Cluster,
     state: &CycleState,
     pod: &PodInfo,
     diagnosis: &Diagnosis,
+    first: bool,
 ) -> Outcome {
     if let Err(reason) = pod_eligible_to_preempt_others(cluster, pod, diagnosis) {
         return Outcome::NotEligible(reason);
@@ -164,16 +189,16 @@ fn preempt(
         DryRun::default()
     } else {
         let num = calculate_num_candidates(potential.len());
-        dry_run_preemption(
-            sched,
-            cluster,
-            state,
-            pod,
+        let mut run = DryRun::default();
+        dry_run(
+            (sched, cluster, state, pod),
             &potential,
             &cluster.pdbs,
-            0,
-            num,
-        )
+            (0, num),
+            first,
+            &mut run,
+        );
+        run
     };
     let best = pick_one_node_for_preemption(cluster, &run.candidates);
     match best.and_then(|i| run.candidates.get(i)) {
@@ -317,10 +342,30 @@ pub fn dry_run_preemption(
     offset: usize,
     num_candidates: usize,
 ) -> DryRun {
+    let mut out = DryRun::default();
+    dry_run(
+        (sched, cluster, state, pod),
+        potential,
+        pdbs,
+        (offset, num_candidates),
+        false,
+        &mut out,
+    );
+    out
+}
+
+/// [`dry_run_preemption`] into `out`; with `first`, stopping at the first node with victims.
+fn dry_run(
+    (sched, cluster, state, pod): (&Scheduler, &Cluster, &CycleState, &PodInfo),
+    potential: &[NodeId],
+    pdbs: &[PodDisruptionBudget],
+    (offset, num_candidates): (usize, usize),
+    first: bool,
+    out: &mut DryRun,
+) {
     let budgets = Budget::all(pdbs, cluster);
     let mut non_violating: Vec<Candidate> = Vec::new();
     let mut violating: Vec<Candidate> = Vec::new();
-    let mut out = DryRun::default();
     for i in 0..potential.len() {
         let node = potential[(offset + i) % potential.len()];
         let status = match select_victims(sched, cluster, state, pod, node, &budgets) {
@@ -338,8 +383,9 @@ pub fn dry_run_preemption(
                 if list.len() < num_candidates {
                     list.push(c);
                 }
-                if !non_violating.is_empty()
-                    && non_violating.len() + violating.len() >= num_candidates
+                if first
+                    || !non_violating.is_empty()
+                        && non_violating.len() + violating.len() >= num_candidates
                 {
                     break;
                 }
@@ -361,7 +407,6 @@ pub fn dry_run_preemption(
     }
     out.candidates = non_violating;
     out.candidates.append(&mut violating);
-    out
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 use super::*;
 
 /// The resource scores' range: LeastAllocated and BalancedAllocation, each 0..=100, weighted.
-const RESOURCE_MAX: i64 =
+pub(super) const RESOURCE_MAX: i64 =
     MAX_NODE_SCORE * (node_resources_fit::WEIGHT + balanced_allocation::WEIGHT);
 
 /// Lists per group: one per resource score.
@@ -391,7 +391,7 @@ pub(super) fn zone_counts(
 }
 
 /// The domains of `z`'s key holding feasible, not ignored nodes (see [`zone_counts`]).
-fn zone_present(run: &Run, class: &PodClass, z: &Spread, present: &mut Vec<bool>) {
+pub(super) fn zone_present(run: &Run, class: &PodClass, z: &Spread, present: &mut Vec<bool>) {
     let d = &run.domains[z.dom];
     let cf = &run.class_feasible;
     present.clear();
@@ -404,7 +404,7 @@ fn zone_present(run: &Run, class: &PodClass, z: &Spread, present: &mut Vec<bool>
 /// PodTopologySpread's raw score of node `n` holding `k` pods the hostname constraint
 /// matches: the constraints' terms in their order, the other key's from the count of the
 /// node's domain in `counts` (none for a node without the key).
-fn raw_spread_score(
+pub(super) fn raw_spread_score(
     run: &Run,
     class: &PodClass,
     n: NodeId,
@@ -430,7 +430,7 @@ fn raw_spread_score(
 }
 
 /// PodTopologySpread NormalizeScore of a raw score, weighted.
-fn weighted_spread(raw: i64, min_score: i64, max_score: i64) -> i64 {
+pub(super) fn weighted_spread(raw: i64, min_score: i64, max_score: i64) -> i64 {
     let s = if max_score == 0 {
         MAX_NODE_SCORE
     } else {

@@ -108,6 +108,13 @@ impl FirstFit {
         self.run.base_log = None;
     }
 
+    /// A what-if's placements: answered from the cluster before it, entries built, handed to
+    /// the full path (see `what_if`).
+    pub fn what_if_stats(&self) -> (usize, usize, usize) {
+        let l = &self.run.levels;
+        (l.placed, l.built, l.full)
+    }
+
     /// The reference scheduler the compiled placements share their round-robin index and
     /// tie-break generator with, for the pods [`FirstFit::place`] does not cover.
     pub fn reference(&mut self) -> &mut Scheduler {
@@ -141,6 +148,11 @@ impl FirstFit {
         // Every node scored, whatever the state was scheduled with (the reference's
         // `evaluate` filters every node too).
         self.sched.reference.percentage_of_nodes_to_score = Some(100);
+        if let Some((node, _)) = self.sched.what_if_place(&mut self.run, cluster, &class) {
+            self.run.what_if = false;
+            self.run.skip = None;
+            return Some(Some(node));
+        }
         let outcome = self
             .sched
             .compiled(&mut self.run, cluster, pod, key, &class);
@@ -181,8 +193,9 @@ impl FirstFit {
             Some((ghost, stand_in)),
         )?;
         let reference = &self.sched.reference;
-        let post = crate::scheduler::preemption::post_filter(reference, cluster, &state, info, &d);
-        Some(Scheduler::fit_error_message(cluster, &d, &post.message))
+        let post =
+            crate::scheduler::preemption::post_filter_message(reference, cluster, &state, info, &d);
+        Some(Scheduler::fit_error_message(cluster, &d, &post))
     }
 
     /// The compiled class of pod `pod` when the compiled path covers it here: judged by node

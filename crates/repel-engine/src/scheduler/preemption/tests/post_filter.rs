@@ -85,6 +85,9 @@ fn post_filter_cases() {
         let state = pre_filter(&sched, &p, &c);
         let got = post_filter(&sched, &c, &state, &p, &diagnosis(&c, &codes));
         assert_eq!(got.message, want_msg, "{name}");
+        // The message alone, from a dry run that stops at the first node with victims.
+        let alone = post_filter_message(&sched, &c, &state, &p, &diagnosis(&c, &codes));
+        assert_eq!(alone, want_msg, "{name}");
         let got_node = got.nominated.map(|n| c.nodes[n].name.as_str());
         assert_eq!(got_node, want_node, "{name}");
         assert_eq!(got.victims.is_empty(), want_node.is_none(), "{name}");
@@ -123,6 +126,8 @@ fn post_filter_messages_beyond_the_candidate_search() {
         got.message, "preemption: expected at least one victim pod on node \"node1\"",
         "a node that fits with no victims"
     );
+    let alone = post_filter_message(&lenient, &c, &CycleState::default(), &p, &d);
+    assert_eq!(alone, got.message);
 }
 
 /// Upstream `TestPodEligibleToPreemptOthers`, the cases that apply.
