@@ -360,6 +360,10 @@ struct Selectors {
     candidates: Vec<u32>,
     /// Per node: its node class.
     node_class: Vec<u32>,
+    /// Inside a what-if ([`Run::what_if_begins`]): each pod moved, as (label class, node,
+    /// change), so that a selector's count before the what-if can be read back ([`what_if`]),
+    /// a selector counted since included.
+    journal: Option<Vec<(u32, NodeId, i32)>>,
 }
 
 /// The key of what the compiled path reads of a spec: the static plugins' fields, spread
@@ -760,6 +764,9 @@ impl Selectors {
         let class = self.node_class.get(node).copied().unwrap_or(0);
         for &s in &c.sels {
             self.sels[s as usize].moved(node, class, delta, self.node_class.len());
+        }
+        if let Some(j) = self.journal.as_mut() {
+            j.push((lc as u32, node, delta));
         }
     }
 }
@@ -1438,6 +1445,7 @@ impl Run {
         self.max_caches = ((64 << 20) / (8 * n)).clamp(SCORE_CACHES, 4096);
         self.base_log = Some(self.log.len());
         self.unsave();
+        self.sel.journal = Some(Vec::new());
     }
 
     /// The what-if's changes were put back: every cache forgets the nodes it changed (so it
@@ -1445,6 +1453,7 @@ impl Run {
     /// is cut back to where it began.
     fn what_if_ends(&mut self) {
         self.unsave();
+        self.sel.journal = None;
         let Some(base) = self.base_log.take() else {
             return;
         };

@@ -106,6 +106,7 @@ impl FirstFit {
             self.run.reps[class as usize] = other;
         }
         self.run.base_log = None;
+        self.run.sel.journal = None;
     }
 
     /// A what-if's placements: answered from the cluster before it, entries built, handed to

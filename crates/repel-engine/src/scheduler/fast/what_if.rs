@@ -17,8 +17,11 @@
 //! draw are [`FastScheduler::select_by_class`]'s: the same best total, the same tied nodes in
 //! filter order (node order: a what-if starts from node 0 and filters every node), one draw.
 //!
-//! A pod whose hostname constraint matches pods on more than [`MAX_HOLDING`] nodes goes the
-//! full path: that many overlay nodes cost about as much.
+//! A pod whose hostname constraint matches pods on more than [`MAX_HOLDING`] nodes (a large
+//! Deployment) has an entry of its own, whose nodes are grouped by node class *and* count of
+//! matching pods before the what-if (the counts the what-if changed read back from the
+//! selectors' journal), as [`super::by_class`]'s repeat path groups them; only the what-if's
+//! changed nodes are overlay nodes then.
 //!
 //! A node class whose kept nodes were all taken out while it still has others is *exhausted*:
 //! its entry is built again, deeper. What the module does not cover (another shape of pod,
@@ -36,9 +39,11 @@ use super::*;
 /// Nodes kept per node class at least (every node of its best scores until then).
 const DEPTH: usize = 8;
 
-/// Nodes holding pods of a pod's hostname spread constraint, at most, for an entry to answer
-/// it (each is an overlay node).
-const MAX_HOLDING: usize = 256;
+/// Nodes holding pods of a pod's hostname spread constraint, at most, for them to be judged
+/// one by one (overlay nodes); beyond, its entry keeps them by count.
+/// (4 in the tests, whose clusters are small: both kinds of entry are compared with the
+/// reference there.)
+const MAX_HOLDING: usize = if cfg!(test) { 4 } else { 256 };
 
 /// The entries' memory, at most.
 const BUDGET: usize = 48 << 20;
@@ -46,31 +51,49 @@ const BUDGET: usize = 48 << 20;
 /// Scores per node class in the build's histogram.
 const WIDTH: usize = RESOURCE_MAX as usize + 1;
 
-/// What an entry is for: static key, NodeResourcesFit's request, the scorers' request.
-type EntryKey = (u128, [i64; 3], ScoreKey);
+/// What an entry is for: static key, NodeResourcesFit's request, the scorers' request, and
+/// the hostname constraint's selector when its nodes are kept by count (`u32::MAX`: none).
+type EntryKey = (u128, [i64; 3], ScoreKey, u32);
 
-/// The nodes one request fits before the what-if. See the module documentation.
+/// No group.
+const NO_GROUP: u32 = u32::MAX;
+
+/// Which group each node that fits is in.
+enum Membership {
+    /// Groups are the node classes (every count taken as 0): which nodes fit, as bits.
+    Bits(Vec<u64>),
+    /// Per node: its group, `NO_GROUP` for a node that does not fit.
+    Groups(Vec<u32>),
+}
+
+/// The nodes one request fits before the what-if, by group: a node class and, for a
+/// hostname constraint matching pods on many nodes, the count on the node (see
+/// [`super::by_class`]'s groups). See the module documentation.
 struct Entry {
-    /// Which nodes fit, as bits.
-    feasible: Vec<u64>,
-    /// Per node class: how many fit.
+    member: Membership,
+    /// Per group: node class and count.
+    groups: Vec<(u32, u32)>,
+    /// Per group: how many fit.
     size: Vec<u32>,
-    /// Per node class: its levels, `class_levels[c]..class_levels[c + 1]` of `level_*`.
-    class_levels: Vec<u32>,
+    /// Per group: its levels, `group_levels[g]..group_levels[g + 1]` of `level_*`.
+    group_levels: Vec<u32>,
     /// Per level: the resource score and the end of its nodes in `nodes` (a level's nodes
-    /// start where the one before it ends); a class's levels from its best score down.
+    /// start where the one before it ends); a group's levels from its best score down.
     level_score: Vec<i64>,
     level_end: Vec<u32>,
     nodes: Vec<NodeId>,
-    /// Nodes kept per class at least.
+    /// Nodes kept per group at least.
     depth: usize,
 }
 
 impl Entry {
     fn bytes(&self) -> usize {
-        self.feasible.len() * 8
-            + self.size.len() * 9
-            + self.class_levels.len() * 4
+        let member = match &self.member {
+            Membership::Bits(b) => b.len() * 8,
+            Membership::Groups(g) => g.len() * 4,
+        };
+        member
+            + self.groups.len() * 16
             + self.level_score.len() * 12
             + self.nodes.len() * std::mem::size_of::<NodeId>()
             + 128
@@ -79,6 +102,14 @@ impl Entry {
     fn level_nodes(&self, l: usize) -> &[NodeId] {
         let from = if l == 0 { 0 } else { self.level_end[l - 1] };
         &self.nodes[from as usize..self.level_end[l] as usize]
+    }
+
+    /// The group node `n` was in before the what-if, if it fit.
+    fn group_of(&self, n: NodeId, node_class: &[u32]) -> Option<usize> {
+        match &self.member {
+            Membership::Bits(bits) => has(bits, n).then(|| node_class[n] as usize),
+            Membership::Groups(g) => g.get(n).filter(|g| **g != NO_GROUP).map(|g| *g as usize),
+        }
     }
 }
 
@@ -98,7 +129,7 @@ enum Answer {
     Placed(NodeId, i64),
     /// The full path's (see the module documentation).
     Full,
-    /// A node class's kept nodes ran out: build deeper.
+    /// A group's kept nodes ran out: build deeper.
     Exhausted,
 }
 
@@ -124,10 +155,11 @@ pub(super) struct Levels {
     allowed: Vec<bool>,
     present: Vec<bool>,
     counts: Vec<i64>,
-    raw0: Vec<i64>,
+    raw: Vec<i64>,
     top: Vec<u32>,
     ties: Vec<NodeId>,
     holding: Vec<NodeId>,
+    group_index: FastMap<(u32, u32), u32>,
 }
 
 /// Whether bit `n` is set.
@@ -137,27 +169,35 @@ fn has(bits: &[u64], n: NodeId) -> bool {
 
 impl Levels {
     /// Builds the entry of `class`'s request from the cluster before the what-if (the nodes
-    /// the what-if changed read from their saved figures), keeping at least `depth` nodes per
-    /// node class.
+    /// the what-if changed read from their saved figures and, by count, from the selector's
+    /// journal), keeping at least `depth` nodes per group. With `by_count`, the hostname
+    /// constraint's selector: nodes are grouped by its count too.
     fn build(
         &mut self,
         run: &mut Run,
         cluster: &Cluster,
         class: &PodClass,
         allowed: &[NodeId],
-        depth: usize,
+        (depth, by_count): (usize, Option<u32>),
     ) -> Entry {
         let n_all = run.node_class.len();
         let nc = run.reps.len();
         let key = class.score_key;
         let cache = run.scores(&key);
-        let mut feasible = vec![0u64; n_all.div_ceil(64)];
+        let mut groups: Vec<(u32, u32)> = (0..nc as u32).map(|c| (c, 0)).collect();
+        self.group_index.clear();
+        let mut member = match by_count {
+            None => Membership::Bits(vec![0u64; n_all.div_ceil(64)]),
+            Some(_) => Membership::Groups(vec![NO_GROUP; n_all]),
+        };
         let mut size = vec![0u32; nc];
         self.hist.clear();
         self.hist.resize(nc * WIDTH, 0);
         self.score.resize(n_all, -1);
+        let journal = run.sel.journal.as_deref().unwrap_or(&[]);
         for &n in allowed {
-            let (free, score) = match run.saved_at.get(n).copied().unwrap_or(0) {
+            let saved = run.saved_at.get(n).copied().unwrap_or(0);
+            let (free, score) = match saved {
                 0 => {
                     let s = &mut run.caches[cache].scores[n];
                     if *s == UNKNOWN {
@@ -174,39 +214,78 @@ impl Levels {
                 continue;
             }
             let score = score.clamp(0, RESOURCE_MAX);
-            bits::set(&mut feasible, n);
             let c = run.node_class[n] as usize;
-            size[c] += 1;
-            self.hist[c * WIDTH + score as usize] += 1;
+            let g = match (&mut member, by_count) {
+                (Membership::Groups(of), Some(sel)) => {
+                    let mut k = i64::from(run.sel.sels[sel as usize].count(n));
+                    if saved != 0 {
+                        // Changed in the what-if: its count before.
+                        let lcs = &run.sel.lcs;
+                        k -= journal
+                            .iter()
+                            .filter(|(lc, m, _)| {
+                                *m == n
+                                    && lcs.get(*lc as usize).is_some_and(|l| l.sels.contains(&sel))
+                            })
+                            .map(|(_, _, d)| i64::from(*d))
+                            .sum::<i64>();
+                    }
+                    let k = if class.spread_ignored(c as u32) {
+                        0
+                    } else {
+                        u32::try_from(k.max(0)).unwrap_or(0)
+                    };
+                    let g = if k == 0 {
+                        c as u32
+                    } else {
+                        *self.group_index.entry((c as u32, k)).or_insert_with(|| {
+                            groups.push((c as u32, k));
+                            size.push(0);
+                            self.hist.resize(groups.len() * WIDTH, 0);
+                            groups.len() as u32 - 1
+                        })
+                    };
+                    of[n] = g;
+                    g as usize
+                }
+                (Membership::Bits(bits), _) => {
+                    bits::set(bits, n);
+                    c
+                }
+                _ => c,
+            };
+            size[g] += 1;
+            self.hist[g * WIDTH + score as usize] += 1;
             self.score[n] = score;
         }
-        // Per class, its best scores until `depth` nodes: the levels and where each level's
+        // Per group, its best scores until `depth` nodes: the levels and where each level's
         // nodes go.
-        let mut class_levels = Vec::with_capacity(nc + 1);
+        let ng = groups.len();
+        let mut group_levels = Vec::with_capacity(ng + 1);
         let mut level_score = Vec::new();
         let mut level_end = Vec::new();
         self.at.clear();
-        self.at.resize(nc * WIDTH, u32::MAX);
+        self.at.resize(ng * WIDTH, u32::MAX);
         let mut end = 0u32;
-        for c in 0..nc {
-            class_levels.push(level_score.len() as u32);
+        for g in 0..ng {
+            group_levels.push(level_score.len() as u32);
             let mut kept = 0usize;
             for s in (0..WIDTH).rev() {
                 if kept >= depth {
                     break;
                 }
-                let h = self.hist[c * WIDTH + s];
+                let h = self.hist[g * WIDTH + s];
                 if h == 0 {
                     continue;
                 }
-                self.at[c * WIDTH + s] = end;
+                self.at[g * WIDTH + s] = end;
                 end += h;
                 kept += h as usize;
                 level_score.push(s as i64);
                 level_end.push(end);
             }
         }
-        class_levels.push(level_score.len() as u32);
+        group_levels.push(level_score.len() as u32);
         let mut nodes = vec![0; end as usize];
         for &n in allowed {
             let s = self.score[n];
@@ -214,7 +293,11 @@ impl Levels {
                 continue;
             }
             self.score[n] = -1;
-            let at = &mut self.at[run.node_class[n] as usize * WIDTH + s as usize];
+            let g = match &member {
+                Membership::Groups(of) => of[n] as usize,
+                Membership::Bits(_) => run.node_class[n] as usize,
+            };
+            let at = &mut self.at[g * WIDTH + s as usize];
             if *at != u32::MAX {
                 nodes[*at as usize] = n;
                 *at += 1;
@@ -222,9 +305,10 @@ impl Levels {
         }
         self.built += 1;
         Entry {
-            feasible,
+            member,
+            groups,
             size,
-            class_levels,
+            group_levels,
             level_score,
             level_end,
             nodes,
@@ -253,6 +337,7 @@ impl Levels {
         };
         let n_all = run.node_class.len();
         let nc = run.reps.len();
+        let ng = entry.groups.len();
         let key = class.score_key;
         let cache = run.scores(&key);
         let host = class.soft.iter().find(|s| s.hostname);
@@ -271,8 +356,8 @@ impl Levels {
             }
             lv.mark[n] = stamp;
             let c = run.node_class[n] as usize;
-            if has(&entry.feasible, n) {
-                lv.size[c] -= 1;
+            if let Some(g) = entry.group_of(n, &run.node_class) {
+                lv.size[g] -= 1;
             }
             if skip == Some(n)
                 || allowed.binary_search(&n).is_err()
@@ -303,7 +388,8 @@ impl Levels {
         if let Some(s) = skip {
             visit(self, run, s);
         }
-        if let Some(h) = host {
+        if let (Some(h), Membership::Bits(_)) = (host, &entry.member) {
+            // Kept as if no node held matching pods: those that do are judged on their own.
             let mut holding = std::mem::take(&mut self.holding);
             holding.clear();
             holding.extend(
@@ -330,7 +416,12 @@ impl Levels {
         }
         let mut class_feasible = std::mem::take(&mut run.class_feasible);
         class_feasible.clear();
-        class_feasible.extend((0..nc).map(|c| if self.allowed[c] { self.size[c] } else { 0 }));
+        class_feasible.resize(nc, 0);
+        for (g, &(c, _)) in entry.groups.iter().enumerate() {
+            if self.allowed[c as usize] {
+                class_feasible[c as usize] += self.size[g];
+            }
+        }
         for o in &self.overlay {
             if self.allowed[o.class as usize] {
                 class_feasible[o.class as usize] += 1;
@@ -343,7 +434,7 @@ impl Levels {
             return Answer::Full;
         }
 
-        // Scores but the resource scores: per class, and per overlay node with its count.
+        // Scores but the resource scores: per group, and per overlay node with its count.
         let (mut w_z, spread) = (0.0, !class.soft.is_empty());
         if let Some(z) = zone {
             zone_present(run, class, z, &mut self.present);
@@ -359,8 +450,8 @@ impl Levels {
             .sum();
         let w_h = topology_normalizing_weight(not_ignored);
         let (mut min_score, mut max_score) = (i64::MAX, 0);
-        self.raw0.clear();
-        self.raw0.resize(nc, 0);
+        self.raw.clear();
+        self.raw.resize(ng, 0);
         if spread {
             let raw = |c: usize, k: u32| {
                 raw_spread_score(
@@ -373,11 +464,15 @@ impl Levels {
                     w_z,
                 )
             };
-            for c in (0..nc).filter(|c| self.allowed[*c] && !ignored(*c)) {
-                self.raw0[c] = raw(c, 0);
-                if self.size[c] > 0 {
-                    min_score = min_score.min(self.raw0[c]);
-                    max_score = max_score.max(self.raw0[c]);
+            for (g, &(c, k)) in entry.groups.iter().enumerate() {
+                let c = c as usize;
+                if !self.allowed[c] || ignored(c) {
+                    continue;
+                }
+                self.raw[g] = if g < nc { raw(c, 0) } else { raw(c, k) };
+                if self.size[g] > 0 {
+                    min_score = min_score.min(self.raw[g]);
+                    max_score = max_score.max(self.raw[g]);
                 }
             }
             for o in self.overlay.iter_mut() {
@@ -385,7 +480,7 @@ impl Levels {
                 if !self.allowed[c] || ignored(c) {
                     continue;
                 }
-                o.raw = if o.k == 0 { self.raw0[c] } else { raw(c, o.k) };
+                o.raw = if o.k == 0 { self.raw[c] } else { raw(c, o.k) };
                 min_score = min_score.min(o.raw);
                 max_score = max_score.max(o.raw);
             }
@@ -398,22 +493,26 @@ impl Levels {
             s
         };
 
-        // The best total: each class's best kept level still in, each overlay node.
+        // The best total: each group's best kept level still in, each overlay node.
         let mut best = i64::MIN;
         self.top.clear();
-        self.top.resize(nc, u32::MAX);
-        for c in (0..nc).filter(|c| self.allowed[*c] && self.size[*c] > 0) {
-            let levels = entry.class_levels[c] as usize..entry.class_levels[c + 1] as usize;
+        self.top.resize(ng, u32::MAX);
+        for g in 0..ng {
+            let c = entry.groups[g].0 as usize;
+            if !self.allowed[c] || self.size[g] == 0 {
+                continue;
+            }
+            let levels = entry.group_levels[g] as usize..entry.group_levels[g + 1] as usize;
             let top = levels
                 .clone()
                 .find(|&l| entry.level_nodes(l).iter().any(|&n| self.mark[n] != stamp));
             let Some(l) = top else {
-                // Nodes of the class fit but none is kept.
+                // Nodes of the group fit but none is kept.
                 run.class_score = class_score;
                 return Answer::Exhausted;
             };
-            self.top[c] = l as u32;
-            best = best.max(group_score(c, self.raw0[c]) + entry.level_score[l]);
+            self.top[g] = l as u32;
+            best = best.max(group_score(c, self.raw[g]) + entry.level_score[l]);
         }
         for o in self
             .overlay
@@ -425,9 +524,10 @@ impl Levels {
         // The tied nodes in filter order, and the draw among them.
         self.ties.clear();
         let mut sources = 0;
-        for c in (0..nc).filter(|c| self.top[*c] != u32::MAX) {
-            let l = self.top[c] as usize;
-            if group_score(c, self.raw0[c]) + entry.level_score[l] == best {
+        for g in (0..ng).filter(|g| self.top[*g] != u32::MAX) {
+            let l = self.top[g] as usize;
+            let c = entry.groups[g].0 as usize;
+            if group_score(c, self.raw[g]) + entry.level_score[l] == best {
                 sources += 1;
                 let mark = &self.mark;
                 self.ties
@@ -495,12 +595,13 @@ impl FastScheduler {
         {
             return None;
         }
-        // A Deployment on many nodes: as many overlay nodes — the full path's.
-        if let Some(h) = class.soft.iter().find(|s| s.hostname)
-            && run.sel.sels[h.sel as usize].nonzero.len() > MAX_HOLDING
-        {
-            return None;
-        }
+        // A Deployment on many nodes: its nodes kept by count, not judged one by one.
+        let by_count = class
+            .soft
+            .iter()
+            .find(|s| s.hostname)
+            .filter(|h| run.sel.sels[h.sel as usize].nonzero.len() > MAX_HOLDING)
+            .map(|h| h.sel);
         let mut lv = std::mem::take(&mut run.levels);
         let base = Some((run.epoch, base_len));
         if lv.base != base {
@@ -508,14 +609,19 @@ impl FastScheduler {
             lv.bytes = 0;
             lv.base = base;
         }
-        let key: EntryKey = (class.static_key, class.need, class.score_key);
+        let key: EntryKey = (
+            class.static_key,
+            class.need,
+            class.score_key,
+            by_count.unwrap_or(u32::MAX),
+        );
         let n_all = run.node_class.len();
         let mut answer = None;
         for _ in 0..3 {
             let entry = match lv.entries.remove(&key) {
                 Some(e) => e,
                 None => {
-                    let e = lv.build(run, cluster, class, allowed, DEPTH);
+                    let e = lv.build(run, cluster, class, allowed, (DEPTH, by_count));
                     lv.bytes += e.bytes();
                     e
                 }
@@ -529,7 +635,8 @@ impl FastScheduler {
                 Answer::Exhausted if entry.depth < n_all => {
                     // Deeper: the class's kept nodes ran out.
                     lv.bytes = lv.bytes.saturating_sub(entry.bytes());
-                    let deeper = lv.build(run, cluster, class, allowed, entry.depth * 8);
+                    let deeper =
+                        lv.build(run, cluster, class, allowed, (entry.depth * 8, by_count));
                     lv.bytes += deeper.bytes();
                     lv.entries.insert(key, deeper);
                     continue;
