@@ -31,7 +31,7 @@
 //! memory passes [`BUDGET`].
 
 use super::by_class::{
-    RESOURCE_MAX, by_class_shape, chain_shape, raw_spread_score, static_class_scores,
+    RESOURCE_MAX, by_class_shape, chain_shape, mark, raw_spread_score, static_class_scores,
     weighted_spread, zone_counts, zone_present,
 };
 use super::*;
@@ -249,7 +249,7 @@ impl Levels {
                     g as usize
                 }
                 (Membership::Bits(bits), _) => {
-                    bits::set(bits, n);
+                    mark(bits, n);
                     c
                 }
                 _ => c,
@@ -556,17 +556,6 @@ impl Levels {
         match chosen {
             Some(n) => Answer::Placed(n, best),
             None => Answer::Full,
-        }
-    }
-}
-
-/// Bits of a node set.
-mod bits {
-    use crate::cluster::NodeId;
-
-    pub(super) fn set(bits: &mut [u64], n: NodeId) {
-        if let Some(w) = bits.get_mut(n >> 6) {
-            *w |= 1 << (n & 63);
         }
     }
 }
