@@ -337,3 +337,92 @@ fn an_eks_managed_node_group_as_aws_eks_describe_nodegroup_prints_it() {
         json!([{"workload": "Deployment/default/web", "taint": "nvidia.com/gpu=true:NoSchedule"}])
     );
 }
+
+#[test]
+fn instance_types_of_every_provider_with_their_capacity() {
+    let karpenter = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+        "metadata": {"name": "gpu"},
+        "spec": {"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [
+                {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                 "values": ["g4dn.xlarge", "x9.huge"]},
+                // Only In lists are read.
+                {"key": "node.kubernetes.io/instance-type", "operator": "NotIn", "values": ["m5.large"]}]}}}});
+    let aks = json!({"name": "sys", "type": "VirtualMachineScaleSets", "mode": "User",
+                     "vmSize": "Standard_D4s_v3", "maxPods": 30});
+    let eks = json!({"nodegroup": {"nodegroupName": "ng", "clusterName": "c",
+                     "instanceTypes": ["m5.large"]}});
+    let (code, out, err) = run(
+        &[
+            "pools",
+            "-o",
+            "json",
+            "--instance-type",
+            "x9.huge=cpu=64,memory=256Gi,pods=110,nvidia.com/gpu=4",
+        ],
+        &[("np.json", karpenter), ("aks.json", aks), ("eks.json", eks)],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("catalogue"), "every type known: {err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        r["pools"][0]["instanceTypes"],
+        json!([
+            {"name": "g4dn.xlarge", "capacity": {"cpu": "4", "memory": "16384Mi", "nvidia.com/gpu": "1", "pods": "29"}},
+            {"name": "x9.huge", "capacity": {"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "4", "pods": "110"}}
+        ])
+    );
+    // AKS: the pool's maxPods.
+    assert_eq!(
+        r["pools"][1]["instanceTypes"][0]["capacity"],
+        json!({"cpu": "4", "memory": "16384Mi", "pods": "30"})
+    );
+    assert_eq!(r["pools"][2]["instanceTypes"][0]["capacity"]["pods"], "29");
+
+    // The corpus's eksctl GPU spot config: every type known; a type that is not is a warning
+    // naming it and the override, its capacity null.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/real/eksctl--23-kubeflow-spot-instance.yaml");
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(["pools", "-f"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("catalogue"), "{stderr}");
+    assert!(
+        stdout.contains(
+            "4-gpu-spot-p3-8xlarge: instance types p3.8xlarge (cpu 32, memory 249856Mi, nvidia.com/gpu 4, pods 234)"
+        ),
+        "{stdout}"
+    );
+    let unknown = json!({"name": "odd", "type": "VirtualMachineScaleSets", "mode": "User",
+                         "vmSize": "Standard_Z1"});
+    let (code, out, err) = run(&["pools", "-o", "json"], &[("odd.json", unknown)]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("warning: instance type Standard_Z1 is not in repel's catalogue: its nodes' capacity is unknown; give it with --instance-type Standard_Z1=cpu=N,memory=Q,pods=N"),
+        "{err}"
+    );
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["pools"][0]["instanceTypes"][0]["capacity"], Value::Null);
+    // A bad override is a usage error naming it.
+    let (code, _, err) = run(
+        &["pools", "--instance-type", "x=cpu=1"],
+        &[(
+            "odd.json",
+            json!({"name": "odd", "type": "VirtualMachineScaleSets"}),
+        )],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("instance type override x: memory is missing"),
+        "{err}"
+    );
+}

@@ -35,6 +35,7 @@ pub mod defaults;
 pub mod explain;
 pub mod fit_error;
 pub mod gates;
+pub mod instance_types;
 pub mod kubectl;
 pub mod labels;
 pub mod names;

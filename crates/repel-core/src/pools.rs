@@ -53,6 +53,42 @@ pub struct Pool {
     pub node_label: (&'static str, String),
     /// `mode: System` (an AKS system pool).
     pub system: bool,
+    /// The instance types its nodes may be, as written: a Karpenter NodePool's
+    /// `node.kubernetes.io/instance-type` requirement with operator `In` (other operators
+    /// are not read), eksctl's `instanceType` / `instanceTypes` /
+    /// `instancesDistribution.instanceTypes`, EKS's `instanceTypes`, AKS's `vmSize`. Their
+    /// capacity comes from [`crate::instance_types`].
+    pub instance_types: Vec<String>,
+    /// The pool's own pods per node (AKS `maxPods`, eksctl `maxPodsPerNode`).
+    pub max_pods: Option<i64>,
+}
+
+/// The strings of a JSON list (or of a lone string); anything else is none.
+fn strings(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A Karpenter NodePool's instance types: the values of its `In` requirements on
+/// `node.kubernetes.io/instance-type`.
+fn karpenter_instance_types(spec: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Value::Array(reqs) = &spec["requirements"] {
+        for r in reqs {
+            if r["key"].as_str() == Some("node.kubernetes.io/instance-type")
+                && r["operator"].as_str() == Some("In")
+            {
+                out.extend(strings(&r["values"]));
+            }
+        }
+    }
+    out
 }
 
 fn taints(v: &Value, field: &str) -> Result<Vec<Taint>, String> {
@@ -90,6 +126,8 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
             .map(str::to_string),
         node_label: (NODEPOOL_LABEL, name_of(v)),
         system: false,
+        instance_types: karpenter_instance_types(spec),
+        max_pods: None,
     })
 }
 
@@ -175,6 +213,13 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
                 consolidate_after: None,
                 node_label: (label, name),
                 system: false,
+                instance_types: [
+                    strings(&g["instanceType"]),
+                    strings(&g["instanceTypes"]),
+                    strings(&g["instancesDistribution"]["instanceTypes"]),
+                ]
+                .concat(),
+                max_pods: g["maxPodsPerNode"].as_i64(),
             });
         }
     }
@@ -266,6 +311,8 @@ pub fn aks_pool(v: &Value) -> Result<Pool, String> {
         consolidate_after: None,
         node_label: (AKS_AGENTPOOL_LABEL, name),
         system,
+        instance_types: strings(&v["vmSize"]),
+        max_pods: v["maxPods"].as_i64(),
     })
 }
 
@@ -379,6 +426,8 @@ pub fn eks_nodegroup(v: &Value) -> Result<Pool, String> {
         consolidate_after: None,
         node_label: (EKS_NODEGROUP_LABEL, name),
         system: false,
+        instance_types: strings(&g["instanceTypes"]),
+        max_pods: None,
     })
 }
 
@@ -597,6 +646,29 @@ mod tests {
             o.extend(g);
         }
         eksctl_pools(&v).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn eksctl_instance_types_in_each_of_its_fields() {
+        let pools = cluster_config(json!({
+            "nodeGroups": [
+                {"name": "a", "instanceType": "m5.large", "maxPodsPerNode": 20},
+                {"name": "b", "instancesDistribution": {"instanceTypes": ["g5.xlarge", "g4dn.xlarge"]}}],
+            "managedNodeGroups": [{"name": "c", "instanceTypes": ["c5.large"]}, {"name": "d"}]}));
+        let got: Vec<(Vec<String>, Option<i64>)> = pools
+            .iter()
+            .map(|p| (p.instance_types.clone(), p.max_pods))
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            vec![
+                (s(&["m5.large"]), Some(20)),
+                (s(&["g5.xlarge", "g4dn.xlarge"]), None),
+                (s(&["c5.large"]), None),
+                (Vec::new(), None),
+            ]
+        );
     }
 
     fn taint(key: &str, value: &str, effect: &str) -> Taint {

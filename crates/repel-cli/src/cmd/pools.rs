@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
+use repel_core::instance_types;
 use repel_core::pools::{
     Pool, aks_pool, eks_nodegroup, eksctl_pools, is_aks_pool, is_eks_nodegroup, karpenter_pool,
     untolerated, validate_taints,
@@ -25,6 +26,22 @@ pub struct PoolsArgs {
     /// Output format (default: a table).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
+    /// An instance type's capacity, for a type the built-in catalogue does not hold or whose
+    /// figures must be exact: `NAME=cpu=N,memory=Q,pods=N[,RESOURCE=Q...]` (repeatable;
+    /// replaces the catalogue's entry of that name)
+    #[arg(long = "instance-type", value_name = "NAME=cpu=N,memory=Q,pods=N")]
+    pub instance_types: Vec<String>,
+}
+
+/// One instance type of a pool, with the capacity of its nodes.
+#[derive(Debug, Serialize)]
+pub struct InstanceTypeRow {
+    /// As the pool names it.
+    pub name: String,
+    /// `status.capacity` of a node of that type (`cpu`, `memory`, `pods`, and GPUs as
+    /// `nvidia.com/gpu`), from `--instance-type` or the built-in catalogue; `null` when
+    /// neither knows the type.
+    pub capacity: Option<BTreeMap<String, String>>,
 }
 
 /// A workload a pool's taints keep out, and the first taint it does not tolerate.
@@ -66,6 +83,8 @@ pub struct PoolRow {
     pub tolerated_by: Vec<String>,
     /// The others, with the first taint they do not tolerate.
     pub not_tolerated_by: Vec<Refused>,
+    /// The instance types its nodes may be, with their capacity.
+    pub instance_types: Vec<InstanceTypeRow>,
 }
 
 /// `repel pools -o json`.
@@ -77,6 +96,11 @@ pub struct PoolsReport {
 
 /// Runs `repel pools`: exit 1 when a pool's taints are invalid, else 0.
 pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
+    let mut overrides: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for o in &args.instance_types {
+        let (name, capacity) = instance_types::parse_override(o).map_err(CliError::Usage)?;
+        overrides.insert(name, capacity);
+    }
     let inv = args.inputs.load("pools")?;
     warn_all(&inv.warnings);
     let mut pools: Vec<Pool> = Vec::new();
@@ -160,9 +184,26 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
                 .unwrap_or_default(),
         ));
     }
+    let mut unknown: Vec<String> = Vec::new();
     let rows: Vec<PoolRow> = pools
         .iter()
         .map(|pool| {
+            let instance_types =
+                pool.instance_types
+                    .iter()
+                    .map(|t| {
+                        let capacity = overrides.get(t).cloned().or_else(|| {
+                            instance_types::lookup(t).map(|c| c.capacity(pool.max_pods))
+                        });
+                        if capacity.is_none() && !unknown.contains(t) {
+                            unknown.push(t.clone());
+                        }
+                        InstanceTypeRow {
+                            name: t.clone(),
+                            capacity,
+                        }
+                    })
+                    .collect();
             let mut tolerated_by = Vec::new();
             let mut not_tolerated_by = Vec::new();
             for (who, tols) in &subjects {
@@ -198,9 +239,16 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
                 errors: validate_taints(pool),
                 tolerated_by,
                 not_tolerated_by,
+                instance_types,
             }
         })
         .collect();
+    warn_all(
+        &unknown
+            .iter()
+            .map(|t| format!("instance type {t} is not in repel's catalogue: its nodes' capacity is unknown; give it with --instance-type {t}=cpu=N,memory=Q,pods=N"))
+            .collect::<Vec<_>>(),
+    );
     let report = PoolsReport { pools: rows };
     match args.output {
         Some(f) => print_machine(&report, f)?,
@@ -232,6 +280,28 @@ fn print_human(r: &PoolsReport) {
         for e in &p.errors {
             outln!("{} {}: {e}", pool_kind(p.provider), p.name);
         }
+    }
+    for p in &r.pools {
+        if !p.instance_types.is_empty() {
+            let types: Vec<String> = p
+                .instance_types
+                .iter()
+                .map(|t| match &t.capacity {
+                    Some(c) => format!(
+                        "{} ({})",
+                        t.name,
+                        c.iter()
+                            .map(|(k, v)| format!("{k} {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    None => format!("{} (capacity unknown)", t.name),
+                })
+                .collect();
+            outln!("{}: instance types {}", p.name, types.join("; "));
+        }
+    }
+    for p in &r.pools {
         if p.taints.is_empty() || p.tolerated_by.is_empty() && p.not_tolerated_by.is_empty() {
             continue;
         }
