@@ -40,6 +40,7 @@ pub mod kubectl;
 pub mod labels;
 pub mod names;
 pub mod object_defaults;
+pub mod pool_nodes;
 pub mod pools;
 pub mod quantity;
 pub mod taint;

@@ -28,7 +28,7 @@ pub const AKS_SPOT_KEY: &str = "kubernetes.azure.com/scalesetpriority";
 pub const AKS_MODE_LABEL: &str = "kubernetes.azure.com/mode";
 
 /// A pool's node template.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Pool {
     /// The pool's name.
     pub name: String,
@@ -61,6 +61,18 @@ pub struct Pool {
     pub instance_types: Vec<String>,
     /// The pool's own pods per node (AKS `maxPods`, eksctl `maxPodsPerNode`).
     pub max_pods: Option<i64>,
+    /// How many nodes a fixed-size pool keeps: AKS `count`, EKS
+    /// `scalingConfig.desiredSize`, eksctl `desiredCapacity` (eksctl's default 2 when the group
+    /// sets neither it nor `minSize`); `None` for a Karpenter NodePool, which provisions.
+    pub count: Option<i64>,
+    /// The zones its nodes are spread over, round robin (`topology.kubernetes.io/zone`): AKS
+    /// `availabilityZones`, eksctl's group or cluster `availabilityZones`.
+    pub zones: Vec<String>,
+    /// The region (`topology.kubernetes.io/region`; eksctl `metadata.region`).
+    pub region: Option<String>,
+    /// Spot capacity (AKS `scaleSetPriority: Spot`, EKS `capacityType: SPOT`, eksctl
+    /// `spot: true`).
+    pub spot: bool,
 }
 
 /// The strings of a JSON list (or of a lone string); anything else is none.
@@ -127,7 +139,7 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         node_label: (NODEPOOL_LABEL, name_of(v)),
         system: false,
         instance_types: karpenter_instance_types(spec),
-        max_pods: None,
+        ..Pool::default()
     })
 }
 
@@ -220,11 +232,27 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
                 ]
                 .concat(),
                 max_pods: g["maxPodsPerNode"].as_i64(),
+                count: Some(
+                    g["desiredCapacity"]
+                        .as_i64()
+                        .or_else(|| g["minSize"].as_i64())
+                        .unwrap_or(EKSCTL_DEFAULT_CAPACITY),
+                ),
+                zones: match &g["availabilityZones"] {
+                    Value::Null => strings(&v["availabilityZones"]),
+                    z => strings(z),
+                },
+                region: v["metadata"]["region"].as_str().map(str::to_string),
+                spot: g["spot"].as_bool() == Some(true),
             });
         }
     }
     Ok(out)
 }
+
+/// eksctl's `desiredCapacity` when a node group gives neither it nor `minSize`
+/// (`DefaultNodeCount` in eksctl's `pkg/apis/eksctl.io/v1alpha5/defaults.go`).
+pub const EKSCTL_DEFAULT_CAPACITY: i64 = 2;
 
 /// Whether a JSON object is an AKS agent pool as `az aks nodepool show` prints it: no `kind`, a
 /// `name`, and the `type` of an agent pool (no Kubernetes object has one at its root).
@@ -240,7 +268,7 @@ pub fn is_aks_pool(v: &Value) -> bool {
 /// One of `nodeTaints`' `key=value:Effect` strings as a taint, split as written (the effect
 /// after the last `:`, the value after the first `=`), so that [`aks_taint_string`] gives the
 /// string back for azure-cli's validation.
-fn aks_taint(s: &str) -> Taint {
+pub fn aks_taint(s: &str) -> Taint {
     let (kv, effect) = s.rsplit_once(':').unwrap_or((s, ""));
     let (key, value) = match kv.split_once('=') {
         Some((k, v)) => (k, Some(v.to_string())),
@@ -255,7 +283,7 @@ fn aks_taint(s: &str) -> Taint {
 }
 
 /// The `nodeTaints` string of a taint (see [`aks_taint`]).
-fn aks_taint_string(t: &Taint) -> String {
+pub fn aks_taint_string(t: &Taint) -> String {
     let mut s = t.key.clone();
     if let Some(v) = &t.value {
         s.push('=');
@@ -313,6 +341,10 @@ pub fn aks_pool(v: &Value) -> Result<Pool, String> {
         system,
         instance_types: strings(&v["vmSize"]),
         max_pods: v["maxPods"].as_i64(),
+        count: Some(v["count"].as_i64().unwrap_or(0)),
+        zones: strings(&v["availabilityZones"]),
+        region: None,
+        spot: v["scaleSetPriority"].as_str() == Some("Spot"),
     })
 }
 
@@ -344,7 +376,7 @@ fn aks_taint_ok(t: &Taint) -> bool {
 /// AKS's checks of an agent pool's taints: each as azure-cli validates it (`Invalid node taint:
 /// S`), and on a system pool only `CriticalAddonsOnly` or PreferNoSchedule taints (the API's
 /// `SystemPoolHasRestrictedTaint` error, as AKS writes it).
-fn aks_validate(pool: &Pool) -> Vec<String> {
+pub fn aks_validate(pool: &Pool) -> Vec<String> {
     let mut out: Vec<String> = pool
         .taints
         .iter()
@@ -371,7 +403,7 @@ pub fn is_eks_nodegroup(v: &Value) -> bool {
 
 /// The EKS API's spelling of a taint effect, as Kubernetes spells it (`None`: not one of the
 /// three).
-fn eks_effect(effect: &str) -> Option<&'static str> {
+pub fn eks_effect(effect: &str) -> Option<&'static str> {
     match effect {
         "NO_SCHEDULE" => Some("NoSchedule"),
         "PREFER_NO_SCHEDULE" => Some("PreferNoSchedule"),
@@ -428,13 +460,17 @@ pub fn eks_nodegroup(v: &Value) -> Result<Pool, String> {
         system: false,
         instance_types: strings(&g["instanceTypes"]),
         max_pods: None,
+        count: Some(g["scalingConfig"]["desiredSize"].as_i64().unwrap_or(0)),
+        zones: Vec::new(),
+        region: None,
+        spot: g["capacityType"].as_str() == Some("SPOT"),
     })
 }
 
 /// The EKS API's limits on a managed node group's taints (`API_Taint`: a key of 1 to 63
 /// characters, a value of at most 63, one of the three effects; at most 50 taints a group).
 /// AWS's own error texts were not found: these are repel's, naming the limit.
-fn eks_validate(pool: &Pool) -> Vec<String> {
+pub fn eks_validate(pool: &Pool) -> Vec<String> {
     let mut out = Vec::new();
     if pool.taints.len() > 50 {
         out.push(format!(

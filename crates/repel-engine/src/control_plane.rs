@@ -4,8 +4,9 @@
 //! [`crate::actions::Action`]s when the driver asked the view to ([`Cluster::record`]), and
 //! append events. `repel simulate` ([`crate::sim::Simulation`]) is one driver.
 //!
-//! One pass, in order: node lifecycle, kubelets (admission of pods bound since the last pass),
-//! taint eviction, pod garbage collection, the garbage collector, workload controllers, the scheduler (every pending
+//! One pass, in order: the node pools, node lifecycle, kubelets (admission of pods bound since the last pass),
+//! taint eviction, pod garbage collection, the garbage collector, workload controllers, the kubelets' device
+//! plugins, the scheduler (every pending
 //! pod in queue order, with preemption), kubelets again. Passes repeat until one changes
 //! nothing (at most [`MAX_PASSES`]).
 
@@ -14,9 +15,11 @@ use std::collections::HashMap;
 use crate::clock::Millis;
 use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::controllers::Controller;
+use crate::controllers::device_plugins::DevicePlugins;
 use crate::controllers::garbage_collector::GarbageCollector;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
+use crate::controllers::node_pools::PoolController;
 use crate::controllers::pod_gc::PodGc;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
@@ -47,6 +50,10 @@ pub struct ControlPlane {
     pub workloads: WorkloadControllers,
     /// The garbage collector (ownerReferences).
     pub gc: GarbageCollector,
+    /// The fixed-size node pools' controllers (AKS, EKS, eksctl).
+    pub pools: PoolController,
+    /// The kubelets' device managers (extended resources a device plugin advertises).
+    pub devices: DevicePlugins,
     /// The last FailedScheduling message per pod (an unchanged one is not recorded again).
     last_failure: HashMap<usize, String>,
 }
@@ -68,6 +75,8 @@ impl ControlPlane {
             pod_gc: PodGc::new(),
             workloads,
             gc: GarbageCollector::new(),
+            pools: PoolController::default(),
+            devices: DevicePlugins::default(),
             last_failure: HashMap::new(),
         }
     }
@@ -186,6 +195,10 @@ impl ControlPlane {
     /// whether it changed anything.
     pub fn pass(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) -> bool {
         let before = Self::fingerprint(cluster, events);
+        let (removed, pools_changed) = self.pools.reconcile(cluster);
+        for (id, name) in &removed {
+            self.node_removed(*id, name);
+        }
         self.node_lifecycle.reconcile(now, cluster, events);
         // The kubelet admits (or rejects) pods bound since the last pass before the
         // taint-eviction controller acts on them, so a pod bound by spec.nodeName onto an
@@ -207,9 +220,10 @@ impl ControlPlane {
         self.pod_gc.reconcile(now, cluster, events);
         self.collect_garbage(cluster);
         self.workloads.reconcile(now, cluster, events);
+        let devices_changed = self.devices.reconcile(cluster);
         self.schedule_pending(now, cluster, events);
         self.kubelet.reconcile(now, cluster, events);
-        Self::fingerprint(cluster, events) != before
+        pools_changed || devices_changed || Self::fingerprint(cluster, events) != before
     }
 
     /// The garbage collector's pass; the workload objects it deleted stop being managed at

@@ -33,6 +33,7 @@ pub mod generate;
 pub mod kubectl_steps;
 pub mod load;
 pub mod plan;
+pub mod pool_steps;
 pub mod resources;
 pub mod rng;
 pub mod scenario;

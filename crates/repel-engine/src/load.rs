@@ -40,6 +40,9 @@ pub struct ClusterInput {
     pub pdbs: Vec<PodDisruptionBudget>,
     /// PriorityClasses (the Priority admission plugin resolves `priorityClassName` with them).
     pub priority_classes: Vec<PriorityClass>,
+    /// Node pools (AKS agent pools, EKS and eksctl node groups, Karpenter NodePools): their
+    /// controllers run in the control plane ([`crate::controllers::node_pools`]).
+    pub pools: Vec<repel_core::pools::Pool>,
 }
 
 /// A built cluster and what did not make it in.

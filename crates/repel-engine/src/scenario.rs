@@ -167,6 +167,10 @@ pub enum StepAction {
     Delete(Vec<ObjectRef>),
     /// Nothing but time passing: the step's `at` is the previous step's time plus this.
     Advance(Millis),
+    /// An `az aks nodepool …` command line (see [`crate::pool_steps`]).
+    Az(String),
+    /// An `aws eks update-nodegroup-config …` command line (see [`crate::pool_steps`]).
+    Aws(String),
 }
 
 /// An object named by `kind/name` or `kind/namespace/name`.
@@ -263,6 +267,22 @@ pub enum Expectation {
         phase: Option<ExpectedPhase>,
         /// The node it is bound to.
         node: Option<String>,
+        /// The pool whose node it is bound to.
+        pool: Option<String>,
+    },
+    /// A node pool's state at a time.
+    Pool {
+        /// Its index in the file's `expect` list.
+        index: usize,
+        /// When.
+        at: Millis,
+        /// The pool's name.
+        pool: String,
+        /// How many Ready nodes it has.
+        nodes: Option<usize>,
+        /// The taints every node of it carries, exactly (condition taints aside, any order),
+        /// as `key=value:Effect`.
+        taints: Option<Vec<String>>,
     },
     /// An event was recorded.
     Event {
@@ -420,7 +440,7 @@ const TOP_FIELDS: [&str; 11] = [
     "expect",
     "description",
 ];
-const ACTIONS: [&str; 5] = ["kubectl", "node", "apply", "delete", "advance"];
+const ACTIONS: [&str; 7] = ["kubectl", "node", "apply", "delete", "advance", "az", "aws"];
 
 /// Reads a scenario (see the module docs), returning every field error at once.
 ///

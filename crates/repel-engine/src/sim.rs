@@ -164,8 +164,13 @@ impl Simulation {
             .priority_classes
             .extend(input.priority_classes.iter().cloned());
         let workloads_in = input.workloads.clone();
+        let pools = crate::controllers::node_pools::PoolController::new(
+            input.pools.clone(),
+            Default::default(),
+        );
         let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
         let mut warnings = built.warnings.clone();
+        warnings.extend(pools.warnings.iter().cloned());
         warnings.extend(
             built
                 .rejected
@@ -211,19 +216,21 @@ impl Simulation {
         for rs in &replica_sets {
             workloads.observe_replica_set(rs);
         }
+        let mut plane = ControlPlane::new(
+            FastScheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
+            Kubelet::new(cfg.gates),
+            TaintEvictionController::new(cfg.gates),
+            NodeLifecycleController::new(cfg.node_lifecycle.clone()),
+            workloads,
+        );
+        plane.pools = pools;
         Simulation {
             cluster: built.cluster,
             now: 0,
             events: Vec::new(),
             steps: Vec::new(),
             warnings,
-            plane: ControlPlane::new(
-                FastScheduler::new(cfg.gates, cfg.percentage_of_nodes_to_score, cfg.seed),
-                Kubelet::new(cfg.gates),
-                TaintEvictionController::new(cfg.gates),
-                NodeLifecycleController::new(cfg.node_lifecycle.clone()),
-                workloads,
-            ),
+            plane,
             until_hint: Millis::MAX,
             observer: None,
             observed_events: 0,
@@ -652,6 +659,16 @@ impl Simulation {
             StepAction::Apply(objects) => ("apply".to_string(), self.add_objects(objects)),
             StepAction::Delete(refs) => ("delete".to_string(), self.delete_objects(refs)),
             StepAction::Advance(d) => (format!("advance {}", human(*d)), Ok(Vec::new())),
+            StepAction::Az(line) => (
+                with_program("az", line),
+                crate::pool_steps::parse_az(line)
+                    .and_then(|c| self.plane.pools.run(&c, &mut self.cluster)),
+            ),
+            StepAction::Aws(line) => (
+                with_program("aws", line),
+                crate::pool_steps::parse_aws(line)
+                    .and_then(|c| self.plane.pools.run(&c, &mut self.cluster)),
+            ),
         };
         let (output, ok) = match result {
             Ok(lines) => (lines, true),
@@ -694,11 +711,83 @@ impl Simulation {
             .collect()
     }
 
+    /// The pool a node belongs to, by its pool label.
+    fn pool_of_node(&self, node: &str) -> Option<String> {
+        let id = self.cluster.node_id(node)?;
+        let labels = &self.cluster.nodes[id].labels;
+        self.plane
+            .pools
+            .pools
+            .iter()
+            .map(|s| &s.pool)
+            .find(|p| labels.get(p.node_label.0) == Some(&p.node_label.1))
+            .map(|p| p.name.clone())
+    }
+
+    /// `{pool, nodes, taints}` now: `(what is, whether it is as expected)`.
+    fn check_pool(
+        &self,
+        pool: &str,
+        nodes: Option<usize>,
+        taints: Option<&[String]>,
+    ) -> (String, bool) {
+        let Some(p) = self.plane.pools.pool(pool) else {
+            return (format!("no pool {pool}"), false);
+        };
+        let ids = crate::controllers::node_pools::PoolController::nodes_of(&self.cluster, p);
+        let ready = ids
+            .iter()
+            .filter(|id| self.cluster.node_ready(**id))
+            .count();
+        let mut actual = Vec::new();
+        let mut ok = true;
+        if let Some(n) = nodes {
+            actual.push(format!("{ready} Ready node(s)"));
+            ok &= ready == n;
+        }
+        if let Some(want) = taints {
+            let mut want: Vec<String> = want
+                .iter()
+                .map(|s| {
+                    repel_core::kubectl::parse_taint(s)
+                        .map(|t| taint_string(&t))
+                        .unwrap_or_else(|_| s.clone())
+                })
+                .collect();
+            want.sort();
+            let mut differing = Vec::new();
+            for id in &ids {
+                let mut have: Vec<String> = self.cluster.nodes[*id]
+                    .taints
+                    .iter()
+                    .filter(|t| !repel_core::conditions::is_controller_no_schedule_key(&t.key))
+                    .map(taint_string)
+                    .collect();
+                have.sort();
+                if have != want {
+                    differing.push(format!(
+                        "{} has [{}]",
+                        self.cluster.nodes[*id].name,
+                        have.join(", ")
+                    ));
+                }
+            }
+            if differing.is_empty() {
+                actual.push(format!("every node has [{}]", want.join(", ")));
+            } else {
+                ok = false;
+                actual.extend(differing);
+            }
+        }
+        (actual.join("; "), ok)
+    }
+
     fn check_pod(
         &self,
         pod: &str,
         phase: Option<ExpectedPhase>,
         node: Option<&str>,
+        pool: Option<&str>,
     ) -> (String, bool) {
         let (ns, name) = pod.split_once('/').unwrap_or(("default", pod));
         let live = self
@@ -711,11 +800,36 @@ impl Simulation {
         };
         let phase_ok = phase.is_none_or(|want| want.as_str() == actual_phase);
         let node_ok = node.is_none_or(|want| actual_node.as_deref() == Some(want));
-        let actual = match &actual_node {
+        let actual_pool = actual_node.as_deref().and_then(|n| self.pool_of_node(n));
+        let pool_ok = pool.is_none_or(|want| actual_pool.as_deref() == Some(want));
+        let mut actual = match &actual_node {
             Some(n) => format!("{actual_phase} on {n}"),
             None => actual_phase.to_string(),
         };
-        (actual, phase_ok && node_ok)
+        if pool.is_some()
+            && let Some(p) = &actual_pool
+        {
+            actual.push_str(&format!(" (pool {p})"));
+        }
+        (actual, phase_ok && node_ok && pool_ok)
+    }
+}
+
+/// A command line with its program's name in front, whether or not the step wrote it.
+fn with_program(program: &str, line: &str) -> String {
+    let line = line.trim();
+    if line.split_whitespace().next() == Some(program) {
+        line.to_string()
+    } else {
+        format!("{program} {line}")
+    }
+}
+
+/// A taint as kubectl writes it: `key=value:Effect` (`key:Effect` without a value).
+fn taint_string(t: &k8s_openapi::api::core::v1::Taint) -> String {
+    match t.value.as_deref().filter(|v| !v.is_empty()) {
+        Some(v) => format!("{}={v}:{}", t.key, t.effect),
+        None => format!("{}:{}", t.key, t.effect),
     }
 }
 
@@ -806,14 +920,18 @@ impl ScenarioRun {
             sim.observe(o);
         }
         let check_at = |e: &Expectation| match e {
-            Expectation::Pod { at, .. } | Expectation::Drainable { at, .. } => *at,
+            Expectation::Pod { at, .. }
+            | Expectation::Drainable { at, .. }
+            | Expectation::Pool { at, .. } => *at,
             _ => 0,
         };
         let mut pod_checks: Vec<usize> = (0..scenario.expect.len())
             .filter(|i| {
                 matches!(
                     scenario.expect[*i],
-                    Expectation::Pod { .. } | Expectation::Drainable { .. }
+                    Expectation::Pod { .. }
+                        | Expectation::Drainable { .. }
+                        | Expectation::Pool { .. }
                 )
             })
             .collect();
@@ -860,7 +978,9 @@ impl ScenarioRun {
     fn next_check_at(&self) -> Option<Millis> {
         let i = *self.pod_checks.get(self.next_check)?;
         match &self.scenario.expect[i] {
-            Expectation::Pod { at, .. } | Expectation::Drainable { at, .. } => Some(*at),
+            Expectation::Pod { at, .. }
+            | Expectation::Drainable { at, .. }
+            | Expectation::Pool { at, .. } => Some(*at),
             _ => Some(0),
         }
     }
@@ -900,16 +1020,45 @@ impl ScenarioRun {
                     pod,
                     phase,
                     node,
+                    pool,
                     ..
                 } = &self.scenario.expect[i]
                 {
-                    let (actual, passed) = self.sim.check_pod(pod, *phase, node.as_deref());
+                    let (actual, passed) =
+                        self.sim
+                            .check_pod(pod, *phase, node.as_deref(), pool.as_deref());
                     let mut expected = format!("at {}: pod {pod}", human(at));
                     if let Some(p) = phase {
                         expected.push_str(&format!(" {}", p.as_str()));
                     }
                     if let Some(n) = node {
                         expected.push_str(&format!(" on {n}"));
+                    }
+                    if let Some(p) = pool {
+                        expected.push_str(&format!(" on a node of pool {p}"));
+                    }
+                    self.results.push(ExpectationResult {
+                        index: *index,
+                        expected,
+                        actual,
+                        passed,
+                    });
+                }
+                if let Expectation::Pool {
+                    index,
+                    pool,
+                    nodes,
+                    taints,
+                    ..
+                } = &self.scenario.expect[i]
+                {
+                    let (actual, passed) = self.sim.check_pool(pool, *nodes, taints.as_deref());
+                    let mut expected = format!("at {}: pool {pool}", human(at));
+                    if let Some(n) = nodes {
+                        expected.push_str(&format!(" {n} Ready node(s)"));
+                    }
+                    if let Some(t) = taints {
+                        expected.push_str(&format!(" every node tainted [{}]", t.join(", ")));
                     }
                     self.results.push(ExpectationResult {
                         index: *index,

@@ -7,14 +7,10 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 use repel_core::instance_types;
-use repel_core::pools::{
-    Pool, aks_pool, eks_nodegroup, eksctl_pools, is_aks_pool, is_eks_nodegroup, karpenter_pool,
-    untolerated, validate_taints,
-};
+use repel_core::pools::{Pool, untolerated, validate_taints};
 use repel_core::taint::taint_to_string;
 use serde::Serialize;
 
-use crate::input::InputError;
 use crate::output::{print_machine, render, table, warn_all};
 use crate::{CliError, Format, Inputs};
 
@@ -103,36 +99,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     }
     let inv = args.inputs.load("pools")?;
     warn_all(&inv.warnings);
-    let mut pools: Vec<Pool> = Vec::new();
-    for p in &inv.node_pools {
-        let (kind, name) = if is_aks_pool(&p.obj) {
-            ("agent pool", p.obj["name"].as_str())
-        } else if is_eks_nodegroup(&p.obj) {
-            ("nodegroup", p.obj["nodegroup"]["nodegroupName"].as_str())
-        } else {
-            (
-                p.obj["kind"].as_str().unwrap_or_default(),
-                p.obj["metadata"]["name"].as_str(),
-            )
-        };
-        let read = if is_aks_pool(&p.obj) {
-            aks_pool(&p.obj).map(|pool| vec![pool])
-        } else if is_eks_nodegroup(&p.obj) {
-            eks_nodegroup(&p.obj).map(|pool| vec![pool])
-        } else if kind == "ClusterConfig" {
-            eksctl_pools(&p.obj)
-        } else {
-            karpenter_pool(&p.obj).map(|pool| vec![pool])
-        };
-        let read = read.map_err(|message| {
-            CliError::Input(InputError::Object {
-                at: p.source.clone(),
-                what: Some(format!("{kind} {}", name.unwrap_or_default())),
-                message,
-            })
-        })?;
-        pools.extend(read);
-    }
+    let pools: Vec<Pool> = inv.pools()?;
     if pools.is_empty() {
         return Err(CliError::Usage(
             "no node pools in the input (Karpenter NodePools, karpenter.sh/v1; eksctl ClusterConfigs, eksctl.io/v1alpha5; az aks nodepool show/list and aws eks describe-nodegroup output)".to_string(),

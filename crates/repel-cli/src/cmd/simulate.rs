@@ -158,7 +158,10 @@ pub fn load_scenario_text(
     inv.finish(false);
     warn_all(&inv.warnings);
     answer_strict(&std::mem::take(&mut inv.strict), validate).map_err(CliError::Usage)?;
-    Ok((scenario, inv.into_cluster_input()))
+    let pools = inv.pools()?;
+    let mut input = inv.into_cluster_input();
+    input.pools = pools;
+    Ok((scenario, input))
 }
 
 /// The human timeline: steps and events in time order, then the final placement.

@@ -1128,6 +1128,44 @@ impl Inventory {
             && self.node_pools.is_empty()
     }
 
+    /// The node pools of the input, read by their providers' rules (`Err`: the pool, its
+    /// source and the field that could not be read).
+    pub fn pools(&self) -> Result<Vec<repel_core::pools::Pool>, InputError> {
+        use repel_core::pools::{
+            Pool, aks_pool, eks_nodegroup, eksctl_pools, is_aks_pool, is_eks_nodegroup,
+            karpenter_pool,
+        };
+        let mut pools: Vec<Pool> = Vec::new();
+        for p in &self.node_pools {
+            let (kind, name) = if is_aks_pool(&p.obj) {
+                ("agent pool", p.obj["name"].as_str())
+            } else if is_eks_nodegroup(&p.obj) {
+                ("nodegroup", p.obj["nodegroup"]["nodegroupName"].as_str())
+            } else {
+                (
+                    p.obj["kind"].as_str().unwrap_or_default(),
+                    p.obj["metadata"]["name"].as_str(),
+                )
+            };
+            let read = if is_aks_pool(&p.obj) {
+                aks_pool(&p.obj).map(|pool| vec![pool])
+            } else if is_eks_nodegroup(&p.obj) {
+                eks_nodegroup(&p.obj).map(|pool| vec![pool])
+            } else if kind == "ClusterConfig" {
+                eksctl_pools(&p.obj)
+            } else {
+                karpenter_pool(&p.obj).map(|pool| vec![pool])
+            };
+            let read = read.map_err(|message| InputError::Object {
+                at: p.source.clone(),
+                what: Some(format!("{kind} {}", name.unwrap_or_default())),
+                message,
+            })?;
+            pools.extend(read);
+        }
+        Ok(pools)
+    }
+
     /// The objects a cluster is built from.
     pub fn cluster_input(&self) -> ClusterInput {
         ClusterInput {
@@ -1141,6 +1179,9 @@ impl Inventory {
                 .iter()
                 .map(|p| p.obj.clone())
                 .collect(),
+            // Read by [`Inventory::pools`], which can refuse them, by the commands that run
+            // the pools' controllers.
+            pools: Vec::new(),
         }
     }
 
@@ -1154,6 +1195,7 @@ impl Inventory {
             namespaces: self.namespaces.into_iter().map(|n| n.obj).collect(),
             pdbs: self.pdbs.into_iter().map(|p| p.obj).collect(),
             priority_classes: self.priority_classes.into_iter().map(|p| p.obj).collect(),
+            pools: Vec::new(),
         }
     }
 

@@ -2,9 +2,11 @@
 //! at `now`, changes it (it is the one writer while it runs), records events, and says when it
 //! next needs to run.
 
+pub mod device_plugins;
 pub mod garbage_collector;
 pub mod kubelet;
 pub mod node_lifecycle;
+pub mod node_pools;
 pub mod pod_gc;
 pub mod taint_eviction;
 pub mod workloads;

@@ -106,6 +106,15 @@ fn read_action(r: &mut Reader, name: &str, v: &Value, field: &str) -> Option<Ste
             Some(StepAction::Kubectl(line))
         }
         "node" => read_node(r, v, field),
+        "az" | "aws" => {
+            let line = r.string(v, field)?;
+            check_kubectl(r, &line, field);
+            Some(if name == "az" {
+                StepAction::Az(line)
+            } else {
+                StepAction::Aws(line)
+            })
+        }
         "apply" => Some(StepAction::Apply(read_objects(r, v, field))),
         "delete" => {
             let mut refs = Vec::new();
@@ -237,6 +246,10 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
             out.extend(read_drainable_expectation(r, item, &path, index, until));
             continue;
         }
+        if item.get("pool").is_some() && !is_pod && !is_event {
+            out.extend(read_pool_expectation(r, item, &path, index, until));
+            continue;
+        }
         let exp = match (is_pod, is_event) {
             (true, true) => {
                 r.push(
@@ -265,13 +278,16 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
                         "drainable",
                         "as",
                         "value",
+                        "pool",
+                        "nodes",
+                        "taints",
                     ],
                 );
                 if item.is_object() {
                     r.push(
                         path.clone(),
                         ScenarioErrorKind::Invalid(
-                            "an expectation needs pod (with phase and/or node), event or drainable"
+                            "an expectation needs pod (with phase, node and/or pool), event, drainable or pool"
                                 .to_string(),
                         ),
                     );
@@ -320,20 +336,23 @@ fn read_pod_expectation(
     index: usize,
     until: Option<Millis>,
 ) -> Option<Expectation> {
-    let m = r.object(item, path, &["at", "pod", "phase", "node"])?;
+    let m = r.object(item, path, &["at", "pod", "phase", "node", "pool"])?;
     let at = read_check_time(r, m.get("at"), path, until);
     let pod = pod_key(r, &m["pod"], &join(path, "pod"));
     let phase = m
         .get("phase")
         .and_then(|p| read_phase(r, p, &join(path, "phase")));
     let node = m.get("node").and_then(|n| r.string(n, &join(path, "node")));
-    if !m.contains_key("phase") && !m.contains_key("node") {
+    let pool = m.get("pool").and_then(|n| r.string(n, &join(path, "pool")));
+    if !m.contains_key("phase") && !m.contains_key("node") && !m.contains_key("pool") {
         r.push(
             path,
-            ScenarioErrorKind::Invalid("a pod expectation needs phase and/or node".to_string()),
+            ScenarioErrorKind::Invalid(
+                "a pod expectation needs phase, node and/or pool".to_string(),
+            ),
         );
     }
-    if phase == Some(ExpectedPhase::Gone) && node.is_some() {
+    if phase == Some(ExpectedPhase::Gone) && (node.is_some() || pool.is_some()) {
         r.push(
             join(path, "node"),
             ScenarioErrorKind::Invalid("a Gone pod is on no node".to_string()),
@@ -345,6 +364,61 @@ fn read_pod_expectation(
         pod: pod?,
         phase,
         node,
+        pool,
+    })
+}
+
+/// `{at, pool: NAME, nodes: N}` and/or `{at, pool: NAME, taints: ["key=value:Effect", …]}`.
+fn read_pool_expectation(
+    r: &mut Reader,
+    item: &Value,
+    path: &str,
+    index: usize,
+    until: Option<Millis>,
+) -> Option<Expectation> {
+    let m = r.object(item, path, &["at", "pool", "nodes", "taints"])?;
+    let at = read_check_time(r, m.get("at"), path, until);
+    let pool = r.string(&m["pool"], &join(path, "pool"));
+    let nodes = match m.get("nodes") {
+        None => None,
+        Some(n) => match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => Some(n),
+            None => {
+                r.push(
+                    join(path, "nodes"),
+                    ScenarioErrorKind::Invalid("must be a whole number, 0 or more".to_string()),
+                );
+                return None;
+            }
+        },
+    };
+    let taints = match m.get("taints") {
+        None => None,
+        Some(v) => {
+            let mut out = Vec::new();
+            for (p, item) in r.list(v, &join(path, "taints")) {
+                if let Some(s) = r.string(item, &p) {
+                    match repel_core::kubectl::parse_taint(&s) {
+                        Ok(_) => out.push(s),
+                        Err(e) => r.push(p, ScenarioErrorKind::Invalid(e.to_string())),
+                    }
+                }
+            }
+            Some(out)
+        }
+    };
+    if nodes.is_none() && taints.is_none() {
+        r.push(
+            path,
+            ScenarioErrorKind::Invalid("a pool expectation needs nodes and/or taints".to_string()),
+        );
+    }
+    Some(Expectation::Pool {
+        index,
+        at: at?,
+        pool: pool?,
+        nodes,
+        taints,
     })
 }
 

@@ -68,6 +68,7 @@ fn design_md_example_scenario() {
             pod: "default/web-0".into(),
             phase: Some(ExpectedPhase::Running),
             node: Some("node3".into()),
+            pool: None,
         }]
     );
     assert_eq!(s.flags, ControllerFlags::default());
@@ -169,6 +170,7 @@ fn every_field() {
             pod: "default/web-1".into(),
             phase: Some(ExpectedPhase::Gone),
             node: None,
+            pool: None,
         },
         "a pod expectation without at is checked at until"
     );

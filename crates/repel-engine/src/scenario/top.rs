@@ -22,6 +22,12 @@ pub(super) fn read_objects(r: &mut Reader, v: &Value, field: &str) -> Vec<Value>
             continue;
         };
         match m.get("kind") {
+            // `az aks nodepool show` and `aws eks describe-nodegroup` output has no kind.
+            None if repel_core::pools::is_aks_pool(item)
+                || repel_core::pools::is_eks_nodegroup(item) =>
+            {
+                out.push(item.clone());
+            }
             None => r.push(join(&path, "kind"), ScenarioErrorKind::Required),
             Some(Value::String(k)) if k == "List" => {
                 let items = m.get("items").cloned().unwrap_or(Value::Array(Vec::new()));

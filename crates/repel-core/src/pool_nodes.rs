@@ -1,0 +1,467 @@
+//! The nodes a pool creates (issue 16): their names as each provider names them, their labels,
+//! taints and capacity from the pool's node template, and the devices their hardware holds.
+//!
+//! - **Names.** AKS: `aks-POOL-NNNNNNNN-vmssXXXXXX` (the scale set's 8-digit number, then the
+//!   instance's index in base 36, six digits: `aks-gpu-12345678-vmss000000`); AWS (EKS managed
+//!   node groups, eksctl node groups): the instance's private DNS name,
+//!   `ip-10-0-X-Y.REGION.compute.internal` (`ip-10-0-X-Y.ec2.internal` in us-east-1 and when no
+//!   region is given). The number and addresses are drawn from the pool's name and the
+//!   instance's index, so a run is repeatable.
+//! - **Labels.** The template's (which hold the provider's pool label), then
+//!   `kubernetes.io/hostname`, `kubernetes.io/os=linux`, `kubernetes.io/arch` (`arm64` for AWS
+//!   Graviton families such as `m6g`, else `amd64`), `node.kubernetes.io/instance-type` (the
+//!   pool's first instance type), `topology.kubernetes.io/zone` (the pool's zones round robin;
+//!   AKS writes `0` on a pool without zones), `topology.kubernetes.io/region`, and per provider:
+//!   AKS `agentpool=POOL`, EKS `eks.amazonaws.com/capacityType=ON_DEMAND|SPOT`.
+//! - **Taints**: the template's taints, then its startup taints.
+//! - **Capacity**: the instance type's ([`crate::instance_types`]) or the override's, as both
+//!   `status.capacity` and `status.allocatable` — without the devices a device plugin
+//!   advertises (`nvidia.com/gpu`): those are recorded in the node's [`DEVICES_ANNOTATION`]
+//!   and advertised only while a device-plugin pod runs on the node.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSpec, NodeStatus, Taint};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::instance_types;
+use crate::pools::Pool;
+
+/// The node annotation that records the devices its hardware holds, which a device plugin
+/// advertises as extended resources while it runs there: `RESOURCE=COUNT[,RESOURCE=COUNT…]`
+/// (`nvidia.com/gpu=4`). repel writes it on the nodes pools create; a Node of the input may
+/// carry it too.
+pub const DEVICES_ANNOTATION: &str = "repel.dev/devices";
+
+/// Resources a device plugin advertises (not the kubelet): kept out of a pool node's capacity
+/// until one runs.
+pub fn is_device_resource(name: &str) -> bool {
+    name.contains('/') && !name.starts_with("kubernetes.io/") && !name.starts_with("hugepages-")
+}
+
+/// FNV-1a, for names that must be the same on every run.
+fn fnv(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in *p {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The base-36 digits of `n`, at least `width` of them.
+fn base36(mut n: u64, width: usize) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+    }
+    while out.len() < width {
+        out.push(b'0');
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The name the provider gives the `index`th node `pool` creates (`attempt` > 0: drawn again,
+/// the first name being taken).
+pub fn node_name(pool: &Pool, index: usize, attempt: u32) -> String {
+    match pool.provider {
+        "aks" => {
+            let scale_set = fnv(&[b"aks", pool.name.as_bytes()]) % 100_000_000;
+            format!(
+                "aks-{}-{scale_set:08}-vmss{}",
+                pool.name,
+                base36(index as u64 + u64::from(attempt), 6)
+            )
+        }
+        "karpenter" => {
+            // A NodeClaim's name: the NodePool's name and 5 characters, as generateName gives.
+            let h = fnv(&[
+                pool.name.as_bytes(),
+                &index.to_le_bytes(),
+                &attempt.to_le_bytes(),
+            ]);
+            let suffix: String = (0..5)
+                .map(|i| {
+                    let a = crate::workload::NAME_ALPHABET;
+                    char::from(a[((h >> (i * 8)) % a.len() as u64) as usize])
+                })
+                .collect();
+            format!("{}-{suffix}", pool.name)
+        }
+        _ => {
+            let h = fnv(&[
+                pool.name.as_bytes(),
+                &index.to_le_bytes(),
+                &attempt.to_le_bytes(),
+            ]);
+            let (x, y) = ((h % 256), ((h >> 8) % 254) + 1);
+            match pool.region.as_deref() {
+                None | Some("us-east-1") => format!("ip-10-0-{x}-{y}.ec2.internal"),
+                Some(region) => format!("ip-10-0-{x}-{y}.{region}.compute.internal"),
+            }
+        }
+    }
+}
+
+/// Whether an AWS instance type is a Graviton (arm64) one: its family is letters, a
+/// generation digit, then `g` (`m6g`, `c7gn`, `t4g`; not `g5`).
+fn is_graviton(instance_type: &str) -> bool {
+    let family = instance_type.split('.').next().unwrap_or_default();
+    let rest = family.trim_start_matches(|c: char| c.is_ascii_lowercase());
+    let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.len() > after.len() && rest != family && after.starts_with('g')
+}
+
+/// The capacity of a node of `pool`: its first instance type's, from `overrides` (`repel
+/// pools --instance-type`) or the catalogue; `None` when the pool names no type or one
+/// neither knows.
+pub fn pool_capacity(
+    pool: &Pool,
+    overrides: &BTreeMap<String, BTreeMap<String, String>>,
+) -> Option<BTreeMap<String, String>> {
+    let first = pool.instance_types.first()?;
+    if let Some(c) = overrides.get(first) {
+        return Some(c.clone());
+    }
+    instance_types::lookup(first).map(|t| t.capacity(pool.max_pods))
+}
+
+/// The `index`th node of `pool`, called `name`, with `capacity` (see the module docs; `None`:
+/// no status resources, which the cluster's loading assumes as for any node without them).
+pub fn pool_node(
+    pool: &Pool,
+    name: &str,
+    index: usize,
+    capacity: Option<&BTreeMap<String, String>>,
+) -> Node {
+    let mut labels = pool.labels.clone();
+    labels.insert("kubernetes.io/hostname".into(), name.to_string());
+    labels.insert("kubernetes.io/os".into(), "linux".into());
+    let first = pool.instance_types.first();
+    labels.insert(
+        "kubernetes.io/arch".into(),
+        if pool.provider != "aks" && first.is_some_and(|t| is_graviton(t)) {
+            "arm64"
+        } else {
+            "amd64"
+        }
+        .into(),
+    );
+    if let Some(t) = first {
+        labels.insert("node.kubernetes.io/instance-type".into(), t.clone());
+    }
+    if !pool.zones.is_empty() {
+        labels.insert(
+            "topology.kubernetes.io/zone".into(),
+            pool.zones[index % pool.zones.len()].clone(),
+        );
+    } else if pool.provider == "aks" {
+        labels.insert("topology.kubernetes.io/zone".into(), "0".into());
+    }
+    if let Some(r) = &pool.region {
+        labels.insert("topology.kubernetes.io/region".into(), r.clone());
+    }
+    match pool.provider {
+        "aks" => {
+            labels.insert("agentpool".into(), pool.name.clone());
+        }
+        "eks" => {
+            labels
+                .entry("eks.amazonaws.com/capacityType".into())
+                .or_insert_with(|| if pool.spot { "SPOT" } else { "ON_DEMAND" }.into());
+        }
+        "karpenter" => {
+            labels.insert(
+                "karpenter.sh/capacity-type".into(),
+                if pool.spot { "spot" } else { "on-demand" }.into(),
+            );
+        }
+        _ => {}
+    }
+    let mut taints: Vec<Taint> = pool.taints.clone();
+    for t in &pool.startup_taints {
+        if !taints
+            .iter()
+            .any(|x| x.key == t.key && x.effect == t.effect)
+        {
+            taints.push(t.clone());
+        }
+    }
+    let mut annotations = BTreeMap::new();
+    let status = capacity.map(|c| {
+        let mut resources = BTreeMap::new();
+        let mut devices = Vec::new();
+        for (k, v) in c {
+            if is_device_resource(k) {
+                devices.push(format!("{k}={v}"));
+            } else {
+                resources.insert(k.clone(), Quantity(v.clone()));
+            }
+        }
+        if !devices.is_empty() {
+            annotations.insert(DEVICES_ANNOTATION.to_string(), devices.join(","));
+        }
+        NodeStatus {
+            capacity: Some(resources.clone()),
+            allocatable: Some(resources),
+            conditions: Some(vec![NodeCondition {
+                type_: "Ready".into(),
+                status: "True".into(),
+                reason: Some("KubeletReady".into()),
+                message: Some("kubelet is posting ready status".into()),
+                ..NodeCondition::default()
+            }]),
+            ..NodeStatus::default()
+        }
+    });
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            labels: Some(labels),
+            annotations: (!annotations.is_empty()).then_some(annotations),
+            ..ObjectMeta::default()
+        },
+        spec: Some(NodeSpec {
+            taints: (!taints.is_empty()).then_some(taints),
+            ..NodeSpec::default()
+        }),
+        status: Some(status.unwrap_or_else(|| NodeStatus {
+            conditions: Some(vec![NodeCondition {
+                type_: "Ready".into(),
+                status: "True".into(),
+                reason: Some("KubeletReady".into()),
+                message: Some("kubelet is posting ready status".into()),
+                ..NodeCondition::default()
+            }]),
+            ..NodeStatus::default()
+        })),
+    }
+}
+
+/// A node's devices from its [`DEVICES_ANNOTATION`]: `(resource, count)`; `Err` names the
+/// entry that is not `RESOURCE=COUNT` with a count of 0 or more.
+pub fn node_devices(node: &Node) -> Result<Vec<(String, i64)>, String> {
+    let Some(v) = node
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(DEVICES_ANNOTATION))
+    else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let parsed = part
+            .split_once('=')
+            .and_then(|(k, n)| Some((k.trim(), n.trim().parse::<i64>().ok()?)))
+            .filter(|(k, n)| !k.is_empty() && *n >= 0);
+        match parsed {
+            Some((k, n)) => out.push((k.to_string(), n)),
+            None => {
+                return Err(format!(
+                    "metadata.annotations[{DEVICES_ANNOTATION}]: {part:?} is not RESOURCE=COUNT"
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The pod annotation by which any pod declares the resources it advertises as a device
+/// plugin: `repel.dev/provides: nvidia.com/gpu` (a comma-separated list).
+pub const PROVIDES_ANNOTATION: &str = "repel.dev/provides";
+
+/// The device plugins repel recognises by their container image: a path segment of the image
+/// (registry and tag aside) and the resource the plugin advertises.
+pub const DEVICE_PLUGIN_IMAGES: &[(&str, &str)] = &[
+    // NVIDIA's (nvcr.io/nvidia/k8s-device-plugin, nvidia/k8s-device-plugin) and GKE's.
+    ("nvidia/k8s-device-plugin", "nvidia.com/gpu"),
+    ("nvidia-gpu-device-plugin", "nvidia.com/gpu"),
+    // AMD's ROCm plugin.
+    ("rocm/k8s-device-plugin", "amd.com/gpu"),
+    // AWS Neuron (Inferentia, Trainium).
+    ("neuron-device-plugin", "aws.amazon.com/neuron"),
+    // Intel's GPU plugin.
+    ("intel-gpu-plugin", "gpu.intel.com/i915"),
+];
+
+/// The resources a pod advertises as a device plugin: its [`PROVIDES_ANNOTATION`] when it has
+/// one, else those of the recognised images ([`DEVICE_PLUGIN_IMAGES`]) among its containers.
+pub fn provided_resources(
+    annotations: Option<&BTreeMap<String, String>>,
+    images: &[&str],
+) -> Vec<String> {
+    if let Some(v) = annotations.and_then(|a| a.get(PROVIDES_ANNOTATION)) {
+        return v
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for image in images {
+        // Registry and tag or digest aside: `nvcr.io/nvidia/k8s-device-plugin:v0.20.0`.
+        let path = image.split('@').next().unwrap_or_default();
+        let path = match path.rsplit_once(':') {
+            Some((p, tag)) if !tag.contains('/') => p,
+            _ => path,
+        };
+        for (pattern, resource) in DEVICE_PLUGIN_IMAGES {
+            if (path == *pattern
+                || path.ends_with(&format!("/{pattern}"))
+                || path.ends_with(pattern) && !pattern.contains('/'))
+                && !out.iter().any(|r| r == resource)
+            {
+                out.push((*resource).to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pools::aks_pool;
+    use serde_json::json;
+
+    #[test]
+    fn names_as_each_provider_names_its_instances() {
+        let aks = aks_pool(&json!({"name": "gpu", "type": "VirtualMachineScaleSets", "count": 2}))
+            .unwrap_or_default();
+        let first = node_name(&aks, 0, 0);
+        assert!(first.starts_with("aks-gpu-"), "{first}");
+        assert!(first.ends_with("-vmss000000"), "{first}");
+        assert_eq!(first.len(), "aks-gpu-12345678-vmss000000".len());
+        assert!(node_name(&aks, 37, 0).ends_with("-vmss000011"));
+        let eks = Pool {
+            name: "ng".into(),
+            provider: "eks",
+            region: Some("us-west-2".into()),
+            ..Pool::default()
+        };
+        let n = node_name(&eks, 0, 0);
+        assert!(
+            n.starts_with("ip-10-0-") && n.ends_with(".us-west-2.compute.internal"),
+            "{n}"
+        );
+        assert_ne!(n, node_name(&eks, 0, 1));
+        assert_eq!(n, node_name(&eks, 0, 0));
+        let east = Pool {
+            region: None,
+            ..eks
+        };
+        assert!(node_name(&east, 3, 0).ends_with(".ec2.internal"));
+    }
+
+    #[test]
+    fn a_gpu_nodes_gpus_wait_for_the_device_plugin() {
+        let pool = aks_pool(&json!({
+            "name": "gpu", "type": "VirtualMachineScaleSets", "count": 1,
+            "vmSize": "Standard_NC6s_v3", "maxPods": 30,
+            "nodeTaints": ["sku=gpu:NoSchedule"], "nodeLabels": {"team": "ml"}
+        }))
+        .unwrap_or_default();
+        let cap = pool_capacity(&pool, &BTreeMap::new());
+        let node = pool_node(&pool, "aks-gpu-1-vmss000000", 0, cap.as_ref());
+        let labels = node.metadata.labels.clone().unwrap_or_default();
+        assert_eq!(labels["kubernetes.azure.com/agentpool"], "gpu");
+        assert_eq!(labels["agentpool"], "gpu");
+        assert_eq!(labels["team"], "ml");
+        assert_eq!(labels["topology.kubernetes.io/zone"], "0");
+        assert_eq!(
+            labels["node.kubernetes.io/instance-type"],
+            "Standard_NC6s_v3"
+        );
+        let taints = node
+            .spec
+            .clone()
+            .unwrap_or_default()
+            .taints
+            .unwrap_or_default();
+        assert_eq!(taints.len(), 1);
+        assert_eq!(taints[0].key, "sku");
+        let status = node.status.clone().unwrap_or_default();
+        let alloc = status.allocatable.unwrap_or_default();
+        assert_eq!(alloc["pods"].0, "30");
+        assert_eq!(alloc["cpu"].0, "6");
+        assert!(!alloc.contains_key("nvidia.com/gpu"));
+        assert_eq!(node_devices(&node), Ok(vec![("nvidia.com/gpu".into(), 1)]));
+    }
+
+    #[test]
+    fn graviton_families_are_arm64() {
+        for (t, arm) in [
+            ("m6g.large", true),
+            ("c7gn.xlarge", true),
+            ("t4g.small", true),
+            ("g5.xlarge", false),
+            ("m5.large", false),
+            ("inf2.xlarge", false),
+            ("p4d.24xlarge", false),
+        ] {
+            assert_eq!(is_graviton(t), arm, "{t}");
+        }
+    }
+
+    #[test]
+    fn device_plugins_by_image_or_annotation() {
+        for (image, want) in [
+            (
+                "nvcr.io/nvidia/k8s-device-plugin:v0.20.0",
+                vec!["nvidia.com/gpu"],
+            ),
+            (
+                "nvidia/k8s-device-plugin:1.0.0-beta4",
+                vec!["nvidia.com/gpu"],
+            ),
+            (
+                "gcr.io/gke-release/nvidia-gpu-device-plugin@sha256:6b25",
+                vec!["nvidia.com/gpu"],
+            ),
+            (
+                "public.ecr.aws/neuron/neuron-device-plugin:2.23.30.0",
+                vec!["aws.amazon.com/neuron"],
+            ),
+            ("docker.io/rocm/k8s-device-plugin", vec!["amd.com/gpu"]),
+            ("nginx:1.27", vec![]),
+            ("example.com/not-nvidia/k8s-device-plugin-ish:1", vec![]),
+        ] {
+            assert_eq!(provided_resources(None, &[image]), want, "{image}");
+        }
+        let mut a = BTreeMap::new();
+        a.insert(
+            PROVIDES_ANNOTATION.to_string(),
+            "example.com/fpga, example.com/npu".to_string(),
+        );
+        assert_eq!(
+            provided_resources(Some(&a), &["nginx"]),
+            vec!["example.com/fpga", "example.com/npu"]
+        );
+    }
+
+    #[test]
+    fn a_devices_annotation_is_read_or_refused_by_name() {
+        let mut node = Node::default();
+        node.metadata.annotations = Some(BTreeMap::from([(
+            DEVICES_ANNOTATION.to_string(),
+            "nvidia.com/gpu=4, amd.com/gpu=x".to_string(),
+        )]));
+        assert_eq!(
+            node_devices(&node),
+            Err(
+                "metadata.annotations[repel.dev/devices]: \"amd.com/gpu=x\" is not RESOURCE=COUNT"
+                    .to_string()
+            )
+        );
+    }
+}
