@@ -113,7 +113,7 @@ pub fn node_name(pool: &Pool, index: usize, attempt: u32) -> String {
 
 /// Whether an AWS instance type is a Graviton (arm64) one: its family is letters, a
 /// generation digit, then `g` (`m6g`, `c7gn`, `t4g`; not `g5`).
-fn is_graviton(instance_type: &str) -> bool {
+pub fn is_graviton(instance_type: &str) -> bool {
     let family = instance_type.split('.').next().unwrap_or_default();
     let rest = family.trim_start_matches(|c: char| c.is_ascii_lowercase());
     let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
@@ -143,6 +143,7 @@ pub fn pool_node(
     capacity: Option<&BTreeMap<String, String>>,
 ) -> Node {
     let mut labels = pool.labels.clone();
+    labels.insert(pool.node_label.0.to_string(), pool.node_label.1.clone());
     labels.insert("kubernetes.io/hostname".into(), name.to_string());
     labels.insert("kubernetes.io/os".into(), "linux".into());
     let first = pool.instance_types.first();

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Taint, Toleration};
+use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Taint, Toleration};
 use serde_json::Value;
 
 use crate::FeatureGates;
@@ -73,6 +73,17 @@ pub struct Pool {
     /// Spot capacity (AKS `scaleSetPriority: Spot`, EKS `capacityType: SPOT`, eksctl
     /// `spot: true`).
     pub spot: bool,
+    /// A Karpenter NodePool's `spec.template.spec.requirements`.
+    pub requirements: Vec<NodeSelectorRequirement>,
+    /// A Karpenter NodePool's `spec.limits` (`cpu`, `memory`, …), as written.
+    pub limits: BTreeMap<String, String>,
+    /// The cloud whose instance types a Karpenter NodePool launches: `azure` when its
+    /// `nodeClassRef.group` is `karpenter.azure.com`, else `aws`.
+    pub cloud: &'static str,
+    /// What decides a Karpenter NodePool's drift: its template (`spec.template`) without its
+    /// requirements, lists read as sets — Karpenter's `NodePool.Hash()` rule (hashstructure
+    /// with `SlicesAsSets`, requirements `hash:"ignore"`), as a repel digest.
+    pub template_hash: String,
 }
 
 /// The strings of a JSON list (or of a lone string); anything else is none.
@@ -139,8 +150,74 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         node_label: (NODEPOOL_LABEL, name_of(v)),
         system: false,
         instance_types: karpenter_instance_types(spec),
+        requirements: match &spec["requirements"] {
+            Value::Null => Vec::new(),
+            other => serde_json::from_value(other.clone())
+                .map_err(|e| format!("spec.template.spec.requirements: {e}"))?,
+        },
+        limits: match &v["spec"]["limits"] {
+            Value::Null => BTreeMap::new(),
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, q)| {
+                    let q = match q {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), q)
+                })
+                .collect(),
+            _ => return Err("spec.limits: must be a map of resource quantities".to_string()),
+        },
+        cloud: if v["spec"]["template"]["spec"]["nodeClassRef"]["group"].as_str()
+            == Some("karpenter.azure.com")
+        {
+            "azure"
+        } else {
+            "aws"
+        },
+        template_hash: template_hash(&v["spec"]["template"]),
         ..Pool::default()
     })
+}
+
+/// The digest of a NodePool template for drift (see [`Pool::template_hash`]): the template
+/// without `spec.requirements`, every list sorted, nulls and empty values dropped, hashed.
+pub fn template_hash(template: &Value) -> String {
+    fn canon(v: &Value) -> Option<Value> {
+        match v {
+            Value::Null => None,
+            Value::String(s) if s.is_empty() => None,
+            Value::Array(a) => {
+                let mut items: Vec<String> =
+                    a.iter().filter_map(canon).map(|x| x.to_string()).collect();
+                if items.is_empty() {
+                    return None;
+                }
+                items.sort();
+                Some(Value::Array(items.into_iter().map(Value::String).collect()))
+            }
+            Value::Object(m) => {
+                let out: serde_json::Map<String, Value> = m
+                    .iter()
+                    .filter_map(|(k, x)| canon(x).map(|c| (k.clone(), c)))
+                    .collect();
+                (!out.is_empty()).then_some(Value::Object(out))
+            }
+            other => Some(other.clone()),
+        }
+    }
+    let mut t = template.clone();
+    if let Some(spec) = t.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("requirements");
+    }
+    let text = canon(&t).map(|c| c.to_string()).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 fn name_of(v: &Value) -> String {
@@ -244,6 +321,8 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
                 },
                 region: v["metadata"]["region"].as_str().map(str::to_string),
                 spot: g["spot"].as_bool() == Some(true),
+                cloud: "aws",
+                ..Pool::default()
             });
         }
     }
@@ -345,6 +424,8 @@ pub fn aks_pool(v: &Value) -> Result<Pool, String> {
         zones: strings(&v["availabilityZones"]),
         region: None,
         spot: v["scaleSetPriority"].as_str() == Some("Spot"),
+        cloud: "azure",
+        ..Pool::default()
     })
 }
 
@@ -464,6 +545,8 @@ pub fn eks_nodegroup(v: &Value) -> Result<Pool, String> {
         zones: Vec::new(),
         region: None,
         spot: g["capacityType"].as_str() == Some("SPOT"),
+        cloud: "aws",
+        ..Pool::default()
     })
 }
 

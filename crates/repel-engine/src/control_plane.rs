@@ -4,7 +4,7 @@
 //! [`crate::actions::Action`]s when the driver asked the view to ([`Cluster::record`]), and
 //! append events. `repel simulate` ([`crate::sim::Simulation`]) is one driver.
 //!
-//! One pass, in order: the node pools, node lifecycle, kubelets (admission of pods bound since the last pass),
+//! One pass, in order: the node pools, Karpenter, node lifecycle, kubelets (admission of pods bound since the last pass),
 //! taint eviction, pod garbage collection, the garbage collector, workload controllers, the kubelets' device
 //! plugins, the scheduler (every pending
 //! pod in queue order, with preemption), kubelets again. Passes repeat until one changes
@@ -17,6 +17,7 @@ use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::controllers::Controller;
 use crate::controllers::device_plugins::DevicePlugins;
 use crate::controllers::garbage_collector::GarbageCollector;
+use crate::controllers::karpenter::Karpenter;
 use crate::controllers::kubelet::Kubelet;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::node_pools::PoolController;
@@ -52,6 +53,8 @@ pub struct ControlPlane {
     pub gc: GarbageCollector,
     /// The fixed-size node pools' controllers (AKS, EKS, eksctl).
     pub pools: PoolController,
+    /// Karpenter's provisioner, registration, initialization and drift.
+    pub karpenter: Karpenter,
     /// The kubelets' device managers (extended resources a device plugin advertises).
     pub devices: DevicePlugins,
     /// The last FailedScheduling message per pod (an unchanged one is not recorded again).
@@ -76,6 +79,7 @@ impl ControlPlane {
             workloads,
             gc: GarbageCollector::new(),
             pools: PoolController::default(),
+            karpenter: Karpenter::default(),
             devices: DevicePlugins::default(),
             last_failure: HashMap::new(),
         }
@@ -195,7 +199,19 @@ impl ControlPlane {
     /// whether it changed anything.
     pub fn pass(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) -> bool {
         let before = Self::fingerprint(cluster, events);
-        let (removed, pools_changed) = self.pools.reconcile(cluster);
+        let (removed, mut pools_changed) = self.pools.reconcile(cluster);
+        for (id, name) in &removed {
+            self.node_removed(*id, name);
+        }
+        let pools: Vec<repel_core::pools::Pool> =
+            self.pools.pools.iter().map(|s| s.pool.clone()).collect();
+        let karpenter_gates = repel_core::FeatureGates {
+            taint_toleration_comparison_operators: true,
+        };
+        let (removed, changed) =
+            self.karpenter
+                .reconcile(now, cluster, events, &pools, &karpenter_gates);
+        pools_changed |= changed;
         for (id, name) in &removed {
             self.node_removed(*id, name);
         }
@@ -255,6 +271,7 @@ impl ControlPlane {
             self.taint_eviction.next_wake(now, cluster),
             self.pod_gc.next_wake(now, cluster),
             self.kubelet.next_wake(now, cluster),
+            self.karpenter.next_wake(now),
         ]
         .into_iter()
         .flatten()

@@ -385,6 +385,30 @@ impl Simulation {
                     }
                     out.push(format!("{}/{name} {said}", kind.to_ascii_lowercase()));
                 }
+                "NodePool" => {
+                    let pool = repel_core::pools::karpenter_pool(v)
+                        .map_err(|e| format!("NodePool {name}: {e}"))?;
+                    if let Some(e) = repel_core::pools::validate_taints(&pool).into_iter().next() {
+                        return Err(format!("NodePool {name}: {e}"));
+                    }
+                    let said = match self
+                        .plane
+                        .pools
+                        .pools
+                        .iter_mut()
+                        .find(|s| s.pool.provider == "karpenter" && s.pool.name == name)
+                    {
+                        Some(s) => {
+                            s.pool = pool;
+                            "configured"
+                        }
+                        None => {
+                            self.plane.pools.add(pool);
+                            "created"
+                        }
+                    };
+                    out.push(format!("nodepool.karpenter.sh/{name} {said}"));
+                }
                 other => return Err(format!("kind {other:?} is not supported in a scenario")),
             }
         }

@@ -57,6 +57,15 @@ const KUBELET_STATUS: [&str; 6] = [
     "startTime",
 ];
 
+/// Whether Karpenter recorded the event: its provisioner's (`Nominated`, and a
+/// `FailedScheduling` that starts "Failed to schedule pod, ") and disruption's.
+fn is_karpenters(reason: &str, message: &str) -> bool {
+    matches!(
+        reason,
+        "Nominated" | "DisruptionLaunching" | "DisruptionTerminating" | "DisruptionBlocked"
+    ) || reason == "FailedScheduling" && message.starts_with("Failed to schedule pod, ")
+}
+
 /// The component upstream records an event from, by its reason and the kind of its object
 /// (a workload's controller records about its workload under its own name).
 pub fn component(reason: &str, kind: &str) -> &'static str {
@@ -479,6 +488,9 @@ fn resource_of(kind: &str) -> Option<&'static str> {
         "DaemonSet" => "daemonsets",
         "Job" => "jobs",
         "Deployment" => "deployments",
+        // Karpenter's events name its NodeClaims, which the store does not hold yet: the
+        // event carries the kind, group and name alone.
+        "NodeClaim" => "nodeclaims",
         _ => return None,
     })
 }
@@ -740,7 +752,10 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
                 }
             })
         })
-        .unwrap_or_else(|| json!({"metadata": {"name": name, "namespace": ns}}));
+        .unwrap_or_else(|| {
+            let api = (kind == "NodeClaim").then_some("karpenter.sh/v1");
+            json!({"apiVersion": api, "metadata": {"name": name, "namespace": ns}})
+        });
     let type_ = match e.kind {
         EventType::Normal => "Normal",
         EventType::Warning => "Warning",
@@ -751,7 +766,11 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
         type_,
         &e.reason,
         &e.message,
-        component(&e.reason, kind),
+        if is_karpenters(&e.reason, &e.message) {
+            "karpenter"
+        } else {
+            component(&e.reason, kind)
+        },
     );
     if let EventClock::Scenario { zero_unix_ms } = clock {
         let at = repel_engine::controllers::node_lifecycle::sim_timestamp(zero_unix_ms + e.at_ms);

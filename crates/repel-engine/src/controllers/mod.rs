@@ -4,6 +4,7 @@
 
 pub mod device_plugins;
 pub mod garbage_collector;
+pub mod karpenter;
 pub mod kubelet;
 pub mod node_lifecycle;
 pub mod node_pools;

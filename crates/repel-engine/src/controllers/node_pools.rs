@@ -81,6 +81,11 @@ impl PoolController {
         }
     }
 
+    /// Adds a pool (a NodePool applied in a step).
+    pub fn add(&mut self, pool: Pool) {
+        self.pools.push(PoolState { pool, next: 0 });
+    }
+
     /// The pool called `name` (any provider).
     pub fn pool(&self, name: &str) -> Option<&Pool> {
         self.pools.iter().map(|s| &s.pool).find(|p| p.name == name)

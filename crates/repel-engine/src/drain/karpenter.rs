@@ -71,7 +71,7 @@ pub(crate) fn taint_disrupted(c: &mut Cluster, node: NodeId) {
 }
 
 /// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule`.
-fn tolerates_disrupted(p: &PodInfo, gates: &repel_core::FeatureGates) -> bool {
+pub(crate) fn tolerates_disrupted(p: &PodInfo, gates: &repel_core::FeatureGates) -> bool {
     let taint = disrupted_taint();
     p.tolerations()
         .iter()
