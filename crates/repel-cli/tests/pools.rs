@@ -426,3 +426,101 @@ fn instance_types_of_every_provider_with_their_capacity() {
         "{err}"
     );
 }
+
+/// `repel explain` of a pod no node fits names the NodePool Karpenter would launch a node from,
+/// and every other pool's reason in Karpenter's words; `-o json` carries them as `nodePools`.
+#[test]
+fn explain_names_the_pool_that_would_provision() {
+    let gpu = pool(
+        "karpenter.sh/v1",
+        json!([{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]),
+    );
+    let general = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+        "metadata": {"name": "general"},
+        "spec": {"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}}}});
+    let web = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}});
+    let (code, out, err) = run(
+        &["explain", "pod/web"],
+        &[
+            ("gpu.json", gpu.clone()),
+            ("general.json", general.clone()),
+            ("web.json", web),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Karpenter would launch a node for it from NodePool general (c5.large)."),
+        "{out}"
+    );
+    assert!(out.contains("  NodePool gpu: incompatible with nodepool \"gpu\", daemonset overhead={}, did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)\n"), "{out}");
+    let arm = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "arm"},
+        "spec": {"nodeSelector": {"kubernetes.io/arch": "arm64"},
+                 "containers": [{"name": "c", "image": "nginx"}]}});
+    let (code, out, err) = run(
+        &["explain", "pod/arm", "-o", "json"],
+        &[
+            ("gpu.json", gpu),
+            ("general.json", general),
+            ("arm.json", arm),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["nodePools"],
+        json!([
+            {"pool": "gpu", "reason": "incompatible with nodepool \"gpu\", daemonset overhead={}, did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)"},
+            {"pool": "general", "reason": "incompatible with nodepool \"general\", daemonset overhead={}, incompatible requirements, key kubernetes.io/arch, kubernetes.io/arch In [arm64] not in kubernetes.io/arch In [amd64]"}
+        ])
+    );
+}
+
+/// `repel pools` lists, for each NodePool, the pending pods it would launch nodes for (it is
+/// the first pool Karpenter tries that takes them) and those it refuses, with the reason.
+#[test]
+fn pools_name_the_pending_pods_each_nodepool_would_provision_for() {
+    let gpu = pool(
+        "karpenter.sh/v1",
+        json!([{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]),
+    );
+    let trainer = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer"},
+        "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+                 "containers": [{"name": "c", "image": "t"}]}});
+    let web = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    // A node that takes web but not the trainer: web is not pending.
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoExecute"}]},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let (code, out, err) = run(
+        &["pools", "-o", "json"],
+        &[
+            ("gpu.json", gpu.clone()),
+            ("t.json", trainer.clone()),
+            ("w.json", web.clone()),
+            ("n.json", node),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["pools"][0]["provisions"],
+        json!([]),
+        "the trainer fits n1, web does not tolerate NoExecute"
+    );
+    assert_eq!(
+        v["pools"][0]["refuses"],
+        json!([{"pod": "default/web", "reason": "incompatible with nodepool \"gpu\", daemonset overhead={}, did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)"}])
+    );
+    let (code, out, _) = run(
+        &["pools", "-o", "json"],
+        &[("gpu.json", gpu), ("t.json", trainer), ("w.json", web)],
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pools"][0]["provisions"], json!(["default/trainer"]));
+}

@@ -24,6 +24,10 @@
 //!     apply: [ ...inline objects... ]
 //!   - at: 30m
 //!     delete: [pod/default/web-0, node/node3, deployment/web]
+//!   - at: 35m                        # node pools (crate::pool_steps)
+//!     az: aks nodepool update --resource-group rg --cluster-name c --name gpu --node-taints "sku=gpu:NoSchedule"
+//!   - at: 40m
+//!     aws: eks update-nodegroup-config --cluster-name c --nodegroup-name ng --taints 'addOrUpdateTaints=[{key=k,value=v,effect=NO_SCHEDULE}]'
 //! until: 1h
 //! expect:
 //!   - at: 10m
@@ -33,6 +37,8 @@
 //!   - event: TaintManagerEviction    # an event's reason, on an object, at or by a time
 //!     object: Pod/default/web-0
 //!     by: 20m
+//!   - {at: 45m, pool: gpu, nodes: 2, taints: ["sku=gpu:NoSchedule"]}   # Ready nodes; every node's taints
+//!   - {at: 45m, pod: default/trainer, phase: Running, pool: gpu}      # on a node of that pool
 //! ```
 //!
 //! Times are Go durations (`0s`, `90s`, `10m`, `1h30m`) or plain numbers of seconds.

@@ -279,6 +279,10 @@ pub struct ExplainReport {
     /// When nothing fits and preemption would make room: where, and whom it would remove.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionRow>,
+    /// When nothing fits and the input holds Karpenter NodePools: what each would do for the
+    /// pod, in the order Karpenter tries them (the first that takes it launches a node).
+    #[serde(rename = "nodePools", skip_serializing_if = "Vec::is_empty")]
+    pub node_pools: Vec<repel_engine::controllers::karpenter::PoolVerdict>,
 }
 
 /// What DefaultPreemption would do for the pod.
@@ -382,6 +386,7 @@ pub fn report(
             .map(|(i, v)| status_row(v, cluster.node_id(&v.name).unwrap_or(i), eval))
             .collect(),
         advice: advice.iter().map(ToString::to_string).collect(),
+        node_pools: Vec::new(),
     }
 }
 
@@ -523,6 +528,26 @@ pub fn human(
     for a in &r.advice {
         out.push_str(&format!("\nNote: {a}.\n"));
     }
+    if let Some(launch) = r.node_pools.iter().find(|p| p.reason.is_none()) {
+        out.push_str(&format!(
+            "\nKarpenter would launch a node for it from NodePool {}{}.\n",
+            launch.pool,
+            launch
+                .instance_type
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default()
+        ));
+    } else if !r.node_pools.is_empty() {
+        out.push_str("\nNo Karpenter NodePool would launch a node for it.\n");
+    }
+    for p in r.node_pools.iter().filter(|p| p.reason.is_some()) {
+        out.push_str(&format!(
+            "  NodePool {}: {}\n",
+            p.pool,
+            p.reason.as_deref().unwrap_or_default()
+        ));
+    }
     // Every tainted node's toleration is in -o json; the text shows them where they matter:
     // when the pod fits nowhere, or when its own affinity picks the node.
     let with_sugg: Vec<&NodeRow> = r
@@ -641,6 +666,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         eprintln!("explaining a pod of {origin}");
     }
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
+    let pools = inv.pools()?;
     let (pod_id, original, tolerations, core) =
         evaluate(&target, &nodes, &gates, true, &admission)?;
     let mut spec = target.pod.spec.clone().unwrap_or_default();
@@ -681,6 +707,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
                 .map(ToString::to_string)
                 .collect(),
             preemption: None,
+            node_pools: Vec::new(),
         };
         match args.output {
             Some(f) => print_machine(&r, f)?,
@@ -729,7 +756,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
             node: cluster.nodes[*node].name.clone(),
             victims: victims.iter().map(|v| cluster.pods[*v].key()).collect(),
         });
-    let r = report(
+    let mut r = report(
         &pod_id,
         &tolerations,
         &core,
@@ -738,6 +765,9 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         &advice,
         preemption,
     );
+    if !r.message.is_empty() {
+        r.node_pools = repel_engine::controllers::karpenter::judge_pools(&cluster, &pools, &info);
+    }
     match args.output {
         Some(f) => print_machine(&r, f)?,
         None => {

@@ -81,6 +81,22 @@ pub struct PoolRow {
     pub not_tolerated_by: Vec<Refused>,
     /// The instance types its nodes may be, with their capacity.
     pub instance_types: Vec<InstanceTypeRow>,
+    /// A Karpenter NodePool: the pending pods (those no node of the input fits, as `repel
+    /// schedule` places the rest) it is the first pool to take, so would launch a node for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisions: Option<Vec<String>>,
+    /// A Karpenter NodePool: the pending pods it refuses, with Karpenter's reason.
+    #[serde(rename = "refuses", skip_serializing_if = "Option::is_none")]
+    pub refuses: Option<Vec<RefusedPod>>,
+}
+
+/// A pending pod a NodePool would not launch a node for.
+#[derive(Debug, Serialize)]
+pub struct RefusedPod {
+    /// `ns/name`.
+    pub pod: String,
+    /// Karpenter's text (`incompatible with nodepool "gpu", …`).
+    pub reason: String,
 }
 
 /// `repel pools -o json`.
@@ -151,6 +167,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
                 .unwrap_or_default(),
         ));
     }
+    let pending = pending_verdicts(&inv, &pools, &args)?;
     let mut unknown: Vec<String> = Vec::new();
     let rows: Vec<PoolRow> = pools
         .iter()
@@ -207,6 +224,28 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
                 tolerated_by,
                 not_tolerated_by,
                 instance_types,
+                provisions: (pool.provider == "karpenter").then(|| {
+                    pending
+                        .iter()
+                        .filter(|(_, v)| {
+                            v.iter().find(|x| x.reason.is_none()).map(|x| &x.pool)
+                                == Some(&pool.name)
+                        })
+                        .map(|(pod, _)| pod.clone())
+                        .collect()
+                }),
+                refuses: (pool.provider == "karpenter").then(|| {
+                    pending
+                        .iter()
+                        .filter_map(|(pod, v)| {
+                            let r = v.iter().find(|x| x.pool == pool.name)?;
+                            r.reason.as_ref().map(|reason| RefusedPod {
+                                pod: pod.clone(),
+                                reason: reason.clone(),
+                            })
+                        })
+                        .collect()
+                }),
             }
         })
         .collect();
@@ -222,6 +261,51 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
         None => print_human(&report),
     }
     Ok(u8::from(report.pools.iter().any(|p| !p.errors.is_empty())))
+}
+
+/// The pods no node of the input fits (the cluster placed as `repel schedule` places it), each
+/// with what every Karpenter NodePool would do for it; none without NodePools.
+#[allow(clippy::type_complexity)]
+fn pending_verdicts(
+    inv: &crate::input::Inventory,
+    pools: &[Pool],
+    args: &PoolsArgs,
+) -> Result<
+    Vec<(
+        String,
+        Vec<repel_engine::controllers::karpenter::PoolVerdict>,
+    )>,
+    CliError,
+> {
+    if !pools.iter().any(|p| p.provider == "karpenter") {
+        return Ok(Vec::new());
+    }
+    let gates = args.inputs.feature_gates;
+    let admission = repel_core::admission::AdmissionConfig::default();
+    let built = repel_engine::load::build_cluster(inv.cluster_input(), &gates, &admission, 0);
+    let mut cluster = built.cluster;
+    let mut sched = repel_engine::scheduler::Scheduler::new(gates, None, 0);
+    let placements = repel_engine::scheduler::schedule_all(&mut sched, &mut cluster);
+    Ok(placements
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.outcome,
+                repel_engine::scheduler::Outcome::Unschedulable { .. }
+            )
+        })
+        .filter(|p| {
+            repel_core::workload::controller_of(&cluster.pods[p.pod].meta)
+                .is_none_or(|(k, _)| k != "DaemonSet")
+        })
+        .map(|p| {
+            let info = &cluster.pods[p.pod];
+            (
+                info.key(),
+                repel_engine::controllers::karpenter::judge_pools(&cluster, pools, info),
+            )
+        })
+        .collect())
 }
 
 fn print_human(r: &PoolsReport) {
@@ -266,6 +350,24 @@ fn print_human(r: &PoolsReport) {
                 })
                 .collect();
             outln!("{}: instance types {}", p.name, types.join("; "));
+        }
+    }
+    for p in &r.pools {
+        let provisions = p.provisions.as_deref().unwrap_or_default();
+        let refuses = p.refuses.as_deref().unwrap_or_default();
+        if provisions.is_empty() && refuses.is_empty() {
+            continue;
+        }
+        outln!(
+            "\n{}: Karpenter would launch nodes from it for {} pending pod(s)",
+            p.name,
+            provisions.len()
+        );
+        for pod in provisions {
+            outln!("  {pod}");
+        }
+        for r in refuses {
+            outln!("  refuses {}: {}", r.pod, r.reason);
         }
     }
     for p in &r.pools {

@@ -684,6 +684,7 @@ impl Karpenter {
                 .then_with(|| a.name.cmp(&b.name))
         });
         let mut changed = false;
+        let mut overheads: HashMap<String, Resources> = HashMap::new();
         for p in pending {
             let pod = &cluster.pods[p];
             let key = pod.key();
@@ -745,94 +746,19 @@ impl Karpenter {
             let mut errs: Vec<String> = Vec::new();
             let mut made = None;
             for pool in &ordered {
-                let base = pool_requirements(pool);
-                let overhead = Self::daemon_overhead(cluster, pool, &base);
-                let mut types = pool_types(pool);
-                if !pool.limits.is_empty() {
-                    let mut used = Resources::default();
-                    for c in self.claims.iter().filter(|c| c.pool == pool.name) {
-                        if let Some(t) = c.options.first() {
-                            used.add(&capacity(t, pool.max_pods));
-                        }
+                let overhead = overheads
+                    .entry(pool.name.clone())
+                    .or_insert_with(|| {
+                        Self::daemon_overhead(cluster, pool, &pool_requirements(pool))
+                    })
+                    .clone();
+                match try_pool(&self.claims, pool, pod, &overhead) {
+                    Ok((reqs, total, fitting)) => {
+                        made = Some((pool, reqs, total, fitting));
+                        break;
                     }
-                    let limit = |name: &str| {
-                        pool.limits
-                            .get(name)
-                            .and_then(|q| repel_core::quantity::milli_value(q))
-                    };
-                    types.retain(|t| {
-                        let cap = capacity(t, pool.max_pods);
-                        limit("cpu").is_none_or(|l| {
-                            i128::from(used.milli_cpu + cap.milli_cpu) <= i128::from(l)
-                        }) && limit("memory").is_none_or(|l| {
-                            i128::from(used.memory + cap.memory) * 1000 <= i128::from(l)
-                        })
-                    });
-                    if types.is_empty() {
-                        errs.push(format!(
-                            "all available instance types exceed limits for nodepool: {:?}",
-                            pool.name
-                        ));
-                        continue;
-                    }
+                    Err(e) => errs.push(e),
                 }
-                let prefix = format!(
-                    "incompatible with nodepool {:?}, daemonset overhead={}, ",
-                    pool.name,
-                    resources_string(&overhead)
-                );
-                if let Some(e) = taint_errors(&pool.taints, pod.tolerations()) {
-                    errs.push(format!("{prefix}{e}"));
-                    continue;
-                }
-                if let Err(e) = base.compatible(&pod_reqs) {
-                    errs.push(format!("{prefix}incompatible requirements, {e}"));
-                    continue;
-                }
-                let mut reqs = base.clone();
-                for r in pod_reqs.0.values() {
-                    reqs.add(r.clone());
-                }
-                let mut total = overhead.clone();
-                total.add(&need);
-                let meets: Vec<&'static InstanceType> = types
-                    .iter()
-                    .copied()
-                    .filter(|t| type_allowed(t, &reqs))
-                    .collect();
-                let mut fitting: Vec<&'static InstanceType> = meets
-                    .iter()
-                    .copied()
-                    .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
-                    .collect();
-                if fitting.is_empty() {
-                    let any_fits = types
-                        .iter()
-                        .any(|t| fits(&total, &capacity(t, pool.max_pods)));
-                    let what = match (meets.is_empty(), any_fits) {
-                        (true, false) => {
-                            "no instance type met the scheduling requirements or had enough resources"
-                        }
-                        (true, true) => "no instance type met all requirements",
-                        (false, false) => "no instance type has enough resources",
-                        (false, true) => {
-                            "no instance type which met the scheduling requirements and had enough resources, had a required offering"
-                        }
-                    };
-                    let mut pod_only = pod.requests.clone();
-                    pod_only.allowed_pod_number += 1;
-                    let mut with_daemons = overhead.clone();
-                    with_daemons.add(&pod_only);
-                    errs.push(format!(
-                        "{prefix}{what}, requirements={}, resources={}",
-                        reqs.to_karpenter_string(),
-                        resources_string(&with_daemons)
-                    ));
-                    continue;
-                }
-                by_size(&mut fitting);
-                made = Some((pool, reqs, total, fitting));
-                break;
             }
             match made {
                 Some((pool, reqs, total, options)) => {
@@ -894,6 +820,150 @@ impl Karpenter {
     pub fn claim_of_node(&self, node: &str) -> Option<&Claim> {
         self.claims.iter().find(|c| c.node.as_deref() == Some(node))
     }
+}
+
+/// Whether NodePool `pool` would launch a node for `pod` (Karpenter's `Scheduler.add` for one
+/// template: limits, then `NodeClaim.CanAdd`'s taints, requirements, instance types), given
+/// the claims launched so far and the pool's DaemonSet overhead: the narrowed requirements, the
+/// total requests and the fitting instance types smallest first, or Karpenter's error text.
+#[allow(clippy::type_complexity)]
+fn try_pool(
+    claims: &[Claim],
+    pool: &Pool,
+    pod: &crate::cluster::PodInfo,
+    overhead: &Resources,
+) -> Result<(Requirements, Resources, Vec<&'static InstanceType>), String> {
+    let pod_reqs = Requirements::of_pod(pod.spec(), false);
+    let mut need = pod.requests.clone();
+    need.allowed_pod_number += 1;
+    let base = pool_requirements(pool);
+    let mut types = pool_types(pool);
+    if !pool.limits.is_empty() {
+        let mut used = Resources::default();
+        for c in claims.iter().filter(|c| c.pool == pool.name) {
+            if let Some(t) = c.options.first() {
+                used.add(&capacity(t, pool.max_pods));
+            }
+        }
+        let limit = |name: &str| {
+            pool.limits
+                .get(name)
+                .and_then(|q| repel_core::quantity::milli_value(q))
+        };
+        types.retain(|t| {
+            let cap = capacity(t, pool.max_pods);
+            limit("cpu").is_none_or(|l| i128::from(used.milli_cpu + cap.milli_cpu) <= i128::from(l))
+                && limit("memory")
+                    .is_none_or(|l| i128::from(used.memory + cap.memory) * 1000 <= i128::from(l))
+        });
+        if types.is_empty() {
+            return Err(format!(
+                "all available instance types exceed limits for nodepool: {:?}",
+                pool.name
+            ));
+        }
+    }
+    let prefix = format!(
+        "incompatible with nodepool {:?}, daemonset overhead={}, ",
+        pool.name,
+        resources_string(overhead)
+    );
+    if let Some(e) = taint_errors(&pool.taints, pod.tolerations()) {
+        return Err(format!("{prefix}{e}"));
+    }
+    if let Err(e) = base.compatible(&pod_reqs) {
+        return Err(format!("{prefix}incompatible requirements, {e}"));
+    }
+    let mut reqs = base.clone();
+    for r in pod_reqs.0.values() {
+        reqs.add(r.clone());
+    }
+    let mut total = overhead.clone();
+    total.add(&need);
+    let meets: Vec<&'static InstanceType> = types
+        .iter()
+        .copied()
+        .filter(|t| type_allowed(t, &reqs))
+        .collect();
+    let mut fitting: Vec<&'static InstanceType> = meets
+        .iter()
+        .copied()
+        .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
+        .collect();
+    if fitting.is_empty() {
+        let any_fits = types
+            .iter()
+            .any(|t| fits(&total, &capacity(t, pool.max_pods)));
+        let what = match (meets.is_empty(), any_fits) {
+            (true, false) => {
+                "no instance type met the scheduling requirements or had enough resources"
+            }
+            (true, true) => "no instance type met all requirements",
+            (false, false) => "no instance type has enough resources",
+            (false, true) => {
+                "no instance type which met the scheduling requirements and had enough resources, had a required offering"
+            }
+        };
+        let mut pod_only = pod.requests.clone();
+        pod_only.allowed_pod_number += 1;
+        let mut with_daemons = overhead.clone();
+        with_daemons.add(&pod_only);
+        return Err(format!(
+            "{prefix}{what}, requirements={}, resources={}",
+            reqs.to_karpenter_string(),
+            resources_string(&with_daemons)
+        ));
+    }
+    by_size(&mut fitting);
+    Ok((reqs, total, fitting))
+}
+
+/// What one Karpenter NodePool would do for a pod no node fits.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PoolVerdict {
+    /// The NodePool.
+    pub pool: String,
+    /// The instance type it would launch (the smallest that fits), when it takes the pod.
+    #[serde(rename = "instanceType", skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    /// Karpenter's reason when it does not (`incompatible with nodepool "gpu", …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name),
+/// judged for `pod` on `cluster` as the provisioner judges it with no claim in flight: `repel
+/// explain` and `repel pools` ask this of a pod no node fits.
+pub fn judge_pools(
+    cluster: &Cluster,
+    pools: &[Pool],
+    pod: &crate::cluster::PodInfo,
+) -> Vec<PoolVerdict> {
+    let mut ordered: Vec<&Pool> = pools.iter().filter(|p| p.provider == "karpenter").collect();
+    ordered.sort_by(|a, b| {
+        b.weight
+            .unwrap_or(0)
+            .cmp(&a.weight.unwrap_or(0))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    ordered
+        .into_iter()
+        .map(|pool| {
+            let overhead = Karpenter::daemon_overhead(cluster, pool, &pool_requirements(pool));
+            match try_pool(&[], pool, pod, &overhead) {
+                Ok((_, _, types)) => PoolVerdict {
+                    pool: pool.name.clone(),
+                    instance_type: types.first().map(|t| t.name.to_string()),
+                    reason: None,
+                },
+                Err(e) => PoolVerdict {
+                    pool: pool.name.clone(),
+                    instance_type: None,
+                    reason: Some(e),
+                },
+            }
+        })
+        .collect()
 }
 
 /// `Pod should schedule on: nodeclaim/NAME` (and `, node/NAME` once registered).
