@@ -524,3 +524,36 @@ fn pools_name_the_pending_pods_each_nodepool_would_provision_for() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["pools"][0]["provisions"], json!(["default/trainer"]));
 }
+
+/// The corpus's Azure Karpenter NodePool (D-family SKUs only) and its GPU sample Job: no D SKU
+/// has a GPU, so Karpenter would launch nothing, and says why in its words.
+#[test]
+fn the_corpus_general_purpose_pool_refuses_the_gpu_sample() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(["explain", "job/samples-tf-mnist-demo", "-o", "json", "-f"])
+        .arg(dir.join("karpenter-provider-azure--v1-general-purpose.yaml"))
+        .arg("-f")
+        .arg(dir.join("karpenter-provider-azure--samples-mnist.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pools = v["nodePools"].as_array().unwrap();
+    assert_eq!(pools.len(), 1);
+    let reason = pools[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("incompatible with nodepool \"general-purpose\", daemonset overhead={}, no instance type which had enough resources and the required offering met the scheduling requirements, requirements=karpenter.azure.com/sku-family In [D], "),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with(r#"resources={"nvidia.com/gpu":"1","pods":"1"}"#),
+        "{reason}"
+    );
+}

@@ -208,9 +208,14 @@ impl ControlPlane {
         let karpenter_gates = repel_core::FeatureGates {
             taint_toleration_comparison_operators: true,
         };
+        let daemons = if pools.iter().any(|p| p.provider == "karpenter") {
+            self.workloads.daemon_set_specs()
+        } else {
+            Vec::new()
+        };
         let (removed, changed) =
             self.karpenter
-                .reconcile(now, cluster, events, &pools, &karpenter_gates);
+                .reconcile(now, cluster, events, &pools, &daemons, &karpenter_gates);
         pools_changed |= changed;
         for (id, name) in &removed {
             self.node_removed(*id, name);

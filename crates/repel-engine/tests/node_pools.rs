@@ -78,10 +78,8 @@ fn karpenter_launches_what_explain_says_with_taints_and_startup_taints() {
                 "resources": {"requests": {"cpu": "3", "memory": "2Gi"}}}]}),
     );
     // What explain would say, before anything runs.
-    let mut probe = repel_engine::cluster::Cluster::new();
     let info = PodInfo::new(web.clone(), 0);
-    probe.add_pod(web.clone());
-    let verdicts = judge_pools(&probe, &pools, &info);
+    let verdicts = judge_pools(&pools, &[], &info);
     assert_eq!(verdicts.len(), 2);
     assert_eq!(verdicts[0].pool, "gpu");
     assert_eq!(
@@ -316,4 +314,83 @@ fn the_same_scenario_gives_the_same_run() {
     assert_eq!(na, nb);
     // Four pods of 1.5 CPUs: Karpenter packs them onto claims that fit them all.
     assert!(na.iter().any(|n| n.starts_with("a-")));
+}
+
+/// Karpenter's provisioning suite, "should account for daemonsets (with startup taint)": the
+/// pool's startup taint, which the DaemonSet does not tolerate, does not keep its pods out of
+/// the overhead, so the instance type fits the pod and the DaemonSet pod.
+#[test]
+fn daemonset_overhead_counts_despite_a_startup_taint() {
+    let pools = vec![nodepool(
+        "default",
+        0,
+        json!(null),
+        json!([{"key": "foo.com/taint", "effect": "NoSchedule"}]),
+        json!([]),
+    )];
+    let ds: k8s_openapi::api::core::v1::PodSpec = serde_json::from_value(json!({
+        "containers": [{"name": "d", "image": "agent",
+            "resources": {"requests": {"cpu": "2", "memory": "2Gi"}}}]
+    }))
+    .unwrap();
+    let p = pod(
+        "p",
+        json!({"containers": [{"name": "c", "image": "x",
+            "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}),
+    );
+    let info = PodInfo::new(p, 0);
+    let with = judge_pools(&pools, std::slice::from_ref(&ds), &info);
+    let without = judge_pools(&pools, &[], &info);
+    let cpu = |v: &[repel_engine::controllers::karpenter::PoolVerdict]| {
+        repel_core::instance_types::lookup(v[0].instance_type.as_deref().unwrap())
+            .unwrap()
+            .cpu
+    };
+    assert_eq!(cpu(&without), 2);
+    assert_eq!(cpu(&with), 4, "{:?}", with);
+    // "should not schedule if daemonset overhead is too large".
+    let huge: k8s_openapi::api::core::v1::PodSpec = serde_json::from_value(json!({
+        "containers": [{"name": "d", "image": "agent",
+            "resources": {"requests": {"cpu": "10000", "memory": "10000Gi"}}}]
+    }))
+    .unwrap();
+    let v = judge_pools(&pools, &[huge], &info);
+    let reason = v[0].reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with(
+            "incompatible with nodepool \"default\", daemonset overhead={\"cpu\":\"10k\",\"memory\":\"10000Gi\",\"pods\":\"1\"}, no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources={\"cpu\":\"10001\",\"memory\":\"10001Gi\",\"pods\":\"2\"}"
+        ),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("no instance type has enough resources"),
+        "{reason}"
+    );
+}
+
+/// Karpenter's provisioning suite, "should schedule pods that tolerate taints": Equal with the
+/// value, Exists on the key with and without the effect, and a bare Exists all tolerate
+/// `nvidia.com/gpu=true:NoSchedule`.
+#[test]
+fn pods_that_tolerate_the_taint_get_a_node() {
+    let pools = vec![nodepool(
+        "gpu",
+        0,
+        json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
+        json!(null),
+        json!([]),
+    )];
+    for tolerations in [
+        json!([{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]),
+        json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
+        json!([{"key": "nvidia.com/gpu", "operator": "Exists"}]),
+        json!([{"operator": "Exists"}]),
+    ] {
+        let p = pod(
+            "p",
+            json!({"tolerations": tolerations, "containers": [{"name": "c", "image": "x"}]}),
+        );
+        let v = judge_pools(&pools, &[], &PodInfo::new(p, 0));
+        assert!(v[0].reason.is_none(), "{tolerations}: {v:?}");
+    }
 }

@@ -766,7 +766,11 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         preemption,
     );
     if !r.message.is_empty() {
-        r.node_pools = repel_engine::controllers::karpenter::judge_pools(&cluster, &pools, &info);
+        r.node_pools = repel_engine::controllers::karpenter::judge_pools(
+            &pools,
+            &inv.daemon_set_specs(),
+            &info,
+        );
     }
     match args.output {
         Some(f) => print_machine(&r, f)?,

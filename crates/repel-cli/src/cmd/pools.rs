@@ -286,6 +286,7 @@ fn pending_verdicts(
     let mut cluster = built.cluster;
     let mut sched = repel_engine::scheduler::Scheduler::new(gates, None, 0);
     let placements = repel_engine::scheduler::schedule_all(&mut sched, &mut cluster);
+    let daemons = inv.daemon_set_specs();
     Ok(placements
         .iter()
         .filter(|p| {
@@ -302,7 +303,7 @@ fn pending_verdicts(
             let info = &cluster.pods[p.pod];
             (
                 info.key(),
-                repel_engine::controllers::karpenter::judge_pools(&cluster, pools, info),
+                repel_engine::controllers::karpenter::judge_pools(pools, &daemons, info),
             )
         })
         .collect())

@@ -1128,6 +1128,15 @@ impl Inventory {
             && self.node_pools.is_empty()
     }
 
+    /// The pod template specs of the input's DaemonSets (Karpenter's DaemonSet overhead).
+    pub fn daemon_set_specs(&self) -> Vec<k8s_openapi::api::core::v1::PodSpec> {
+        self.workloads
+            .iter()
+            .filter(|w| matches!(w.obj, repel_core::workload::Workload::DaemonSet(_)))
+            .filter_map(|w| w.obj.template().and_then(|(t, _)| t.spec.clone()))
+            .collect()
+    }
+
     /// The node pools of the input, read by their providers' rules (`Err`: the pool, its
     /// source and the field that could not be read).
     pub fn pools(&self) -> Result<Vec<repel_core::pools::Pool>, InputError> {

@@ -41,7 +41,7 @@ pub mod requirements;
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::core::v1::Taint;
+use k8s_openapi::api::core::v1::{PodSpec, Taint};
 use repel_core::instance_types::{CATALOGUE, InstanceType};
 use repel_core::pool_nodes::pool_node;
 use repel_core::pools::{NODEPOOL_LABEL, Pool};
@@ -132,8 +132,22 @@ fn instance_labels(t: &InstanceType) -> BTreeMap<String, String> {
             .chars()
             .take_while(|c| c.is_ascii_lowercase())
             .collect();
+        let generation: String = family
+            .chars()
+            .skip_while(|c| c.is_ascii_lowercase())
+            .take_while(char::is_ascii_digit)
+            .collect();
         l.insert("karpenter.k8s.aws/instance-family".into(), family.into());
         l.insert("karpenter.k8s.aws/instance-category".into(), category);
+        l.insert("karpenter.k8s.aws/instance-generation".into(), generation);
+        l.insert(
+            "karpenter.k8s.aws/instance-size".into(),
+            t.name
+                .split_once('.')
+                .map(|(_, s)| s)
+                .unwrap_or_default()
+                .into(),
+        );
         l.insert("karpenter.k8s.aws/instance-cpu".into(), t.cpu.to_string());
         l.insert(
             "karpenter.k8s.aws/instance-memory".into(),
@@ -145,6 +159,15 @@ fn instance_labels(t: &InstanceType) -> BTreeMap<String, String> {
         );
     } else {
         l.insert("karpenter.azure.com/sku-name".into(), t.name.to_string());
+        // The family letter of `Standard_D4s_v3` (D), `Standard_NC6s_v3` (N), and the version.
+        let size = t.name.strip_prefix("Standard_").unwrap_or(t.name);
+        l.insert(
+            "karpenter.azure.com/sku-family".into(),
+            size.chars().take(1).collect(),
+        );
+        if let Some((_, v)) = size.rsplit_once("_v") {
+            l.insert("karpenter.azure.com/sku-version".into(), v.to_string());
+        }
         l.insert("karpenter.azure.com/sku-cpu".into(), t.cpu.to_string());
         l.insert(
             "karpenter.azure.com/sku-memory".into(),
@@ -202,21 +225,42 @@ fn fits(need: &Resources, have: &Resources) -> bool {
             .all(|(k, v)| *v <= have.scalar.get(k).copied().unwrap_or(0))
 }
 
-/// A quantity as Go's `resource.Quantity` prints a canonical one.
+/// A quantity as Go's `resource.Quantity` prints a canonical one: CPU in decimal SI (`150m`,
+/// `2`, `10k`), byte amounts in binary SI when a power of 1024 divides them (`128Mi`), else in
+/// decimal SI (`1G`).
 fn quantity(name: &str, v: i64) -> String {
+    fn decimal(mut n: i64) -> String {
+        let mut suffix = "";
+        for s in ["k", "M", "G", "T", "P", "E"] {
+            if n != 0 && n % 1000 == 0 {
+                n /= 1000;
+                suffix = s;
+            } else {
+                break;
+            }
+        }
+        format!("{n}{suffix}")
+    }
     if name == "cpu" {
         return if v % 1000 == 0 {
-            (v / 1000).to_string()
+            decimal(v / 1000)
         } else {
             format!("{v}m")
         };
     }
-    for (unit, size) in [("Gi", 1i64 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)] {
+    for (unit, size) in [
+        ("Ei", 1i64 << 60),
+        ("Pi", 1 << 50),
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ] {
         if v != 0 && v % size == 0 {
             return format!("{}{unit}", v / size);
         }
     }
-    v.to_string()
+    decimal(v)
 }
 
 /// Karpenter's `resources.String`: the list as JSON, `{}` when empty.
@@ -316,36 +360,24 @@ fn provisionable(cluster: &Cluster, p: PodId) -> bool {
 }
 
 impl Karpenter {
-    /// The NodePools' DaemonSet overhead: one pod of each DaemonSet running in the cluster
-    /// whose pod tolerates the pool's taints and is compatible with its requirements.
-    fn daemon_overhead(cluster: &Cluster, pool: &Pool, reqs: &Requirements) -> Resources {
-        let mut seen: Vec<String> = Vec::new();
+    /// A NodePool's DaemonSet overhead (Karpenter's `getDaemonOverhead`): the requests of
+    /// every DaemonSet's pod template that tolerates the pool's taints (not its startup taints)
+    /// and is compatible with its requirements, each counting one pod.
+    fn daemon_overhead(daemons: &[PodSpec], pool: &Pool, reqs: &Requirements) -> Resources {
         let mut total = Resources::default();
-        for p in &cluster.pods {
-            if p.deleted {
-                continue;
-            }
-            let Some((kind, name)) = repel_core::workload::controller_of(&p.meta) else {
-                continue;
-            };
-            if kind != "DaemonSet" {
-                continue;
-            }
-            let id = format!("{}/{name}", p.namespace);
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            if taint_errors(&pool.taints, p.tolerations()).is_some() {
-                continue;
-            }
-            if reqs
-                .compatible(&Requirements::of_pod(p.spec(), false))
-                .is_err()
+        for spec in daemons {
+            if taint_errors(
+                &pool.taints,
+                spec.tolerations.as_deref().unwrap_or_default(),
+            )
+            .is_some()
             {
                 continue;
             }
-            total.add(&p.requests);
+            if reqs.compatible(&Requirements::of_pod(spec, false)).is_err() {
+                continue;
+            }
+            total.add(&crate::resources::pod_requests(spec));
             total.allowed_pod_number += 1;
         }
         total
@@ -359,6 +391,7 @@ impl Karpenter {
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
         pools: &[Pool],
+        daemons: &[PodSpec],
         gates: &repel_core::FeatureGates,
     ) -> (Vec<(NodeId, String)>, bool) {
         let pools: Vec<&Pool> = pools.iter().filter(|p| p.provider == "karpenter").collect();
@@ -372,7 +405,7 @@ impl Karpenter {
         let (r, c) = self.drift(now, cluster, events, &pools, gates);
         removed.extend(r);
         changed |= c;
-        changed |= self.provision(now, cluster, events, &pools);
+        changed |= self.provision(now, cluster, events, &pools, daemons);
         (removed, changed)
     }
 
@@ -663,6 +696,7 @@ impl Karpenter {
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
         pools: &[&Pool],
+        daemons: &[PodSpec],
     ) -> bool {
         if pools.is_empty() {
             return false;
@@ -749,7 +783,7 @@ impl Karpenter {
                 let overhead = overheads
                     .entry(pool.name.clone())
                     .or_insert_with(|| {
-                        Self::daemon_overhead(cluster, pool, &pool_requirements(pool))
+                        Self::daemon_overhead(daemons, pool, &pool_requirements(pool))
                     })
                     .clone();
                 match try_pool(&self.claims, pool, pod, &overhead) {
@@ -900,8 +934,10 @@ fn try_pool(
             }
             (true, true) => "no instance type met all requirements",
             (false, false) => "no instance type has enough resources",
+            // Every type has an offering here: some meet the requirements, some fit, none
+            // both (Karpenter's `fitsAndOffering` case).
             (false, true) => {
-                "no instance type which met the scheduling requirements and had enough resources, had a required offering"
+                "no instance type which had enough resources and the required offering met the scheduling requirements"
             }
         };
         let mut pod_only = pod.requests.clone();
@@ -932,11 +968,11 @@ pub struct PoolVerdict {
 }
 
 /// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name),
-/// judged for `pod` on `cluster` as the provisioner judges it with no claim in flight: `repel
-/// explain` and `repel pools` ask this of a pod no node fits.
+/// judged for `pod` as the provisioner judges it with no claim in flight, `daemons` the
+/// DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node fits.
 pub fn judge_pools(
-    cluster: &Cluster,
     pools: &[Pool],
+    daemons: &[PodSpec],
     pod: &crate::cluster::PodInfo,
 ) -> Vec<PoolVerdict> {
     let mut ordered: Vec<&Pool> = pools.iter().filter(|p| p.provider == "karpenter").collect();
@@ -949,7 +985,7 @@ pub fn judge_pools(
     ordered
         .into_iter()
         .map(|pool| {
-            let overhead = Karpenter::daemon_overhead(cluster, pool, &pool_requirements(pool));
+            let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
             match try_pool(&[], pool, pod, &overhead) {
                 Ok((_, _, types)) => PoolVerdict {
                     pool: pool.name.clone(),

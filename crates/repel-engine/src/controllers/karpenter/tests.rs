@@ -19,6 +19,12 @@ fn resources_print_as_karpenter_prints_them() {
         r#"{"cpu":"2","memory":"128Mi","nvidia.com/gpu":"1","pods":"2"}"#
     );
     assert_eq!(resources_string(&Resources::default()), "{}");
+    r.milli_cpu = 10_000_000;
+    r.memory = 1_000_000_000;
+    assert_eq!(
+        resources_string(&r),
+        r#"{"cpu":"10k","memory":"1G","nvidia.com/gpu":"1","pods":"2"}"#
+    );
 }
 
 #[test]

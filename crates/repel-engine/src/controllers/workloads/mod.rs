@@ -169,6 +169,16 @@ impl WorkloadControllers {
         })
     }
 
+    /// Every managed DaemonSet's pod template spec (what Karpenter counts as its NodePools'
+    /// DaemonSet overhead).
+    pub fn daemon_set_specs(&self) -> Vec<k8s_openapi::api::core::v1::PodSpec> {
+        self.tracked
+            .iter()
+            .filter(|t| matches!(t.workload, Workload::DaemonSet(_)))
+            .filter_map(|t| t.workload.template().and_then(|(tpl, _)| tpl.spec.clone()))
+            .collect()
+    }
+
     /// The managed workload `kind`/`namespace`/`name`, as last given.
     pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         self.tracked
