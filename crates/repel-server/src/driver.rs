@@ -76,6 +76,10 @@ pub struct Driver {
     /// The event recorders' correlator (spam filter, aggregation, counting), as upstream's
     /// controllers and kubelets record their events.
     correlator: repel_engine::event_correlator::Correlator,
+    /// The store's resourceVersion the NodePools were last read at.
+    nodepools_rv: Option<u64>,
+    /// The NodeClaims written, as written.
+    nodeclaims: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// The control plane `serve` runs: the default scheduler, kubelets, upstream's controller
@@ -114,6 +118,63 @@ impl Driver {
             last_lease: None,
             settled: None,
             correlator: Default::default(),
+            nodepools_rv: None,
+            nodeclaims: Default::default(),
+        }
+    }
+
+    /// The stored NodePools handed to Karpenter, when the store changed since they were read.
+    fn sync_nodepools(&mut self) {
+        if self.nodepools_rv == Some(self.view.rv) {
+            return;
+        }
+        self.nodepools_rv = Some(self.view.rv);
+        self.plane
+            .pools
+            .set_karpenter(crate::karpenter::pools(&self.app));
+    }
+
+    /// Karpenter's NodeClaims written to the store: new ones created, changed ones replaced,
+    /// gone ones deleted.
+    fn write_nodeclaims(&mut self) {
+        let store = &self.app.store;
+        let key = crate::karpenter::NODECLAIMS;
+        let mut live = std::collections::BTreeSet::new();
+        for c in &self.plane.karpenter.claims {
+            live.insert(c.name.clone());
+            let obj = crate::karpenter::nodeclaim(c);
+            if self.nodeclaims.get(&c.name) == Some(&obj) {
+                continue;
+            }
+            let written = if store.get(key, "", &c.name).is_some() {
+                store
+                    .modify(key, "", &c.name, |cur| {
+                        let mut next = cur.clone();
+                        next["metadata"]["labels"] = obj["metadata"]["labels"].clone();
+                        next["spec"] = obj["spec"].clone();
+                        next["status"] = obj["status"].clone();
+                        Ok::<_, crate::store::StoreError>(Some(next))
+                    })
+                    .is_ok()
+            } else {
+                let mut o = obj.clone();
+                o["metadata"]["uid"] = serde_json::json!(crate::store::new_uid());
+                o["metadata"]["creationTimestamp"] = serde_json::json!(time::now_rfc3339());
+                store.create(key, o).is_ok()
+            };
+            if written {
+                self.nodeclaims.insert(c.name.clone(), obj);
+            }
+        }
+        let gone: Vec<String> = self
+            .nodeclaims
+            .keys()
+            .filter(|n| !live.contains(*n))
+            .cloned()
+            .collect();
+        for n in gone {
+            let _ = store.delete(key, "", &n);
+            self.nodeclaims.remove(&n);
         }
     }
 
@@ -162,6 +223,7 @@ impl Driver {
         }
         self.register_nodes();
         self.sync_workloads();
+        self.sync_nodepools();
         for change in self.view.take_gc_changes() {
             match change {
                 GcChange::Observe(o) => self.plane.gc.observe(*o),
@@ -250,6 +312,7 @@ impl Driver {
         {
             eprintln!("repel serve: control-plane write failed: {e}");
         }
+        self.write_nodeclaims();
         self.settled = Some((self.view.rv, now));
     }
 

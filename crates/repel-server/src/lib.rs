@@ -34,6 +34,7 @@ pub mod discovery;
 pub mod driver;
 pub mod eviction;
 pub mod finalizers;
+pub mod karpenter;
 pub mod kubelet;
 pub mod net;
 pub mod paging;
@@ -270,6 +271,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         None => cfg.seed.clone(),
     };
     let warnings = if app.store.is_empty() {
+        karpenter::install(&app);
         kubelet::seed(&app, &seed)?
     } else {
         Vec::new()

@@ -46,11 +46,15 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     (
         "karpenter-provider-azure--v1-general-purpose.yaml",
-        "no matches for kind \"NodePool\" in version \"karpenter.sh/v1\"",
+        // The NodePool applies (the server carries Karpenter's CRDs); its AKSNodeClass's
+        // CRD is Azure's provider's.
+        "no matches for kind \"AKSNodeClass\" in version \"karpenter.azure.com/v1beta1\"",
     ),
     (
         "karpenter-provider-azure--v1-system-surge.yaml",
-        "no matches for kind \"NodePool\" in version \"karpenter.sh/v1\"",
+        // The NodePool applies (the server carries Karpenter's CRDs); its AKSNodeClass's
+        // CRD is Azure's provider's.
+        "no matches for kind \"AKSNodeClass\" in version \"karpenter.azure.com/v1beta1\"",
     ),
     (
         "karpenter-provider-azure--v1beta1-system-surge.yaml",

@@ -55,6 +55,9 @@ fn a_crd_serves_its_custom_resources_to_kubectl() {
         [
             "NAME",
             "crontabs.stable.example.com",
+            // Karpenter's two, installed in every fresh store.
+            "nodeclaims.karpenter.sh",
+            "nodepools.karpenter.sh",
             "racks.infra.example.com"
         ],
         "{}",
@@ -366,7 +369,8 @@ fn calicos_manifest_applies_whole_and_its_ippools_list() {
         o.stdout
     );
     let o = s.kubectl(&["get", "crd", "-o", "name"]);
-    assert_eq!(o.stdout.lines().count(), 23, "{}", o.stdout);
+    // Calico's 23 and Karpenter's 2.
+    assert_eq!(o.stdout.lines().count(), 25, "{}", o.stdout);
 
     let pool = s.write(
         "pool.yaml",
@@ -387,7 +391,7 @@ fn calicos_manifest_applies_whole_and_its_ippools_list() {
     );
     // Custom resources page as built-in ones do (kubectl follows the continue tokens).
     let o = s.kubectl(&["get", "crd", "--chunk-size", "2", "-o", "name"]);
-    assert_eq!(o.stdout.lines().count(), 23, "{}", o.stderr);
+    assert_eq!(o.stdout.lines().count(), 25, "{}", o.stderr);
     let second = s.write(
         "pool2.yaml",
         "apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata: {name: second}\nspec: {cidr: 10.0.0.0/16}\n",
@@ -448,7 +452,7 @@ fn a_custom_object_without_its_crd_gets_kubectls_mapping_error() {
     let s = start(vec![]);
     let f = s.write(
         "pool.yaml",
-        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: general}\nspec: {}\n",
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: general}\nspec: {}\n",
     );
     // kubectl's validation finds no schema in the OpenAPI v2 document and lets the apply
     // go on to discovery, which has no such kind: upstream's answer, byte for byte.
@@ -457,7 +461,7 @@ fn a_custom_object_without_its_crd_gets_kubectls_mapping_error() {
     assert_eq!(
         o.stderr,
         format!(
-            "error: resource mapping not found for name: \"general\" namespace: \"\" from \"{f}\": no matches for kind \"NodePool\" in version \"karpenter.sh/v1\"\nensure CRDs are installed first\n"
+            "error: resource mapping not found for name: \"general\" namespace: \"\" from \"{f}\": no matches for kind \"EC2NodeClass\" in version \"karpenter.k8s.aws/v1\"\nensure CRDs are installed first\n"
         )
     );
 }
@@ -563,4 +567,77 @@ fn a_starting_cluster_may_hold_crds_and_their_objects() {
     let s = start(vec![widget, crd]);
     let o = s.kubectl(&["get", "wd", "-o", "name"]);
     assert_eq!(o.stdout, "widget.example.com/w1\n", "{}", o.stderr);
+}
+
+/// Karpenter's kinds are served: a NodePool applied with kubectl gets the pending pod a node —
+/// a NodeClaim, then a Node with the pool's taints and labels — as the engine's Karpenter
+/// controller decides, and `kubectl get nodepools,nodeclaims` lists them.
+#[test]
+fn a_nodepool_applied_with_kubectl_launches_a_node() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = support::start_with(
+        vec![node(
+            "node1",
+            json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),
+        )],
+        60.0,
+    );
+    let f = s.write(
+        "np.yaml",
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}]\n      taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: trainer}\nspec:\n  tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n  containers: [{name: t, image: trainer}]\n",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(
+        o.stdout, "nodepool.karpenter.sh/gpu created\npod/trainer created\n",
+        "{}",
+        o.stderr
+    );
+    // 30 s of cluster time at 60x: half a second; wait up to 10 s.
+    let mut node_name = String::new();
+    for _ in 0..100 {
+        let o = s.kubectl(&["get", "pod", "trainer", "-o", "jsonpath={.spec.nodeName}"]);
+        if !o.stdout.is_empty() {
+            node_name = o.stdout.clone();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(node_name.starts_with("gpu-"), "{node_name:?}");
+    let o = s.kubectl(&["get", "nodeclaims", "-o", "name"]);
+    assert_eq!(
+        o.stdout,
+        format!("nodeclaim.karpenter.sh/{node_name}\n"),
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&[
+        "get",
+        "nodeclaim",
+        &node_name,
+        "-o",
+        "jsonpath={.status.nodeName} {.metadata.labels.node\\.kubernetes\\.io/instance-type}",
+    ]);
+    assert_eq!(o.stdout, format!("{node_name} g5.xlarge"), "{}", o.stderr);
+    let o = s.kubectl(&[
+        "get",
+        "node",
+        &node_name,
+        "-o",
+        "jsonpath={.spec.taints[*].key} {.metadata.labels.karpenter\\.sh/nodepool}",
+    ]);
+    assert_eq!(o.stdout, "nvidia.com/gpu gpu", "{}", o.stderr);
+    let o = s.kubectl(&["get", "nodeclaims"]);
+    assert!(o.stdout.starts_with("NAME"), "{}", o.stdout);
+    assert!(o.stdout.contains("g5.xlarge"), "{}", o.stdout);
+    let o = s.kubectl(&[
+        "get",
+        "events",
+        "--field-selector",
+        "involvedObject.name=trainer",
+        "-o",
+        "jsonpath={range .items[*]}{.reason}:{.source.component}{\"\\n\"}{end}",
+    ]);
+    assert!(o.stdout.contains("Nominated:karpenter\n"), "{}", o.stdout);
 }

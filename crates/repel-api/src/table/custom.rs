@@ -226,16 +226,24 @@ fn parse(path: &str) -> Option<Vec<Step>> {
     while i < b.len() {
         match b[i] {
             b'.' => {
+                // A field name runs to the next unescaped `.` or `[`; `\.` is a dot in the name
+                // (`.metadata.labels.node\.kubernetes\.io/instance-type`), as client-go's
+                // jsonpath reads it.
                 let start = i + 1;
                 let mut j = start;
+                let mut name = String::new();
                 while j < b.len() && b[j] != b'.' && b[j] != b'[' {
-                    j += 1;
+                    if b[j] == b'\\' && j + 1 < b.len() {
+                        j += 1;
+                    }
+                    let ch = path[j..].chars().next()?;
+                    name.push(ch);
+                    j += ch.len_utf8();
                 }
-                let name = &path[start..j];
-                match name {
+                match name.as_str() {
                     "" => return None,
                     "*" => steps.push(Step::All),
-                    _ => steps.push(Step::Field(name.to_string())),
+                    _ => steps.push(Step::Field(name)),
                 }
                 i = j;
             }
@@ -331,6 +339,18 @@ mod tests {
             priority: 0,
             json_path: path.into(),
         }
+    }
+
+    #[test]
+    fn an_escaped_dot_is_part_of_the_field_name() {
+        let obj = serde_json::json!({"metadata": {"labels": {"node.kubernetes.io/instance-type": "m5.large"}}});
+        assert_eq!(
+            find(
+                &obj,
+                ".metadata.labels.node\\.kubernetes\\.io/instance-type"
+            ),
+            vec![&serde_json::json!("m5.large")]
+        );
     }
 
     #[test]

@@ -81,6 +81,14 @@ impl PoolController {
         }
     }
 
+    /// Replaces the Karpenter NodePools with `pools` (what `serve`'s store holds now), keeping
+    /// the fixed-size pools.
+    pub fn set_karpenter(&mut self, pools: Vec<Pool>) {
+        self.pools.retain(|s| s.pool.provider != "karpenter");
+        self.pools
+            .extend(pools.into_iter().map(|pool| PoolState { pool, next: 0 }));
+    }
+
     /// Adds a pool (a NodePool applied in a step).
     pub fn add(&mut self, pool: Pool) {
         self.pools.push(PoolState { pool, next: 0 });
