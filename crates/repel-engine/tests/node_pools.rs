@@ -394,3 +394,71 @@ fn pods_that_tolerate_the_taint_get_a_node() {
         assert!(v[0].reason.is_none(), "{tolerations}: {v:?}");
     }
 }
+
+/// Drift (a NodePool's taints changed) replaces the node — replacement first — unless a pod on
+/// it carries `karpenter.sh/do-not-disrupt`: then Karpenter's `DisruptionBlocked` names it.
+#[test]
+fn drift_replaces_the_node_unless_a_pod_blocks_it() {
+    let np = |value: &str| {
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+               "spec": {"template": {"spec": {
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                   "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.large"]}],
+                   "taints": [{"key": "team", "value": value, "effect": "NoSchedule"}]}}}})
+    };
+    for blocked in [false, true] {
+        let mut annotations = json!({});
+        if blocked {
+            annotations = json!({"karpenter.sh/do-not-disrupt": "true"});
+        }
+        let p: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web", "namespace": "default", "annotations": annotations,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1",
+                                              "uid": "u1", "controller": true}]},
+            "spec": {"tolerations": [{"key": "team", "operator": "Exists"}],
+                     "containers": [{"name": "c", "image": "nginx"}]}
+        }))
+        .unwrap();
+        let mut sim = Simulation::new(
+            ClusterInput {
+                pods: vec![p],
+                pools: vec![karpenter_pool(&np("a")).unwrap()],
+                ..Default::default()
+            },
+            cfg(),
+        );
+        sim.advance_to(60_000);
+        let first = sim.cluster.nodes[0].name.clone();
+        step(&mut sim, 60_000, StepAction::Apply(vec![np("b")]));
+        sim.advance_to(300_000);
+        let reasons: Vec<(&str, &str)> = sim
+            .events
+            .iter()
+            .filter(|e| e.reason.starts_with("Disruption"))
+            .map(|e| (e.reason.as_str(), e.message.as_str()))
+            .collect();
+        if blocked {
+            assert_eq!(
+                reasons,
+                vec![(
+                    "DisruptionBlocked",
+                    "pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod=default/web)"
+                )]
+            );
+            assert_eq!(sim.cluster.nodes.len(), 1);
+            assert_eq!(sim.cluster.nodes[0].name, first);
+        } else {
+            assert_eq!(
+                reasons,
+                vec![
+                    ("DisruptionLaunching", "Launching NodeClaim: Drifted"),
+                    ("DisruptionTerminating", "Disrupting Node: Drifted")
+                ]
+            );
+            assert_eq!(sim.cluster.nodes.len(), 1);
+            assert_ne!(sim.cluster.nodes[0].name, first);
+            assert_eq!(sim.cluster.nodes[0].taints[0].value.as_deref(), Some("b"));
+        }
+    }
+}

@@ -8,9 +8,12 @@
 //!   annotation".
 //! - A pod annotated `karpenter.sh/do-not-disrupt`, `"true"`, or a positive duration not yet
 //!   past since the pod started (an invalid value is ignored): `DoNotDisrupt`, `pod has
-//!   "karpenter.sh/do-not-disrupt" annotation`.
-//! - A pod whose budgets allow no eviction: `PDBViolation`, "pdb prevents pod evictions" (or
-//!   "eviction does not support multiple PDBs" for a pod two budgets select).
+//!   "karpenter.sh/do-not-disrupt" annotation (Pod=ns/name)`.
+//! - A pod whose budgets allow no eviction: `PDBViolation`, "pdb prevents pod evictions
+//!   (PodDisruptionBudget=[ns/name])" (or "eviction does not support multiple PDBs
+//!   (PodDisruptionBudget(s)=[ns/a ns/b])" for a pod two budgets select). The values after
+//!   the texts are Karpenter's structured errors (operatorpkg `serrors.Wrap`, whose `Error()`
+//!   prints `message (key=value)`).
 //!
 //! # What moves
 //! Every pod but DaemonSet, mirror, finished pods and pods that tolerate
@@ -49,6 +52,28 @@ pub(crate) fn do_not_disrupt(value: Option<&str>, started: Option<i64>, now: i64
             _ => false,
         },
     }
+}
+
+/// Karpenter's `ValidatePodsDisruptable` text for a pod with an active do-not-disrupt
+/// annotation: `pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ns/name)` — its
+/// structured error (operatorpkg's `serrors.Wrap`) prints its values after the message.
+pub(crate) fn pod_blocks_message(pod_key: &str) -> String {
+    format!("pod has {DO_NOT_DISRUPT:?} annotation (Pod={pod_key})")
+}
+
+/// The budgets' keys as Go prints a `[]client.ObjectKey`: `ns/name`, space-separated.
+fn pdb_keys(c: &Cluster, pdbs: &[usize]) -> String {
+    pdbs.iter()
+        .map(|i| {
+            let m = &c.pdbs[*i].metadata;
+            format!(
+                "{}/{}",
+                m.namespace.as_deref().unwrap_or("default"),
+                m.name.as_deref().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `karpenter.sh/disrupted:NoSchedule`, the taint Karpenter puts on a node it disrupts.
@@ -171,17 +196,23 @@ fn rules(
                     .unwrap_or_else(|| crate::disruption::disruptions_allowed(&work.pdbs[i], work))
             };
             let refusal = if do_not_disrupt(annotation(&p.meta, DO_NOT_DISRUPT), started, now) {
-                Some((
-                    "DoNotDisrupt",
-                    format!("pod has {DO_NOT_DISRUPT:?} annotation"),
-                ))
+                Some(("DoNotDisrupt", pod_blocks_message(&k)))
             } else if pdbs.len() > 1 {
                 Some((
                     "PDBViolation",
-                    "eviction does not support multiple PDBs".to_string(),
+                    format!(
+                        "eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{}])",
+                        pdb_keys(work, &pdbs)
+                    ),
                 ))
             } else if pdbs.first().is_some_and(|i| allowed(*i) < 1) {
-                Some(("PDBViolation", "pdb prevents pod evictions".to_string()))
+                Some((
+                    "PDBViolation",
+                    format!(
+                        "pdb prevents pod evictions (PodDisruptionBudget=[{}])",
+                        pdb_keys(work, &pdbs)
+                    ),
+                ))
             } else {
                 None
             };

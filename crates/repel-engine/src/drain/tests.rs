@@ -698,7 +698,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
     assert_eq!(v.reason.as_deref(), Some("BlockedByPod"));
     assert_eq!(
         v.message.as_deref(),
-        Some("pod has \"karpenter.sh/do-not-disrupt\" annotation")
+        Some("pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod=default/web-1)")
     );
     let mut n = c.clone();
     let mut node_a = (*n.nodes[0].node).clone();
@@ -722,7 +722,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
         action(v, "default/web-1"),
         PodAction::Blocked {
             reason: "PDBViolation".into(),
-            message: "pdb prevents pod evictions".into()
+            message: "pdb prevents pod evictions (PodDisruptionBudget=[default/budget])".into()
         }
     );
 }

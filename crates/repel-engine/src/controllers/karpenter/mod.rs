@@ -557,7 +557,7 @@ impl Karpenter {
                             None,
                             now_unix,
                         )
-                        .then(|| format!("pod has {DO_NOT_DISRUPT:?} annotation"))
+                        .then(|| crate::drain::karpenter::pod_blocks_message(&pod.key()))
                     })
                 };
                 if let Some(msg) = blocked {
