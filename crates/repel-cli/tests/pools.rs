@@ -557,3 +557,46 @@ fn the_corpus_general_purpose_pool_refuses_the_gpu_sample() {
         "{reason}"
     );
 }
+
+/// `repel check` validates node pools with their providers' rules and texts, beside the
+/// Kubernetes objects: an AKS system pool's custom taint, a NodePool's bad effect, eksctl's
+/// texts; exit 1, and `-o json` names the pool, the field and where it was read.
+#[test]
+fn check_validates_pools_with_their_providers_texts() {
+    let system = json!({"name": "system", "type": "VirtualMachineScaleSets", "mode": "System",
+        "count": 1, "nodeTaints": ["sku=gpu:NoSchedule"]});
+    let (code, out, err) = run(&["check"], &[("system.json", system.clone())]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        "agent pool system: (SystemPoolHasRestrictedTaint) Placing custom taints on system pool is not supported(except 'CriticalAddonsOnly' taint or taint effect is 'PreferNoSchedule'). Please refer to https://aka.ms/aks/system-taints for detail\n1 object(s) checked: 1 invalid\n"
+    );
+    let bad = pool(
+        "karpenter.sh/v1",
+        json!([{"key": "k", "effect": "Sometimes"}]),
+    );
+    let (code, out, _) = run(&["check", "-o", "json"], &[("np.json", bad)]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["errors"][0]["object"], "NodePool/gpu");
+    assert_eq!(v["errors"][0]["field"], "spec.template.spec.taints");
+    assert_eq!(
+        v["errors"][0]["message"],
+        "invalid value: \"Sometimes\" in taints"
+    );
+    assert!(
+        v["errors"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("np.json: document 1"),
+        "{v}"
+    );
+    let good = json!({"name": "user", "type": "VirtualMachineScaleSets", "mode": "User",
+        "count": 1, "nodeTaints": ["sku=gpu:NoSchedule"]});
+    let (code, out, _) = run(&["check"], &[("user.json", good)]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "1 object(s) checked: all valid\n")
+    );
+}

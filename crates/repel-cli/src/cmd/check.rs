@@ -135,7 +135,28 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     };
     let opts = ValidationOptions::from_gates(&args.inputs.feature_gates);
     let checked = check_inventory(&inv, &opts);
-    let valid = checked.iter().all(|c| c.errors.is_empty()) && strict.is_empty();
+    // Node pools, each with its provider's rules and texts (`repel pools` prints the same).
+    let pools = inv.pools_with_sources()?;
+    let pool_errors: Vec<(String, String, &'static str, String, String)> = pools
+        .iter()
+        .flat_map(|(p, source)| {
+            let (id, field) = match p.provider {
+                "karpenter" => (format!("NodePool/{}", p.name), "spec.template.spec.taints"),
+                "aks" => (format!("AgentPool/{}", p.name), "nodeTaints"),
+                _ => (format!("Nodegroup/{}", p.name), "taints"),
+            };
+            let label = match p.provider {
+                "karpenter" => format!("NodePool {}", p.name),
+                "aks" => format!("agent pool {}", p.name),
+                _ => format!("nodegroup {}", p.name),
+            };
+            repel_core::pools::validate_taints(p)
+                .into_iter()
+                .map(move |e| (id.clone(), label.clone(), field, e, source.clone()))
+        })
+        .collect();
+    let valid =
+        checked.iter().all(|c| c.errors.is_empty()) && strict.is_empty() && pool_errors.is_empty();
     match args.output {
         Some(format) => {
             let report = CheckReport {
@@ -166,6 +187,17 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
                             }
                         })
                     }))
+                    .chain(
+                        pool_errors
+                            .iter()
+                            .map(|(id, _, field, e, source)| ErrorRow {
+                                object: id.clone(),
+                                field: field.to_string(),
+                                error_type: "Invalid value".to_string(),
+                                message: e.clone(),
+                                source: source.clone(),
+                            }),
+                    )
                     .collect(),
             };
             print_machine(&report, format)?;
@@ -177,6 +209,9 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
             for r in &strict {
                 outln!("{}", r.kubectl_error());
             }
+            for (_, label, _, e, _) in &pool_errors {
+                outln!("{label}: {e}");
+            }
             let strict_only = strict
                 .iter()
                 .filter(|r| {
@@ -185,10 +220,17 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
                         .any(|c| c.id == r.object && !c.errors.is_empty())
                 })
                 .count();
-            let bad = checked.iter().filter(|c| !c.errors.is_empty()).count() + strict_only;
+            let bad_pools = {
+                let mut ids: Vec<&String> = pool_errors.iter().map(|(id, ..)| id).collect();
+                ids.dedup();
+                ids.len()
+            };
+            let bad =
+                checked.iter().filter(|c| !c.errors.is_empty()).count() + strict_only + bad_pools;
             // Kinds validation does not look at (Namespace, PodDisruptionBudget,
             // PriorityClass) count as checked when their fields were refused.
             let total = checked.len()
+                + pools.len()
                 + strict
                     .iter()
                     .filter(|r| !checked.iter().any(|c| c.id == r.object))

@@ -1140,11 +1140,20 @@ impl Inventory {
     /// The node pools of the input, read by their providers' rules (`Err`: the pool, its
     /// source and the field that could not be read).
     pub fn pools(&self) -> Result<Vec<repel_core::pools::Pool>, InputError> {
+        Ok(self
+            .pools_with_sources()?
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect())
+    }
+
+    /// [`Inventory::pools`], each with where it was read.
+    pub fn pools_with_sources(&self) -> Result<Vec<(repel_core::pools::Pool, String)>, InputError> {
         use repel_core::pools::{
             Pool, aks_pool, eks_nodegroup, eksctl_pools, is_aks_pool, is_eks_nodegroup,
             karpenter_pool,
         };
-        let mut pools: Vec<Pool> = Vec::new();
+        let mut pools: Vec<(Pool, String)> = Vec::new();
         for p in &self.node_pools {
             let (kind, name) = if is_aks_pool(&p.obj) {
                 ("agent pool", p.obj["name"].as_str())
@@ -1170,7 +1179,7 @@ impl Inventory {
                 what: Some(format!("{kind} {}", name.unwrap_or_default())),
                 message,
             })?;
-            pools.extend(read);
+            pools.extend(read.into_iter().map(|x| (x, p.source.to_string())));
         }
         Ok(pools)
     }
