@@ -462,3 +462,68 @@ fn drift_replaces_the_node_unless_a_pod_blocks_it() {
         }
     }
 }
+
+/// EKS's limits refuse an update ("up to 50 taints" a group), an unknown group is EKS's
+/// ResourceNotFoundException, and a refused update changes nothing.
+#[test]
+fn eks_refuses_a_51st_taint_and_an_unknown_group() {
+    let ng = repel_core::pools::eks_nodegroup(&json!({"nodegroup": {
+        "nodegroupName": "ng", "instanceTypes": ["m5.large"],
+        "scalingConfig": {"desiredSize": 1},
+        "taints": (0..50).map(|i| json!({"key": format!("k{i}"), "value": "v", "effect": "NO_SCHEDULE"})).collect::<Vec<_>>()
+    }}))
+    .unwrap();
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pools: vec![ng],
+            ..Default::default()
+        },
+        cfg(),
+    );
+    sim.settle();
+    assert_eq!(sim.cluster.nodes[0].taints.len(), 50);
+    step(
+        &mut sim,
+        1_000,
+        StepAction::Aws(
+            "eks update-nodegroup-config --cluster-name c --nodegroup-name ng --taints 'addOrUpdateTaints=[{key=extra,value=v,effect=NO_EXECUTE}]'".into(),
+        ),
+    );
+    let last = sim.steps.last().unwrap();
+    assert!(!last.ok);
+    assert_eq!(
+        last.output,
+        vec![
+            "An error occurred (InvalidParameterException) when calling the UpdateNodegroupConfig operation: taints: a managed node group holds at most 50 taints, not 51"
+        ]
+    );
+    assert_eq!(sim.cluster.nodes[0].taints.len(), 50);
+    // Replacing one (same key and effect) is not a 51st.
+    step(
+        &mut sim,
+        2_000,
+        StepAction::Aws(
+            "eks update-nodegroup-config --cluster-name c --nodegroup-name ng --taints 'addOrUpdateTaints=[{key=k0,value=w,effect=NO_SCHEDULE}]'".into(),
+        ),
+    );
+    assert!(sim.steps.last().unwrap().ok, "{:?}", sim.steps.last());
+    assert!(
+        sim.cluster.nodes[0]
+            .taints
+            .iter()
+            .any(|t| t.key == "k0" && t.value.as_deref() == Some("w"))
+    );
+    step(
+        &mut sim,
+        3_000,
+        StepAction::Aws(
+            "eks update-nodegroup-config --cluster-name c --nodegroup-name nope --scaling-config desiredSize=2".into(),
+        ),
+    );
+    assert_eq!(
+        sim.steps.last().unwrap().output,
+        vec![
+            "An error occurred (ResourceNotFoundException) when calling the UpdateNodegroupConfig operation: No node group found for name: nope."
+        ]
+    );
+}
