@@ -600,3 +600,19 @@ fn check_validates_pools_with_their_providers_texts() {
         (0, "1 object(s) checked: all valid\n")
     );
 }
+
+/// A NodeClaim is read (not skipped) and its taints validated as Karpenter validates them.
+#[test]
+fn check_validates_a_nodeclaims_taints() {
+    let claim = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": "default-x"},
+        "spec": {"taints": [{"key": "bad key", "effect": "NoSchedule"}],
+                 "startupTaints": [{"key": "ok", "effect": "NoSchedule"}]}});
+    let (code, out, err) = run(&["check"], &[("nc.json", claim)]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        "NodeClaim default-x: invalid value: bad key in taints\n1 object(s) checked: 1 invalid\n"
+    );
+    assert!(!err.contains("skipping"), "{err}");
+}

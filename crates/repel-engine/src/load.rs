@@ -43,6 +43,9 @@ pub struct ClusterInput {
     /// Node pools (AKS agent pools, EKS and eksctl node groups, Karpenter NodePools): their
     /// controllers run in the control plane ([`crate::controllers::node_pools`]).
     pub pools: Vec<repel_core::pools::Pool>,
+    /// Karpenter NodeClaims as written (`karpenter.sh/v1`): handed to the Karpenter controller
+    /// ([`crate::controllers::karpenter::Karpenter::adopt`]).
+    pub node_claims: Vec<serde_json::Value>,
 }
 
 /// A built cluster and what did not make it in.

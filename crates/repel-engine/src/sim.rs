@@ -158,12 +158,13 @@ pub struct Simulation {
 
 impl Simulation {
     /// A simulation of the cluster `input` describes, at time 0 (not yet settled).
-    pub fn new(input: ClusterInput, cfg: SimConfig) -> Self {
+    pub fn new(mut input: ClusterInput, cfg: SimConfig) -> Self {
         let mut cfg = cfg;
         cfg.admission
             .priority_classes
             .extend(input.priority_classes.iter().cloned());
         let workloads_in = input.workloads.clone();
+        let claims_in = std::mem::take(&mut input.node_claims);
         let pools = crate::controllers::node_pools::PoolController::new(
             input.pools.clone(),
             Default::default(),
@@ -224,6 +225,13 @@ impl Simulation {
             workloads,
         );
         plane.pools = pools;
+        let pool_list: Vec<repel_core::pools::Pool> =
+            plane.pools.pools.iter().map(|s| s.pool.clone()).collect();
+        warnings.extend(
+            plane
+                .karpenter
+                .adopt(&claims_in, &built.cluster, &pool_list),
+        );
         Simulation {
             cluster: built.cluster,
             now: 0,

@@ -527,3 +527,64 @@ fn eks_refuses_a_51st_taint_and_an_unknown_group() {
         ]
     );
 }
+
+/// NodeClaims of the input (an exported cluster's) are Karpenter's: one whose node is there is
+/// registered and drifts with its NodePool; one without a node yet registers it after the
+/// launch delay.
+#[test]
+fn nodeclaims_of_the_input_are_adopted() {
+    let np = |value: &str| {
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+               "spec": {"template": {"spec": {
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                   "requirements": [],
+                   "taints": [{"key": "team", "value": value, "effect": "NoSchedule"}]}}}})
+    };
+    let claim = |name: &str, node: Option<&str>| {
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": name,
+                "labels": {"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": "m5.large"}},
+               "spec": {}, "status": {"nodeName": node}})
+    };
+    let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
+        "metadata": {"name": "default-aaaaa", "labels": {"karpenter.sh/nodepool": "default",
+            "karpenter.sh/initialized": "true", "node.kubernetes.io/instance-type": "m5.large"}},
+        "spec": {"taints": [{"key": "team", "value": "a", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "29"},
+                   "conditions": [{"type": "Ready", "status": "True"}]}
+    }))
+    .unwrap();
+    let web = pod(
+        "web",
+        json!({"tolerations": [{"key": "team", "operator": "Exists"}],
+               "containers": [{"name": "c", "image": "nginx"}]}),
+    );
+    let mut sim = Simulation::new(
+        ClusterInput {
+            nodes: vec![node],
+            pods: vec![web],
+            pools: vec![karpenter_pool(&np("a")).unwrap()],
+            node_claims: vec![
+                claim("default-aaaaa", Some("default-aaaaa")),
+                claim("default-bbbbb", None),
+            ],
+            ..Default::default()
+        },
+        cfg(),
+    );
+    assert!(sim.warnings.is_empty(), "{:?}", sim.warnings);
+    sim.advance_to(40_000);
+    let names: Vec<&str> = sim.cluster.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, vec!["default-aaaaa", "default-bbbbb"]);
+    step(&mut sim, 60_000, StepAction::Apply(vec![np("b")]));
+    sim.advance_to(300_000);
+    let mut names: Vec<String> = sim.cluster.nodes.iter().map(|n| n.name.clone()).collect();
+    names.sort();
+    assert!(!names.contains(&"default-aaaaa".to_string()), "{names:?}");
+    assert!(
+        sim.cluster
+            .nodes
+            .iter()
+            .all(|n| n.taints.iter().any(|t| t.value.as_deref() == Some("b"))),
+        "every node has the new taint"
+    );
+}

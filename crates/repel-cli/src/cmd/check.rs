@@ -136,16 +136,40 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     let opts = ValidationOptions::from_gates(&args.inputs.feature_gates);
     let checked = check_inventory(&inv, &opts);
     // Node pools, each with its provider's rules and texts (`repel pools` prints the same).
-    let pools = inv.pools_with_sources()?;
+    let mut pools = inv.pools_with_sources()?;
+    // A NodeClaim's taints and startup taints are validated as its NodePool's are (Karpenter's
+    // `validateTaintsField` runs on both).
+    let claims_from = pools.len();
+    for c in &inv.node_claims {
+        let as_pool = serde_json::json!({
+            "apiVersion": c.obj["apiVersion"], "metadata": c.obj["metadata"],
+            "spec": {"template": {"spec": c.obj["spec"]}}
+        });
+        let pool = repel_core::pools::karpenter_pool(&as_pool).map_err(|message| {
+            CliError::Input(crate::input::InputError::Object {
+                at: c.source.clone(),
+                what: Some(format!(
+                    "NodeClaim {}",
+                    c.obj["metadata"]["name"].as_str().unwrap_or_default()
+                )),
+                message: message.replace("spec.template.spec.", "spec."),
+            })
+        })?;
+        pools.push((pool, c.source.to_string()));
+    }
     let pool_errors: Vec<(String, String, &'static str, String, String)> = pools
         .iter()
-        .flat_map(|(p, source)| {
+        .enumerate()
+        .flat_map(|(i, (p, source))| {
+            let claim = i >= claims_from;
             let (id, field) = match p.provider {
+                "karpenter" if claim => (format!("NodeClaim/{}", p.name), "spec.taints"),
                 "karpenter" => (format!("NodePool/{}", p.name), "spec.template.spec.taints"),
                 "aks" => (format!("AgentPool/{}", p.name), "nodeTaints"),
                 _ => (format!("Nodegroup/{}", p.name), "taints"),
             };
             let label = match p.provider {
+                "karpenter" if claim => format!("NodeClaim {}", p.name),
                 "karpenter" => format!("NodePool {}", p.name),
                 "aks" => format!("agent pool {}", p.name),
                 _ => format!("nodegroup {}", p.name),

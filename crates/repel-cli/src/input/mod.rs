@@ -136,6 +136,8 @@ pub struct Inventory {
     /// (`eksctl.io/v1alpha5`), AKS agent pools (`az aks nodepool show`/`list` output) and EKS
     /// managed node groups (`aws eks describe-nodegroup` output), as written.
     pub node_pools: Vec<Loaded<Value>>,
+    /// Karpenter NodeClaims (`karpenter.sh/v1`, `v1beta1`), as written.
+    pub node_claims: Vec<Loaded<Value>>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
     /// Notes for the user (legacy apiVersions read, and after [`Inventory::finish`] the
@@ -828,6 +830,17 @@ impl Inventory {
         {
             return self.add_node_pool(source, v, kind, api);
         }
+        if kind == "NodeClaim" && (api == "karpenter.sh/v1" || api == "karpenter.sh/v1beta1") {
+            let before = self.node_pools.len();
+            self.add_node_pool(source, v, kind, api)?;
+            // Read like a NodePool (named, once), kept apart.
+            if self.node_pools.len() > before
+                && let Some(c) = self.node_pools.pop()
+            {
+                self.node_claims.push(c);
+            }
+            return Ok(());
+        }
         let known = [
             "Node",
             "Pod",
@@ -1046,7 +1059,7 @@ impl Inventory {
         }
         if api == "karpenter.sh/v1beta1" {
             self.warnings.push(format!(
-                "{source} (NodePool {name}): apiVersion karpenter.sh/v1beta1 is no longer served by Karpenter v1; read as karpenter.sh/v1"
+                "{source} ({kind} {name}): apiVersion karpenter.sh/v1beta1 is no longer served by Karpenter v1; read as karpenter.sh/v1"
             ));
         }
         self.seen.insert(id, source.clone());
@@ -1126,6 +1139,7 @@ impl Inventory {
             && self.pdbs.is_empty()
             && self.priority_classes.is_empty()
             && self.node_pools.is_empty()
+            && self.node_claims.is_empty()
     }
 
     /// The pod template specs of the input's DaemonSets (Karpenter's DaemonSet overhead).
@@ -1200,6 +1214,7 @@ impl Inventory {
             // Read by [`Inventory::pools`], which can refuse them, by the commands that run
             // the pools' controllers.
             pools: Vec::new(),
+            node_claims: self.node_claims.iter().map(|c| c.obj.clone()).collect(),
         }
     }
 
@@ -1214,6 +1229,7 @@ impl Inventory {
             pdbs: self.pdbs.into_iter().map(|p| p.obj).collect(),
             priority_classes: self.priority_classes.into_iter().map(|p| p.obj).collect(),
             pools: Vec::new(),
+            node_claims: self.node_claims.into_iter().map(|c| c.obj).collect(),
         }
     }
 

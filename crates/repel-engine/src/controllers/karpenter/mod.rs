@@ -841,6 +841,90 @@ impl Karpenter {
         changed
     }
 
+    /// Takes in the NodeClaims of the input (a cluster's, exported): each belongs to the
+    /// NodePool of its `karpenter.sh/nodepool` label, its instance type is its
+    /// `node.kubernetes.io/instance-type` label (else its requirement's first value); one whose
+    /// `status.nodeName` names a node of the cluster is registered (and initialized when the
+    /// node is labelled so, or carries none of the pool's startup taints), one without is
+    /// launching and registers after [`LAUNCH_DELAY`]. Its drift hash is the pool's as read
+    /// (Karpenter's `karpenter.sh/nodepool-hash` is another digest). Returns warnings.
+    pub fn adopt(
+        &mut self,
+        claims: &[serde_json::Value],
+        cluster: &Cluster,
+        pools: &[Pool],
+    ) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for v in claims {
+            let name = v["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let labels = &v["metadata"]["labels"];
+            let Some(pool) = labels["karpenter.sh/nodepool"].as_str().and_then(|p| {
+                pools
+                    .iter()
+                    .find(|x| x.provider == "karpenter" && x.name == p)
+            }) else {
+                warnings.push(format!(
+                    "NodeClaim {name}: no NodePool of the input is named by its karpenter.sh/nodepool label: not managed"
+                ));
+                continue;
+            };
+            let type_name = labels["node.kubernetes.io/instance-type"]
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| {
+                    v["spec"]["requirements"].as_array().and_then(|reqs| {
+                        reqs.iter()
+                            .find(|r| r["key"] == "node.kubernetes.io/instance-type")
+                            .and_then(|r| r["values"][0].as_str().map(str::to_string))
+                    })
+                });
+            let Some(t) = type_name
+                .as_deref()
+                .and_then(repel_core::instance_types::lookup)
+            else {
+                warnings.push(format!(
+                    "NodeClaim {name}: instance type {} is not in repel's catalogue: not managed",
+                    type_name.as_deref().unwrap_or("(none)")
+                ));
+                continue;
+            };
+            let node = v["status"]["nodeName"]
+                .as_str()
+                .filter(|n| cluster.node_id(n).is_some())
+                .map(str::to_string);
+            let initialized = node
+                .as_deref()
+                .and_then(|n| cluster.node_id(n))
+                .is_some_and(|id| {
+                    let n = &cluster.nodes[id];
+                    n.labels.get("karpenter.sh/initialized").map(String::as_str) == Some("true")
+                        || !n.taints.iter().any(|t| {
+                            pool.startup_taints
+                                .iter()
+                                .any(|s| s.key == t.key && s.effect == t.effect)
+                        })
+                });
+            self.claims.push(Claim {
+                name,
+                pool: pool.name.clone(),
+                options: vec![t],
+                requests: Resources::default(),
+                requirements: pool_requirements(pool),
+                pods: Vec::new(),
+                launch_at: if node.is_some() { 0 } else { LAUNCH_DELAY },
+                node,
+                hash: pool.template_hash.clone(),
+                initialized,
+                replaces: None,
+                disrupting: false,
+            });
+        }
+        warnings
+    }
+
     /// The next time a claim launches.
     pub fn next_wake(&self, now: Millis) -> Option<Millis> {
         self.claims
