@@ -46,6 +46,9 @@ pub struct ClusterInput {
     /// Karpenter NodeClaims as written (`karpenter.sh/v1`): handed to the Karpenter controller
     /// ([`crate::controllers::karpenter::Karpenter::adopt`]).
     pub node_claims: Vec<serde_json::Value>,
+    /// Instance-type capacities given by the user (a scenario's `instanceTypes`), by name.
+    pub instance_types:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 /// A built cluster and what did not make it in.

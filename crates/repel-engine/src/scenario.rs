@@ -82,6 +82,11 @@ pub struct Scenario {
     pub seed: Option<u64>,
     /// What `repel test` checks, in file order.
     pub expect: Vec<Expectation>,
+    /// `instanceTypes`: capacities of instance types the built-in catalogue lacks (or exact
+    /// figures for one it holds), for the nodes the fixed-size pools create:
+    /// `{NAME: {cpu: "4", memory: 16Gi, pods: "58", nvidia.com/gpu: "1"}}`.
+    pub instance_types:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 /// Flags of kube-apiserver's admission plugins, kube-controller-manager and kube-scheduler that
@@ -433,7 +438,7 @@ pub struct ScenarioError {
     pub errors: Vec<ScenarioFieldError>,
 }
 
-const TOP_FIELDS: [&str; 11] = [
+const TOP_FIELDS: [&str; 12] = [
     "apiVersion",
     "kind",
     "metadata",
@@ -445,6 +450,7 @@ const TOP_FIELDS: [&str; 11] = [
     "seed",
     "expect",
     "description",
+    "instanceTypes",
 ];
 const ACTIONS: [&str; 7] = ["kubectl", "node", "apply", "delete", "advance", "az", "aws"];
 
@@ -472,6 +478,7 @@ pub fn parse_scenario(v: &Value) -> Result<Scenario, ScenarioError> {
         flags: ControllerFlags::default(),
         seed: None,
         expect: Vec::new(),
+        instance_types: Default::default(),
     };
     let Some(top) = r.object(v, "", &allowed) else {
         return Err(ScenarioError { errors: r.errors });
@@ -523,6 +530,9 @@ pub fn parse_scenario(v: &Value) -> Result<Scenario, ScenarioError> {
     if let Some(g) = top.get("featureGates") {
         sc.feature_gates = read_gates(&mut r, g);
     }
+    if let Some(t) = top.get("instanceTypes") {
+        sc.instance_types = read_instance_types(&mut r, t);
+    }
     sc.flags = read_flags(&mut r, top);
     if let Some(s) = top.get("steps") {
         sc.steps = read_steps(&mut r, s, sc.until);
@@ -535,6 +545,69 @@ pub fn parse_scenario(v: &Value) -> Result<Scenario, ScenarioError> {
     } else {
         Err(ScenarioError { errors: r.errors })
     }
+}
+
+/// `instanceTypes: {NAME: {RESOURCE: QUANTITY, …}}`, with `cpu`, `memory` and `pods` each.
+fn read_instance_types(
+    r: &mut Reader,
+    v: &Value,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(types) = v.as_object() else {
+        r.push(
+            "instanceTypes",
+            ScenarioErrorKind::WrongType {
+                expected: "a map of instance types",
+                got: read::type_name(v),
+            },
+        );
+        return out;
+    };
+    for (name, caps) in types {
+        let path = format!("instanceTypes.{name}");
+        let Some(caps) = caps.as_object() else {
+            r.push(
+                path,
+                ScenarioErrorKind::WrongType {
+                    expected: "a map of resource quantities",
+                    got: read::type_name(caps),
+                },
+            );
+            continue;
+        };
+        let mut cap = std::collections::BTreeMap::new();
+        for (res, q) in caps {
+            let q = match q {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                other => {
+                    r.push(
+                        format!("{path}.{res}"),
+                        ScenarioErrorKind::WrongType {
+                            expected: "a quantity",
+                            got: read::type_name(other),
+                        },
+                    );
+                    continue;
+                }
+            };
+            if repel_core::quantity::milli_value(&q).is_none_or(|m| m < 0) {
+                r.push(
+                    format!("{path}.{res}"),
+                    ScenarioErrorKind::Invalid(format!("{q:?} is not a quantity")),
+                );
+                continue;
+            }
+            cap.insert(res.clone(), q);
+        }
+        for need in ["cpu", "memory", "pods"] {
+            if !caps.contains_key(need) {
+                r.push(format!("{path}.{need}"), ScenarioErrorKind::Required);
+            }
+        }
+        out.insert(name.clone(), cap);
+    }
+    out
 }
 
 /// `d` after `until`: the error for a step or expectation that would never be reached.

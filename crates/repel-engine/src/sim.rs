@@ -167,7 +167,7 @@ impl Simulation {
         let claims_in = std::mem::take(&mut input.node_claims);
         let pools = crate::controllers::node_pools::PoolController::new(
             input.pools.clone(),
-            Default::default(),
+            std::mem::take(&mut input.instance_types),
         );
         let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
         let mut warnings = built.warnings.clone();

@@ -588,3 +588,48 @@ fn nodeclaims_of_the_input_are_adopted() {
         "every node has the new taint"
     );
 }
+
+/// An instance type the catalogue lacks takes its capacity from the scenario's
+/// `instanceTypes`; its devices wait for their plugin like a catalogue GPU's.
+#[test]
+fn an_instance_type_override_sizes_the_pools_nodes() {
+    let ng = repel_core::pools::eks_nodegroup(&json!({"nodegroup": {
+        "nodegroupName": "big", "instanceTypes": ["x2iedn.xlarge"],
+        "scalingConfig": {"desiredSize": 1}}}))
+    .unwrap();
+    let overrides = std::collections::BTreeMap::from([(
+        "x2iedn.xlarge".to_string(),
+        std::collections::BTreeMap::from([
+            ("cpu".to_string(), "4".to_string()),
+            ("memory".to_string(), "128Gi".to_string()),
+            ("pods".to_string(), "58".to_string()),
+            ("example.com/fpga".to_string(), "2".to_string()),
+        ]),
+    )]);
+    let sim = {
+        let mut sim = Simulation::new(
+            ClusterInput {
+                pools: vec![ng],
+                instance_types: overrides,
+                ..Default::default()
+            },
+            cfg(),
+        );
+        sim.settle();
+        sim
+    };
+    assert!(sim.warnings.is_empty(), "{:?}", sim.warnings);
+    let n = &sim.cluster.nodes[0];
+    assert_eq!(n.allocatable.milli_cpu, 4000);
+    assert_eq!(n.allocatable.memory, 128 << 30);
+    assert_eq!(n.allocatable.allowed_pod_number, 58);
+    assert_eq!(
+        n.allocatable.scalar.get("example.com/fpga"),
+        None,
+        "until a plugin runs"
+    );
+    assert_eq!(
+        repel_core::pool_nodes::node_devices(&n.node),
+        Ok(vec![("example.com/fpga".to_string(), 2)])
+    );
+}

@@ -161,6 +161,7 @@ pub fn load_scenario_text(
     let pools = inv.pools()?;
     let mut input = inv.into_cluster_input();
     input.pools = pools;
+    input.instance_types = scenario.instance_types.clone();
     Ok((scenario, input))
 }
 

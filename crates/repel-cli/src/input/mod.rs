@@ -1215,6 +1215,7 @@ impl Inventory {
             // the pools' controllers.
             pools: Vec::new(),
             node_claims: self.node_claims.iter().map(|c| c.obj.clone()).collect(),
+            instance_types: Default::default(),
         }
     }
 
@@ -1230,6 +1231,7 @@ impl Inventory {
             priority_classes: self.priority_classes.into_iter().map(|p| p.obj).collect(),
             pools: Vec::new(),
             node_claims: self.node_claims.into_iter().map(|c| c.obj).collect(),
+            instance_types: Default::default(),
         }
     }
 

@@ -66,7 +66,7 @@ impl PoolController {
                 && pool_capacity(p, &overrides).is_none()
             {
                 warnings.push(format!(
-                    "{} pool {}: instance type {t} is not in repel's catalogue; its nodes are given the assumed allocatable (give its capacity with --instance-type {t}=cpu=N,memory=Q,pods=N)",
+                    "{} pool {}: instance type {t} is not in repel's catalogue; its nodes are given the assumed allocatable (give its capacity in the scenario: instanceTypes: {{{t}: {{cpu: N, memory: Q, pods: N}}}})",
                     p.provider, p.name
                 ));
             }

@@ -258,6 +258,8 @@ fn errors_name_the_field() {
          vec!["expect[0].nodes: must be a whole number, 0 or more"]),
         ("a pool expectation's taint as kubectl refuses it", with(json!({"expect": [{"at": 0, "pool": "gpu", "taints": ["a=b:Sometimes"]}]})),
          vec!["expect[0].taints[0]: invalid taint effect: Sometimes, unsupported taint effect"]),
+        ("an instance type without pods and with a bad quantity", with(json!({"instanceTypes": {"x1": {"cpu": "4", "memory": "lots"}}})),
+         vec!["instanceTypes.x1.memory: \"lots\" is not a quantity", "instanceTypes.x1.pods: required value"]),
         ("an az step that does not tokenize", with(json!({"steps": [{"az": "aks nodepool update --node-taints 'x"}]})),
          vec!["steps[0].az: unterminated ' quote"]),
         ("admission plugins of the wrong type", with(json!({"enableAdmissionPlugins": 3, "disableAdmissionPlugins": [true]})),
