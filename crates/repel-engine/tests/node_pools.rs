@@ -633,3 +633,71 @@ fn an_instance_type_override_sizes_the_pools_nodes() {
         Ok(vec![("example.com/fpga".to_string(), 2)])
     );
 }
+
+/// After a scale-in of nodes whose ids are not adjacent (another pool's node between them),
+/// the other controllers still know every node that stays: the other pool's node whose kubelet
+/// stops is marked NotReady and tainted by the node-lifecycle controller.
+#[test]
+fn the_nodes_left_after_a_scale_in_are_still_watched() {
+    let user = aks_pool(
+        &json!({"name": "user", "type": "VirtualMachineScaleSets", "count": 1,
+        "vmSize": "Standard_D4s_v3", "maxPods": 30}),
+    )
+    .unwrap();
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pools: vec![aks(2, json!([])), user],
+            ..Default::default()
+        },
+        cfg(),
+    );
+    sim.settle();
+    let other = sim.cluster.nodes[2].name.clone();
+    assert!(other.starts_with("aks-user-"), "{other}");
+    // gpu: 2 → 3 (its third node after user's), then 3 → 1 (ids 3 and 1 go).
+    step(
+        &mut sim,
+        10_000,
+        StepAction::Az(
+            "aks nodepool scale -g rg --cluster-name c --name gpu --node-count 3".into(),
+        ),
+    );
+    step(
+        &mut sim,
+        20_000,
+        StepAction::Az(
+            "aks nodepool scale -g rg --cluster-name c --name gpu --node-count 1".into(),
+        ),
+    );
+    let names: Vec<&str> = sim.cluster.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.contains(&other.as_str()));
+    step(
+        &mut sim,
+        30_000,
+        StepAction::Node {
+            name: other.clone(),
+            condition: None,
+            heartbeats: Some(false),
+        },
+    );
+    sim.advance_to(150_000);
+    let id = sim.cluster.node_id(&other).unwrap();
+    let keys: Vec<&str> = sim.cluster.nodes[id]
+        .taints
+        .iter()
+        .map(|t| t.key.as_str())
+        .collect();
+    assert!(keys.contains(&"node.kubernetes.io/unreachable"), "{keys:?}");
+    let removing: Vec<&str> = sim
+        .events
+        .iter()
+        .filter(|e| e.reason == "RemovingNode")
+        .map(|e| e.object.as_str())
+        .collect();
+    assert_eq!(removing.len(), 2, "{removing:?}");
+    assert!(
+        !removing.contains(&format!("Node/{other}").as_str()),
+        "{removing:?}"
+    );
+}

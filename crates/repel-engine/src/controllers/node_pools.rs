@@ -149,15 +149,12 @@ impl PoolController {
                     }
                 }
                 cluster.delete_node(id);
-                // Ids after the deleted one move down.
+                // Ids after the deleted one move down. The ids already in `removed` stay as
+                // they were at their deletion: the other controllers are told of each deletion
+                // in order, each shifting its ids as it happens.
                 for h in have.iter_mut() {
                     if *h > id {
                         *h -= 1;
-                    }
-                }
-                for (r, _) in removed.iter_mut() {
-                    if *r > id {
-                        *r -= 1;
                     }
                 }
                 removed.push((id, name));
@@ -191,7 +188,7 @@ impl PoolController {
     pub fn run(&mut self, cmd: &PoolCommand, cluster: &mut Cluster) -> Result<Vec<String>, String> {
         match cmd {
             PoolCommand::Aks {
-                verb,
+                verb: _,
                 resource_group,
                 cluster: cluster_name,
                 pool,
@@ -259,7 +256,6 @@ impl PoolController {
                     state.pool.count = Some(*n);
                     out.push(format!("agentPools/{pool}: count {n}"));
                 }
-                let _ = verb;
                 Ok(out)
             }
             PoolCommand::Eks {
