@@ -196,6 +196,14 @@ pub fn pool_node(
             taints.push(t.clone());
         }
     }
+    // The kubelet's Ready condition: a pool's node joins ready.
+    let ready = NodeCondition {
+        type_: "Ready".into(),
+        status: "True".into(),
+        reason: Some("KubeletReady".into()),
+        message: Some("kubelet is posting ready status".into()),
+        ..NodeCondition::default()
+    };
     let mut annotations = BTreeMap::new();
     let status = capacity.map(|c| {
         let mut resources = BTreeMap::new();
@@ -213,13 +221,7 @@ pub fn pool_node(
         NodeStatus {
             capacity: Some(resources.clone()),
             allocatable: Some(resources),
-            conditions: Some(vec![NodeCondition {
-                type_: "Ready".into(),
-                status: "True".into(),
-                reason: Some("KubeletReady".into()),
-                message: Some("kubelet is posting ready status".into()),
-                ..NodeCondition::default()
-            }]),
+            conditions: Some(vec![ready.clone()]),
             ..NodeStatus::default()
         }
     });
@@ -235,13 +237,7 @@ pub fn pool_node(
             ..NodeSpec::default()
         }),
         status: Some(status.unwrap_or_else(|| NodeStatus {
-            conditions: Some(vec![NodeCondition {
-                type_: "Ready".into(),
-                status: "True".into(),
-                reason: Some("KubeletReady".into()),
-                message: Some("kubelet is posting ready status".into()),
-                ..NodeCondition::default()
-            }]),
+            conditions: Some(vec![ready.clone()]),
             ..NodeStatus::default()
         })),
     }

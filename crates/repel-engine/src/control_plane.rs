@@ -203,8 +203,8 @@ impl ControlPlane {
         for (id, name) in &removed {
             self.node_removed(*id, name);
         }
-        let pools: Vec<repel_core::pools::Pool> =
-            self.pools.pools.iter().map(|s| s.pool.clone()).collect();
+        let pools: Vec<&repel_core::pools::Pool> =
+            self.pools.pools.iter().map(|s| &s.pool).collect();
         let karpenter_gates = repel_core::FeatureGates {
             taint_toleration_comparison_operators: true,
         };

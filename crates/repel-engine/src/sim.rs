@@ -782,7 +782,7 @@ impl Simulation {
                 .iter()
                 .map(|s| {
                     repel_core::kubectl::parse_taint(s)
-                        .map(|t| taint_string(&t))
+                        .map(|t| repel_core::taint::taint_to_string(&t))
                         .unwrap_or_else(|_| s.clone())
                 })
                 .collect();
@@ -793,7 +793,7 @@ impl Simulation {
                     .taints
                     .iter()
                     .filter(|t| !repel_core::conditions::is_controller_no_schedule_key(&t.key))
-                    .map(taint_string)
+                    .map(repel_core::taint::taint_to_string)
                     .collect();
                 have.sort();
                 if have != want {
@@ -854,14 +854,6 @@ fn with_program(program: &str, line: &str) -> String {
         line.to_string()
     } else {
         format!("{program} {line}")
-    }
-}
-
-/// A taint as kubectl writes it: `key=value:Effect` (`key:Effect` without a value).
-fn taint_string(t: &k8s_openapi::api::core::v1::Taint) -> String {
-    match t.value.as_deref().filter(|v| !v.is_empty()) {
-        Some(v) => format!("{}={v}:{}", t.key, t.effect),
-        None => format!("{}:{}", t.key, t.effect),
     }
 }
 

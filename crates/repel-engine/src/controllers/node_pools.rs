@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::Taint;
 use repel_core::pool_nodes::{node_name, pool_capacity, pool_node};
 use repel_core::pools::{Pool, aks_taint_string, aks_validate, eks_validate};
+// The same taint for the providers: upstream's `MatchTaint` (key and effect).
+use repel_core::taint::match_taint as same;
 
 use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::load::assume_allocatable;
@@ -50,11 +52,6 @@ pub struct PoolController {
     overrides: BTreeMap<String, BTreeMap<String, String>>,
     /// Notes for the user (an instance type neither the catalogue nor an override knows).
     pub warnings: Vec<String>,
-}
-
-/// Whether two taints are the same taint for the providers (key and effect).
-fn same(a: &Taint, b: &Taint) -> bool {
-    a.key == b.key && a.effect == b.effect
 }
 
 impl PoolController {

@@ -343,6 +343,22 @@ fn pool_types(pool: &Pool) -> Vec<&'static InstanceType> {
     CATALOGUE.iter().filter(|t| t.cloud == pool.cloud).collect()
 }
 
+/// The Karpenter NodePools among `pools`, in the order Karpenter tries them: heaviest `weight`
+/// first, then by name.
+fn karpenter_order<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> Vec<&'a Pool> {
+    let mut ordered: Vec<&Pool> = pools
+        .into_iter()
+        .filter(|p| p.provider == "karpenter")
+        .collect();
+    ordered.sort_by(|a, b| {
+        b.weight
+            .unwrap_or(0)
+            .cmp(&a.weight.unwrap_or(0))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    ordered
+}
+
 /// Smallest first: vCPUs, memory, GPUs, name.
 fn by_size(types: &mut [&'static InstanceType]) {
     types.sort_by_key(|t| (t.cpu, t.memory_mib, t.gpus, t.name));
@@ -390,11 +406,11 @@ impl Karpenter {
         now: Millis,
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
-        pools: &[Pool],
+        pools: &[&Pool],
         daemons: &[PodSpec],
         gates: &repel_core::FeatureGates,
     ) -> (Vec<(NodeId, String)>, bool) {
-        let pools: Vec<&Pool> = pools.iter().filter(|p| p.provider == "karpenter").collect();
+        let pools = karpenter_order(pools.iter().copied());
         let mut changed = false;
         let mut removed = Vec::new();
         if pools.is_empty() && self.claims.is_empty() {
@@ -710,13 +726,8 @@ impl Karpenter {
             return false;
         }
         crate::scheduler::Scheduler::queue_order(cluster, &mut pending);
-        let mut ordered: Vec<&Pool> = pools.to_vec();
-        ordered.sort_by(|a, b| {
-            b.weight
-                .unwrap_or(0)
-                .cmp(&a.weight.unwrap_or(0))
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        // `pools` come in Karpenter's order (see `karpenter_order`).
+        let ordered = pools;
         let mut changed = false;
         let mut overheads: HashMap<String, Resources> = HashMap::new();
         for p in pending {
@@ -779,7 +790,7 @@ impl Karpenter {
             // A new claim from the first NodePool that takes the pod.
             let mut errs: Vec<String> = Vec::new();
             let mut made = None;
-            for pool in &ordered {
+            for pool in ordered {
                 let overhead = overheads
                     .entry(pool.name.clone())
                     .or_insert_with(|| {
@@ -1059,14 +1070,7 @@ pub fn judge_pools(
     daemons: &[PodSpec],
     pod: &crate::cluster::PodInfo,
 ) -> Vec<PoolVerdict> {
-    let mut ordered: Vec<&Pool> = pools.iter().filter(|p| p.provider == "karpenter").collect();
-    ordered.sort_by(|a, b| {
-        b.weight
-            .unwrap_or(0)
-            .cmp(&a.weight.unwrap_or(0))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    ordered
+    karpenter_order(pools)
         .into_iter()
         .map(|pool| {
             let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
