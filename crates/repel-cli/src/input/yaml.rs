@@ -1,19 +1,30 @@
 //! Reading a YAML stream fast. serde-saphyr's deserializer spends most of its time on layers a
-//! manifest does not need; here the event parser under it (granit-parser, same version and the
-//! same parser options) builds `serde_json::Value`s directly for the plain subset manifests use,
-//! and the documents of a file are parsed on several threads. Anything outside that subset
-//! (anchors, aliases, tags, merge keys, duplicate keys, floats, octal or YAML 1.1 spellings,
-//! directives, errors, stream-wide budgets near their limits) goes through serde-saphyr exactly
-//! as before, so values, errors and budgets are the same as a plain serde-saphyr read.
+//! manifest does not need, so a stream is split at its `---` markers into pieces parsed on
+//! several threads, and each piece goes down these layers until one takes it:
+//!
+//! 1. `scan`: a hand-written line scanner for the block style manifests are written in
+//!    (mappings, sequences, one-line plain and quoted scalars, comments), building
+//!    `serde_json::Value`s straight from the text; it declines anything else, and never errs.
+//! 2. `build`: the event parser under serde-saphyr (granit-parser, same version and the same
+//!    parser options) building the values for the plain subset manifests use, flow
+//!    collections, block scalars and multi-line scalars included.
+//! 3. serde-saphyr on the piece alone (tags, floats, octal or YAML 1.1 spellings, …).
+//! 4. serde-saphyr on the whole stream, when a piece needs it (anchors, aliases, merge keys,
+//!    directives, errors, stream-wide budgets near their limits).
+//!
+//! Each layer gives what the layers below it would (the tests hold each against the next), so
+//! values, errors and budgets are the same as a plain serde-saphyr read.
 //!
 //! A key repeated in a mapping is kept with its last value, as upstream's decoders do, and its
-//! path is reported (`duplicate field "metadata.name"` under strict field validation); only
-//! the fast read finds them: a piece that serde-saphyr reads (anchors, tags, floats, …) with a
-//! repeated key is still its YAML error.
+//! path is reported (`duplicate field "metadata.name"` under strict field validation): the
+//! scanner leaves such a piece to the event parser, which lists them as it builds, and
+//! `scan_duplicates` lists those of a text serde-saphyr reads.
 //!
 //! Splitting is textual: a `---` at the start of a line followed by a space, a tab, a line break
 //! or the end cannot occur inside any node (YAML 1.2 `c-forbidden`), so each piece between two
 //! such markers is a stream of its own.
+
+mod scan;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -166,12 +177,15 @@ fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts, 
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        let done = match build(piece) {
-            Built::Done(v, c, d) => Some((v, c, d)),
-            Built::Unusual => {
-                parse_piece_saphyr(piece).map(|(v, c)| (v, c, scan_duplicates(piece)))
-            }
-            Built::Error => None,
+        let done = match scan::scan(piece) {
+            Some((v, c)) => Some((v, c, Duplicates::new())),
+            None => match build(piece) {
+                Built::Done(v, c, d) => Some((v, c, d)),
+                Built::Unusual => {
+                    parse_piece_saphyr(piece).map(|(v, c)| (v, c, scan_duplicates(piece)))
+                }
+                Built::Error => None,
+            },
         };
         let Some((v, c, d)) = done else {
             stop.store(true, Ordering::Relaxed);
