@@ -8,3 +8,4 @@
 //! - [`input`]: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
 
 pub mod input;
+pub mod live;

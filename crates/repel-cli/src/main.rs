@@ -47,13 +47,21 @@ struct Cli {
 #[derive(Debug, Args, Clone)]
 pub struct Inputs {
     /// Manifest file, directory (its .yaml/.yml/.json files) or `-` for stdin; repeatable.
+    /// With --kubeconfig or --context, applied on top of the live cluster as a what-if.
     #[arg(
         short = 'f',
         long = "filename",
         value_name = "FILE|DIR|-",
-        required = true
+        required_unless_present_any = ["kubeconfig", "context"]
     )]
     pub files: Vec<PathBuf>,
+    /// Read a live cluster (read-only) through this kubeconfig; without it, $KUBECONFIG, else
+    /// ~/.kube/config, as kubectl (a cluster is read only with --kubeconfig or --context).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context of the live cluster to read (default: its current context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
@@ -116,6 +124,8 @@ enum Command {
     Test(cmd::simulate::TestArgs),
     /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
     Admit(cmd::admit::AdmitArgs),
+    /// Write a live cluster's objects as manifests (read-only, through a kubeconfig): share, reproduce, test.
+    Snapshot(cmd::snapshot::SnapshotArgs),
     /// Write a realistic generated cluster as manifests (pools, taints, workloads; seeded).
     Generate(cmd::generate::GenerateArgs),
     /// A kubectl-compatible API server: simulated nodes, durable storage, the engine live.
@@ -138,6 +148,9 @@ pub enum CliError {
     /// Output could not be written.
     #[error("{0}")]
     Output(String),
+    /// A live cluster could not be read (exit 2). Printed as is: kubectl's lines.
+    #[error(transparent)]
+    Live(#[from] repel_cli::live::LiveError),
 }
 
 impl Inputs {
@@ -161,9 +174,30 @@ impl Inputs {
     /// Reads the manifests for `command`, leaving unknown and duplicate fields in
     /// [`input::Inventory::strict`] for the caller to answer.
     pub fn read(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
-        let mut inv = input::Inventory::load_seeded(&self.files, self.recursive, seed)?;
+        let mut inv = if self.files.is_empty() {
+            input::Inventory::with_seed(seed)
+        } else {
+            input::Inventory::load_seeded(&self.files, self.recursive, seed)?
+        };
         let skipped = inv.skipped.len();
         inv.finish(self.verbose);
+        if let Some(target) = self.live_target() {
+            let snapshot = repel_cli::live::read(&target)?;
+            let mut live = input::Inventory::with_seed(seed);
+            live.warnings = snapshot.warnings.clone();
+            repel_cli::live::add_to(&snapshot, &mut live, &repel_cli::live::file_ids(&inv))?;
+            // The API server validated the cluster's objects already: fields it has and this
+            // build of repel does not know are no mistake of the user's.
+            live.strict.clear();
+            inv = repel_cli::live::layer(live, inv);
+            if inv.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "no objects passed to {command}: cluster {} holds nothing repel uses",
+                    snapshot.context
+                )));
+            }
+            return Ok(inv);
+        }
         if inv.is_empty() {
             // kubectl's words when the files hold nothing; when they held only kinds repel does
             // not use, the files and those kinds.
@@ -178,6 +212,16 @@ impl Inputs {
             )));
         }
         Ok(inv)
+    }
+}
+
+impl Inputs {
+    /// The live cluster to read, when `--kubeconfig` or `--context` is given.
+    pub fn live_target(&self) -> Option<repel_cli::live::Target> {
+        (self.kubeconfig.is_some() || self.context.is_some()).then(|| repel_cli::live::Target {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+        })
     }
 }
 
@@ -208,13 +252,17 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::Snapshot(a) => cmd::snapshot::run(a),
         Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             let msg = e.to_string();
-            if msg.starts_with("error: ") || msg.starts_with("Error from server") {
+            if msg.starts_with("error: ")
+                || msg.starts_with("Error from server")
+                || matches!(e, CliError::Live(_))
+            {
                 eprintln!("{msg}");
             } else {
                 eprintln!("error: {msg}");

@@ -123,12 +123,17 @@ impl Driver {
         }
     }
 
-    /// The stored NodePools handed to Karpenter, when the store changed since they were read.
+    /// The stored NodePools handed to Karpenter, and the stored PriorityClasses to the workload
+    /// controllers' admission (the pods they create name them), when the store changed since
+    /// they were read.
     fn sync_nodepools(&mut self) {
         if self.nodepools_rv == Some(self.view.rv) {
             return;
         }
         self.nodepools_rv = Some(self.view.rv);
+        self.plane
+            .workloads
+            .set_admission(self.app.admission.pod_config(&self.app.store));
         self.plane
             .pools
             .set_karpenter(crate::karpenter::pools(&self.app));

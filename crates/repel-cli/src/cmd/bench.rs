@@ -59,6 +59,21 @@ pub struct BenchArgs {
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long, requires = "files")]
     pub recursive: bool,
+    /// Measure a live cluster (read-only) through this kubeconfig, as `repel schedule
+    /// --kubeconfig` reads it (the parse phase is then the cluster's read); -f files go on top.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["nodes", "pods", "taints_per_node", "shape"]
+    )]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context of the live cluster to measure.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with_all = ["nodes", "pods", "taints_per_node", "shape"]
+    )]
+    pub context: Option<String>,
     /// Feature gates in kube's syntax, as `repel schedule --feature-gates`.
     #[arg(
         long = "feature-gates",
@@ -131,7 +146,7 @@ pub struct BenchReport {
     /// Peak resident memory of the process, bytes (`VmHWM`), before the YAML pipeline of a
     /// generated cluster (with `-f`: of the whole run).
     pub peak_rss_bytes: u64,
-    /// `generated` or `files` (`-f`).
+    /// `generated`, `files` (`-f`) or `cluster` (`--kubeconfig`/`--context`).
     pub source: &'static str,
     /// The generated cluster's shape (`null` with `-f`).
     pub shape: Option<&'static str>,
@@ -304,7 +319,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
             eprintln!("bench: {msg}");
         }
     };
-    let report = if args.files.is_empty() {
+    let report = if args.files.is_empty() && args.kubeconfig.is_none() && args.context.is_none() {
         bench_generated(&args, &say)?
     } else {
         bench_files(&args, &say)?
@@ -326,7 +341,12 @@ fn per_second(pods: usize, seconds: f64) -> f64 {
 
 /// The [`Inputs`] of `repel schedule -f FILE… [-R]`, parsed from those arguments so that they
 /// are read exactly as `schedule` reads them (every other field at its default).
-fn inputs(files: &[PathBuf], recursive: bool, gates: FeatureGates) -> Result<Inputs, CliError> {
+fn inputs(
+    files: &[PathBuf],
+    recursive: bool,
+    gates: FeatureGates,
+    live: Option<&BenchArgs>,
+) -> Result<Inputs, CliError> {
     #[derive(Debug, clap::Parser)]
     struct Schedule {
         #[command(flatten)]
@@ -340,6 +360,16 @@ fn inputs(files: &[PathBuf], recursive: bool, gates: FeatureGates) -> Result<Inp
     }
     if recursive {
         argv.push("--recursive".into());
+    }
+    if let Some(a) = live {
+        if let Some(k) = &a.kubeconfig {
+            let mut arg = OsString::from("--kubeconfig=");
+            arg.push(k);
+            argv.push(arg);
+        }
+        if let Some(c) = &a.context {
+            argv.push(format!("--context={c}").into());
+        }
     }
     let mut parsed = <Schedule as clap::Parser>::try_parse_from(argv)
         .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -405,7 +435,7 @@ fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, 
     write_manifests(&generated, dir.path())?;
     let write_yaml_seconds = t.elapsed().as_secs_f64();
     drop(generated);
-    let inputs = inputs(&[dir.path().to_path_buf()], false, gates)?;
+    let inputs = inputs(&[dir.path().to_path_buf()], false, gates, None)?;
     let phases = pipeline::run(&inputs, args, say)?.phases;
     if phases.placed != m.scheduled {
         eprintln!(
@@ -433,7 +463,7 @@ fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, 
 /// adaptive run on a cluster built again from the same objects.
 fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliError> {
     let gates = args.feature_gates;
-    let inputs = inputs(&args.files, args.recursive, gates)?;
+    let inputs = inputs(&args.files, args.recursive, gates, Some(args))?;
     let run = pipeline::run(&inputs, args, say)?;
     crate::output::warn_all(&run.inventory.warnings);
     crate::output::warn_all(&run.built.warnings);
@@ -523,6 +553,8 @@ fn report(
         peak_rss_bytes: t.peak_rss_bytes,
         source: if shape.is_some() {
             "generated"
+        } else if args.kubeconfig.is_some() || args.context.is_some() {
+            "cluster"
         } else {
             "files"
         },

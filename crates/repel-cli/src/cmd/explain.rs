@@ -283,6 +283,75 @@ pub struct ExplainReport {
     /// pod, in the order Karpenter tries them (the first that takes it launches a node).
     #[serde(rename = "nodePools", skip_serializing_if = "Vec::is_empty")]
     pub node_pools: Vec<repel_engine::controllers::karpenter::PoolVerdict>,
+    /// For a pod the cluster's own scheduler could not place (its `PodScheduled` condition is
+    /// `False`, as a live cluster or its snapshot records it): what that scheduler wrote, and
+    /// whether repel's message is the same.
+    #[serde(rename = "clusterScheduler", skip_serializing_if = "Option::is_none")]
+    pub cluster_scheduler: Option<ClusterScheduler>,
+}
+
+/// The cluster's scheduler's verdict on a pending pod, beside repel's.
+#[derive(Debug, Serialize)]
+pub struct ClusterScheduler {
+    /// The condition's reason (`Unschedulable`, `SchedulerError`, …).
+    pub reason: String,
+    /// The condition's message (kube-scheduler's FitError text).
+    pub message: String,
+    /// When the condition last changed, if recorded: the cluster may have changed since.
+    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<String>,
+    /// Whether repel's message is the same text.
+    pub agrees: bool,
+}
+
+/// The pod's `PodScheduled=False` condition, beside repel's `message` (empty when repel finds
+/// nodes for it).
+pub fn cluster_scheduler(pod: &Pod, message: &str) -> Option<ClusterScheduler> {
+    let c = pod
+        .status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "PodScheduled" && c.status == "False")?;
+    let theirs = c.message.clone().unwrap_or_default();
+    Some(ClusterScheduler {
+        reason: c.reason.clone().unwrap_or_default(),
+        agrees: !message.is_empty() && theirs.trim_end() == message.trim_end(),
+        message: theirs,
+        last_transition_time: c.last_transition_time.as_ref().map(|t| t.0.to_string()),
+    })
+}
+
+/// The human lines for [`ClusterScheduler`].
+fn cluster_scheduler_words(c: &ClusterScheduler, repel_message: &str) -> String {
+    let since = c
+        .last_transition_time
+        .as_deref()
+        .map(|t| format!(", since {t}"))
+        .unwrap_or_default();
+    let condition = format!(
+        "PodScheduled=False, {}{since}",
+        if c.reason.is_empty() {
+            "no reason"
+        } else {
+            &c.reason
+        }
+    );
+    if c.agrees {
+        return format!(
+            "\nThe cluster's scheduler wrote the same message ({condition}): repel agrees.\n"
+        );
+    }
+    format!(
+        "\nThe cluster's scheduler wrote ({condition}):\n  {}\n{}\n",
+        c.message,
+        if repel_message.is_empty() {
+            "repel disagrees: it finds nodes for the pod in the cluster as it is now (the cluster may have changed since)."
+        } else {
+            "repel's message differs (above): the cluster may have changed since, or runs another version or configuration of the scheduler."
+        }
+    )
 }
 
 /// What DefaultPreemption would do for the pod.
@@ -387,6 +456,7 @@ pub fn report(
             .collect(),
         advice: advice.iter().map(ToString::to_string).collect(),
         node_pools: Vec::new(),
+        cluster_scheduler: None,
     }
 }
 
@@ -524,6 +594,9 @@ pub fn human(
         } else {
             ".\n"
         });
+    }
+    if let Some(c) = &r.cluster_scheduler {
+        out.push_str(&cluster_scheduler_words(c, &r.message));
     }
     for a in &r.advice {
         out.push_str(&format!("\nNote: {a}.\n"));
@@ -708,6 +781,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
                 .collect(),
             preemption: None,
             node_pools: Vec::new(),
+            cluster_scheduler: None,
         };
         match args.output {
             Some(f) => print_machine(&r, f)?,
@@ -765,6 +839,9 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         &advice,
         preemption,
     );
+    if existing.is_some() {
+        r.cluster_scheduler = cluster_scheduler(&target.pod, &r.message);
+    }
     if !r.message.is_empty() {
         r.node_pools = repel_engine::controllers::karpenter::judge_pools(
             &pools,

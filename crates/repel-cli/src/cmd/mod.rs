@@ -12,4 +12,5 @@ pub mod pools;
 pub mod schedule;
 pub mod serve;
 pub mod simulate;
+pub mod snapshot;
 pub mod taint;

@@ -15,6 +15,7 @@ pub(super) fn human(r: &BenchReport) -> comfy_table::Table {
             "cluster",
             match r.shape {
                 Some(shape) => format!("generated, {shape} shape"),
+                None if r.source == "cluster" => "your live cluster (--kubeconfig)".to_string(),
                 None => "your files (-f)".to_string(),
             },
         ),

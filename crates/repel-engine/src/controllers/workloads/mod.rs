@@ -114,6 +114,12 @@ impl WorkloadControllers {
         }
     }
 
+    /// The admission configuration the pods they create go through (a server's stored
+    /// PriorityClasses change while it runs: `serve` hands them in when they do).
+    pub fn set_admission(&mut self, admission: AdmissionConfig) {
+        self.admission = admission;
+    }
+
     /// Starts (or stops) recording the controllers' writes to workload objects (a Deployment's
     /// ReplicaSets, every workload's status) for a driver that keeps them elsewhere (`serve`'s
     /// store). Off by default.

@@ -1,0 +1,822 @@
+//! A live cluster, read once and read-only, through a kubeconfig (kube-rs): the objects repel
+//! uses, as the manifests `repel snapshot` writes and every read-only command reads.
+//!
+//! # Which kubeconfig, which context
+//! kubectl's precedence: `--kubeconfig FILE`, else `$KUBECONFIG` (its files merged, the first
+//! file's value winning), else `~/.kube/config`; `--context NAME`, else the file's
+//! `current-context`. Authentication is kube-rs's: tokens, client certificates, exec plugins
+//! (`aws eks get-token`, `gke-gcloud-auth-plugin`, …), over TLS (rustls) or plain HTTP.
+//! Decision: a command reads a cluster only when `--kubeconfig` or `--context` is given, so a
+//! `KUBECONFIG` in the environment never turns a read of files into a read of a cluster.
+//!
+//! # What is read
+//! [`KINDS`], in that order, concurrently: namespaces, PriorityClasses, nodes,
+//! PodDisruptionBudgets, the workload kinds, pods, and Karpenter's NodePools and NodeClaims
+//! when the API serves them. Lists are paged as kubectl pages them (client-go's pager: `limit`
+//! 500 and `continue`; a continue token the server reports expired (410) is answered by one
+//! list without `limit`, as the pager's `FullListIfExpired`). A kind the user may not list
+//! (403) or the server does not serve (404) is a warning naming the kind, the verb and what
+//! cannot be judged without it (Karpenter's kinds: silently absent when not served).
+//!
+//! # What is kept
+//! [`strip`]: the objects as they would be written by hand, plus what repel reads of their
+//! status. Metadata loses `managedFields`, `resourceVersion`, `generation`, `selfLink` and
+//! kubectl's `last-applied-configuration` annotation (it keeps `uid`, owner references,
+//! creation and deletion timestamps). A node's status loses its `images`, volumes,
+//! `daemonEndpoints` and `nodeInfo`; a pod's status keeps `phase`, `conditions`, `reason`,
+//! `message`, `nominatedNodeName`, `qosClass` and `startTime`. Every command reads exactly
+//! these stripped objects, whether from the cluster or from its snapshot, in the same order,
+//! so both give the same answer.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use kube::Client;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::Status;
+use kube::core::params::ListParams;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::input::{Inventory, Loaded, Source};
+
+/// Objects per page, as kubectl's (client-go's pager's default page size).
+pub const PAGE_SIZE: u32 = 500;
+
+/// A kind repel reads from a cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    /// The resource and its group, as RBAC and kubectl name it (`poddisruptionbudgets.policy`).
+    pub resource: &'static str,
+    /// The list's path.
+    pub path: &'static str,
+    /// The items' `apiVersion` (lists leave it out of their items).
+    pub api_version: &'static str,
+    /// The items' `kind`.
+    pub kind: &'static str,
+    /// The snapshot's file for it.
+    pub file: &'static str,
+    /// Karpenter's: absent without a word when the API does not serve it.
+    pub optional: bool,
+    /// What cannot be judged without it, for the warning when it cannot be read.
+    pub without: &'static str,
+}
+
+/// The kinds read, in the order their objects are added (and the snapshot's files are named).
+pub const KINDS: &[Kind] = &[
+    Kind {
+        resource: "namespaces",
+        path: "/api/v1/namespaces",
+        api_version: "v1",
+        kind: "Namespace",
+        file: "01-namespaces.yaml",
+        optional: false,
+        without: "namespace labels (namespace selectors of affinity and spread) are taken as empty",
+    },
+    Kind {
+        resource: "priorityclasses.scheduling.k8s.io",
+        path: "/apis/scheduling.k8s.io/v1/priorityclasses",
+        api_version: "scheduling.k8s.io/v1",
+        kind: "PriorityClass",
+        file: "02-priorityclasses.yaml",
+        optional: false,
+        without: "pods' priorities come only from their spec.priority",
+    },
+    Kind {
+        resource: "nodes",
+        path: "/api/v1/nodes",
+        api_version: "v1",
+        kind: "Node",
+        file: "03-nodes.yaml",
+        optional: false,
+        without: "no node can be judged",
+    },
+    Kind {
+        resource: "poddisruptionbudgets.policy",
+        path: "/apis/policy/v1/poddisruptionbudgets",
+        api_version: "policy/v1",
+        kind: "PodDisruptionBudget",
+        file: "04-poddisruptionbudgets.yaml",
+        optional: false,
+        without: "evictions and drains are judged as if no PodDisruptionBudget existed",
+    },
+    Kind {
+        resource: "deployments.apps",
+        path: "/apis/apps/v1/deployments",
+        api_version: "apps/v1",
+        kind: "Deployment",
+        file: "05-deployments.yaml",
+        optional: false,
+        without: "pods owned by Deployments are judged without them (not replicated, not recreated)",
+    },
+    Kind {
+        resource: "replicasets.apps",
+        path: "/apis/apps/v1/replicasets",
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        file: "06-replicasets.yaml",
+        optional: false,
+        without: "pods owned by ReplicaSets are judged without them (not replicated, not recreated)",
+    },
+    Kind {
+        resource: "statefulsets.apps",
+        path: "/apis/apps/v1/statefulsets",
+        api_version: "apps/v1",
+        kind: "StatefulSet",
+        file: "07-statefulsets.yaml",
+        optional: false,
+        without: "pods owned by StatefulSets are judged without them (not replicated, not recreated)",
+    },
+    Kind {
+        resource: "daemonsets.apps",
+        path: "/apis/apps/v1/daemonsets",
+        api_version: "apps/v1",
+        kind: "DaemonSet",
+        file: "08-daemonsets.yaml",
+        optional: false,
+        without: "DaemonSet pods are judged without their DaemonSet (drains do not skip them; new nodes get none)",
+    },
+    Kind {
+        resource: "jobs.batch",
+        path: "/apis/batch/v1/jobs",
+        api_version: "batch/v1",
+        kind: "Job",
+        file: "09-jobs.yaml",
+        optional: false,
+        without: "pods owned by Jobs are judged without them",
+    },
+    Kind {
+        resource: "cronjobs.batch",
+        path: "/apis/batch/v1/cronjobs",
+        api_version: "batch/v1",
+        kind: "CronJob",
+        file: "10-cronjobs.yaml",
+        optional: false,
+        without: "CronJobs' next runs are not judged",
+    },
+    Kind {
+        resource: "pods",
+        path: "/api/v1/pods",
+        api_version: "v1",
+        kind: "Pod",
+        file: "11-pods.yaml",
+        optional: false,
+        without: "no pod can be judged: workloads stand for the pods they would create",
+    },
+    Kind {
+        resource: "nodepools.karpenter.sh",
+        path: "/apis/karpenter.sh/v1/nodepools",
+        api_version: "karpenter.sh/v1",
+        kind: "NodePool",
+        file: "12-nodepools.yaml",
+        optional: true,
+        without: "Karpenter's NodePools are not judged",
+    },
+    Kind {
+        resource: "nodeclaims.karpenter.sh",
+        path: "/apis/karpenter.sh/v1/nodeclaims",
+        api_version: "karpenter.sh/v1",
+        kind: "NodeClaim",
+        file: "13-nodeclaims.yaml",
+        optional: true,
+        without: "Karpenter's NodeClaims are not judged",
+    },
+];
+
+/// Where to read a cluster: `--kubeconfig` and `--context`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    /// `--kubeconfig FILE` (else `$KUBECONFIG`, else `~/.kube/config`).
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context NAME` (else the kubeconfig's current context).
+    pub context: Option<String>,
+}
+
+/// A cluster that could not be read. The messages are kubectl's where kubectl has one, each
+/// line whole (kubectl's `error: ` prefix included where kubectl prints it).
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// The kubeconfig file is missing (`error: stat FILE: no such file or directory`).
+    #[error("error: stat {0}: no such file or directory")]
+    NoKubeconfig(String),
+    /// `--context` names no context of the kubeconfig.
+    #[error("Error in configuration: context was not found for specified context: {0}")]
+    NoContext(String),
+    /// The kubeconfig could not be used (kube-rs's words).
+    #[error("error: {0}")]
+    Config(String),
+    /// The server refused the connection.
+    #[error(
+        "The connection to the server {0} was refused - did you specify the right host or port?"
+    )]
+    Refused(String),
+    /// Any other failure to reach the server.
+    #[error("Unable to connect to the server: {0}")]
+    Connect(String),
+    /// The credentials were refused (401).
+    #[error("error: You must be logged in to the server (Unauthorized)")]
+    Unauthorized,
+    /// The server answered a list with an error that is not about the kind (5xx, …).
+    #[error("Error from server ({reason}): {message}")]
+    Server {
+        /// Its `Status` reason.
+        reason: String,
+        /// Its `Status` message.
+        message: String,
+    },
+    /// A list's body was not a list.
+    #[error("error: {resource}: the server's list could not be read: {message}")]
+    Decode {
+        /// The resource.
+        resource: &'static str,
+        /// serde_json's words.
+        message: String,
+    },
+    /// The async runtime could not start.
+    #[error("error: cannot start the client: {0}")]
+    Runtime(String),
+}
+
+/// A cluster read: its objects by kind ([`KINDS`]' order), stripped, and what could not be read.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// The context read (for [`Source`]s and messages).
+    pub context: String,
+    /// The server's address.
+    pub server: String,
+    /// Each kind's objects, with `apiVersion` and `kind` set, stripped; by index in [`KINDS`].
+    pub objects: Vec<Vec<Value>>,
+    /// Warnings: kinds that could not be read, and why, and what that leaves unjudged.
+    pub warnings: Vec<String>,
+}
+
+impl Snapshot {
+    /// How many objects it holds.
+    pub fn len(&self) -> usize {
+        self.objects.iter().map(Vec::len).sum()
+    }
+
+    /// Whether it holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where a live object came from: `cluster CONTEXT: pods: document N`.
+    pub fn source(&self, kind: &Kind, i: usize) -> Source {
+        Source {
+            file: format!("cluster {}: {}", self.context, kind.resource),
+            doc: i + 1,
+            item: None,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.resource)
+    }
+}
+
+/// Reads the cluster `target` names: every kind of [`KINDS`], concurrently, paged; a progress
+/// line on stderr when it is a terminal.
+pub fn read(target: &Target) -> Result<Snapshot, LiveError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| LiveError::Runtime(e.to_string()))?;
+    runtime.block_on(read_async(target))
+}
+
+/// The kubeconfig to use, by kubectl's precedence, and the context's name.
+fn kubeconfig(target: &Target) -> Result<(Kubeconfig, String), LiveError> {
+    let kc = match &target.kubeconfig {
+        Some(path) => {
+            if !path.exists() {
+                return Err(LiveError::NoKubeconfig(path.display().to_string()));
+            }
+            Kubeconfig::read_from(path)
+        }
+        None => Kubeconfig::read(),
+    }
+    .map_err(|e| LiveError::Config(e.to_string()))?;
+    let context = match &target.context {
+        Some(c) => {
+            if !kc.contexts.iter().any(|n| &n.name == c) {
+                return Err(LiveError::NoContext(c.clone()));
+            }
+            c.clone()
+        }
+        None => kc.current_context.clone().unwrap_or_default(),
+    };
+    Ok((kc, context))
+}
+
+async fn read_async(target: &Target) -> Result<Snapshot, LiveError> {
+    let (kc, context) = kubeconfig(target)?;
+    let options = KubeConfigOptions {
+        context: target.context.clone(),
+        cluster: None,
+        user: None,
+    };
+    let config = kube::Config::from_custom_kubeconfig(kc, &options)
+        .await
+        .map_err(|e| LiveError::Config(e.to_string()))?;
+    let server = config.cluster_url.to_string();
+    let host = config
+        .cluster_url
+        .authority()
+        .map_or_else(|| server.clone(), ToString::to_string);
+    let client = Client::try_from(config).map_err(|e| LiveError::Config(e.to_string()))?;
+    let progress = Progress::new(&context);
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, kind) in KINDS.iter().enumerate() {
+        let client = client.clone();
+        let progress = progress.clone();
+        tasks.spawn(async move { (i, list_all(&client, kind, &progress).await) });
+    }
+    let mut results: Vec<Option<Result<Vec<Value>, ListError>>> =
+        (0..KINDS.len()).map(|_| None).collect();
+    while let Some(joined) = tasks.join_next().await {
+        let (i, result) = joined.map_err(|e| LiveError::Runtime(e.to_string()))?;
+        if let Some(slot) = results.get_mut(i) {
+            *slot = Some(result);
+        }
+    }
+    progress.finish();
+    let mut snapshot = Snapshot {
+        context,
+        server,
+        ..Snapshot::default()
+    };
+    for (kind, result) in KINDS.iter().zip(results) {
+        let objects = match result {
+            Some(Ok(items)) => items,
+            Some(Err(ListError::Api(status))) => {
+                let code = status.code;
+                match code {
+                    401 => return Err(LiveError::Unauthorized),
+                    403 => snapshot.warnings.push(format!(
+                        "cannot list {kind}: {}; {}",
+                        status.message, kind.without
+                    )),
+                    404 if kind.optional => {}
+                    404 => snapshot.warnings.push(format!(
+                        "cannot list {kind}: the server does not serve it ({} is not found); {}",
+                        kind.path, kind.without
+                    )),
+                    _ => {
+                        return Err(LiveError::Server {
+                            reason: status.reason.clone(),
+                            message: status.message.clone(),
+                        });
+                    }
+                }
+                Vec::new()
+            }
+            Some(Err(ListError::Transport(e))) => return Err(connect_error(&host, &e)),
+            Some(Err(ListError::Decode(message))) => {
+                return Err(LiveError::Decode {
+                    resource: kind.resource,
+                    message,
+                });
+            }
+            None => Vec::new(),
+        };
+        snapshot.objects.push(objects);
+    }
+    Ok(snapshot)
+}
+
+/// kubectl's words for a connection that failed.
+fn connect_error(host: &str, e: &kube::Error) -> LiveError {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    if text.contains("Connection refused") || text.contains("connection refused") {
+        LiveError::Refused(host.to_string())
+    } else {
+        LiveError::Connect(text)
+    }
+}
+
+/// Why one kind's list failed.
+#[derive(Debug)]
+enum ListError {
+    /// The server answered with a `Status`.
+    Api(Box<Status>),
+    /// The server could not be reached.
+    Transport(kube::Error),
+    /// The body was not a list.
+    Decode(String),
+}
+
+/// A list page: its items and its continue token.
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    metadata: PageMeta,
+    #[serde(default)]
+    items: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+}
+
+/// Every object of `kind`, page by page; items given their `apiVersion` and `kind`, stripped.
+async fn list_all(
+    client: &Client,
+    kind: &Kind,
+    progress: &Progress,
+) -> Result<Vec<Value>, ListError> {
+    let mut items = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let mut params = ListParams::default().limit(PAGE_SIZE);
+        if let Some(t) = &token {
+            params = params.continue_token(t);
+        }
+        let page = match get_page(client, kind, &params).await {
+            Ok(page) => page,
+            // client-go's pager: a continue token that expired (410) while the list was read
+            // falls back to one full list.
+            Err(ListError::Api(s)) if s.code == 410 && token.is_some() => {
+                let page = get_page(client, kind, &ListParams::default()).await?;
+                progress.add(page.items.len().saturating_sub(items.len()));
+                items.clear();
+                for item in page.items {
+                    items.push(finish_item(kind, item));
+                }
+                return Ok(items);
+            }
+            Err(e) => return Err(e),
+        };
+        progress.add(page.items.len());
+        for item in page.items {
+            items.push(finish_item(kind, item));
+        }
+        match page.metadata.continue_token.filter(|t| !t.is_empty()) {
+            Some(t) => token = Some(t),
+            None => return Ok(items),
+        }
+    }
+}
+
+fn finish_item(kind: &Kind, mut item: Value) -> Value {
+    if let Some(m) = item.as_object_mut() {
+        // apiVersion and kind first, as a manifest is written.
+        let mut out = serde_json::Map::with_capacity(m.len() + 2);
+        out.insert("apiVersion".into(), Value::String(kind.api_version.into()));
+        out.insert("kind".into(), Value::String(kind.kind.into()));
+        for (k, v) in std::mem::take(m) {
+            if k != "apiVersion" && k != "kind" {
+                out.insert(k, v);
+            }
+        }
+        item = Value::Object(out);
+    }
+    strip(kind.kind, &mut item);
+    item
+}
+
+/// One page of a list.
+async fn get_page(client: &Client, kind: &Kind, params: &ListParams) -> Result<Page, ListError> {
+    let request = kube::core::Request::new(kind.path)
+        .list(params)
+        .map_err(|e| ListError::Decode(e.to_string()))?;
+    let response = client
+        .send(request.map(kube::client::Body::from))
+        .await
+        .map_err(ListError::Transport)?;
+    let status = response.status();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(ListError::Transport)?
+        .to_bytes();
+    if status.is_client_error() || status.is_server_error() {
+        let parsed = serde_json::from_slice::<Status>(&body).ok();
+        let mut s = parsed.unwrap_or_else(|| Status {
+            message: String::from_utf8_lossy(&body).trim().to_string(),
+            ..Status::default()
+        });
+        s.code = status.as_u16();
+        if s.reason.is_empty() {
+            s.reason = status.canonical_reason().unwrap_or_default().to_string();
+        }
+        return Err(ListError::Api(Box::new(s)));
+    }
+    serde_json::from_slice::<Page>(&body).map_err(|e| ListError::Decode(e.to_string()))
+}
+
+/// Metadata noise: what the API server adds and no manifest holds.
+const METADATA_NOISE: &[&str] = &["managedFields", "resourceVersion", "generation", "selfLink"];
+
+/// kubectl's record of the last applied manifest: a copy of the object, noise here.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// A node's status fields repel does not read (large and changing).
+const NODE_STATUS_NOISE: &[&str] = &[
+    "images",
+    "volumesInUse",
+    "volumesAttached",
+    "daemonEndpoints",
+    "nodeInfo",
+    "config",
+    "runtimeHandlers",
+    "features",
+];
+
+/// A pod's status fields repel reads; the rest (container statuses, IPs) is dropped.
+const POD_STATUS_KEPT: &[&str] = &[
+    "phase",
+    "conditions",
+    "reason",
+    "message",
+    "nominatedNodeName",
+    "qosClass",
+    "startTime",
+];
+
+/// Drops what the API server adds and repel does not read (see the module's docs).
+pub fn strip(kind: &str, obj: &mut Value) {
+    let Some(m) = obj.as_object_mut() else {
+        return;
+    };
+    if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
+        for k in METADATA_NOISE {
+            meta.remove(*k);
+        }
+        let empty = match meta.get_mut("annotations").and_then(Value::as_object_mut) {
+            Some(a) => {
+                a.remove(LAST_APPLIED);
+                a.is_empty()
+            }
+            None => false,
+        };
+        if empty {
+            meta.remove("annotations");
+        }
+    }
+    match kind {
+        "Node" => {
+            if let Some(status) = m.get_mut("status").and_then(Value::as_object_mut) {
+                for k in NODE_STATUS_NOISE {
+                    status.remove(*k);
+                }
+            }
+        }
+        "Pod" => {
+            if let Some(status) = m.get_mut("status").and_then(Value::as_object_mut) {
+                status.retain(|k, _| POD_STATUS_KEPT.contains(&k.as_str()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The live objects added to `inv` in [`KINDS`]' order, except those `files` defines (the
+/// files are a what-if on top of the cluster: their version replaces the cluster's).
+pub fn add_to(
+    snapshot: &Snapshot,
+    inv: &mut Inventory,
+    files: &HashSet<String>,
+) -> Result<(), crate::input::InputError> {
+    for (kind, objects) in KINDS.iter().zip(&snapshot.objects) {
+        for (i, v) in objects.iter().enumerate() {
+            if !files.is_empty() && files.contains(&object_id(v)) {
+                continue;
+            }
+            inv.add(snapshot.source(kind, i), v)?;
+        }
+    }
+    Ok(())
+}
+
+/// `files` on top of `live`: the files' objects after the cluster's (their `seq` shifted),
+/// their warnings and strict reports kept (`files` must be [`Inventory::finish`]ed).
+pub fn layer(mut live: Inventory, mut files: Inventory) -> Inventory {
+    let offset = live.nodes.len()
+        + live.pods.len()
+        + live.workloads.len()
+        + live.namespaces.len()
+        + live.pdbs.len()
+        + live.priority_classes.len();
+    fn shift<T>(to: &mut Vec<Loaded<T>>, from: &mut Vec<Loaded<T>>, offset: usize) {
+        for l in from.iter_mut() {
+            l.seq += offset;
+        }
+        to.append(from);
+    }
+    shift(&mut live.nodes, &mut files.nodes, offset);
+    shift(&mut live.pods, &mut files.pods, offset);
+    shift(&mut live.workloads, &mut files.workloads, offset);
+    shift(&mut live.namespaces, &mut files.namespaces, offset);
+    shift(&mut live.pdbs, &mut files.pdbs, offset);
+    shift(
+        &mut live.priority_classes,
+        &mut files.priority_classes,
+        offset,
+    );
+    shift(&mut live.node_pools, &mut files.node_pools, offset);
+    shift(&mut live.node_claims, &mut files.node_claims, offset);
+    live.warnings.append(&mut files.warnings);
+    live.strict.append(&mut files.strict);
+    live
+}
+
+/// The [`object_id`]s of the objects read from files (nodes, pods, namespaces, budgets,
+/// PriorityClasses, workloads; node pools and NodeClaims by name).
+pub fn file_ids(inv: &Inventory) -> HashSet<String> {
+    use repel_core::workload::namespace_of;
+    let mut ids = HashSet::new();
+    let name = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+        m.name.clone().unwrap_or_default()
+    };
+    for n in &inv.nodes {
+        ids.insert(format!("Node {}", name(&n.obj.metadata)));
+    }
+    for n in &inv.namespaces {
+        ids.insert(format!("Namespace {}", name(&n.obj.metadata)));
+    }
+    for c in &inv.priority_classes {
+        ids.insert(format!("PriorityClass {}", name(&c.obj.metadata)));
+    }
+    for p in &inv.pods {
+        let m = &p.obj.metadata;
+        ids.insert(format!("Pod {}/{}", namespace_of(m), name(m)));
+    }
+    for b in &inv.pdbs {
+        let m = &b.obj.metadata;
+        ids.insert(format!(
+            "PodDisruptionBudget {}/{}",
+            namespace_of(m),
+            name(m)
+        ));
+    }
+    for w in &inv.workloads {
+        ids.insert(format!(
+            "{} {}/{}",
+            w.obj.kind(),
+            w.obj.namespace(),
+            w.obj.name()
+        ));
+    }
+    for p in inv.node_pools.iter().chain(&inv.node_claims) {
+        ids.insert(object_id(&p.obj));
+    }
+    ids
+}
+
+/// `Kind namespace/name` (`Kind name` when cluster-scoped) of a raw object.
+pub fn object_id(v: &Value) -> String {
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let name = v
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match v.pointer("/metadata/namespace").and_then(Value::as_str) {
+        Some(ns) if !ns.is_empty() && !cluster_scoped(kind) => format!("{kind} {ns}/{name}"),
+        _ if cluster_scoped(kind) => format!("{kind} {name}"),
+        _ => format!("{kind} default/{name}"),
+    }
+}
+
+fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Node" | "Namespace" | "PriorityClass" | "NodePool" | "NodeClaim"
+    )
+}
+
+/// The snapshot written as manifests into `dir`: one multi-document YAML file per kind read
+/// (named so that a directory read takes them in [`KINDS`]' order); returns the files written.
+pub fn write_snapshot(snapshot: &Snapshot, dir: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for (kind, objects) in KINDS.iter().zip(&snapshot.objects) {
+        let path = dir.join(kind.file);
+        if objects.is_empty() {
+            // A stale file of an earlier snapshot would be read with this one.
+            if path.exists() {
+                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            continue;
+        }
+        let mut text = String::new();
+        for v in objects {
+            text.push_str("---\n");
+            text.push_str(&serde_saphyr::to_string(v).map_err(|e| e.to_string())?);
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push((path, objects.len()));
+    }
+    Ok(written)
+}
+
+/// The progress line: objects read so far, on stderr when it is a terminal.
+#[derive(Clone)]
+struct Progress(indicatif::ProgressBar);
+
+impl Progress {
+    fn new(context: &str) -> Progress {
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_message(format!("reading cluster {context}"));
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} {msg}: {pos} objects ({elapsed})",
+            ) {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Progress(bar)
+    }
+
+    fn add(&self, n: usize) {
+        self.0.inc(n as u64);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strip_drops_server_noise_and_keeps_what_repel_reads() {
+        let mut pod = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "a", "uid": "u1", "resourceVersion": "7",
+                "generation": 2, "managedFields": [{"manager": "kubectl"}],
+                "annotations": {LAST_APPLIED: "{}"},
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "r", "uid": "u0", "controller": true, "apiVersion": "apps/v1"}]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": "Pending", "podIP": "10.0.0.1", "containerStatuses": [],
+                "conditions": [{"type": "PodScheduled", "status": "False", "message": "0/1 nodes are available"}]}
+        });
+        strip("Pod", &mut pod);
+        assert_eq!(
+            pod,
+            json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "a", "uid": "u1",
+                    "ownerReferences": [{"kind": "ReplicaSet", "name": "r", "uid": "u0", "controller": true, "apiVersion": "apps/v1"}]},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+                "status": {"phase": "Pending",
+                    "conditions": [{"type": "PodScheduled", "status": "False", "message": "0/1 nodes are available"}]}
+            })
+        );
+        let mut node = json!({"kind": "Node", "metadata": {"name": "n", "annotations": {"a": "b"}},
+            "status": {"images": [{"names": ["x"]}], "allocatable": {"cpu": "4"}, "nodeInfo": {}}});
+        strip("Node", &mut node);
+        assert_eq!(
+            node,
+            json!({"kind": "Node", "metadata": {"name": "n", "annotations": {"a": "b"}},
+                "status": {"allocatable": {"cpu": "4"}}})
+        );
+    }
+
+    #[test]
+    fn object_ids_name_kind_namespace_and_name() {
+        assert_eq!(
+            object_id(&json!({"kind": "Pod", "metadata": {"name": "p"}})),
+            "Pod default/p"
+        );
+        assert_eq!(
+            object_id(&json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "x"}})),
+            "Deployment x/d"
+        );
+        assert_eq!(
+            object_id(&json!({"kind": "Node", "metadata": {"name": "n", "namespace": "x"}})),
+            "Node n"
+        );
+    }
+
+    #[test]
+    fn kinds_are_read_in_the_order_of_their_files() {
+        let files: Vec<&str> = KINDS.iter().map(|k| k.file).collect();
+        let mut sorted = files.clone();
+        sorted.sort_unstable();
+        assert_eq!(files, sorted);
+    }
+}
