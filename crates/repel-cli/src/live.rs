@@ -419,13 +419,18 @@ enum ListError {
     Decode(String),
 }
 
-/// A list page: its items and its continue token.
+/// A list page's items.
 #[derive(Deserialize)]
 struct Page {
     #[serde(default)]
-    metadata: PageMeta,
-    #[serde(default)]
     items: Vec<Value>,
+}
+
+/// A list page's metadata alone (its items skipped unread).
+#[derive(Deserialize)]
+struct Head {
+    #[serde(default)]
+    metadata: PageMeta,
 }
 
 #[derive(Deserialize, Default)]
@@ -435,42 +440,77 @@ struct PageMeta {
 }
 
 /// Every object of `kind`, page by page; items given their `apiVersion` and `kind`, stripped.
+/// Each page's items are decoded on a blocking thread while the next page is fetched (only its
+/// continue token is read before the next request).
 async fn list_all(
     client: &Client,
-    kind: &Kind,
+    kind: &'static Kind,
     progress: &Progress,
 ) -> Result<Vec<Value>, ListError> {
-    let mut items = Vec::new();
+    let mut pages = Vec::new();
     let mut token: Option<String> = None;
     loop {
         let mut params = ListParams::default().limit(PAGE_SIZE);
         if let Some(t) = &token {
             params = params.continue_token(t);
         }
-        let page = match get_page(client, kind, &params).await {
-            Ok(page) => page,
+        let body = match get_body(client, kind, &params).await {
+            Ok(body) => body,
             // client-go's pager: a continue token that expired (410) while the list was read
             // falls back to one full list.
             Err(ListError::Api(s)) if s.code == 410 && token.is_some() => {
-                let page = get_page(client, kind, &ListParams::default()).await?;
-                progress.add(page.items.len().saturating_sub(items.len()));
-                items.clear();
-                for item in page.items {
-                    items.push(finish_item(kind, item));
-                }
+                let body = get_body(client, kind, &ListParams::default()).await?;
+                let items = decode_items(kind, &body)?;
+                progress.add(items.len());
                 return Ok(items);
             }
             Err(e) => return Err(e),
         };
-        progress.add(page.items.len());
-        for item in page.items {
-            items.push(finish_item(kind, item));
-        }
-        match page.metadata.continue_token.filter(|t| !t.is_empty()) {
+        let next = serde_json::from_slice::<Head>(&body)
+            .map_err(|e| ListError::Decode(e.to_string()))?
+            .metadata
+            .continue_token
+            .filter(|t| !t.is_empty());
+        let progress = progress.clone();
+        pages.push(tokio::task::spawn_blocking(move || {
+            let items = decode_items(kind, &body);
+            if let Ok(items) = &items {
+                progress.add(items.len());
+            }
+            items
+        }));
+        match next {
+            // A server that hands back the token it was given would be read forever.
+            Some(t) if token.as_deref() == Some(t.as_str()) => {
+                return Err(ListError::Decode(format!(
+                    "the server answered continue={t:?} with the same continue token"
+                )));
+            }
             Some(t) => token = Some(t),
-            None => return Ok(items),
+            None => break,
         }
     }
+    let mut items = Vec::new();
+    for page in pages {
+        let page = page.await.map_err(|e| ListError::Decode(e.to_string()))??;
+        if items.is_empty() {
+            items = page;
+        } else {
+            items.extend(page);
+        }
+    }
+    Ok(items)
+}
+
+/// A page's items, finished ([`finish_item`]).
+fn decode_items(kind: &Kind, body: &[u8]) -> Result<Vec<Value>, ListError> {
+    let page =
+        serde_json::from_slice::<Page>(body).map_err(|e| ListError::Decode(e.to_string()))?;
+    Ok(page
+        .items
+        .into_iter()
+        .map(|item| finish_item(kind, item))
+        .collect())
 }
 
 fn finish_item(kind: &Kind, mut item: Value) -> Value {
@@ -490,8 +530,12 @@ fn finish_item(kind: &Kind, mut item: Value) -> Value {
     item
 }
 
-/// One page of a list.
-async fn get_page(client: &Client, kind: &Kind, params: &ListParams) -> Result<Page, ListError> {
+/// One page of a list, its body as sent.
+async fn get_body(
+    client: &Client,
+    kind: &Kind,
+    params: &ListParams,
+) -> Result<bytes::Bytes, ListError> {
     let request = kube::core::Request::new(kind.path)
         .list(params)
         .map_err(|e| ListError::Decode(e.to_string()))?;
@@ -518,7 +562,7 @@ async fn get_page(client: &Client, kind: &Kind, params: &ListParams) -> Result<P
         }
         return Err(ListError::Api(Box::new(s)));
     }
-    serde_json::from_slice::<Page>(&body).map_err(|e| ListError::Decode(e.to_string()))
+    Ok(body)
 }
 
 /// Metadata noise: what the API server adds and no manifest holds.
@@ -701,29 +745,62 @@ fn cluster_scoped(kind: &str) -> bool {
     )
 }
 
-/// The snapshot written as manifests into `dir`: one multi-document YAML file per kind read
-/// (named so that a directory read takes them in [`KINDS`]' order); returns the files written.
+/// Objects per snapshot file: a kind with more is written in parts (`11-pods-0001.yaml`, …),
+/// each well under the most repel reads of one file ([`crate::input::MAX_INPUT_BYTES`]) even
+/// for pods ten times the size of a typical one.
+pub const OBJECTS_PER_FILE: usize = 10_000;
+
+/// The snapshot written as manifests into `dir`: one multi-document YAML file per kind read,
+/// in parts of [`OBJECTS_PER_FILE`], named so that a directory read takes them in [`KINDS`]'
+/// order; returns the files written and their objects. Files of an earlier snapshot for these
+/// kinds are removed first, so none is read with this one.
 pub fn write_snapshot(snapshot: &Snapshot, dir: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let io = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let path = entry.map_err(|e| io(dir, e))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if KINDS.iter().any(|k| snapshot_file_of(k, name)) {
+            std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+        }
+    }
     let mut written = Vec::new();
     for (kind, objects) in KINDS.iter().zip(&snapshot.objects) {
-        let path = dir.join(kind.file);
-        if objects.is_empty() {
-            // A stale file of an earlier snapshot would be read with this one.
-            if path.exists() {
-                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            }
-            continue;
+        let parts = objects.len().div_ceil(OBJECTS_PER_FILE);
+        for (n, chunk) in objects.chunks(OBJECTS_PER_FILE).enumerate() {
+            let path = if parts == 1 {
+                dir.join(kind.file)
+            } else {
+                let stem = kind.file.trim_end_matches(".yaml");
+                dir.join(format!("{stem}-{:04}.yaml", n + 1))
+            };
+            let text = documents(chunk)?;
+            std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+            written.push((path, chunk.len()));
         }
-        let mut text = String::new();
-        for v in objects {
-            text.push_str("---\n");
-            text.push_str(&serde_saphyr::to_string(v).map_err(|e| e.to_string())?);
-        }
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        written.push((path, objects.len()));
     }
     Ok(written)
+}
+
+/// Whether `name` is a file [`write_snapshot`] writes for `kind`.
+fn snapshot_file_of(kind: &Kind, name: &str) -> bool {
+    let stem = kind.file.trim_end_matches(".yaml");
+    name == kind.file
+        || name
+            .strip_prefix(stem)
+            .and_then(|r| r.strip_prefix('-'))
+            .and_then(|r| r.strip_suffix(".yaml"))
+            .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Objects as one multi-document YAML stream.
+pub fn documents(objects: &[Value]) -> Result<String, String> {
+    let mut text = String::new();
+    for v in objects {
+        text.push_str("---\n");
+        text.push_str(&serde_saphyr::to_string(v).map_err(|e| e.to_string())?);
+    }
+    Ok(text)
 }
 
 /// The progress line: objects read so far, on stderr when it is a terminal.
@@ -809,6 +886,60 @@ mod tests {
         assert_eq!(
             object_id(&json!({"kind": "Node", "metadata": {"name": "n", "namespace": "x"}})),
             "Node n"
+        );
+    }
+
+    #[test]
+    fn a_large_kind_is_written_in_parts_and_stale_files_go() {
+        let dir = tempfile::tempdir().unwrap();
+        for stale in ["11-pods.yaml", "11-pods-0009.yaml", "03-nodes.yaml"] {
+            std::fs::write(dir.path().join(stale), "---\n").unwrap();
+        }
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let pods: Vec<Value> = (0..OBJECTS_PER_FILE * 2 + 1)
+            .map(|i| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("p{i}")}}))
+            .collect();
+        let mut objects: Vec<Vec<Value>> = KINDS.iter().map(|_| Vec::new()).collect();
+        let pods_at = KINDS.iter().position(|k| k.kind == "Pod").unwrap();
+        objects[pods_at] = pods;
+        let snapshot = Snapshot {
+            objects,
+            ..Snapshot::default()
+        };
+        let written = write_snapshot(&snapshot, dir.path()).unwrap();
+        let names: Vec<(String, usize)> = written
+            .iter()
+            .map(|(p, n)| (p.file_name().unwrap().to_string_lossy().to_string(), *n))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("11-pods-0001.yaml".to_string(), OBJECTS_PER_FILE),
+                ("11-pods-0002.yaml".to_string(), OBJECTS_PER_FILE),
+                ("11-pods-0003.yaml".to_string(), 1)
+            ]
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "11-pods-0001.yaml",
+                "11-pods-0002.yaml",
+                "11-pods-0003.yaml",
+                "notes.txt"
+            ]
+        );
+        let last = std::fs::read_to_string(dir.path().join("11-pods-0003.yaml")).unwrap();
+        assert_eq!(
+            last,
+            format!(
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{}\n",
+                OBJECTS_PER_FILE * 2
+            )
         );
     }
 

@@ -560,3 +560,29 @@ fn forbidden_and_unserved_kinds_are_warnings_and_an_expired_continue_lists_again
             .contains("warning: cannot list poddisruptionbudgets.policy: ")
     );
 }
+
+fn looping(target: &str) -> (u16, String) {
+    if target.starts_with("/api/v1/nodes") {
+        (200, list(&[node("a")], "same"))
+    } else {
+        (200, list(&[], ""))
+    }
+}
+
+#[test]
+fn a_server_that_repeats_its_continue_token_is_an_error_not_a_loop() {
+    let (server, _) = scripted(looping);
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kc.yaml");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster: {{server: \"{server}\"}}\ncontexts:\n- name: s\n  context: {{cluster: s, user: u}}\nusers:\n- name: u\n  user: {{}}\ncurrent-context: s\n"),
+    )
+    .unwrap();
+    let out = run(&["snapshot", "--kubeconfig", kc.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: nodes: the server's list could not be read: the server answered continue=\"same\" with the same continue token\n"
+    );
+}

@@ -160,21 +160,30 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
             let template = controller_pod(w, String::new(), "DaemonSet", oname, None)?;
             let spec = template.spec.unwrap_or_default();
             let (mut desired, mut current, mut mis, mut ready) = (0, 0, 0, 0);
+            // The DaemonSet's pods by the node they are bound to and the node they are pinned
+            // to (once: a pass over every node for every pod grew with nodes × pods).
+            let mut by_node: std::collections::HashMap<String, Vec<&usize>> =
+                std::collections::HashMap::new();
+            for p in &pods {
+                let info = &cluster.pods[*p];
+                let bound = info
+                    .node
+                    .and_then(|x| cluster.nodes.get(x))
+                    .map(|x| x.name.clone());
+                let pinned = repel_core::workload::claim::pinned_node(info.spec());
+                if let Some(b) = &bound {
+                    by_node.entry(b.clone()).or_default().push(p);
+                }
+                if let Some(pn) = pinned
+                    && bound.as_ref() != Some(&pn)
+                {
+                    by_node.entry(pn).or_default().push(p);
+                }
+            }
             for n in &cluster.nodes {
                 let node: &Node = &n.node;
                 let (should_run, _) = node_should_run_daemon_pod(&spec, node, gates);
-                let on: Vec<&usize> = pods
-                    .iter()
-                    .filter(|p| {
-                        let info = &cluster.pods[**p];
-                        info.node
-                            .and_then(|x| cluster.nodes.get(x))
-                            .map(|x| &x.name)
-                            == Some(&n.name)
-                            || repel_core::workload::claim::pinned_node(info.spec()).as_ref()
-                                == Some(&n.name)
-                    })
-                    .collect();
+                let on: &[&usize] = by_node.get(&n.name).map_or(&[], Vec::as_slice);
                 desired += i32::from(should_run);
                 if !on.is_empty() {
                     if should_run {
