@@ -42,6 +42,9 @@ use kube::core::params::ListParams;
 use serde::Deserialize;
 use serde_json::Value;
 
+use std::borrow::Cow;
+
+use crate::input::tree::Tree;
 use crate::input::{Inventory, Loaded, Source};
 
 /// Objects per page, as kubectl's (client-go's pager's default page size).
@@ -284,12 +287,51 @@ impl fmt::Display for Kind {
 /// Reads the cluster `target` names: every kind of [`KINDS`], concurrently, paged; a progress
 /// line on stderr when it is a terminal.
 pub fn read(target: &Target) -> Result<Snapshot, LiveError> {
+    let listing = read_pages(target, decode_values)?;
+    Ok(Snapshot {
+        context: listing.context,
+        server: listing.server,
+        objects: listing
+            .kinds
+            .into_iter()
+            .map(|pages| pages.into_iter().flatten().collect())
+            .collect(),
+        warnings: listing.warnings,
+    })
+}
+
+/// Reads the cluster as [`read`] does, each page written as YAML documents as soon as it
+/// arrives (`repel snapshot`: no object is held longer than its page).
+pub fn read_yaml(target: &Target) -> Result<Listing<YamlPage>, LiveError> {
+    read_pages(target, decode_yaml)
+}
+
+/// What a page becomes once read (on a blocking thread), and how many objects it held.
+type Decode<T> = fn(&'static Kind, &[u8]) -> Result<(usize, T), ListError>;
+
+/// A cluster read page by page: each kind's pages in order, by index in [`KINDS`].
+#[derive(Debug, Default)]
+pub struct Listing<T> {
+    /// The context read.
+    pub context: String,
+    /// The server's address.
+    pub server: String,
+    /// Each kind's pages, decoded.
+    pub kinds: Vec<Vec<T>>,
+    /// Kinds that could not be read, and why, and what that leaves unjudged.
+    pub warnings: Vec<String>,
+}
+
+fn read_pages<T: Send + 'static>(
+    target: &Target,
+    decode: Decode<T>,
+) -> Result<Listing<T>, LiveError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| LiveError::Runtime(e.to_string()))?;
-    runtime.block_on(read_async(target))
+    runtime.block_on(read_async(target, decode))
 }
 
 /// The kubeconfig to use, by kubectl's precedence, and the context's name.
@@ -316,7 +358,10 @@ fn kubeconfig(target: &Target) -> Result<(Kubeconfig, String), LiveError> {
     Ok((kc, context))
 }
 
-async fn read_async(target: &Target) -> Result<Snapshot, LiveError> {
+async fn read_async<T: Send + 'static>(
+    target: &Target,
+    decode: Decode<T>,
+) -> Result<Listing<T>, LiveError> {
     let (kc, context) = kubeconfig(target)?;
     let options = KubeConfigOptions {
         context: target.context.clone(),
@@ -337,9 +382,9 @@ async fn read_async(target: &Target) -> Result<Snapshot, LiveError> {
     for (i, kind) in KINDS.iter().enumerate() {
         let client = client.clone();
         let progress = progress.clone();
-        tasks.spawn(async move { (i, list_all(&client, kind, &progress).await) });
+        tasks.spawn(async move { (i, list_all(&client, kind, &progress, decode).await) });
     }
-    let mut results: Vec<Option<Result<Vec<Value>, ListError>>> =
+    let mut results: Vec<Option<Result<Vec<T>, ListError>>> =
         (0..KINDS.len()).map(|_| None).collect();
     while let Some(joined) = tasks.join_next().await {
         let (i, result) = joined.map_err(|e| LiveError::Runtime(e.to_string()))?;
@@ -348,10 +393,11 @@ async fn read_async(target: &Target) -> Result<Snapshot, LiveError> {
         }
     }
     progress.finish();
-    let mut snapshot = Snapshot {
+    let mut snapshot = Listing {
         context,
         server,
-        ..Snapshot::default()
+        kinds: Vec::new(),
+        warnings: Vec::new(),
     };
     for (kind, result) in KINDS.iter().zip(results) {
         let objects = match result {
@@ -387,7 +433,7 @@ async fn read_async(target: &Target) -> Result<Snapshot, LiveError> {
             }
             None => Vec::new(),
         };
-        snapshot.objects.push(objects);
+        snapshot.kinds.push(objects);
     }
     Ok(snapshot)
 }
@@ -421,9 +467,9 @@ enum ListError {
 
 /// A list page's items.
 #[derive(Deserialize)]
-struct Page {
-    #[serde(default)]
-    items: Vec<Value>,
+struct Page<'a> {
+    #[serde(default, borrow)]
+    items: Vec<Tree<'a>>,
 }
 
 /// A list page's metadata alone (its items skipped unread).
@@ -439,14 +485,14 @@ struct PageMeta {
     continue_token: Option<String>,
 }
 
-/// Every object of `kind`, page by page; items given their `apiVersion` and `kind`, stripped.
-/// Each page's items are decoded on a blocking thread while the next page is fetched (only its
-/// continue token is read before the next request).
-async fn list_all(
+/// Every page of `kind`'s list, each decoded by `decode` on a blocking thread while the next
+/// page is fetched (only its continue token is read before the next request).
+async fn list_all<T: Send + 'static>(
     client: &Client,
     kind: &'static Kind,
     progress: &Progress,
-) -> Result<Vec<Value>, ListError> {
+    decode: Decode<T>,
+) -> Result<Vec<T>, ListError> {
     let mut pages = Vec::new();
     let mut token: Option<String> = None;
     loop {
@@ -460,9 +506,9 @@ async fn list_all(
             // falls back to one full list.
             Err(ListError::Api(s)) if s.code == 410 && token.is_some() => {
                 let body = get_body(client, kind, &ListParams::default()).await?;
-                let items = decode_items(kind, &body)?;
-                progress.add(items.len());
-                return Ok(items);
+                let (n, page) = decode(kind, &body)?;
+                progress.add(n);
+                return Ok(vec![page]);
             }
             Err(e) => return Err(e),
         };
@@ -473,11 +519,11 @@ async fn list_all(
             .filter(|t| !t.is_empty());
         let progress = progress.clone();
         pages.push(tokio::task::spawn_blocking(move || {
-            let items = decode_items(kind, &body);
-            if let Ok(items) = &items {
-                progress.add(items.len());
+            let page = decode(kind, &body);
+            if let Ok((n, _)) = &page {
+                progress.add(*n);
             }
-            items
+            page
         }));
         match next {
             // A server that hands back the token it was given would be read forever.
@@ -490,20 +536,30 @@ async fn list_all(
             None => break,
         }
     }
-    let mut items = Vec::new();
+    let mut out = Vec::with_capacity(pages.len());
     for page in pages {
-        let page = page.await.map_err(|e| ListError::Decode(e.to_string()))??;
-        if items.is_empty() {
-            items = page;
-        } else {
-            items.extend(page);
-        }
+        let (_, page) = page.await.map_err(|e| ListError::Decode(e.to_string()))??;
+        out.push(page);
     }
-    Ok(items)
+    Ok(out)
 }
 
-/// A page's items, finished ([`finish_item`]).
-fn decode_items(kind: &Kind, body: &[u8]) -> Result<Vec<Value>, ListError> {
+/// A page's items ([`finish_item`]ed) as values, for the commands.
+fn decode_values(kind: &'static Kind, body: &[u8]) -> Result<(usize, Vec<Value>), ListError> {
+    let items = page_items(kind, body)?;
+    Ok((
+        items.len(),
+        items.into_iter().map(Tree::into_value).collect(),
+    ))
+}
+
+/// A page's items ([`finish_item`]ed) as YAML documents, for `repel snapshot`.
+fn decode_yaml(kind: &'static Kind, body: &[u8]) -> Result<(usize, YamlPage), ListError> {
+    let items = page_items(kind, body)?;
+    Ok((items.len(), YamlPage::of(&items)))
+}
+
+fn page_items<'a>(kind: &Kind, body: &'a [u8]) -> Result<Vec<Tree<'a>>, ListError> {
     let page =
         serde_json::from_slice::<Page>(body).map_err(|e| ListError::Decode(e.to_string()))?;
     Ok(page
@@ -513,21 +569,56 @@ fn decode_items(kind: &Kind, body: &[u8]) -> Result<Vec<Value>, ListError> {
         .collect())
 }
 
-fn finish_item(kind: &Kind, mut item: Value) -> Value {
-    if let Some(m) = item.as_object_mut() {
-        // apiVersion and kind first, as a manifest is written.
-        let mut out = serde_json::Map::with_capacity(m.len() + 2);
-        out.insert("apiVersion".into(), Value::String(kind.api_version.into()));
-        out.insert("kind".into(), Value::String(kind.kind.into()));
-        for (k, v) in std::mem::take(m) {
-            if k != "apiVersion" && k != "kind" {
-                out.insert(k, v);
-            }
-        }
-        item = Value::Object(out);
+/// An item of a list as a manifest: `apiVersion` and `kind` first (lists leave them out of
+/// their items), then [`strip`]ped.
+fn finish_item<'a>(kind: &Kind, mut item: Tree<'a>) -> Tree<'a> {
+    if let Some(m) = item.entries_mut() {
+        m.retain(|(k, _)| k != "apiVersion" && k != "kind");
+        m.splice(
+            0..0,
+            [
+                (
+                    Cow::Borrowed("apiVersion"),
+                    Tree::Str(Cow::Borrowed(kind.api_version)),
+                ),
+                (Cow::Borrowed("kind"), Tree::Str(Cow::Borrowed(kind.kind))),
+            ],
+        );
     }
     strip(kind.kind, &mut item);
     item
+}
+
+/// A page's objects as YAML documents (each `---` and the object), and where each starts.
+#[derive(Debug, Default)]
+pub struct YamlPage {
+    /// The documents, one after another.
+    pub text: String,
+    /// The byte offset of each document's `---`.
+    pub starts: Vec<usize>,
+}
+
+impl YamlPage {
+    /// `objects` written as documents ([`crate::input::yaml::emit`]).
+    pub fn of(objects: &[Tree]) -> YamlPage {
+        let mut page = YamlPage {
+            text: String::with_capacity(objects.len() * 1024),
+            starts: Vec::with_capacity(objects.len()),
+        };
+        for o in objects {
+            page.starts.push(page.text.len());
+            page.text.push_str("---\n");
+            crate::input::yaml::emit::document(o, &mut page.text);
+        }
+        page
+    }
+
+    /// The text of documents `from..to`.
+    fn documents(&self, from: usize, to: usize) -> &str {
+        let start = self.starts.get(from).copied().unwrap_or(self.text.len());
+        let end = self.starts.get(to).copied().unwrap_or(self.text.len());
+        self.text.get(start..end).unwrap_or("")
+    }
 }
 
 /// One page of a list, its body as sent.
@@ -595,18 +686,15 @@ const POD_STATUS_KEPT: &[&str] = &[
 ];
 
 /// Drops what the API server adds and repel does not read (see the module's docs).
-pub fn strip(kind: &str, obj: &mut Value) {
-    let Some(m) = obj.as_object_mut() else {
-        return;
-    };
-    if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
-        for k in METADATA_NOISE {
-            meta.remove(*k);
+pub fn strip(kind: &str, obj: &mut Tree) {
+    if let Some(meta) = obj.get_mut("metadata") {
+        if let Some(m) = meta.entries_mut() {
+            m.retain(|(k, _)| !METADATA_NOISE.contains(&k.as_ref()));
         }
-        let empty = match meta.get_mut("annotations").and_then(Value::as_object_mut) {
+        let empty = match meta.get_mut("annotations") {
             Some(a) => {
                 a.remove(LAST_APPLIED);
-                a.is_empty()
+                matches!(a, Tree::Map(m) if m.is_empty())
             }
             None => false,
         };
@@ -614,19 +702,10 @@ pub fn strip(kind: &str, obj: &mut Value) {
             meta.remove("annotations");
         }
     }
-    match kind {
-        "Node" => {
-            if let Some(status) = m.get_mut("status").and_then(Value::as_object_mut) {
-                for k in NODE_STATUS_NOISE {
-                    status.remove(*k);
-                }
-            }
-        }
-        "Pod" => {
-            if let Some(status) = m.get_mut("status").and_then(Value::as_object_mut) {
-                status.retain(|k, _| POD_STATUS_KEPT.contains(&k.as_str()));
-            }
-        }
+    let status = obj.get_mut("status").and_then(Tree::entries_mut);
+    match (kind, status) {
+        ("Node", Some(status)) => status.retain(|(k, _)| !NODE_STATUS_NOISE.contains(&k.as_ref())),
+        ("Pod", Some(status)) => status.retain(|(k, _)| POD_STATUS_KEPT.contains(&k.as_ref())),
         _ => {}
     }
 }
@@ -754,7 +833,11 @@ pub const OBJECTS_PER_FILE: usize = 10_000;
 /// in parts of [`OBJECTS_PER_FILE`], named so that a directory read takes them in [`KINDS`]'
 /// order; returns the files written and their objects. Files of an earlier snapshot for these
 /// kinds are removed first, so none is read with this one.
-pub fn write_snapshot(snapshot: &Snapshot, dir: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
+pub fn write_snapshot(
+    listing: &Listing<YamlPage>,
+    dir: &Path,
+) -> Result<Vec<(PathBuf, usize)>, String> {
+    use std::io::Write as _;
     let io = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
@@ -765,18 +848,46 @@ pub fn write_snapshot(snapshot: &Snapshot, dir: &Path) -> Result<Vec<(PathBuf, u
         }
     }
     let mut written = Vec::new();
-    for (kind, objects) in KINDS.iter().zip(&snapshot.objects) {
-        let parts = objects.len().div_ceil(OBJECTS_PER_FILE);
-        for (n, chunk) in objects.chunks(OBJECTS_PER_FILE).enumerate() {
-            let path = if parts == 1 {
+    for (kind, pages) in KINDS.iter().zip(&listing.kinds) {
+        let total: usize = pages.iter().map(|p| p.starts.len()).sum();
+        let parts = total.div_ceil(OBJECTS_PER_FILE);
+        let path_of = |n: usize| {
+            if parts == 1 {
                 dir.join(kind.file)
             } else {
                 let stem = kind.file.trim_end_matches(".yaml");
-                dir.join(format!("{stem}-{:04}.yaml", n + 1))
-            };
-            let text = documents(chunk)?;
-            std::fs::write(&path, text).map_err(|e| io(&path, e))?;
-            written.push((path, chunk.len()));
+                dir.join(format!("{stem}-{n:04}.yaml"))
+            }
+        };
+        // The pages' documents in order, cut into files of OBJECTS_PER_FILE.
+        let mut file: Option<(PathBuf, std::fs::File, usize)> = None;
+        let mut part = 0;
+        for page in pages {
+            let mut at = 0;
+            while at < page.starts.len() {
+                let (path, f, n) = match &mut file {
+                    Some(open) => open,
+                    None => {
+                        part += 1;
+                        let path = path_of(part);
+                        let f = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+                        file.insert((path, f, 0))
+                    }
+                };
+                let take = (OBJECTS_PER_FILE - *n).min(page.starts.len() - at);
+                f.write_all(page.documents(at, at + take).as_bytes())
+                    .map_err(|e| io(path, e))?;
+                *n += take;
+                at += take;
+                if *n == OBJECTS_PER_FILE
+                    && let Some((path, _, n)) = file.take()
+                {
+                    written.push((path, n));
+                }
+            }
+        }
+        if let Some((path, _, n)) = file.take() {
+            written.push((path, n));
         }
     }
     Ok(written)
@@ -791,16 +902,6 @@ fn snapshot_file_of(kind: &Kind, name: &str) -> bool {
             .and_then(|r| r.strip_prefix('-'))
             .and_then(|r| r.strip_suffix(".yaml"))
             .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Objects as one multi-document YAML stream.
-pub fn documents(objects: &[Value]) -> Result<String, String> {
-    let mut text = String::new();
-    for v in objects {
-        text.push_str("---\n");
-        text.push_str(&serde_saphyr::to_string(v).map_err(|e| e.to_string())?);
-    }
-    Ok(text)
 }
 
 /// The progress line: objects read so far, on stderr when it is a terminal.
@@ -851,6 +952,11 @@ mod tests {
             "status": {"phase": "Pending", "podIP": "10.0.0.1", "containerStatuses": [],
                 "conditions": [{"type": "PodScheduled", "status": "False", "message": "0/1 nodes are available"}]}
         });
+        let strip = |kind: &str, v: &mut Value| {
+            let mut t = Tree::from_value(v);
+            strip(kind, &mut t);
+            *v = t.into_value();
+        };
         strip("Pod", &mut pod);
         assert_eq!(
             pod,
@@ -899,12 +1005,17 @@ mod tests {
         let pods: Vec<Value> = (0..OBJECTS_PER_FILE * 2 + 1)
             .map(|i| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("p{i}")}}))
             .collect();
-        let mut objects: Vec<Vec<Value>> = KINDS.iter().map(|_| Vec::new()).collect();
+        let trees: Vec<Tree> = pods.iter().map(Tree::from_value).collect();
+        let mut kinds: Vec<Vec<YamlPage>> = KINDS.iter().map(|_| Vec::new()).collect();
         let pods_at = KINDS.iter().position(|k| k.kind == "Pod").unwrap();
-        objects[pods_at] = pods;
-        let snapshot = Snapshot {
-            objects,
-            ..Snapshot::default()
+        // Pages of 7 objects: files are cut inside pages.
+        kinds[pods_at] = trees.chunks(7).map(YamlPage::of).collect();
+        let nodes_at = KINDS.iter().position(|k| k.kind == "Node").unwrap();
+        let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}});
+        kinds[nodes_at] = vec![YamlPage::of(&[Tree::from_value(&node)])];
+        let snapshot = Listing {
+            kinds,
+            ..Listing::default()
         };
         let written = write_snapshot(&snapshot, dir.path()).unwrap();
         let names: Vec<(String, usize)> = written
@@ -914,6 +1025,7 @@ mod tests {
         assert_eq!(
             names,
             [
+                ("03-nodes.yaml".to_string(), 1),
                 ("11-pods-0001.yaml".to_string(), OBJECTS_PER_FILE),
                 ("11-pods-0002.yaml".to_string(), OBJECTS_PER_FILE),
                 ("11-pods-0003.yaml".to_string(), 1)
@@ -927,12 +1039,28 @@ mod tests {
         assert_eq!(
             left,
             [
+                "03-nodes.yaml",
                 "11-pods-0001.yaml",
                 "11-pods-0002.yaml",
                 "11-pods-0003.yaml",
                 "notes.txt"
             ]
         );
+        // Every pod once, in order, across the parts.
+        let mut names = Vec::new();
+        for part in 1..=3 {
+            let text = std::fs::read_to_string(dir.path().join(format!("11-pods-{part:04}.yaml")))
+                .unwrap();
+            names.extend(
+                text.lines()
+                    .filter_map(|l| l.strip_prefix("  name: "))
+                    .map(str::to_string),
+            );
+        }
+        let want: Vec<String> = (0..OBJECTS_PER_FILE * 2 + 1)
+            .map(|i| format!("p{i}"))
+            .collect();
+        assert_eq!(names, want);
         let last = std::fs::read_to_string(dir.path().join("11-pods-0003.yaml")).unwrap();
         assert_eq!(
             last,

@@ -289,6 +289,13 @@ fn explain_shows_the_cluster_schedulers_message_for_a_pending_pod_and_whether_re
     // A placed pod carries no such condition.
     let r = json(&repel(&["explain", "deployment/web", "-o", "json"], &s));
     assert!(r.get("clusterScheduler").is_none(), "{r}");
+    // A pod the cluster does not hold is looked for in the cluster, not in files.
+    let out = repel(&["explain", "nope"], &s);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error from server (NotFound): pods \"nope\" not found in the cluster (namespace \"default\")\n"
+    );
 }
 
 #[test]

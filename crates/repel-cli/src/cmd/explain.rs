@@ -728,13 +728,26 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     let inv = args.inputs.load_seeded("explain", args.scheduler.seed)?;
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
+    let live = args.inputs.kubeconfig.is_some() || args.inputs.context.is_some();
     let target = resolve(
         &inv,
         &args.pod,
         &args.namespace,
         args.scheduler.seed,
         &gates,
-    )?;
+    )
+    .map_err(|e| match e {
+        // Read from a cluster (and files on top, if any): say where it was looked for.
+        CliError::Usage(m) if live => CliError::Usage(m.replace(
+            " in the given files",
+            if args.inputs.files.is_empty() {
+                " in the cluster"
+            } else {
+                " in the cluster or the given files"
+            },
+        )),
+        e => e,
+    })?;
     if let Some(origin) = &target.origin {
         eprintln!("explaining a pod of {origin}");
     }

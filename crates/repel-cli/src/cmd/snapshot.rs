@@ -30,40 +30,42 @@ pub fn run(args: SnapshotArgs) -> Result<u8, CliError> {
         kubeconfig: args.kubeconfig,
         context: args.context,
     };
-    let snapshot = live::read(&target)?;
-    for w in &snapshot.warnings {
+    let listing = live::read_yaml(&target)?;
+    for w in &listing.warnings {
         eprintln!("warning: {w}");
     }
     if args.output == Path::new("-") {
-        for objects in &snapshot.objects {
-            for chunk in objects.chunks(live::OBJECTS_PER_FILE) {
-                out!("{}", live::documents(chunk).map_err(CliError::Output)?);
+        for pages in &listing.kinds {
+            for page in pages {
+                out!("{}", page.text);
             }
         }
-        crate::output::leave_at_exit(snapshot);
         return Ok(0);
     }
-    let written = live::write_snapshot(&snapshot, &args.output).map_err(CliError::Output)?;
-    let counts: Vec<String> = KINDS
+    let written = live::write_snapshot(&listing, &args.output).map_err(CliError::Output)?;
+    let counts: Vec<(usize, &str)> = KINDS
         .iter()
-        .zip(&snapshot.objects)
-        .filter(|(_, o)| !o.is_empty())
-        .map(|(k, o)| format!("{} {}", o.len(), k.resource))
+        .zip(&listing.kinds)
+        .map(|(k, pages)| (pages.iter().map(|p| p.starts.len()).sum(), k.resource))
+        .filter(|(n, _)| *n > 0)
         .collect();
+    let total: usize = counts.iter().map(|(n, _)| n).sum();
     eprintln!(
         "cluster {} ({}): {} objects written to {} in {} files ({})",
-        snapshot.context,
-        snapshot.server,
-        snapshot.len(),
+        listing.context,
+        listing.server,
+        total,
         args.output.display(),
         written.len(),
         if counts.is_empty() {
             "nothing repel uses".to_string()
         } else {
-            counts.join(", ")
+            counts
+                .iter()
+                .map(|(n, r)| format!("{n} {r}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     );
-    // 150,000 pods' values take seconds to free; the process ends here anyway.
-    crate::output::leave_at_exit(snapshot);
     Ok(0)
 }

@@ -6,7 +6,8 @@
 //! - this module: paths, documents, objects and the [`Inventory`] they are sorted into.
 //! - `yaml`: the fast multi-document YAML read (parallel, serde-saphyr's semantics).
 
-mod yaml;
+pub mod tree;
+pub mod yaml;
 
 use std::fmt;
 use std::io::Read;
