@@ -61,23 +61,7 @@ fn explicit_entry(k: &str, v: &Tree, at: usize, out: &mut String) {
     out.push('\n');
     indent(at, out);
     out.push(':');
-    match v {
-        Tree::Map(m) if !m.is_empty() => {
-            out.push('\n');
-            indent(at + 2, out);
-            mapping(m, at + 2, out);
-        }
-        Tree::Seq(a) if !a.is_empty() => {
-            out.push('\n');
-            indent(at + 2, out);
-            sequence(a, at + 2, out);
-        }
-        s => {
-            out.push(' ');
-            scalar(s, out);
-            out.push('\n');
-        }
-    }
+    block_value(v, at, at + 2, out);
 }
 
 /// A non-empty sequence whose first `-` goes where the text ends now and whose other items are
@@ -101,6 +85,13 @@ fn sequence(a: &[Tree], at: usize, out: &mut String) {
 
 /// What follows `key:` for a key written at `at` spaces.
 fn value_after_key(v: &Tree, at: usize, out: &mut String) {
+    block_value(v, at, at, out);
+}
+
+/// A value after the `:` of an entry at `at` spaces: a mapping on the next lines at `at + 2`,
+/// a sequence at `seq_at` (a key's own indentation, or deeper after an explicit `? key`), a
+/// scalar on the same line.
+fn block_value(v: &Tree, at: usize, seq_at: usize, out: &mut String) {
     match v {
         Tree::Map(m) if !m.is_empty() => {
             out.push('\n');
@@ -109,8 +100,8 @@ fn value_after_key(v: &Tree, at: usize, out: &mut String) {
         }
         Tree::Seq(a) if !a.is_empty() => {
             out.push('\n');
-            indent(at, out);
-            sequence(a, at, out);
+            indent(seq_at, out);
+            sequence(a, seq_at, out);
         }
         s => {
             out.push(' ');

@@ -439,4 +439,4 @@ impl Scanner<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

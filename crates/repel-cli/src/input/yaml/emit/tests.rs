@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::super::scan::tests::Rng;
 use super::super::{options, parse_stream, scan::scan};
 use super::document;
 use crate::input::tree::Tree;
@@ -230,22 +231,6 @@ fn every_manifest_we_hold_is_read_back_as_written() {
         }
     }
     assert!(documents > 200, "only {documents} documents read");
-}
-
-/// A seeded xorshift generator: the same trees on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 fn scalar(rng: &mut Rng) -> Value {
