@@ -793,6 +793,8 @@ enum Statics {
         tt_raw: Vec<i64>,
         na_raw: Vec<i64>,
         allowed: Vec<NodeId>,
+        /// Per node class, whether its nodes are `allowed` (a node's test in O(1)).
+        class_ok: Vec<bool>,
     },
     /// Per node, for pods whose spec names nodes (node name, `metadata.name` fields, the
     /// hostname label): the candidates from PreFilter (`None`: all).
@@ -1921,6 +1923,7 @@ impl FastScheduler {
                 tt_raw,
                 na_raw,
                 allowed,
+                class_ok: ok,
             }
         };
         Some(statics)

@@ -569,6 +569,7 @@ impl FastScheduler {
             tt_raw,
             na_raw,
             allowed,
+            ..
         } = &*class.statics
         else {
             return None;

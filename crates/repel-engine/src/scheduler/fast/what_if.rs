@@ -158,7 +158,7 @@ pub(super) struct Levels {
     raw: Vec<i64>,
     top: Vec<u32>,
     ties: Vec<NodeId>,
-    holding: Vec<NodeId>,
+    holding: Vec<(NodeId, u32)>,
     group_index: FastMap<(u32, u32), u32>,
 }
 
@@ -330,7 +330,8 @@ impl Levels {
         let Statics::ByClass {
             tt_raw,
             na_raw,
-            allowed,
+            class_ok,
+            ..
         } = &*class.statics
         else {
             return Answer::Full;
@@ -350,7 +351,8 @@ impl Levels {
         self.overlay.clear();
         // The overlay nodes: taken out of the entry's figures, judged as they are now.
         let skip = run.skip;
-        let visit = |lv: &mut Levels, run: &mut Run, n: NodeId| {
+        // `known`: the hostname constraint's count on the node when the caller has it.
+        let visit = |lv: &mut Levels, run: &mut Run, n: NodeId, known: Option<u32>| {
             if n >= n_all || lv.mark[n] == stamp {
                 return;
             }
@@ -359,14 +361,17 @@ impl Levels {
             if let Some(g) = entry.group_of(n, &run.node_class) {
                 lv.size[g] -= 1;
             }
+            // The static filters' answer is its node class's (`allowed` is built from it).
             if skip == Some(n)
-                || allowed.binary_search(&n).is_err()
+                || !class_ok.get(c).copied().unwrap_or(false)
                 || !fits_free(class, &run.free[n], &cluster.nodes[n])
             {
                 return;
             }
             let k = match host {
-                Some(h) if !ignored(c) => run.sel.sels[h.sel as usize].count(n),
+                Some(h) if !ignored(c) => {
+                    known.unwrap_or_else(|| run.sel.sels[h.sel as usize].count(n))
+                }
                 _ => 0,
             };
             let r = &mut run.caches[cache].scores[n];
@@ -383,10 +388,10 @@ impl Levels {
         };
         for i in base_len..run.log.len() {
             let n = run.log[i];
-            visit(self, run, n);
+            visit(self, run, n, None);
         }
         if let Some(s) = skip {
-            visit(self, run, s);
+            visit(self, run, s, None);
         }
         if let (Some(h), Membership::Bits(_)) = (host, &entry.member) {
             // Kept as if no node held matching pods: those that do are judged on their own.
@@ -396,11 +401,10 @@ impl Levels {
                 run.sel.sels[h.sel as usize]
                     .nonzero
                     .iter()
-                    .filter(|&&(n, k)| k > 0 && !ignored(run.node_class[n] as usize))
-                    .map(|&(n, _)| n),
+                    .filter(|&&(n, k)| k > 0 && !ignored(run.node_class[n] as usize)),
             );
-            for &n in &holding {
-                visit(self, run, n);
+            for &(n, k) in &holding {
+                visit(self, run, n, Some(k));
             }
             self.holding = holding;
         }
