@@ -170,6 +170,18 @@ fn json(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// A kubeconfig in `dir` (`kc.yaml`) whose current context, `context`, reaches `server`
+/// (its cluster named the same), with a bearer `token` or no credentials.
+fn kubeconfig_file(dir: &Path, server: &str, context: &str, token: Option<&str>) -> PathBuf {
+    let user = token.map_or_else(|| "{}".to_string(), |t| format!("{{token: {t}}}"));
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: {context}\n  cluster: {{server: \"{server}\"}}\ncontexts:\n- name: {context}\n  context: {{cluster: {context}, user: u}}\nusers:\n- name: u\n  user: {user}\ncurrent-context: {context}\n"
+    );
+    let path = dir.join("kc.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 fn snapshot(s: &Serve, dir: &Path) -> Output {
     let out = repel(&["snapshot", "-o", dir.to_str().unwrap()], s);
     assert_eq!(
@@ -408,12 +420,7 @@ fn kubeconfig_mistakes_are_kubectls_messages() {
             missing.display()
         )
     );
-    let kc = dir.path().join("kc.yaml");
-    std::fs::write(
-        &kc,
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"http://127.0.0.1:1\"}\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {token: abc}\ncurrent-context: ctx\n",
-    )
-    .unwrap();
+    let kc = kubeconfig_file(dir.path(), "http://127.0.0.1:1", "ctx", Some("abc"));
     let out = run(&[
         "schedule",
         "--kubeconfig",
@@ -509,12 +516,7 @@ fn routes(target: &str) -> (u16, String) {
 fn forbidden_and_unserved_kinds_are_warnings_and_an_expired_continue_lists_again_whole() {
     let (server, seen) = scripted(routes);
     let dir = tempfile::tempdir().unwrap();
-    let kc = dir.path().join("kc.yaml");
-    std::fs::write(
-        &kc,
-        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: scripted\n  cluster: {{server: \"{server}\"}}\ncontexts:\n- name: prod\n  context: {{cluster: scripted, user: u}}\nusers:\n- name: u\n  user: {{token: t}}\ncurrent-context: prod\n"),
-    )
-    .unwrap();
+    let kc = kubeconfig_file(dir.path(), &server, "prod", Some("t"));
     let out = run(&["snapshot", "--kubeconfig", kc.to_str().unwrap(), "-o", "-"]);
     assert_eq!(
         out.status.code(),
@@ -580,12 +582,7 @@ fn looping(target: &str) -> (u16, String) {
 fn a_server_that_repeats_its_continue_token_is_an_error_not_a_loop() {
     let (server, _) = scripted(looping);
     let dir = tempfile::tempdir().unwrap();
-    let kc = dir.path().join("kc.yaml");
-    std::fs::write(
-        &kc,
-        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster: {{server: \"{server}\"}}\ncontexts:\n- name: s\n  context: {{cluster: s, user: u}}\nusers:\n- name: u\n  user: {{}}\ncurrent-context: s\n"),
-    )
-    .unwrap();
+    let kc = kubeconfig_file(dir.path(), &server, "s", None);
     let out = run(&["snapshot", "--kubeconfig", kc.to_str().unwrap(), "-o", "-"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
