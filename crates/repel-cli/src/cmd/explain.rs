@@ -78,13 +78,15 @@ pub struct Target<'a> {
 
 /// Finds the pod `arg` names in the inventory, as kubectl resolves `get` arguments.
 /// A pod may also be named as its workload's controller names it (`db-0`, `web-<hash>-<suffix>`
-/// with the same `--seed`).
+/// with the same `--seed`). `looked_in` says where, for kubectl's NotFound line (`the given
+/// files`, `the cluster`, …).
 pub fn resolve<'a>(
     inv: &'a Inventory,
     arg: &str,
     ns: &str,
     seed: u64,
     gates: &FeatureGates,
+    looked_in: &str,
 ) -> Result<Target<'a>, CliError> {
     let (kind, namespace, name) = match arg.split_once('/') {
         Some((k, n)) if workload_kind(k).is_some() => (workload_kind(k).unwrap_or("Pod"), ns, n),
@@ -100,7 +102,7 @@ pub fn resolve<'a>(
             .replace("jobs.apps", "jobs.batch")
             .replace("cronjobs.apps", "cronjobs.batch");
         CliError::Usage(format!(
-            "Error from server (NotFound): {resource} {name:?} not found in the given files (namespace {namespace:?})"
+            "Error from server (NotFound): {resource} {name:?} not found in {looked_in} (namespace {namespace:?})"
         ))
     };
     if kind == "Pod" {
@@ -729,25 +731,19 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     warn_all(&inv.warnings);
     let gates = args.inputs.feature_gates;
     let live = args.inputs.kubeconfig.is_some() || args.inputs.context.is_some();
+    let looked_in = match (live, args.inputs.files.is_empty()) {
+        (false, _) => "the given files",
+        (true, true) => "the cluster",
+        (true, false) => "the cluster or the given files",
+    };
     let target = resolve(
         &inv,
         &args.pod,
         &args.namespace,
         args.scheduler.seed,
         &gates,
-    )
-    .map_err(|e| match e {
-        // Read from a cluster (and files on top, if any): say where it was looked for.
-        CliError::Usage(m) if live => CliError::Usage(m.replace(
-            " in the given files",
-            if args.inputs.files.is_empty() {
-                " in the cluster"
-            } else {
-                " in the cluster or the given files"
-            },
-        )),
-        e => e,
-    })?;
+        looked_in,
+    )?;
     if let Some(origin) = &target.origin {
         eprintln!("explaining a pod of {origin}");
     }
