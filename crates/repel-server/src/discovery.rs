@@ -1,5 +1,5 @@
-//! `/version`, legacy and aggregated discovery, and the minimal OpenAPI v3 that kubectl's
-//! create/apply field-validation probe needs (kubectl-wire.md §1, §5, §6).
+//! `/version`, legacy and aggregated discovery (kubectl-wire.md §1, §5); OpenAPI is in
+//! [`crate::openapi`].
 
 use serde_json::{Value, json};
 
@@ -218,103 +218,6 @@ pub fn aggregated(reg: &Registry, core: bool) -> Value {
     })
 }
 
-/// `GET /openapi/v3`: one entry per group version.
-pub fn openapi_index(reg: &Registry) -> Value {
-    let mut paths = serde_json::Map::new();
-    paths.insert(
-        "api/v1".into(),
-        json!({"serverRelativeURL": "/openapi/v3/api/v1?hash=0001"}),
-    );
-    for (g, vs) in reg.groups() {
-        for v in vs {
-            paths.insert(
-                format!("apis/{g}/{v}"),
-                json!({"serverRelativeURL": format!("/openapi/v3/apis/{g}/{v}?hash=0001")}),
-            );
-        }
-    }
-    json!({"paths": paths})
-}
-
-/// The content type of OpenAPI v2 in protobuf, what kubectl asks for.
-pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
-
-/// `GET /openapi/v2`: a document without definitions (an empty protobuf message when kubectl
-/// asks for protobuf). kubectl reads it only for a group version the v3 index lacks (a kind
-/// not served, `kind: List`), finds no schema, and skips its client-side validation, so the
-/// apply goes on to upstream's answer (`no matches for kind … ensure CRDs are installed
-/// first`).
-pub fn openapi_v2(accept: &str) -> axum::response::Response {
-    if accept.contains("protobuf") {
-        return crate::request::bytes_reply(200, Vec::new(), OPENAPI_V2_PROTOBUF);
-    }
-    crate::request::json_reply(
-        200,
-        &json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}, "definitions": {}}),
-    )
-}
-
-/// `GET /openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`: a `patch` operation per
-/// kind, carrying its GVK and the `fieldValidation` parameter. No schemas: the server
-/// validates.
-pub fn openapi_group(reg: &Registry, group: &str, version: &str) -> Option<Value> {
-    if !reg.serves(group, version) {
-        return None;
-    }
-    let prefix = if group.is_empty() {
-        "/api/v1".to_string()
-    } else {
-        format!("/apis/{group}/{version}")
-    };
-    let mut paths = serde_json::Map::new();
-    let mut schemas = serde_json::Map::new();
-    for r in reg.in_group_version(group, version) {
-        if let Some(c) = r.custom.as_ref().filter(|c| c.schema.is_object()) {
-            // Named as kube-apiserver names a CRD's schema: the group reversed, the version,
-            // the kind (`com.example.stable.v1.CronTab`).
-            let reversed: Vec<&str> = r.group.split('.').rev().collect();
-            let mut schema = c.schema.clone();
-            schema["x-kubernetes-group-version-kind"] =
-                json!([{"group": r.group, "version": r.version, "kind": r.kind}]);
-            schemas.insert(
-                format!("{}.{}.{}", reversed.join("."), r.version, r.kind),
-                schema,
-            );
-        }
-        let path = if r.namespaced {
-            format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", r.name)
-        } else {
-            format!("{prefix}/{}/{{name}}", r.name)
-        };
-        let op = |action: &str| {
-            json!({
-                "operationId": format!("{action}{}", r.kind),
-                "x-kubernetes-action": action,
-                "x-kubernetes-group-version-kind": {"group": r.group, "version": r.version, "kind": r.kind},
-                "parameters": [
-                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}},
-                    {"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": true}},
-                    {"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqueItems": true}}
-                ],
-                "responses": {"200": {"description": "OK"}}
-            })
-        };
-        paths.insert(path, json!({"patch": op("patch"), "put": op("put")}));
-        let coll = if r.namespaced {
-            format!("{prefix}/namespaces/{{namespace}}/{}", r.name)
-        } else {
-            format!("{prefix}/{}", r.name)
-        };
-        paths.insert(coll, json!({"post": op("post")}));
-    }
-    Some(json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.0"},
-        "paths": paths,
-        "components": {"schemas": schemas}
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,16 +240,7 @@ mod tests {
     fn unknown_groups_have_no_discovery() {
         let reg = Registry::default();
         assert!(resource_list(&reg, "nope", "v1").is_none());
-        assert!(openapi_group(&reg, "nope", "v1").is_none());
         assert!(resource_list(&reg, "apps", "v1").is_some());
         assert!(resource_list(&reg, "apps", "v2").is_none());
-    }
-
-    #[test]
-    fn the_openapi_pod_path_carries_gvk_and_field_validation() {
-        let d = openapi_group(&Registry::default(), "", "v1").unwrap();
-        let p = &d["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"];
-        assert_eq!(p["x-kubernetes-group-version-kind"]["kind"], "Pod");
-        assert_eq!(p["parameters"][0]["name"], "fieldValidation");
     }
 }

@@ -37,6 +37,7 @@ pub mod finalizers;
 pub mod karpenter;
 pub mod kubelet;
 pub mod net;
+pub mod openapi;
 pub mod paging;
 pub mod query;
 pub mod request;
@@ -423,19 +424,20 @@ pub async fn route(
             }
             return json_reply(200, &discovery::api_group_list(&app.resources));
         }
-        "/openapi/v3" if get => return json_reply(200, &discovery::openapi_index(&app.resources)),
-        "/openapi/v2" if get => return discovery::openapi_v2(accept),
+        "/openapi/v3" if get => return json_reply(200, &openapi::index(&app.resources)),
+        "/openapi/v2" if get => return openapi::v2(accept),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if get {
         let reg = &app.resources;
+        if let Some(r) = openapi::serve_path(reg, &segs) {
+            return r;
+        }
         let found = match segs.as_slice() {
             ["api", "v1"] => discovery::resource_list(reg, "", "v1"),
             ["apis", g] => discovery::api_group(reg, g),
             ["apis", g, v] => discovery::resource_list(reg, g, v),
-            ["openapi", "v3", "api", "v1"] => discovery::openapi_group(reg, "", "v1"),
-            ["openapi", "v3", "apis", g, v] => discovery::openapi_group(reg, g, v),
             _ => None,
         };
         if let Some(v) = found {
