@@ -63,6 +63,7 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "Job" => cells::job(obj, now),
         "PodDisruptionBudget" => cells::pdb(obj, now),
         "Lease" => cells::lease(obj, now),
+        "ControllerRevision" => cells::controller_revision(obj, now),
         "Service" => cells::service(obj, now),
         "ConfigMap" => cells::config_map(obj, now),
         "Secret" => cells::secret(obj, now),

@@ -28,6 +28,7 @@ use crate::gates::FeatureGates;
 use crate::taint::{NO_EXECUTE, find_matching_untolerated_taint, is_do_not_schedule};
 
 pub mod claim;
+pub mod revision;
 
 /// Upstream's alphabet for generated name suffixes (no vowels, no confusable characters).
 pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -618,6 +619,10 @@ fn pods_for(
                 let labels = [
                     ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
                     ("apps.kubernetes.io/pod-index", i.to_string()),
+                    (
+                        revision::CONTROLLER_REVISION_HASH,
+                        revision::stateful_set_revision_name(name, template),
+                    ),
                 ];
                 emit(
                     &spec,
@@ -722,6 +727,11 @@ pub fn controller_pod(
             let ordinal = pod_name.rsplit('-').next().unwrap_or_default().to_string();
             labels.push(("statefulset.kubernetes.io/pod-name", pod_name.clone()));
             labels.push(("apps.kubernetes.io/pod-index", ordinal));
+            // The StatefulSet controller's revision label: its ControllerRevision's name.
+            labels.push((
+                revision::CONTROLLER_REVISION_HASH,
+                revision::stateful_set_revision_name(w.name(), template),
+            ));
         }
         Workload::Job(_) | Workload::CronJob(_) => {
             labels.push(("batch.kubernetes.io/job-name", owner_name.to_string()));

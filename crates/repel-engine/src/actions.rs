@@ -181,6 +181,16 @@ pub enum ObjectWrite {
         /// Annotations to set (`Some`) or remove (`None`).
         annotations: std::collections::BTreeMap<String, Option<String>>,
     },
+    /// Sets a ControllerRevision's `revision` (a DaemonSet or StatefulSet rolled back to the
+    /// template of an older revision makes that one the newest, as upstream's controllers do).
+    SetRevision {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The new revision number.
+        revision: i64,
+    },
     /// Replaces the object's `status` (written only when it changed).
     Status {
         /// The resource (`deployments`, `replicasets`, `statefulsets`, `daemonsets`, `jobs`).

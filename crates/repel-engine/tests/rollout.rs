@@ -564,9 +564,14 @@ fn workload_statuses_are_written_when_they_change() {
                "numberMisscheduled": 0, "numberReady": 2, "numberAvailable": 2,
                "updatedNumberScheduled": 2, "observedGeneration": 1})
     );
+    let template = serde_json::from_value(json!({"metadata": {"labels": {"app": "db"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}]}}))
+    .unwrap();
+    let revision = repel_core::workload::revision::stateful_set_revision_name("db", &template);
     assert_eq!(
         last("statefulsets"),
         json!({"replicas": 2, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 2,
+               "currentRevision": revision, "updateRevision": revision, "collisionCount": 0,
                "availableReplicas": 2, "observedGeneration": 1})
     );
     let job = last("jobs");

@@ -266,6 +266,38 @@ pub(super) fn lease(obj: &Value, now: Timestamp) -> Vec<Value> {
     ]
 }
 
+/// Upstream `printControllerRevision`: its controller as `kind.group/name` (`<none>`
+/// without one), its revision.
+pub(super) fn controller_revision(obj: &Value, now: Timestamp) -> Vec<Value> {
+    let controller = obj
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .and_then(|refs| refs.iter().find(|r| r["controller"] == json!(true)))
+        .map_or_else(
+            || "<none>".to_string(),
+            |r| {
+                let kind = r["kind"].as_str().unwrap_or_default().to_lowercase();
+                let group = r["apiVersion"]
+                    .as_str()
+                    .and_then(|v| v.rsplit_once('/'))
+                    .map(|(g, _)| g)
+                    .unwrap_or_default();
+                let name = r["name"].as_str().unwrap_or_default();
+                if group.is_empty() {
+                    format!("{kind}/{name}")
+                } else {
+                    format!("{kind}.{group}/{name}")
+                }
+            },
+        );
+    vec![
+        json!(s(obj, "/metadata/name")),
+        json!(controller),
+        json!(obj["revision"].as_i64().unwrap_or(0)),
+        age(obj, now),
+    ]
+}
+
 /// Name and Age.
 pub(super) fn generic(obj: &Value, now: Timestamp) -> Vec<Value> {
     vec![json!(s(obj, "/metadata/name")), age(obj, now)]

@@ -374,6 +374,18 @@ pub fn columns(kind: &str) -> Vec<Value> {
             ),
             age_col(),
         ],
+        "ControllerRevision" => vec![
+            name_col(),
+            col("Controller", "string", "", 0, "Controller of the object"),
+            col(
+                "Revision",
+                "string",
+                "",
+                0,
+                "Revision indicates the revision of the state represented by Data.",
+            ),
+            age_col(),
+        ],
         "Lease" => vec![
             name_col(),
             col("Holder", "string", "", 0, "The holder of the lease"),

@@ -591,6 +591,13 @@ fn other_kinds() {
             json!(["node1", "node1", "2m"]),
         ),
         (
+            "ControllerRevision",
+            json!({"metadata": {"name": "ds-6d4cf56db6", "creationTimestamp": created,
+                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "u", "controller": true}]},
+                   "revision": 2}),
+            json!(["ds-6d4cf56db6", "daemonset.apps/ds", 2, "2m"]),
+        ),
+        (
             "Event",
             json!({"metadata": {"name": "node1.abc"}, "type": "Normal", "reason": "NodeNotReady",
                    "involvedObject": {"kind": "Node", "name": "node1"}, "source": {"component": "node-controller"},

@@ -49,8 +49,10 @@ use repel_core::workload::{
 };
 
 pub mod deployment;
+pub mod history;
 mod replica_set;
 pub mod rollout;
+mod stateful_set;
 mod status;
 #[cfg(test)]
 mod tests;
@@ -89,6 +91,11 @@ struct Tracked {
     /// A DaemonSet's earlier templates' hashes: its pods labelled with one of them are rolled
     /// (a pod with a hash this controller never made — an exported cluster's — is left).
     old_hashes: BTreeSet<String>,
+    /// A DaemonSet's or StatefulSet's ControllerRevisions.
+    history: history::History,
+    /// A StatefulSet's update revision (its current template's) and current revision (the
+    /// one its pods had before the rolling update under way; the update revision once done).
+    revisions: Option<(String, String)>,
 }
 
 /// The workload controllers.
@@ -321,6 +328,8 @@ impl WorkloadControllers {
             owner: (kind.to_string(), name.to_string()),
             written: None,
             old_hashes: BTreeSet::new(),
+            history: history::History::default(),
+            revisions: None,
         });
     }
 
@@ -577,7 +586,8 @@ impl WorkloadControllers {
     /// `OrderedReady` (the default, upstream's monotonic mode) one pod at a time: a pod is
     /// created only once every lower ordinal is Running and Ready, nothing is deleted while a
     /// replica is not, and a condemned pod only once the one above it is gone; under
-    /// `Parallel`, all at once. A terminating pod keeps its name taken.
+    /// `Parallel`, all at once. A terminating pod keeps its name taken. Returns whether it went
+    /// through every ordinal (under `OrderedReady`: every replica is Running and Ready).
     #[allow(clippy::too_many_arguments)]
     fn reconcile_ordinals(
         &mut self,
@@ -588,9 +598,9 @@ impl WorkloadControllers {
         now: Millis,
         cluster: &mut Cluster,
         events: &mut Vec<Event>,
-    ) {
+    ) -> bool {
         let Workload::StatefulSet(set) = w else {
-            return;
+            return false;
         };
         let monotonic = set.spec.pod_management_policy.as_deref() != Some("Parallel");
         let prefix = format!("{oname}-");
@@ -614,7 +624,7 @@ impl WorkloadControllers {
             match by_ordinal.get(&ordinal) {
                 Some(id) => {
                     if monotonic && !healthy(cluster, *id) {
-                        return;
+                        return false;
                     }
                 }
                 None => {
@@ -630,7 +640,7 @@ impl WorkloadControllers {
                         format!("create Pod {name} in StatefulSet {oname} successful"),
                     );
                     if monotonic {
-                        return;
+                        return false;
                     }
                 }
             }
@@ -638,7 +648,7 @@ impl WorkloadControllers {
         for (_, id) in by_ordinal.range(replicas..).rev() {
             if cluster.pods[*id].terminating {
                 if monotonic {
-                    return;
+                    return false;
                 }
                 continue;
             }
@@ -652,9 +662,10 @@ impl WorkloadControllers {
                 format!("delete Pod {name} in StatefulSet {oname} successful"),
             ));
             if monotonic {
-                return;
+                return false;
             }
         }
+        true
     }
 
     fn reconcile_one(
@@ -699,10 +710,19 @@ impl WorkloadControllers {
                         format!("delete Pod {name} in StatefulSet {oname} successful"),
                     ));
                 }
-                self.reconcile_ordinals(&w, &okind, &oname, &object, now, cluster, events);
+                let update = self.sync_history(i);
+                if self.reconcile_ordinals(&w, &okind, &oname, &object, now, cluster, events)
+                    && let Some(update) = &update
+                {
+                    self.roll_stateful_set(i, &w, update, &object, now, cluster, events);
+                }
+                self.complete_stateful_set_rollout(i, cluster);
+                self.truncate_history(i, update.as_deref(), cluster);
             }
             Workload::DaemonSet(_) => {
-                self.reconcile_daemonset(i, &w, &oname, &object, now, cluster, events)
+                let update = self.sync_history(i);
+                self.reconcile_daemonset(i, &w, &oname, &object, now, cluster, events);
+                self.truncate_history(i, update.as_deref(), cluster);
             }
             Workload::Job(_) | Workload::CronJob(_) => {
                 // Upstream `isPodFailed`: a Failed pod, or one deleted before it succeeded, counts

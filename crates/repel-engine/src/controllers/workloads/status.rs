@@ -11,12 +11,13 @@ use k8s_openapi::api::apps::v1::{
 use k8s_openapi::api::batch::v1::{JobCondition, JobStatus};
 use k8s_openapi::api::core::v1::Node;
 use repel_core::FeatureGates;
+use repel_core::workload::revision::CONTROLLER_REVISION_HASH;
 use repel_core::workload::{Workload, controller_pod, node_should_run_daemon_pod};
 use serde_json::Value;
 
 use super::deployment::{RsStatus, Strategy, max_unavailable, reason};
 use super::rollout::{Rollout, complete, find_new, progressing, set_condition};
-use super::{Tracked, owned, owned_including};
+use super::{Tracked, WorkloadControllers, owned, owned_including};
 use crate::cluster::{Cluster, PodPhase};
 
 fn nz(v: i32) -> Option<i32> {
@@ -146,20 +147,30 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
         Workload::StatefulSet(_) => {
             let replicas = count(pods.len());
             let ready = count(pods.iter().filter(|p| running(p)).count());
+            // Upstream's revisions: the pods of the current and of the update revision, and
+            // `collisionCount` 0 (the controller always writes it).
+            let revisions = WorkloadControllers::stateful_set_revisions(t, cluster, &pods);
+            let (update, current, updated, at_current) = match revisions {
+                Some((u, c, n, m)) => (Some(u), Some(c), count(n), count(m)),
+                None => (None, None, replicas, replicas),
+            };
             serde_json::to_value(StatefulSetStatus {
                 replicas,
                 ready_replicas: nz(ready),
-                current_replicas: nz(replicas),
-                updated_replicas: nz(replicas),
+                current_replicas: nz(at_current),
+                updated_replicas: nz(updated),
                 available_replicas: Some(ready),
                 observed_generation: Some(generation),
+                current_revision: current,
+                update_revision: update,
+                collision_count: Some(0),
                 ..Default::default()
             })
         }
         Workload::DaemonSet(_) => {
             let template = controller_pod(w, String::new(), "DaemonSet", oname, None)?;
             let spec = template.spec.unwrap_or_default();
-            let (mut desired, mut current, mut mis, mut ready) = (0, 0, 0, 0);
+            let (mut desired, mut current, mut mis, mut ready, mut updated) = (0, 0, 0, 0, 0);
             // The DaemonSet's pods by the node they are bound to and the node they are pinned
             // to (once: a pass over every node for every pod grew with nodes × pods).
             let mut by_node: std::collections::HashMap<String, Vec<&usize>> =
@@ -189,6 +200,13 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
                     if should_run {
                         current += 1;
                         ready += i32::from(on.iter().any(|p| running(p)));
+                        // A node whose pod is of an earlier template is not updated yet.
+                        updated += i32::from(on.iter().any(|p| {
+                            !cluster.pods[**p]
+                                .labels()
+                                .get(CONTROLLER_REVISION_HASH)
+                                .is_some_and(|h| t.old_hashes.contains(h))
+                        }));
                     } else {
                         mis += 1;
                     }
@@ -201,7 +219,7 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
                 number_ready: ready,
                 number_available: nz(ready),
                 number_unavailable: nz(desired - ready),
-                updated_number_scheduled: nz(current),
+                updated_number_scheduled: nz(updated),
                 observed_generation: Some(generation),
                 ..Default::default()
             })
