@@ -555,6 +555,21 @@ pub fn write_objects(
                     Ok(Some(obj))
                 })
                 .map(|_| ()),
+            ObjectWrite::SetRevision {
+                namespace,
+                name,
+                revision,
+            } => store
+                .modify::<StoreError>("controllerrevisions", namespace, name, |cur| {
+                    if cur["revision"] == json!(revision) {
+                        return Ok(None);
+                    }
+                    let mut obj = cur.clone();
+                    obj["revision"] = json!(revision);
+                    obj["metadata"]["resourceVersion"] = Value::Null;
+                    Ok(Some(obj))
+                })
+                .map(|_| ()),
             ObjectWrite::Status {
                 resource,
                 namespace,

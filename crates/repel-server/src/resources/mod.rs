@@ -330,6 +330,16 @@ const RESOURCES: &[Builtin] = &[
         &["status"],
         true,
     ),
+    r(
+        "apps",
+        "controllerrevisions",
+        "controllerrevision",
+        "ControllerRevision",
+        true,
+        &[],
+        &[],
+        false,
+    ),
     r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
     r(
         "policy",
