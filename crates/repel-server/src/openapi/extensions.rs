@@ -4,7 +4,9 @@
 //! tolerations and the metadata every object has. The values are those of the `+listType`,
 //! `+listMapKey`, `+patchStrategy`, `+patchMergeKey` and `+structType` markers in upstream's
 //! `types.go` (Kubernetes 1.32); a field not listed here is served without them, as the table
-//! is not meant to be complete.
+//! is not meant to be complete. Likewise the `enum` of the taint and toleration fields (kubectl
+//! explain prints it as `enum: NoExecute, NoSchedule, PreferNoSchedule`), which k8s-openapi
+//! drops too (with the "Possible enum values" paragraph of their descriptions, not restored).
 
 use serde_json::{Map, Value, json};
 
@@ -254,7 +256,28 @@ static ATOMIC_STRUCTS: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
 ];
 
-/// Adds the table's extensions to the schemas of `defs` that have the field.
+/// Upstream's `enum` of the taint and toleration fields (`+enum` types), sorted as upstream
+/// sorts them; the operators are those of the Kubernetes version whose descriptions
+/// k8s-openapi carries (1.37: `Lt` and `Gt` besides `Equal` and `Exists`).
+static ENUMS: &[(&str, &str, &[&str])] = &[
+    (
+        "io.k8s.api.core.v1.Taint",
+        "effect",
+        &["NoExecute", "NoSchedule", "PreferNoSchedule"],
+    ),
+    (
+        "io.k8s.api.core.v1.Toleration",
+        "effect",
+        &["NoExecute", "NoSchedule", "PreferNoSchedule"],
+    ),
+    (
+        "io.k8s.api.core.v1.Toleration",
+        "operator",
+        &["Equal", "Exists", "Gt", "Lt"],
+    ),
+];
+
+/// Adds the tables' extensions and enums to the schemas of `defs` that have the field.
 pub fn apply(defs: &mut Map<String, Value>) {
     for f in FIELDS {
         let Some(p) = defs
@@ -277,6 +300,16 @@ pub fn apply(defs: &mut Map<String, Value>) {
                 "x-kubernetes-patch-strategy".into(),
                 json!(f.patch_strategy),
             );
+        }
+    }
+    for (schema, property, values) in ENUMS {
+        if let Some(p) = defs
+            .get_mut(*schema)
+            .and_then(|s| s.get_mut("properties"))
+            .and_then(|p| p.get_mut(*property))
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("enum".into(), json!(values));
         }
     }
     for name in ATOMIC_STRUCTS {

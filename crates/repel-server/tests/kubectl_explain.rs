@@ -1,0 +1,276 @@
+//! `kubectl explain` over the server's OpenAPI v3: the built-in kinds' schemas carry upstream's
+//! field documentation (k8s-openapi's), a custom resource's its CRD's schema; and
+//! `--validate=strict` of a manifest with an unknown field gets the server's strict-decoding
+//! error, kubectl having found the `fieldValidation` parameter in the same documents.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::{Out, have_kubectl, node, start};
+
+/// What `kubectl explain` prints for a toleration list, after the `KIND`/`VERSION` lines.
+const TOLERATIONS: &str = "FIELD: tolerations <[]Toleration>
+
+
+DESCRIPTION:
+    If specified, the pod's tolerations.
+    The pod this Toleration is attached to tolerates any taint that matches the
+    triple <key,value,effect> using the matching operator <operator>.
+    
+FIELDS:
+  effect\t<string>
+  enum: NoExecute, NoSchedule, PreferNoSchedule
+    Effect indicates the taint effect to match. Empty means match all taint
+    effects. When specified, allowed values are NoSchedule, PreferNoSchedule and
+    NoExecute.
+
+  key\t<string>
+    Key is the taint key that the toleration applies to. Empty means match all
+    taint keys. If the key is empty, operator must be Exists; this combination
+    means to match all values and all keys.
+
+  operator\t<string>
+  enum: Equal, Exists, Gt, Lt
+";
+
+/// The lines of `o`'s stdout, asserting it succeeded.
+fn lines(o: &Out) -> Vec<&str> {
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    o.stdout.lines().collect()
+}
+
+#[test]
+fn explain_prints_upstreams_documentation_of_tolerations_and_taints() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+
+    let o = s.kubectl(&["explain", "pod.spec.tolerations"]);
+    let l = lines(&o);
+    assert_eq!(
+        l[..3],
+        ["KIND:       Pod", "VERSION:    v1", ""],
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains(&format!("VERSION:    v1\n\n{TOLERATIONS}")),
+        "{}",
+        o.stdout
+    );
+    for field in [
+        "  tolerationSeconds\t<integer>",
+        "  value\t<string>",
+        "    Value is the taint value the toleration matches to. If the operator is",
+    ] {
+        assert!(l.contains(&field), "{field}: {}", o.stdout);
+    }
+
+    // The same schema, through the Deployment's pod template.
+    let o = s.kubectl(&["explain", "deployment.spec.template.spec.tolerations"]);
+    assert_eq!(
+        lines(&o)[..4],
+        [
+            "GROUP:      apps",
+            "KIND:       Deployment",
+            "VERSION:    v1",
+            ""
+        ],
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains(&format!("VERSION:    v1\n\n{TOLERATIONS}")),
+        "{}",
+        o.stdout
+    );
+
+    let o = s.kubectl(&["explain", "node.spec.taints"]);
+    assert_eq!(
+        o.stdout,
+        "KIND:       Node
+VERSION:    v1
+
+FIELD: taints <[]Taint>
+
+
+DESCRIPTION:
+    If specified, the node's taints.
+    The node this Taint is attached to has the \"effect\" on any pod that does not
+    tolerate the Taint.
+    
+FIELDS:
+  effect\t<string> -required-
+  enum: NoExecute, NoSchedule, PreferNoSchedule
+    Required. The effect of the taint on pods that do not tolerate the taint.
+    Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+
+  key\t<string> -required-
+    Required. The taint key to be applied to a node.
+
+  timeAdded\t<string>
+    TimeAdded represents the time at which the taint was added.
+
+  value\t<string>
+    The taint value corresponding to the taint key.
+
+
+",
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn explain_follows_references_into_shared_schemas() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    // A kind's top level: its fields, metadata a reference to ObjectMeta.
+    let o = s.kubectl(&["explain", "pod"]);
+    let l = lines(&o);
+    assert_eq!(
+        l[..4],
+        ["KIND:       Pod", "VERSION:    v1", "", "DESCRIPTION:"]
+    );
+    for field in [
+        "  apiVersion\t<string>",
+        "  kind\t<string>",
+        "  metadata\t<ObjectMeta>",
+        "  spec\t<PodSpec>",
+        "  status\t<PodStatus>",
+    ] {
+        assert!(l.contains(&field), "{field}: {}", o.stdout);
+    }
+    // Into ObjectMeta (apimachinery's) and the scheduling fields.
+    let o = s.kubectl(&["explain", "pod.metadata.ownerReferences"]);
+    assert!(
+        lines(&o).contains(&"FIELD: ownerReferences <[]OwnerReference>"),
+        "{}",
+        o.stdout
+    );
+    let o = s.kubectl(&["explain", "pod.spec.affinity.nodeAffinity"]);
+    assert!(
+        lines(&o).contains(&"  requiredDuringSchedulingIgnoredDuringExecution\t<NodeSelector>"),
+        "{}",
+        o.stdout
+    );
+    // Every served group has its document: a cluster-scoped kind of another group.
+    let o = s.kubectl(&["explain", "priorityclass.value"]);
+    assert_eq!(
+        lines(&o)[..5],
+        [
+            "GROUP:      scheduling.k8s.io",
+            "KIND:       PriorityClass",
+            "VERSION:    v1",
+            "",
+            "FIELD: value <integer>"
+        ],
+        "{}",
+        o.stdout
+    );
+    // A field that does not exist: kubectl's own error.
+    let o = s.kubectl(&["explain", "pod.spec.bogus"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(o.stderr, "error: field \"bogus\" does not exist\n");
+}
+
+#[test]
+fn explain_reads_a_custom_resources_schema_from_its_crd() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let crds = s.write("crds.yaml", include_str!("data/crds.yaml"));
+    let o = s.kubectl(&["apply", "-f", &crds]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // The CRD's schema, with the apiVersion, kind and metadata every object has.
+    let o = s.kubectl(&["explain", "crontab"]);
+    assert_eq!(
+        o.stdout,
+        "GROUP:      stable.example.com
+KIND:       CronTab
+VERSION:    v1
+
+DESCRIPTION:
+    <empty>
+FIELDS:
+  apiVersion\t<string>
+    APIVersion defines the versioned schema of this representation of an object.
+    Servers should convert recognized schemas to the latest internal value, and
+    may reject unrecognized values. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+
+  kind\t<string>
+    Kind is a string value representing the REST resource this object
+    represents. Servers may infer this from the endpoint the client submits
+    requests to. Cannot be updated. In CamelCase. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+
+  metadata\t<ObjectMeta>
+    Standard object's metadata. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+
+  spec\t<Object>
+    <no description>
+
+
+",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&["explain", "crontab.metadata.name"]);
+    assert_eq!(
+        lines(&o)[..5],
+        [
+            "GROUP:      stable.example.com",
+            "KIND:       CronTab",
+            "VERSION:    v1",
+            "",
+            "FIELD: name <string>"
+        ],
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn validate_strict_refuses_an_unknown_field_of_a_toleration() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let bad = s.write(
+        "bad.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: nginx
+  tolerations:
+  - key: a
+    effect: NoSchedule
+    bogus: 1
+",
+    );
+    for verb in ["apply", "create"] {
+        let o = s.kubectl(&[verb, "--validate=strict", "-f", &bad]);
+        assert_eq!(o.code, 1, "{verb}");
+        assert_eq!(
+            o.stderr,
+            format!(
+                "Error from server (BadRequest): error when creating \"{bad}\": Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.tolerations[0].bogus\"\n"
+            ),
+            "{verb}"
+        );
+    }
+}
