@@ -238,9 +238,10 @@ impl Admission {
             "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
             "StorageClass" => crate::defaults::storage_class(&mut obj),
             "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
-            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" => {
                 crate::defaults::workload(&r.kind, &mut obj)
             }
+            "PriorityClass" => crate::defaults::priority_class(&mut obj),
             "CustomResourceDefinition" => {
                 crate::crd::set_defaults(&mut obj);
                 errors = crate::crd::validate_create(&obj);
@@ -374,6 +375,9 @@ impl Admission {
         }
         if !r.is_custom() {
             crate::defaults::workload(&r.kind, &mut new);
+            if r.kind == "PriorityClass" {
+                crate::defaults::priority_class(&mut new);
+            }
         }
         let has_status = r.has_sub("status");
         if sub == Some("status") {

@@ -228,7 +228,7 @@ fn default(obj: &mut Value, path: &[&str], v: Value) {
 }
 
 /// apps/v1 and batch/v1 `SetDefaults_Deployment`, `_ReplicaSet`, `_StatefulSet`,
-/// `_DaemonSet` and `_Job` (v1.32), the workload fields `kubectl get -o yaml` and kubectl's
+/// `_DaemonSet`, `_Job` and `_CronJob` (v1.32), the workload fields `kubectl get -o yaml` and kubectl's
 /// own checks read (`kubectl rollout status daemonset` needs `updateStrategy.type`). The pod
 /// template is not defaulted here (its pods are, when created).
 pub fn workload(kind: &str, obj: &mut Value) {
@@ -313,7 +313,21 @@ pub fn workload(kind: &str, obj: &mut Value) {
             };
             default(spec, &["podReplacementPolicy"], json!(replacement));
         }
+        "CronJob" => {
+            default(spec, &["concurrencyPolicy"], json!("Allow"));
+            default(spec, &["suspend"], json!(false));
+            default(spec, &["successfulJobsHistoryLimit"], json!(3));
+            default(spec, &["failedJobsHistoryLimit"], json!(1));
+        }
         _ => {}
+    }
+}
+
+/// scheduling/v1 `SetDefaults_PriorityClass` (v1.32): `preemptionPolicy` is
+/// `PreemptLowerPriority` when unset (`kubectl describe priorityclass` reads it).
+pub fn priority_class(obj: &mut Value) {
+    if obj.is_object() && obj["preemptionPolicy"].is_null() {
+        obj["preemptionPolicy"] = json!("PreemptLowerPriority");
     }
 }
 
@@ -365,5 +379,18 @@ mod workload_tests {
         workload("Job", &mut job);
         assert_eq!(job["spec"]["completions"], 1);
         assert_eq!(job["spec"]["podReplacementPolicy"], "TerminatingOrFailed");
+        let mut cj = json!({"spec": {"schedule": "* * * * *", "failedJobsHistoryLimit": 0}});
+        workload("CronJob", &mut cj);
+        assert_eq!(
+            cj["spec"],
+            json!({"schedule": "* * * * *", "failedJobsHistoryLimit": 0, "concurrencyPolicy": "Allow",
+                   "suspend": false, "successfulJobsHistoryLimit": 3})
+        );
+        let mut pc = json!({"value": 1000});
+        priority_class(&mut pc);
+        assert_eq!(pc["preemptionPolicy"], "PreemptLowerPriority");
+        let mut pc = json!({"value": 1000, "preemptionPolicy": "Never"});
+        priority_class(&mut pc);
+        assert_eq!(pc["preemptionPolicy"], "Never");
     }
 }
