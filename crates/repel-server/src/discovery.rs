@@ -26,9 +26,17 @@ pub fn version() -> Value {
     })
 }
 
-/// Whether the request's `Accept` asks for aggregated discovery (v2 or v2beta1).
+/// Whether the request's `Accept` asks for aggregated discovery at v2, the one version served.
+/// A client asking for v2beta1 only (client-go 1.27–1.29: `…;v=v2beta1;as=APIGroupDiscoveryList,
+/// application/json`) gets legacy discovery, which its `application/json` accepts: answered v2,
+/// it would find no resources (`the server doesn't have a resource type "pod"`).
 pub fn wants_aggregated(accept: &str) -> bool {
-    accept.contains("as=APIGroupDiscoveryList")
+    accept.split(',').any(|media| {
+        let params: Vec<&str> = media.split(';').map(str::trim).collect();
+        params.contains(&"g=apidiscovery.k8s.io")
+            && params.contains(&"v=v2")
+            && params.contains(&"as=APIGroupDiscoveryList")
+    })
 }
 
 /// `(subresource, group, version, kind, verbs)` of a resource's subresources.
@@ -234,6 +242,27 @@ mod tests {
         assert_eq!(ev["group"], "policy");
         assert_eq!(ev["version"], "v1");
         assert_eq!(ev["kind"], "Eviction");
+    }
+
+    #[test]
+    fn aggregated_discovery_is_served_to_a_client_asking_for_v2() {
+        let cases = [
+            (
+                "kubectl 1.32 asks for v2, then v2beta1, then legacy",
+                "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+                true,
+            ),
+            (
+                "kubectl 1.27 asks for v2beta1, then legacy",
+                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+                false,
+            ),
+            ("a plain client asks for legacy", "application/json", false),
+            ("no Accept", "", false),
+        ];
+        for (name, accept, want) in cases {
+            assert_eq!(wants_aggregated(accept), want, "{name}");
+        }
     }
 
     #[test]

@@ -274,3 +274,58 @@ spec:
         );
     }
 }
+
+/// The versioned kubectl binaries installed beside the `kubectl` on the PATH (the machine
+/// image's dispatcher bundles `kubectl.1.27` … `kubectl.1.33`).
+fn versioned_kubectls(versions: &[&str]) -> Vec<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(dir) = std::env::split_paths(&path)
+        .map(|d| d.join("kubectl"))
+        .find(|k| k.is_file())
+        .and_then(|k| std::fs::canonicalize(k).ok())
+        .and_then(|k| k.parent().map(std::path::Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    versions
+        .iter()
+        .map(|v| dir.join(format!("kubectl.{v}")))
+        .filter(|k| k.is_file())
+        .collect()
+}
+
+#[test]
+fn explain_works_with_kubectl_1_27_and_1_33() {
+    let kubectls = versioned_kubectls(&["1.27", "1.33"]);
+    if kubectls.is_empty() {
+        eprintln!("no kubectl.1.27 or kubectl.1.33 installed: test skipped");
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    for k in kubectls {
+        let cache = tempfile::tempdir().unwrap();
+        let o = std::process::Command::new(&k)
+            .env("KUBECONFIG", &s.kubeconfig)
+            .arg(format!("--cache-dir={}", cache.path().display()))
+            .args(["explain", "deployment.spec.template.spec.tolerations"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let l: Vec<&str> = out.lines().collect();
+        for want in [
+            "GROUP:      apps",
+            "KIND:       Deployment",
+            "FIELD: tolerations <[]Toleration>",
+            "    If specified, the pod's tolerations.",
+            "  effect\t<string>",
+            "  tolerationSeconds\t<integer>",
+        ] {
+            assert!(
+                l.contains(&want),
+                "{}: {want}: {out}{}",
+                k.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}
