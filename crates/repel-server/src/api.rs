@@ -168,24 +168,48 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or("")
 }
 
-/// A create/update body must be JSON: protobuf (what kubectl's typed clients send for
-/// `kubectl create deployment` and the like) is not decoded here, so it gets upstream's 415.
-fn check_body_type(headers: &HeaderMap) -> Result<(), ApiError> {
+/// Whether a create/update body is protobuf (what kubectl's typed clients send for
+/// `kubectl create deployment` and the like).
+fn is_protobuf(headers: &HeaderMap) -> bool {
+    let media = content_type(headers).split(';').next().unwrap_or("").trim();
+    media == crate::proto::MEDIA_TYPE
+}
+
+/// A create/update body must be JSON or, for a built-in kind, protobuf; anything else gets
+/// upstream's 415.
+fn check_body_type(r: &Resource, headers: &HeaderMap) -> Result<(), ApiError> {
     let ct = content_type(headers);
     let media = ct.split(';').next().unwrap_or("").trim();
     if media.is_empty() || media == "application/json" || media == "*/*" {
         return Ok(());
     }
-    Err(status::unsupported_media_type(&["application/json"]).into())
+    if media == crate::proto::MEDIA_TYPE && !r.is_custom() {
+        return Ok(());
+    }
+    let mut accepted = vec!["application/json"];
+    if !r.is_custom() {
+        accepted.push(crate::proto::MEDIA_TYPE);
+    }
+    Err(status::unsupported_media_type(&accepted).into())
 }
 
 /// A create/update body, decoded as upstream does: under `fieldValidation=Strict`, unknown and
-/// duplicate fields are a 400 listing them in document order (repel-api `check_body`).
+/// duplicate fields are a 400 listing them in document order (repel-api `check_body`). A
+/// protobuf body becomes the JSON object it stands for (see [`crate::proto`]); it has no
+/// unknown or duplicate fields to report.
 fn decode_body(
     r: &Resource,
+    headers: &HeaderMap,
     body: &Bytes,
     query: &HashMap<String, String>,
 ) -> Result<Value, ApiError> {
+    if is_protobuf(headers) {
+        return crate::proto::decode(body).map_err(|e| {
+            ApiError::from(status::bad_request(&format!(
+                "error decoding request body: {e}"
+            )))
+        });
+    }
     if !crate::admission::strict(query) || r.is_custom() {
         return parse_body(body);
     }
@@ -198,6 +222,15 @@ fn decode_body(
         return Err(status::strict_body_errors(&r.kind, &errors).into());
     }
     Ok(obj)
+}
+
+/// An object in reply: protobuf when the client asks for it first and the kind has a
+/// message, else JSON.
+fn object_reply(protobuf: bool, code: u16, obj: &Value) -> Response {
+    if protobuf && let Ok(b) = crate::proto::encode(obj) {
+        return crate::request::bytes_reply(code, b, crate::proto::MEDIA_TYPE);
+    }
+    json_reply(code, obj)
 }
 
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
@@ -237,6 +270,8 @@ async fn handle_resource(
     let r = t.resource.clone();
     let r = &*r;
     let ns = t.namespace.clone();
+    let pb = crate::proto::preferred(accept(&headers)) && !r.is_custom();
+    let reply = |code: u16, v: &Value| object_reply(pb, code, v);
     let write_opts =
         |kind: &str, apply: Option<bool>| crate::query::write_options(kind, &raw, &query, apply);
     match (&method, t.name.as_deref(), t.sub.as_deref()) {
@@ -252,7 +287,7 @@ async fn handle_resource(
                     wants_table(accept(&headers)),
                 );
             }
-            list(&app, r, ns.as_deref(), &query, &opts, accept(&headers))
+            list(&app, r, ns.as_deref(), &query, &opts, accept(&headers), pb)
         }
         (&Method::GET, Some(name), None | Some("status")) => {
             let obj = app
@@ -267,17 +302,17 @@ async fn handle_resource(
                     .to_string();
                 return Ok(json_reply(200, &table(r, &[&obj], &rv)));
             }
-            Ok(json_reply(200, &obj))
+            Ok(reply(200, &obj))
         }
         (&Method::POST, None, None) => {
-            check_body_type(&headers)?;
+            check_body_type(r, &headers)?;
             let opts = write_opts("CreateOptions", None)?;
-            let obj = decode_body(r, &body, &query)?;
+            let obj = decode_body(r, &headers, &body, &query)?;
             let obj = app
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
             if opts.dry_run {
-                return Ok(json_reply(201, &obj));
+                return Ok(reply(201, &obj));
             }
             let (_, name) = ns_name(&obj);
             let stored = app
@@ -285,12 +320,12 @@ async fn handle_resource(
                 .create(r.key(), for_storage(r, obj))
                 .map_err(|e| store_error(r, &name, e))?;
             app.poke();
-            Ok(json_reply(201, &at_version(r, stored)))
+            Ok(reply(201, &at_version(r, stored)))
         }
         (&Method::PUT, Some(name), None | Some("status")) => {
-            check_body_type(&headers)?;
+            check_body_type(r, &headers)?;
             let opts = write_opts("UpdateOptions", None)?;
-            let new = decode_body(r, &body, &query)?;
+            let new = decode_body(r, &headers, &body, &query)?;
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
             check_name(&new, name, ns)?;
@@ -303,7 +338,7 @@ async fn handle_resource(
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &at_version(r, stored)))
+            Ok(reply(200, &at_version(r, stored)))
         }
         (&Method::PATCH, Some(name), None | Some("status")) => {
             let ct = content_type(&headers);
@@ -351,14 +386,14 @@ async fn handle_resource(
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &at_version(r, stored)))
+            Ok(reply(200, &at_version(r, stored)))
         }
         (&Method::GET, Some(name), Some("scale")) => {
             let obj = app
                 .store
                 .get(r.key(), ns.as_deref().unwrap_or(""), name)
                 .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
-            Ok(json_reply(200, &scale_for(r, &obj)))
+            Ok(reply(200, &scale_for(r, &obj)))
         }
         (&Method::PATCH | &Method::PUT, Some(name), Some("scale")) => {
             let put = method == Method::PUT;
@@ -409,7 +444,7 @@ async fn handle_resource(
                 })
                 .map_err(|e| write_error(r, name, e))?;
             app.poke();
-            Ok(json_reply(200, &scale_for(r, &stored)))
+            Ok(reply(200, &scale_for(r, &stored)))
         }
         (&Method::DELETE, Some(name), None) => {
             let ns = ns.as_deref().unwrap_or("");
@@ -419,11 +454,11 @@ async fn handle_resource(
                     .store
                     .get(r.key(), ns, name)
                     .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
-                return Ok(json_reply(200, &at_version(r, obj)));
+                return Ok(reply(200, &at_version(r, obj)));
             }
             let gone = delete(&app, r, ns, name, &opts)?;
             app.poke();
-            Ok(json_reply(200, &at_version(r, gone)))
+            Ok(reply(200, &at_version(r, gone)))
         }
         (&Method::DELETE, None, None) => {
             let opts = crate::query::delete_options(&body, &raw, &query)?;
@@ -498,6 +533,7 @@ fn list(
     query: &HashMap<String, String>,
     opts: &crate::query::ListOptions,
     accept: &str,
+    protobuf: bool,
 ) -> Result<Response, ApiError> {
     let sel = Selectors::parse(r, query)?;
     let page = app.pages.list(
@@ -530,6 +566,15 @@ fn list(
         let mut t = table(r, &refs, &page.rv.to_string());
         t["metadata"] = metadata;
         return Ok(json_reply(200, &t));
+    }
+    if protobuf
+        && let Ok(b) = crate::proto::encode_list(&r.api_version(), &r.list_kind(), &metadata, &refs)
+    {
+        return Ok(crate::request::bytes_reply(
+            200,
+            b,
+            crate::proto::MEDIA_TYPE,
+        ));
     }
     // Written straight from the shared objects (a `json!` list would copy every item).
     #[derive(serde::Serialize)]

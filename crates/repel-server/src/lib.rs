@@ -39,6 +39,7 @@ pub mod kubelet;
 pub mod net;
 pub mod openapi;
 pub mod paging;
+pub mod proto;
 pub mod query;
 pub mod request;
 pub mod resources;
