@@ -83,7 +83,7 @@ pub fn healthy_conditions(now: &str) -> Value {
 
 /// Fills what a joining node's kubelet reports and is missing: well-known labels, addresses,
 /// nodeInfo, capacity/allocatable, healthy conditions. A node whose manifest has conditions
-/// keeps them. The `node.kubernetes.io/not-ready` taint of TaintNodesByCondition goes once
+/// keeps them (their times set where missing). The `node.kubernetes.io/not-ready` taint of TaintNodesByCondition goes once
 /// the node is Ready (the node-lifecycle controller's doing).
 pub fn join_node(node: &mut Value) {
     let (_, name) = ns_name(node);
@@ -134,6 +134,16 @@ pub fn join_node(node: &mut Value) {
     }
     if st["conditions"].is_null() {
         st["conditions"] = healthy_conditions(&now);
+    } else if let Some(cs) = st["conditions"].as_array_mut() {
+        // The kubelet's heartbeat and transition times, where the manifest has none (a
+        // hand-written or generated node): `kubectl describe node` prints them.
+        for c in cs.iter_mut().filter(|c| c.is_object()) {
+            for key in ["lastHeartbeatTime", "lastTransitionTime"] {
+                if c[key].is_null() {
+                    c[key] = json!(now);
+                }
+            }
+        }
     }
     if is_ready(node)
         && let Some(taints) = node

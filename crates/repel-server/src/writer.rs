@@ -460,6 +460,38 @@ fn stamp(new: &mut Value, old: &Value, key: &str, keep: &[&str]) {
     }
 }
 
+/// A controller's `status` with the wall-clock times its upstream controller writes and the
+/// engine leaves out (see [`stamp`]): a Deployment's conditions' `lastUpdateTime` and
+/// `lastTransitionTime`; a Job's `startTime` (when it was first synced), its conditions'
+/// `lastProbeTime` and `lastTransitionTime`, and `completionTime` once `Complete` (what
+/// `kubectl describe job` prints as Start Time, Completed At and Duration).
+fn with_times(resource: &str, mut status: Value, old: &Value) -> Value {
+    let keep: &[&str] = match resource {
+        "deployments" => &["lastUpdateTime"],
+        "jobs" => &["lastProbeTime"],
+        _ => return status,
+    };
+    if status.get("conditions").is_some() {
+        stamp(&mut status["conditions"], &old["conditions"], "type", keep);
+    }
+    if resource == "jobs" {
+        let now = json!(time::now_rfc3339());
+        let since = |key: &str| match &old[key] {
+            Value::String(_) => old[key].clone(),
+            _ => now.clone(),
+        };
+        status["startTime"] = since("startTime");
+        let complete = status["conditions"].as_array().is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Complete" && c["status"] == "True")
+        });
+        if complete {
+            status["completionTime"] = since("completionTime");
+        }
+    }
+    status
+}
+
 /// Taints the control plane added (a `timeAdded` not in `old`) get the wall clock's time.
 fn stamp_taints(new: &mut Value, old: &Value) {
     let Some(items) = new.as_array_mut() else {
@@ -577,11 +609,12 @@ pub fn write_objects(
                 status,
             } => store
                 .modify::<StoreError>(resource, namespace, name, |cur| {
-                    if cur["status"] == *status {
+                    let status = with_times(resource, status.clone(), &cur["status"]);
+                    if cur["status"] == status {
                         return Ok(None);
                     }
                     let mut obj = cur.clone();
-                    obj["status"] = status.clone();
+                    obj["status"] = status;
                     obj["metadata"]["resourceVersion"] = Value::Null;
                     Ok(Some(obj))
                 })

@@ -185,3 +185,31 @@ fn events_go_through_the_recorders_correlator_but_the_schedulers() {
             .all(|e| e["source"]["component"] == "replicaset-controller")
     );
 }
+
+#[test]
+fn controller_statuses_get_upstreams_times_and_keep_them() {
+    let t0 = "2026-01-01T00:00:00Z";
+    let complete = json!({"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]});
+    let job = with_times("jobs", complete.clone(), &json!({"startTime": t0}));
+    assert_eq!(job["startTime"], t0, "a job keeps the time it started");
+    assert!(job["completionTime"].is_string(), "{job}");
+    assert!(job["conditions"][0]["lastProbeTime"].is_string(), "{job}");
+    assert!(
+        job["conditions"][0]["lastTransitionTime"].is_string(),
+        "{job}"
+    );
+    let again = with_times("jobs", complete, &job);
+    assert_eq!(again, job, "an unchanged status is unchanged");
+    let running = with_times("jobs", json!({"active": 1}), &Value::Null);
+    assert!(running["startTime"].is_string() && running.get("completionTime").is_none());
+    assert!(running.get("conditions").is_none(), "{running}");
+
+    let available = json!({"conditions": [{"type": "Available", "status": "True"}]});
+    let old = json!({"conditions": [{"type": "Available", "status": "True",
+                                     "lastTransitionTime": t0, "lastUpdateTime": t0}]});
+    let d = with_times("deployments", available, &old);
+    assert_eq!(d["conditions"][0]["lastTransitionTime"], t0);
+    assert_eq!(d["conditions"][0]["lastUpdateTime"], t0);
+    let ds = json!({"numberReady": 1});
+    assert_eq!(with_times("daemonsets", ds.clone(), &Value::Null), ds);
+}
