@@ -28,7 +28,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::resources::{Registry, Resource, builtins};
+use crate::resources::{GROUPS, Registry, Resource, builtins};
 
 /// The content type of OpenAPI v2 in protobuf, what kubectl asks for.
 pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -118,25 +118,26 @@ fn document_bytes(reg: &Registry, group: &str, version: &str) -> Option<Bytes> {
     ))
 }
 
-/// The serialized document of a built-in group version, built on first use.
+/// The group versions of the built-in kinds: core's, then the other groups'.
+fn builtin_group_versions() -> impl Iterator<Item = (&'static str, &'static str)> {
+    std::iter::once(("", "v1")).chain(GROUPS.iter().copied())
+}
+
+/// The serialized document of a built-in group version, built on first use and kept (about
+/// 1.1 MB for all of them). `None` for another group version.
 fn builtin_bytes(group: &str, version: &str) -> Option<Bytes> {
-    static CACHE: OnceLock<std::sync::Mutex<Vec<(String, String, Bytes)>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, _, b)) = c.iter().find(|(g, v, _)| g == group && v == version) {
-        return Some(b.clone());
-    }
-    let resources: Vec<Arc<Resource>> = builtins()
-        .iter()
-        .filter(|r| r.group == group && r.version == version)
-        .cloned()
-        .collect();
-    if resources.is_empty() {
-        return None;
-    }
-    let b = Bytes::from(document(&resources, group, version).to_string());
-    c.push((group.to_string(), version.to_string(), b.clone()));
-    Some(b)
+    static CACHE: [OnceLock<Bytes>; GROUPS.len() + 1] =
+        [const { OnceLock::new() }; GROUPS.len() + 1];
+    let i = builtin_group_versions().position(|(g, v)| g == group && v == version)?;
+    let b = CACHE.get(i)?.get_or_init(|| {
+        let resources: Vec<Arc<Resource>> = builtins()
+            .iter()
+            .filter(|r| r.group == group && r.version == version)
+            .cloned()
+            .collect();
+        Bytes::from(document(&resources, group, version).to_string())
+    });
+    Some(b.clone())
 }
 
 /// The v3 document of one group version: a `patch`, `put` and `post` operation per kind, each
@@ -148,7 +149,7 @@ pub fn document(resources: &[Arc<Resource>], group: &str, version: &str) -> Valu
         format!("/apis/{group}/{version}")
     };
     let mut paths = Map::new();
-    let mut schemas = schemas::builtin(group, version).clone();
+    let mut schemas = schemas::builtin(group, version);
     for r in resources {
         if let Some(c) = r.custom.as_ref().filter(|c| c.schema.is_object()) {
             if !schemas.contains_key(schemas::OBJECT_META) {
@@ -212,8 +213,8 @@ fn custom_schema(r: &Resource, schema: &Value) -> Value {
             .as_object_mut();
         if let Some(props) = props {
             for (name, p) in schemas::object_properties() {
-                if !props.contains_key(name) {
-                    props.insert(name.to_string(), p);
+                if !props.contains_key(*name) {
+                    props.insert(name.to_string(), p.clone());
                 }
             }
             props.sort_keys();

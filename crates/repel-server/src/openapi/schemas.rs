@@ -53,7 +53,7 @@ const fn k(
     }
 }
 
-/// Every kind with a schema, grouped by group version in [`GROUP_VERSIONS`]' order.
+/// Every kind with a schema, by group version.
 pub static KINDS: &[Kind] = &[
     k("", "v1", "Binding", add::<core::v1::Binding>),
     k("", "v1", "ConfigMap", add::<core::v1::ConfigMap>),
@@ -169,57 +169,33 @@ pub static KINDS: &[Kind] = &[
     ),
 ];
 
-/// The group versions with built-in kinds, each with its schemas generated on first use.
-const GROUP_VERSIONS: [(&str, &str); 12] = [
-    ("", "v1"),
-    ("admissionregistration.k8s.io", "v1"),
-    ("apiextensions.k8s.io", "v1"),
-    ("apps", "v1"),
-    ("autoscaling", "v2"),
-    ("batch", "v1"),
-    ("coordination.k8s.io", "v1"),
-    ("networking.k8s.io", "v1"),
-    ("policy", "v1"),
-    ("rbac.authorization.k8s.io", "v1"),
-    ("scheduling.k8s.io", "v1"),
-    ("storage.k8s.io", "v1"),
-];
-
-static GENERATED: [OnceLock<Map<String, Value>>; GROUP_VERSIONS.len()] =
-    [const { OnceLock::new() }; GROUP_VERSIONS.len()];
-
 /// ObjectMeta's schema's name.
 pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 /// The `apiVersion`, `kind` and `metadata` properties every object has, with upstream's
-/// descriptions (Pod's).
-pub fn object_properties() -> Vec<(&'static str, Value)> {
-    let pod = builtin("", "v1")
-        .get("io.k8s.api.core.v1.Pod")
-        .and_then(|p| p.get("properties"));
-    ["apiVersion", "kind", "metadata"]
-        .into_iter()
-        .filter_map(|name| Some((name, pod?.get(name)?.clone())))
-        .collect()
+/// descriptions (Pod's), generated once.
+pub fn object_properties() -> &'static [(&'static str, Value)] {
+    static PROPERTIES: OnceLock<Vec<(&'static str, Value)>> = OnceLock::new();
+    PROPERTIES.get_or_init(|| {
+        let mut g = generator();
+        let pod = add::<core::v1::Pod>(&mut g);
+        let props = g
+            .take_definitions(true)
+            .get(&pod)
+            .and_then(|p| p.get("properties"))
+            .cloned()
+            .unwrap_or_default();
+        ["apiVersion", "kind", "metadata"]
+            .into_iter()
+            .filter_map(|name| Some((name, props.get(name)?.clone())))
+            .collect()
+    })
 }
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::openapi3()
         .with(|s| s.meta_schema = None)
         .into_generator()
-}
-
-/// `components.schemas` of a group version's built-in kinds, sorted by name; empty for a group
-/// version without any. Generated on first use, then shared.
-pub fn builtin(group: &str, version: &str) -> &'static Map<String, Value> {
-    static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
-    match GROUP_VERSIONS
-        .iter()
-        .position(|(g, v)| *g == group && *v == version)
-    {
-        Some(i) => GENERATED[i].get_or_init(|| generate(group, version)),
-        None => EMPTY.get_or_init(Map::new),
-    }
 }
 
 /// ObjectMeta's schema and those it refers to: what a custom resource's `metadata` names.
@@ -232,8 +208,10 @@ pub fn object_meta() -> &'static Map<String, Value> {
     })
 }
 
-/// Generates the schemas of a group version's kinds (what [`builtin`] keeps).
-pub(super) fn generate(group: &str, version: &str) -> Map<String, Value> {
+/// `components.schemas` of a group version's built-in kinds, sorted by name; empty for a group
+/// version without any. Generated anew on each call (the caller keeps what it serves): the
+/// documents served are kept serialized, not as values, which take several times the memory.
+pub fn builtin(group: &str, version: &str) -> Map<String, Value> {
     let mut g = generator();
     let tops: Vec<(String, &Kind)> = KINDS
         .iter()
