@@ -77,7 +77,10 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         }
         "HorizontalPodAutoscaler" => cells::hpa(obj, now),
         "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
-        "Role" | "ClusterRole" | "CustomResourceDefinition" => cells::created_at(obj),
+        "Role" | "ClusterRole" | "CustomResourceDefinition" | "LimitRange" => {
+            cells::created_at(obj)
+        }
+        "ResourceQuota" => cells::resource_quota(obj, now),
         _ => cells::generic(obj, now),
     }
 }

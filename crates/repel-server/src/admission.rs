@@ -95,6 +95,9 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "RoleBinding" => roundtrip_as::<rbac::v1::RoleBinding>(r, v),
         "ClusterRole" => roundtrip_as::<rbac::v1::ClusterRole>(r, v),
         "ClusterRoleBinding" => roundtrip_as::<rbac::v1::ClusterRoleBinding>(r, v),
+        "ResourceQuota" => roundtrip_as::<core::v1::ResourceQuota>(r, v),
+        "LimitRange" => roundtrip_as::<core::v1::LimitRange>(r, v),
+        "ControllerRevision" => roundtrip_as::<apps::v1::ControllerRevision>(r, v),
         _ => Ok(v.clone()),
     }
 }
@@ -232,6 +235,7 @@ impl Admission {
             }
             "Namespace" => {
                 obj["status"] = json!({"phase": "Active"});
+                crate::defaults::namespace(&mut obj);
             }
             "Service" if errors.is_empty() => crate::defaults::service(store, &mut obj)?,
             "Secret" => crate::defaults::secret(&mut obj),
@@ -242,6 +246,7 @@ impl Admission {
                 crate::defaults::workload(&r.kind, &mut obj)
             }
             "PriorityClass" => crate::defaults::priority_class(&mut obj),
+            "LimitRange" => crate::defaults::limit_range(&mut obj),
             "CustomResourceDefinition" => {
                 crate::crd::set_defaults(&mut obj);
                 errors = crate::crd::validate_create(&obj);
@@ -375,8 +380,11 @@ impl Admission {
         }
         if !r.is_custom() {
             crate::defaults::workload(&r.kind, &mut new);
-            if r.kind == "PriorityClass" {
-                crate::defaults::priority_class(&mut new);
+            match r.kind.as_str() {
+                "PriorityClass" => crate::defaults::priority_class(&mut new),
+                "Namespace" => crate::defaults::namespace(&mut new),
+                "LimitRange" => crate::defaults::limit_range(&mut new),
+                _ => {}
             }
         }
         let has_status = r.has_sub("status");

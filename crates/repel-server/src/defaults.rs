@@ -323,6 +323,45 @@ pub fn workload(kind: &str, obj: &mut Value) {
     }
 }
 
+/// core/v1 `SetDefaults_Namespace` (v1.32): the label `kubernetes.io/metadata.name` is the
+/// namespace's name, set on every write (a namespace selector can name it).
+pub fn namespace(obj: &mut Value) {
+    let Some(name) = obj["metadata"]["name"].as_str().map(str::to_string) else {
+        return;
+    };
+    if !obj["metadata"]["labels"].is_object() {
+        obj["metadata"]["labels"] = json!({});
+    }
+    obj["metadata"]["labels"]["kubernetes.io/metadata.name"] = json!(name);
+}
+
+/// core/v1 `SetDefaults_LimitRangeItem` (v1.32), for each `Container` limit: the default
+/// limit is `max` where unset, the default request the default limit, else `min`.
+pub fn limit_range(obj: &mut Value) {
+    let Some(limits) = obj["spec"]["limits"].as_array_mut() else {
+        return;
+    };
+    for item in limits.iter_mut().filter(|i| i["type"] == "Container") {
+        for (from, to) in [
+            ("max", "default"),
+            ("default", "defaultRequest"),
+            ("min", "defaultRequest"),
+        ] {
+            let Some(source) = item[from].as_object().cloned() else {
+                continue;
+            };
+            if !item[to].is_object() {
+                item[to] = json!({});
+            }
+            for (k, v) in source {
+                if item[to][k.as_str()].is_null() {
+                    item[to][k.as_str()] = v;
+                }
+            }
+        }
+    }
+}
+
 /// scheduling/v1 `SetDefaults_PriorityClass` (v1.32): `preemptionPolicy` is
 /// `PreemptLowerPriority` when unset (`kubectl describe priorityclass` reads it).
 pub fn priority_class(obj: &mut Value) {
@@ -385,6 +424,25 @@ mod workload_tests {
             cj["spec"],
             json!({"schedule": "* * * * *", "failedJobsHistoryLimit": 0, "concurrencyPolicy": "Allow",
                    "suspend": false, "successfulJobsHistoryLimit": 3})
+        );
+        let mut ns =
+            json!({"metadata": {"name": "team-a", "labels": {"kubernetes.io/metadata.name": "x"}}});
+        namespace(&mut ns);
+        assert_eq!(
+            ns["metadata"]["labels"],
+            json!({"kubernetes.io/metadata.name": "team-a"})
+        );
+        let mut lr = json!({"spec": {"limits": [
+            {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "default": {"cpu": "1"},
+             "min": {"memory": "100Mi"}},
+            {"type": "Pod", "max": {"cpu": "4"}}]}});
+        limit_range(&mut lr);
+        assert_eq!(
+            lr["spec"]["limits"],
+            json!([{"type": "Container", "max": {"cpu": "2", "memory": "1Gi"},
+                    "default": {"cpu": "1", "memory": "1Gi"}, "min": {"memory": "100Mi"},
+                    "defaultRequest": {"cpu": "1", "memory": "1Gi"}},
+                   {"type": "Pod", "max": {"cpu": "4"}}])
         );
         let mut pc = json!({"value": 1000});
         priority_class(&mut pc);

@@ -298,6 +298,40 @@ pub(super) fn controller_revision(obj: &Value, now: Timestamp) -> Vec<Value> {
     ]
 }
 
+/// Upstream `printResourceQuota`: each resource of `status.hard`, sorted, as
+/// `NAME: USED/HARD`, those named `limits.*` under Limit and the others under Request (both
+/// empty until a quota controller fills the status).
+pub(super) fn resource_quota(obj: &Value, now: Timestamp) -> Vec<Value> {
+    let mut request: Vec<String> = Vec::new();
+    let mut limit: Vec<String> = Vec::new();
+    if let Some(hard) = obj.pointer("/status/hard").and_then(Value::as_object) {
+        let mut names: Vec<&String> = hard.keys().collect();
+        names.sort();
+        for name in names {
+            let used = obj
+                .pointer("/status/used")
+                .and_then(|u| u.get(name.as_str()))
+                .and_then(Value::as_str)
+                .unwrap_or("0");
+            let cell = format!(
+                "{name}: {used}/{}",
+                hard[name.as_str()].as_str().unwrap_or("")
+            );
+            if name.split('.').next() == Some("limits") && name.contains('.') {
+                limit.push(cell);
+            } else {
+                request.push(cell);
+            }
+        }
+    }
+    vec![
+        json!(s(obj, "/metadata/name")),
+        age(obj, now),
+        json!(request.join(", ")),
+        json!(limit.join(", ")),
+    ]
+}
+
 /// Name and Age.
 pub(super) fn generic(obj: &Value, now: Timestamp) -> Vec<Value> {
     vec![json!(s(obj, "/metadata/name")), age(obj, now)]

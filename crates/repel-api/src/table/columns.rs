@@ -627,7 +627,25 @@ pub fn columns(kind: &str) -> Vec<Value> {
                 "ServiceAccounts in the clusterRoleBinding",
             ),
         ],
-        "Role" | "ClusterRole" | "CustomResourceDefinition" => {
+        "ResourceQuota" => vec![
+            name_col(),
+            age_col(),
+            col(
+                "Request",
+                "string",
+                "",
+                0,
+                "Request represents a minimum amount of cpu/memory that a container may consume.",
+            ),
+            col(
+                "Limit",
+                "string",
+                "",
+                0,
+                "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+            ),
+        ],
+        "Role" | "ClusterRole" | "CustomResourceDefinition" | "LimitRange" => {
             vec![name_col(), col("Created At", "date", "", 0, CREATION_DOC)]
         }
         "IngressClass" => vec![

@@ -591,6 +591,18 @@ fn other_kinds() {
             json!(["node1", "node1", "2m"]),
         ),
         (
+            "ResourceQuota",
+            json!({"metadata": {"name": "q", "creationTimestamp": created},
+                   "status": {"hard": {"pods": "10", "limits.cpu": "2", "requests.cpu": "1"},
+                              "used": {"pods": "3", "requests.cpu": "500m"}}}),
+            json!([
+                "q",
+                "2m",
+                "pods: 3/10, requests.cpu: 500m/1",
+                "limits.cpu: 0/2"
+            ]),
+        ),
+        (
             "ControllerRevision",
             json!({"metadata": {"name": "ds-6d4cf56db6", "creationTimestamp": created,
                    "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "u", "controller": true}]},
