@@ -43,6 +43,7 @@
 //! ```
 
 pub mod gofmt;
+pub mod managed;
 pub mod patch;
 pub mod selector;
 pub mod status;

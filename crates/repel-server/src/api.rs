@@ -146,6 +146,63 @@ fn for_storage(r: &Resource, mut obj: Value) -> Value {
     obj
 }
 
+/// Who a write is recorded under in `managedFields`: `fieldManager`, else the user agent's
+/// product (upstream `prefixFromUserAgent`).
+fn manager_of(query: &HashMap<String, String>, headers: &HeaderMap) -> String {
+    match query.get("fieldManager").filter(|m| !m.is_empty()) {
+        Some(m) => m.clone(),
+        None => repel_api::managed::manager_from_user_agent(
+            headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or(""),
+        ),
+    }
+}
+
+/// Sets `obj`'s managedFields after a non-apply write from `old` (none: a create).
+fn track_update(
+    r: &Resource,
+    old: Option<&Value>,
+    obj: &mut Value,
+    manager: &str,
+    sub: Option<&str>,
+) {
+    let api_version = r.api_version();
+    let time = time::now_rfc3339();
+    let w = repel_api::managed::Writer {
+        manager,
+        apply: false,
+        api_version: &api_version,
+        subresource: sub.unwrap_or(""),
+        time: &time,
+    };
+    let mf = repel_api::managed::after_update(&r.kind, r.is_custom(), old, obj, &w);
+    if obj.is_object() {
+        if mf.is_empty() {
+            if let Some(m) = obj["metadata"].as_object_mut() {
+                m.shift_remove("managedFields");
+            }
+        } else {
+            obj["metadata"]["managedFields"] = Value::Array(mf);
+        }
+    }
+}
+
+/// The body of an apply patch: YAML (or JSON, which is YAML), one object.
+fn apply_body(body: &Bytes) -> Result<Value, ApiError> {
+    let bad = |e: String| ApiError::from(status::bad_request(&format!("error decoding YAML: {e}")));
+    let text = std::str::from_utf8(body).map_err(|e| bad(e.to_string()))?;
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(_) => serde_saphyr::from_str(text).map_err(|e| bad(e.to_string()))?,
+    };
+    if !v.is_object() {
+        return Err(bad("the apply patch is not an object".into()));
+    }
+    Ok(v)
+}
+
 /// The media types a custom resource takes in a `PATCH` (no strategic merge patch, as
 /// upstream: a custom object has no patch strategy).
 const CUSTOM_PATCH_MEDIA_TYPES: [&str; 3] = [
@@ -308,9 +365,10 @@ async fn handle_resource(
             check_body_type(r, &headers)?;
             let opts = write_opts("CreateOptions", None)?;
             let obj = decode_body(r, &headers, &body, &query)?;
-            let obj = app
+            let mut obj = app
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
+            track_update(r, None, &mut obj, &manager_of(&query, &headers), None);
             if opts.dry_run {
                 return Ok(reply(201, &obj));
             }
@@ -326,6 +384,7 @@ async fn handle_resource(
             check_body_type(r, &headers)?;
             let opts = write_opts("UpdateOptions", None)?;
             let new = decode_body(r, &headers, &body, &query)?;
+            let manager = manager_of(&query, &headers);
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
             check_name(&new, name, ns)?;
@@ -333,7 +392,8 @@ async fn handle_resource(
                 .store
                 .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
                     let cur = &at_version(r, cur.clone());
-                    let admitted = app.admission.update(r, cur, new, sub, &query)?;
+                    let mut admitted = app.admission.update(r, cur, new, sub, &query)?;
+                    track_update(r, Some(cur), &mut admitted, &manager, sub);
                     Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
@@ -343,17 +403,31 @@ async fn handle_resource(
         (&Method::PATCH, Some(name), None | Some("status")) => {
             let ct = content_type(&headers);
             let pt = match PatchType::from_content_type(ct) {
-                Some(PatchType::Strategic | PatchType::Apply) | None if r.is_custom() => {
+                Some(PatchType::Strategic) | None if r.is_custom() => {
                     return Err(status::unsupported_media_type(&CUSTOM_PATCH_MEDIA_TYPES).into());
                 }
-                Some(PatchType::Apply) | None => {
+                None => {
                     return Err(status::unsupported_media_type(
                         &repel_api::patch::PATCH_MEDIA_TYPES,
                     )
                     .into());
                 }
+                Some(PatchType::Apply) => {
+                    return server_side_apply(
+                        &app,
+                        r,
+                        ns.as_deref(),
+                        name,
+                        t.sub.as_deref(),
+                        &raw,
+                        &query,
+                        &body,
+                        pb,
+                    );
+                }
                 Some(pt) => pt,
             };
+            let manager = manager_of(&query, &headers);
             let opts = write_opts("PatchOptions", Some(false))?;
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
@@ -381,7 +455,8 @@ async fn handle_resource(
                     }
                     let mut lenient = query.clone();
                     lenient.remove("fieldValidation");
-                    let admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
+                    let mut admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
+                    track_update(r, Some(cur), &mut admitted, &manager, sub);
                     Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
@@ -503,6 +578,84 @@ async fn handle_resource(
         }
         _ => Err(status::method_not_allowed().into()),
     }
+}
+
+/// `PATCH` with `application/apply-patch+yaml`: server-side apply ([`repel_api::managed`]).
+/// The object is created when it does not exist; a conflict with another manager is upstream's
+/// 409 unless `force=true`.
+#[allow(clippy::too_many_arguments)]
+fn server_side_apply(
+    app: &Arc<App>,
+    r: &Resource,
+    ns: Option<&str>,
+    name: &str,
+    sub: Option<&str>,
+    raw: &[(String, String)],
+    query: &HashMap<String, String>,
+    body: &Bytes,
+    pb: bool,
+) -> Result<Response, ApiError> {
+    let opts = crate::query::write_options("PatchOptions", raw, query, Some(true))?;
+    let manager = query.get("fieldManager").cloned().unwrap_or_default();
+    let force = query
+        .get("force")
+        .is_some_and(|f| f == "true" || f == "1" || f.is_empty());
+    let applied = apply_body(body)?;
+    let nsv = ns.unwrap_or("");
+    check_name(&applied, name, nsv)?;
+    let api_version = r.api_version();
+    let time = time::now_rfc3339();
+    let w = repel_api::managed::Writer {
+        manager: &manager,
+        apply: true,
+        api_version: &api_version,
+        subresource: sub.unwrap_or(""),
+        time: &time,
+    };
+    let conflict = |c: repel_api::managed::Conflicts| {
+        let st = c.status(&r.qualified(), name);
+        ApiError::from((409, st))
+    };
+    let mut lenient = query.clone();
+    lenient.remove("fieldValidation");
+    if app.store.get(r.key(), nsv, name).is_none() {
+        if sub.is_some() {
+            return Err(status::not_found(&r.qualified(), name).into());
+        }
+        let mut obj = applied.clone();
+        if obj["metadata"]["namespace"].is_null() && r.namespaced {
+            obj["metadata"]["namespace"] = json!(nsv);
+        }
+        let obj = repel_api::managed::apply(&r.kind, r.is_custom(), None, &obj, &w, force)
+            .map_err(conflict)?;
+        let managed = obj["metadata"]["managedFields"].clone();
+        let mut obj = app.admission.create(&app.store, r, ns, obj, &lenient)?;
+        obj["metadata"]["managedFields"] = managed;
+        if opts.dry_run {
+            return Ok(object_reply(pb, 201, &obj));
+        }
+        let stored = app
+            .store
+            .create(r.key(), for_storage(r, obj))
+            .map_err(|e| store_error(r, name, e))?;
+        app.poke();
+        return Ok(object_reply(pb, 201, &at_version(r, stored)));
+    }
+    let stored = app
+        .store
+        .modify_or_preview(r.key(), nsv, name, opts.dry_run, |cur| {
+            let cur = &at_version(r, cur.clone());
+            let merged =
+                repel_api::managed::apply(&r.kind, r.is_custom(), Some(cur), &applied, &w, force)
+                    .map_err(conflict)?;
+            let managed = merged["metadata"]["managedFields"].clone();
+            let mut admitted = app.admission.update(r, cur, merged, sub, &lenient)?;
+            admitted["metadata"]["managedFields"] = managed;
+            Ok::<_, WriteError>(Some(for_storage(r, admitted)))
+        })
+        .map_err(|e| write_error(r, name, e))?;
+    app.poke();
+    Ok(object_reply(pb, 200, &at_version(r, stored)))
 }
 
 /// Upstream `checkName` on an update or a patch: the object is not renamed or moved by it —

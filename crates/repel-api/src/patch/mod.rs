@@ -7,7 +7,7 @@
 
 #[cfg(test)]
 mod error_tests;
-mod schema;
+pub(crate) mod schema;
 mod smp;
 #[cfg(test)]
 mod tests;

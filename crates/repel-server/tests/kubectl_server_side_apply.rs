@@ -1,0 +1,176 @@
+//! `kubectl apply --server-side`, field managers and `managedFields`, through the real kubectl:
+//! create by apply, ownership shown by `--show-managed-fields`, a conflict with another
+//! manager in upstream's words, `--force-conflicts`, and a field dropped from the file going.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::{have_kubectl, node, start};
+
+fn deployment(replicas: u32, extra_label: bool) -> String {
+    let tier = if extra_label { "\n    tier: front" } else { "" };
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web{tier}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      tolerations:
+      - key: dedicated
+        operator: Equal
+        value: web
+        effect: NoSchedule
+      containers:
+      - name: nginx
+        image: nginx
+"
+    )
+}
+
+#[test]
+fn server_side_apply_owns_conflicts_and_forces_as_upstream() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write("web.yaml", &deployment(2, true));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout.trim(), "deployment.apps/web serverside-applied");
+    let d = s.get("deployments", "default", "web").unwrap();
+    assert_eq!(d["spec"]["replicas"], 2);
+    let mf = d["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(mf.len(), 1, "{mf:?}");
+    assert_eq!(mf[0]["manager"], "kubectl");
+    assert_eq!(mf[0]["operation"], "Apply");
+    assert_eq!(
+        mf[0]["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"],
+        json!({"k:{\"name\":\"nginx\"}": {".": {}, "f:image": {}, "f:name": {}}})
+    );
+
+    // Hidden from -o yaml unless asked for, as kubectl does.
+    let o = s.kubectl(&["get", "deploy", "web", "-o", "yaml"]);
+    assert!(!o.stdout.contains("managedFields"), "{}", o.stdout);
+    let o = s.kubectl(&[
+        "get",
+        "deploy",
+        "web",
+        "-o",
+        "yaml",
+        "--show-managed-fields",
+    ]);
+    assert!(o.stdout.contains("managedFields:"), "{}", o.stdout);
+    assert!(o.stdout.contains("manager: kubectl\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("operation: Apply"), "{}", o.stdout);
+
+    // Another manager changes replicas; applying another value then conflicts.
+    let o = s.kubectl(&["patch", "deploy", "web", "-p", r#"{"spec":{"replicas":4}}"#]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "web").unwrap();
+    let managers: Vec<&str> = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["manager"].as_str().unwrap())
+        .collect();
+    assert_eq!(managers, ["kubectl", "kubectl-patch"]);
+    let f3 = s.write("web3.yaml", &deployment(3, true));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f3]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl-patch\" using apps/v1: .spec.replicas\n"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("--force-conflicts"),
+        "kubectl's advice follows: {}",
+        o.stderr
+    );
+    assert_eq!(
+        s.get("deployments", "default", "web").unwrap()["spec"]["replicas"],
+        4
+    );
+    let o = s.kubectl(&["apply", "--server-side", "--force-conflicts", "-f", &f3]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "web").unwrap();
+    assert_eq!(d["spec"]["replicas"], 3);
+    // kubectl-patch owned only replicas: it is gone from the list.
+    assert_eq!(d["metadata"]["managedFields"].as_array().unwrap().len(), 1);
+
+    // A label dropped from the file is removed.
+    let f4 = s.write("web4.yaml", &deployment(3, false));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f4]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "web").unwrap();
+    assert_eq!(d["metadata"]["labels"], json!({"app": "web"}));
+
+    // Dry run changes nothing.
+    let o = s.kubectl(&["apply", "--server-side", "--dry-run=server", "-f", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout.trim(),
+        "deployment.apps/web serverside-applied (server dry run)"
+    );
+    let d = s.get("deployments", "default", "web").unwrap();
+    assert_eq!(d["metadata"]["labels"], json!({"app": "web"}));
+}
+
+#[test]
+fn client_side_writes_record_their_managers() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write("web.yaml", &deployment(1, false));
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = s.kubectl(&["label", "deploy", "web", "team=a"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "web").unwrap();
+    let mf = d["metadata"]["managedFields"].as_array().unwrap();
+    let managers: Vec<(&str, &str)> = mf
+        .iter()
+        .map(|e| {
+            (
+                e["manager"].as_str().unwrap(),
+                e["operation"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        managers,
+        [
+            ("kubectl-client-side-apply", "Update"),
+            ("kubectl-label", "Update")
+        ]
+    );
+    assert_eq!(
+        mf[1]["fieldsV1"],
+        json!({"f:metadata": {"f:labels": {"f:team": {}}}})
+    );
+    // Taking over from client-side apply: kubectl moves the fields to its applier first, so
+    // the same file applies server-side without a conflict (kubectl's csaupgrade).
+    let f2 = s.write("web2.yaml", &deployment(2, false));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f2]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        s.get("deployments", "default", "web").unwrap()["spec"]["replicas"],
+        2
+    );
+}
