@@ -12,7 +12,9 @@
 //!   defined by CustomResourceDefinitions.
 //! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
-//! - [`discovery`]: `/version`, legacy and aggregated discovery, OpenAPI v3.
+//! - [`discovery`]: `/version`, legacy and aggregated discovery.
+//! - [`openapi`]: OpenAPI v3 with every kind's schema, and a minimal v2.
+//! - [`proto`]: protobuf request and response bodies.
 //! - [`request`]: path and query parsing, the `Status` error type.
 //! - [`query`]: query parameters decoded and validated per verb, as kube-apiserver does.
 //! - [`api`]: the REST verbs and the binding subresource.
