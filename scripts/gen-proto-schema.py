@@ -11,6 +11,11 @@ Two inputs, both read only:
 A k8s-pb field with no Go counterpart takes its JSON name from its Rust name in camelCase and
 is written whenever present.
 
+The committed table was written from k8s-pb 0.9.0 and the Go types of kubernetes/api at
+10b39a39bcee995dfe7cd5e8e7b922be5e46f1e2 and kubernetes/apimachinery at
+eed236ceee2c19c2753a3d93ac0631dc20750454 (`git archive HEAD core/v1 apps/v1 … | tar -x`, the
+directories PACKAGES names). The module is `#[rustfmt::skip]`: the output is committed as written.
+
 usage: gen-proto-schema.py K8S_PB_SRC GO_API GO_APIMACHINERY > crates/repel-server/src/proto/schema.rs
 """
 

@@ -18,6 +18,7 @@
 //! skipped on decode and not written on encode.
 
 #[allow(clippy::all, missing_docs)]
+#[rustfmt::skip]
 mod schema;
 
 #[cfg(test)]
