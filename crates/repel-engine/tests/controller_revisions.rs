@@ -272,3 +272,39 @@ fn a_daemon_set_revision_carries_its_template_patch_and_its_annotations() {
         [("set", format!("agent-{hash}"), 3)]
     );
 }
+
+#[test]
+fn revisions_read_back_from_a_store_number_the_next_one() {
+    let mut s = sim(ds("agent:1"));
+    revision_writes(&mut s);
+    // A revision a restarted server's store holds, numbered 7, of an older template.
+    s.plane.workloads.observe_revision(&json!({
+        "metadata": {"name": "agent-old", "namespace": "default",
+                     "labels": {"controller-revision-hash": "old"},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "name": "agent", "uid": "ds-uid", "controller": true}]},
+        "data": {"spec": {"template": {"$patch": "replace"}}},
+        "revision": 7
+    }));
+    // The current template's revision (1) is below it: it is made the newest.
+    settle(&mut s);
+    let writes = revision_writes(&mut s);
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!((writes[0].0, writes[0].2), ("set", 8));
+    assert!(s.plane.workloads.replace(ds("agent:2")));
+    settle(&mut s);
+    let writes = revision_writes(&mut s);
+    assert_eq!((writes[0].0, writes[0].2), ("create", 9), "{writes:?}");
+    // One deleted from the store is forgotten; one of another owner is ignored.
+    s.plane.workloads.forget_revision("default", "agent-old");
+    s.plane.workloads.observe_revision(&json!({
+        "metadata": {"name": "x-1", "namespace": "default",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "name": "x", "uid": "u", "controller": true}]},
+        "data": {}, "revision": 50
+    }));
+    assert!(s.plane.workloads.replace(ds("agent:3")));
+    settle(&mut s);
+    let writes = revision_writes(&mut s);
+    assert_eq!((writes[0].0, writes[0].2), ("create", 10), "{writes:?}");
+}

@@ -344,6 +344,10 @@ impl Driver {
                     // Its dependents are the garbage collector's: it follows the store.
                     self.plane.workloads.remove(kind, &namespace, &name);
                 }
+                WorkloadChange::Revision(cr) => self.plane.workloads.observe_revision(&cr),
+                WorkloadChange::RevisionGone { namespace, name } => {
+                    self.plane.workloads.forget_revision(&namespace, &name)
+                }
             }
         }
     }

@@ -11,8 +11,9 @@
 //! cluster's state, not the control plane's actions. A node deleted from the store is deleted
 //! from the view; its id is returned so the controllers that keep ids can be told.
 //!
-//! Workload objects (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs) are not part of
-//! the [`Cluster`]: the workload controllers keep them. Each one the view reads (at the build
+//! Workload objects (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs) and the
+//! ControllerRevisions of DaemonSets and StatefulSets are not part of the [`Cluster`]: the
+//! workload controllers keep them. Each one the view reads (at the build
 //! and from the stream) is queued as a [`WorkloadChange`] for the driver ([`crate::driver`]) to
 //! hand to repel-engine's [`repel_engine::controllers::workloads::WorkloadControllers`].
 
@@ -40,6 +41,7 @@ pub const RESOURCES: &[&str] = &[
     "statefulsets",
     "daemonsets",
     "jobs",
+    "controllerrevisions",
     "pods",
 ];
 
@@ -52,6 +54,15 @@ pub enum WorkloadChange {
     Delete {
         /// Its kind (`Deployment`, `ReplicaSet`, …).
         kind: &'static str,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+    /// A DaemonSet's or StatefulSet's ControllerRevision created or changed: the object.
+    Revision(Box<Value>),
+    /// A ControllerRevision deleted.
+    RevisionGone {
         /// Its namespace.
         namespace: String,
         /// Its name.
@@ -281,6 +292,10 @@ impl View {
                 });
             }
             "pods" => self.upsert_pod(&ns, &name, obj),
+            "controllerrevisions" => {
+                self.workloads
+                    .push(WorkloadChange::Revision(Box::new(obj.clone())));
+            }
             _ => {
                 if !obj["metadata"]["deletionTimestamp"].is_null()
                     && let Some(kind) = kind_of(resource)
@@ -375,6 +390,10 @@ impl View {
                     c.quietly(|c| c.force_delete_pod(id));
                 }
             }
+            "controllerrevisions" => self.workloads.push(WorkloadChange::RevisionGone {
+                namespace: ns,
+                name,
+            }),
             _ => {
                 if let Some(k) = owner_key(resource, obj) {
                     c.owner_selectors.remove(&k);

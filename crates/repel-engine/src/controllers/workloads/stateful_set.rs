@@ -1,12 +1,15 @@
-//! A DaemonSet's and StatefulSet's revisions, and a StatefulSet's rolling update (upstream
-//! v1.35 `pkg/controller/statefulset/stateful_set_control.go` `updateStatefulSet`).
+//! A DaemonSet's and StatefulSet's revisions (made, read back from a store, truncated), and a
+//! StatefulSet's rolling update (upstream v1.35
+//! `pkg/controller/statefulset/stateful_set_control.go` `updateStatefulSet`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use repel_core::workload::Workload;
-use repel_core::workload::revision::CONTROLLER_REVISION_HASH;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use repel_core::workload::revision::{CONTROLLER_REVISION_HASH, HASH_LABEL};
+use repel_core::workload::{Workload, controller_of};
+use serde::Deserialize;
 
-use super::history::pod_label_of;
+use super::history::{Revision, pod_label_of};
 use super::{SUCCESSFUL_DELETE, WorkloadControllers, owned};
 use crate::clock::Millis;
 use crate::cluster::{Cluster, PodId, PodPhase};
@@ -24,6 +27,57 @@ fn healthy(cluster: &Cluster, p: PodId) -> bool {
 }
 
 impl WorkloadControllers {
+    /// A ControllerRevision (its JSON) read from the cluster (a restarted server's store, or the
+    /// controllers' own writes read back): the DaemonSet or StatefulSet its controller
+    /// ownerReference names keeps it, with its number, so that the next revision is numbered
+    /// after it. One whose owner is not managed is ignored.
+    pub fn observe_revision(&mut self, cr: &serde_json::Value) {
+        let Ok(meta) = ObjectMeta::deserialize(&cr["metadata"]) else {
+            return;
+        };
+        let ns = repel_core::workload::namespace_of(&meta);
+        let Some((kind, owner)) = controller_of(&meta) else {
+            return;
+        };
+        let Some(t) = self.tracked.iter_mut().find(|t| {
+            matches!(
+                t.workload,
+                Workload::DaemonSet(_) | Workload::StatefulSet(_)
+            ) && t.workload.kind() == kind
+                && t.workload.namespace() == ns
+                && t.workload.name() == owner
+        }) else {
+            return;
+        };
+        let key = match t.workload {
+            Workload::StatefulSet(_) => HASH_LABEL,
+            _ => CONTROLLER_REVISION_HASH,
+        };
+        let name = meta.name.clone().unwrap_or_default();
+        let hash = meta
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(key).cloned())
+            .unwrap_or_else(|| name.rsplit('-').next().unwrap_or_default().to_string());
+        t.history.observe(Revision {
+            name,
+            hash,
+            revision: cr["revision"].as_i64().unwrap_or(0),
+            data: cr["data"].clone(),
+        });
+    }
+
+    /// A ControllerRevision deleted from the cluster: no workload keeps it any longer.
+    pub fn forget_revision(&mut self, namespace: &str, name: &str) {
+        for t in self
+            .tracked
+            .iter_mut()
+            .filter(|t| t.workload.namespace() == namespace)
+        {
+            t.history.revisions.retain(|r| r.name != name);
+        }
+    }
+
     /// The ControllerRevision of DaemonSet or StatefulSet `i`'s template made current (see
     /// [`super::history::History::sync`]), its write recorded; returns the update revision's
     /// name. A StatefulSet's current revision starts as the update revision.
