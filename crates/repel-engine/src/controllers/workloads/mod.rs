@@ -7,7 +7,9 @@
 //! (`replica_set`'s `pods_to_delete`), with `SuccessfulDelete` "Deleted pod: NAME". A
 //! StatefulSet creates its ordinals in order and deletes those at or above `replicas` from the
 //! highest, one at a time behind a pod that is not Running and Ready under `OrderedReady`
-//! (the default), all at once under `Parallel`.
+//! (the default), all at once under `Parallel`. A DaemonSet and a StatefulSet keep a
+//! ControllerRevision per template ([`history`]); a StatefulSet's new template rolls from the
+//! highest ordinal down to `partition`, one pod at a time (`stateful_set`).
 //!
 //! A Deployment keeps ReplicaSets, one per pod template it has had (`NAME-<pod-template-hash>`,
 //! revisions in `deployment.kubernetes.io/revision`), and rolls out a changed template as
@@ -38,6 +40,8 @@
 //! - [`rollout`]: a Deployment's ReplicaSets on the cluster, one sync at a time.
 //! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`, `getPodsToDelete`).
 //! - `status`: each workload's status (a Deployment's too).
+//! - [`history`]: a DaemonSet's or StatefulSet's ControllerRevisions.
+//! - `stateful_set`: revisions made, read back and truncated; a StatefulSet's rolling update.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -347,8 +351,9 @@ impl WorkloadControllers {
 
     /// Replaces a managed workload's object (`kubectl apply` of a changed manifest); returns
     /// whether it was managed. A Deployment with a changed template rolls out to a new
-    /// ReplicaSet at its next sync (it keeps the revision annotation the controller set); other
-    /// workloads keep their pods, and new pods use the new template.
+    /// ReplicaSet at its next sync (it keeps the revision annotation the controller set); a
+    /// DaemonSet and a StatefulSet roll their pods under `RollingUpdate`; other workloads keep
+    /// their pods, and new pods use the new template.
     pub fn replace(&mut self, workload: Workload) -> bool {
         let mut workload = workload;
         let Some(t) = self.tracked.iter_mut().find(|t| {
