@@ -21,6 +21,9 @@ pub struct Sim {
     gates: repel_core::FeatureGates,
     seed: u64,
     ff: Option<FirstFit>,
+    /// The pods' label keys of a compiled state dropped after a node was removed (pods keep
+    /// their ids and labels), for the next one.
+    label_keys: Vec<u128>,
     sched: Option<Scheduler>,
     pods_on: PodsOn,
     /// Whether the compiled first fit answers (else the reference, for every pod).
@@ -36,6 +39,7 @@ impl Sim {
             gates,
             seed,
             ff: None,
+            label_keys: Vec::new(),
             sched: None,
             pods_on: PodsOn::new(c),
             compiled: true,
@@ -57,7 +61,9 @@ impl Sim {
 
     /// The compiled state, built from `c` on first use.
     fn ff(&mut self, c: &Cluster) -> &mut FirstFit {
-        self.ff.get_or_insert_with(|| FirstFit::new(self.gates, c))
+        let (gates, keys) = (self.gates, &mut self.label_keys);
+        self.ff
+            .get_or_insert_with(|| FirstFit::with_label_keys(gates, c, std::mem::take(keys)))
     }
 
     /// Builds the compiled state now, from `c` as it is before the what-if changes it.
@@ -85,7 +91,9 @@ impl Sim {
     /// A node was removed from the cluster: node ids moved, the compiled state is built again
     /// when next needed.
     pub(crate) fn node_removed(&mut self) {
-        self.ff = None;
+        if let Some(mut ff) = self.ff.take() {
+            self.label_keys = ff.take_label_keys();
+        }
     }
 
     /// The live pods on node `node` of `c`, in the API's list order.

@@ -620,10 +620,12 @@ fn exact_requirement(sel: &LabelSelector) -> Option<(String, String)> {
 }
 
 impl Selectors {
-    /// Empty indexes with every pod bound in `cluster` recorded on its node.
-    fn of_bound_pods(cluster: &Cluster, node_class: &[u32]) -> Self {
+    /// Empty indexes with every pod bound in `cluster` recorded on its node; `label_keys`
+    /// are pods' label keys known already (by pod id; 0 where not known).
+    fn of_bound_pods(cluster: &Cluster, node_class: &[u32], label_keys: Vec<u128>) -> Self {
         let mut sel = Selectors {
             node_class: node_class.to_vec(),
+            lc_keys: label_keys,
             ..Selectors::default()
         };
         for (n, node) in cluster.nodes.iter().enumerate() {
@@ -647,7 +649,16 @@ impl Selectors {
         let p = &cluster.pods[pod];
         let key = match self.lc_keys.get(pod) {
             Some(&k) if k != 0 => k,
-            _ => label_key(p),
+            _ => {
+                // Kept, so that a state built again for the same pods (a drain what-if after
+                // a node is removed) does not hash their labels again.
+                let k = label_key(p);
+                if pod >= self.lc_keys.len() {
+                    self.lc_keys.resize(cluster.pods.len().max(pod + 1), 0);
+                }
+                self.lc_keys[pod] = k;
+                k
+            }
         };
         let lc = match self.lc_index.get(&key) {
             Some(lc) => *lc,
@@ -1202,6 +1213,11 @@ fn normalize_spread(
 
 impl Run {
     fn new(cluster: &Cluster) -> Self {
+        Run::with_label_keys(cluster, Vec::new())
+    }
+
+    /// [`Run::new`] with the pods' label keys known already (see [`Selectors::of_bound_pods`]).
+    fn with_label_keys(cluster: &Cluster, label_keys: Vec<u128>) -> Self {
         let mut index: HashMap<String, u32> = HashMap::new();
         let mut node_class = Vec::with_capacity(cluster.nodes.len());
         let mut reps = Vec::new();
@@ -1223,7 +1239,7 @@ impl Run {
             node_class.push(c);
         }
         let classes = reps.len();
-        let sel = Selectors::of_bound_pods(cluster, &node_class);
+        let sel = Selectors::of_bound_pods(cluster, &node_class, label_keys);
         Run {
             node_class,
             reps,
@@ -1371,7 +1387,8 @@ impl Run {
         self.res = cluster.nodes.iter().map(NodeRes::of).collect();
         self.free = self.res.iter().map(Free::of).collect();
         self.epoch += 1;
-        self.sel = Selectors::of_bound_pods(cluster, &self.node_class);
+        let keys = std::mem::take(&mut self.sel.lc_keys);
+        self.sel = Selectors::of_bound_pods(cluster, &self.node_class, keys);
         self.classes.clear();
     }
 

@@ -45,6 +45,23 @@ impl FirstFit {
         }
     }
 
+    /// [`FirstFit::new`] with the label keys of `cluster`'s pods known already (from
+    /// [`FirstFit::take_label_keys`] of a state of the same pods, whose labels and ids have not
+    /// changed since): they are not hashed again.
+    pub fn with_label_keys(gates: FeatureGates, cluster: &Cluster, label_keys: Vec<u128>) -> Self {
+        FirstFit {
+            sched: FastScheduler::new(gates, Some(100), 0),
+            run: Run::with_label_keys(cluster, label_keys),
+            affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
+            specs: FastMap::default(),
+        }
+    }
+
+    /// The pods' label keys this state computed (by pod id; 0 where not computed).
+    pub fn take_label_keys(&mut self) -> Vec<u128> {
+        std::mem::take(&mut self.run.sel.lc_keys)
+    }
+
     /// The compiled state `sched` kept of its last run on `cluster` (see
     /// [`FastScheduler::keep_state`]): its node classes, counts and compiled pod classes are
     /// reused — a pod taken off its node and pending again is of the class it was scheduled
