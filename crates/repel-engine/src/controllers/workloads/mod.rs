@@ -494,6 +494,22 @@ fn owner(w: &Workload) -> (String, String) {
 }
 
 /// Live (not deleted) pods owned by the workload.
+/// A StatefulSet's owned pods by ordinal (`<name>-<ordinal>`; other names are left out).
+fn by_ordinal(cluster: &Cluster, w: &Workload, kind: &str, name: &str) -> BTreeMap<usize, PodId> {
+    let prefix = format!("{name}-");
+    owned(cluster, w, kind, name)
+        .into_iter()
+        .filter_map(|id| {
+            let ordinal = cluster.pods[id]
+                .name
+                .strip_prefix(&prefix)?
+                .parse::<usize>()
+                .ok()?;
+            Some((ordinal, id))
+        })
+        .collect()
+}
+
 fn owned(cluster: &Cluster, w: &Workload, kind: &str, name: &str) -> Vec<PodId> {
     owned_including(cluster, w, kind, name, false)
 }
@@ -608,18 +624,7 @@ impl WorkloadControllers {
             return false;
         };
         let monotonic = set.spec.pod_management_policy.as_deref() != Some("Parallel");
-        let prefix = format!("{oname}-");
-        let by_ordinal: BTreeMap<usize, PodId> = owned(cluster, w, okind, oname)
-            .into_iter()
-            .filter_map(|id| {
-                let ordinal = cluster.pods[id]
-                    .name
-                    .strip_prefix(&prefix)?
-                    .parse::<usize>()
-                    .ok()?;
-                Some((ordinal, id))
-            })
-            .collect();
+        let by_ordinal = by_ordinal(cluster, w, okind, oname);
         let healthy = |c: &Cluster, id: PodId| {
             let p = &c.pods[id];
             p.phase == PodPhase::Running && !p.terminating && p.condition("Ready") != Some("False")

@@ -2,7 +2,7 @@
 //! StatefulSet's rolling update (upstream v1.35
 //! `pkg/controller/statefulset/stateful_set_control.go` `updateStatefulSet`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::revision::{CONTROLLER_REVISION_HASH, HASH_LABEL};
@@ -10,7 +10,7 @@ use repel_core::workload::{Workload, controller_of};
 use serde::Deserialize;
 
 use super::history::{Revision, pod_label_of};
-use super::{SUCCESSFUL_DELETE, WorkloadControllers, owned};
+use super::{SUCCESSFUL_DELETE, WorkloadControllers, by_ordinal, owned};
 use crate::clock::Millis;
 use crate::cluster::{Cluster, PodId, PodPhase};
 use crate::events::Event;
@@ -163,18 +163,7 @@ impl WorkloadControllers {
             return;
         }
         let name = w.name();
-        let prefix = format!("{name}-");
-        let by_ordinal: BTreeMap<usize, PodId> = owned(cluster, w, "StatefulSet", name)
-            .into_iter()
-            .filter_map(|id| {
-                let ordinal = cluster.pods[id]
-                    .name
-                    .strip_prefix(&prefix)?
-                    .parse::<usize>()
-                    .ok()?;
-                Some((ordinal, id))
-            })
-            .collect();
+        let by_ordinal = by_ordinal(cluster, w, "StatefulSet", name);
         let replicas = w.pod_count();
         for target in (partition..replicas).rev() {
             let Some(&p) = by_ordinal.get(&target) else {
