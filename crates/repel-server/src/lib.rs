@@ -13,7 +13,7 @@
 //! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
 //! - [`discovery`]: `/version`, legacy and aggregated discovery.
-//! - [`openapi`]: OpenAPI v3 with every kind's schema, and a minimal v2.
+//! - [`openapi`]: OpenAPI v3 and v2 with every kind's schema.
 //! - [`proto`]: protobuf request and response bodies.
 //! - [`request`]: path and query parsing, the `Status` error type.
 //! - [`query`]: query parameters decoded and validated per verb, as kube-apiserver does.
@@ -428,7 +428,7 @@ pub async fn route(
             return json_reply(200, &discovery::api_group_list(&app.resources));
         }
         "/openapi/v3" if get => return json_reply(200, &openapi::index(&app.resources)),
-        "/openapi/v2" if get => return openapi::v2(accept),
+        "/openapi/v2" if get => return openapi::v2_reply(&app.resources, accept),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();

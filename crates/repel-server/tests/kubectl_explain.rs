@@ -327,5 +327,117 @@ fn explain_works_with_kubectl_1_27_and_1_33() {
                 String::from_utf8_lossy(&o.stderr)
             );
         }
+        // And over OpenAPI v2, gnostic's protobuf.
+        let o = std::process::Command::new(&k)
+            .env("KUBECONFIG", &s.kubeconfig)
+            .arg(format!("--cache-dir={}", cache.path().display()))
+            .args([
+                "explain",
+                "pod.spec.tolerations",
+                "--output=plaintext-openapiv2",
+            ])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let l: Vec<&str> = out.lines().collect();
+        for want in [
+            "RESOURCE: tolerations <[]Object>",
+            "     If specified, the pod's tolerations.",
+            "   tolerationSeconds\t<integer>",
+        ] {
+            assert!(
+                l.contains(&want),
+                "{}: {want}: {out}{}",
+                k.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
     }
+}
+
+#[test]
+fn explain_reads_openapi_v2_when_asked_for_it() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    // kubectl asks /openapi/v2 in gnostic's protobuf and prints v2's template.
+    let o = s.kubectl(&[
+        "explain",
+        "node.spec.taints",
+        "--output=plaintext-openapiv2",
+    ]);
+    assert_eq!(
+        o.stdout,
+        "KIND:     Node
+VERSION:  v1
+
+RESOURCE: taints <[]Object>
+
+DESCRIPTION:
+     If specified, the node's taints.
+
+     The node this Taint is attached to has the \"effect\" on any pod that does
+     not tolerate the Taint.
+
+FIELDS:
+   effect\t<string> -required-
+     Required. The effect of the taint on pods that do not tolerate the taint.
+     Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+
+   key\t<string> -required-
+     Required. The taint key to be applied to a node.
+
+   timeAdded\t<string>
+     TimeAdded represents the time at which the taint was added.
+
+   value\t<string>
+     The taint value corresponding to the taint key.
+
+",
+        "{}",
+        o.stderr
+    );
+    let o = s.kubectl(&[
+        "explain",
+        "deployment.spec.template.spec.tolerations.tolerationSeconds",
+        "--output=plaintext-openapiv2",
+    ]);
+    let l = lines(&o);
+    assert_eq!(
+        l[..5],
+        [
+            "KIND:     Deployment",
+            "VERSION:  apps/v1",
+            "",
+            "FIELD:    tolerationSeconds <integer>",
+            ""
+        ],
+        "{}",
+        o.stdout
+    );
+
+    // A custom resource: its CRD's schema is in v2 too.
+    let crds = s.write("crds.yaml", include_str!("data/crds.yaml"));
+    assert_eq!(s.kubectl(&["apply", "-f", &crds]).code, 0);
+    let o = s.kubectl(&["explain", "crontab", "--output=plaintext-openapiv2"]);
+    let l = lines(&o);
+    assert_eq!(
+        l[..2],
+        ["KIND:     CronTab", "VERSION:  stable.example.com/v1"],
+        "{}",
+        o.stdout
+    );
+    assert!(l.contains(&"   metadata\t<Object>"), "{}", o.stdout);
+    assert!(l.contains(&"   spec\t<Object>"), "{}", o.stdout);
+
+    // Asked for JSON, the same document as Swagger 2.0.
+    let o = s.kubectl(&["get", "--raw", "/openapi/v2"]);
+    let doc: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(doc["swagger"], "2.0");
+    assert_eq!(
+        doc["definitions"]["io.k8s.api.core.v1.PodSpec"]["properties"]["tolerations"]["items"]["$ref"],
+        "#/definitions/io.k8s.api.core.v1.Toleration"
+    );
+    assert!(doc["definitions"]["com.example.stable.v1.CronTab"].is_object());
 }

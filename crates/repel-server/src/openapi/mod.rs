@@ -1,5 +1,5 @@
 //! OpenAPI: the v3 index, one v3 document per group version with the real schema of every
-//! served kind, and a minimal v2 (kubectl-wire.md §6).
+//! served kind, and the same schemas as one v2 document (kubectl-wire.md §6).
 //!
 //! What kubectl 1.27–1.33 reads, and so what is served:
 //! 1. `kubectl explain` reads `/openapi/v3`, then the document of the kind's group version,
@@ -13,12 +13,13 @@
 //!    and the server validates. So the operations stay as they were. The `patch` operation
 //!    carries no request body, so kubectl's client-side apply does not take its strategic
 //!    merge patch metadata from these schemas but from its compiled-in types, as before.
-//! 3. OpenAPI v2 is read only when a group version is missing from the v3 index (a kind not
-//!    served, `kind: List`) and by `kubectl explain --output=plaintext-openapiv2`: see
-//!    [`v2`].
+//! 3. OpenAPI v2 carries the same schemas in Swagger 2.0's shape ([`v2`]); kubectl reads it
+//!    for `kubectl explain --output=plaintext-openapiv2` and when a group version is missing
+//!    from the v3 index (a kind not served, `kind: List`).
 
 mod extensions;
 pub mod schemas;
+pub mod v2;
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -33,24 +34,13 @@ use crate::resources::{GROUPS, Registry, Resource, builtins};
 /// The content type of OpenAPI v2 in protobuf, what kubectl asks for.
 pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
-/// `GET /openapi/v2`: a document without definitions (an empty protobuf message when kubectl
-/// asks for protobuf).
-///
-/// Serving v2 with definitions is not needed by kubectl 1.27–1.33, which reads v3 when the
-/// server serves it: `kubectl explain` uses v3 unless `--output=plaintext-openapiv2` is asked
-/// for, and field validation is the server's (every kind's v3 `patch` operation has the
-/// `fieldValidation` parameter). kubectl reads v2 only for a group version the v3 index lacks
-/// (a kind not served, `kind: List`), finds no schema, and skips its client-side validation,
-/// so the apply goes on to upstream's answer (`no matches for kind … ensure CRDs are installed
-/// first`).
-pub fn v2(accept: &str) -> Response {
+/// `GET /openapi/v2`: every served kind's definition, in gnostic's protobuf when kubectl asks
+/// for it (its `Accept` names protobuf), else as JSON. See [`v2`].
+pub fn v2_reply(reg: &Registry, accept: &str) -> Response {
     if accept.contains("protobuf") {
-        return crate::request::bytes_reply(200, Vec::new(), OPENAPI_V2_PROTOBUF);
+        return crate::request::bytes_reply(200, v2::document_protobuf(reg), OPENAPI_V2_PROTOBUF);
     }
-    crate::request::json_reply(
-        200,
-        &json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}, "definitions": {}}),
-    )
+    crate::request::json_reply(200, &v2::document(reg))
 }
 
 /// `GET /openapi/v3`: one entry per group version, its URL carrying a hash of its document
