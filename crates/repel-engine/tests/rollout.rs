@@ -577,8 +577,15 @@ fn workload_statuses_are_written_when_they_change() {
     let job = last("jobs");
     assert_eq!(job["succeeded"], 1);
     assert_eq!(job["active"], Value::Null);
-    assert_eq!(job["conditions"][0]["type"], "Complete");
-    assert_eq!(job["conditions"][0]["status"], "True");
+    // v1.32: SuccessCriteriaMet first, then Complete, with the same reason and message.
+    let reached = "Reached expected number of succeeded pods";
+    assert_eq!(
+        job["conditions"],
+        json!([
+            {"type": "SuccessCriteriaMet", "status": "True", "reason": "CompletionsReached", "message": reached},
+            {"type": "Complete", "status": "True", "reason": "CompletionsReached", "message": reached}
+        ])
+    );
 }
 
 #[test]
@@ -744,4 +751,63 @@ fn kubectl_scale_in_a_step_scales_the_deployment_with_kubectls_words() {
         assert_eq!((out, ok), (vec![want.to_string()], false), "{line}");
     }
     assert_eq!(live(&sim), 1);
+}
+
+#[test]
+fn a_job_past_its_backoff_limit_gets_failure_target_then_failed() {
+    let mut sim = sim_with(1, &deployment(1, "nginx:1", json!({})));
+    sim.plane.workloads.record(true);
+    let job = json!({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
+        "spec": {"backoffLimit": 0,
+                 "template": {"metadata": {"annotations": {"repel.dev/run-seconds": "100"}},
+                              "spec": {"restartPolicy": "Never",
+                                       "containers": [{"name": "c", "image": "i"}]}}}
+    });
+    let step = Step {
+        index: 0,
+        at: sim.now,
+        action: StepAction::Apply(vec![job]),
+    };
+    sim.apply_step(&step);
+    sim.advance_to(sim.now + 5_000);
+    let pod = sim
+        .cluster
+        .pods
+        .iter()
+        .find(|p| {
+            !p.deleted
+                && p.meta
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with("once-"))
+        })
+        .and_then(|p| p.meta.name.clone())
+        .unwrap();
+    let (_, ok) = kubectl_step(&mut sim, &format!("kubectl delete pod {pod}"));
+    assert!(ok);
+    sim.advance_to(sim.now + 5_000);
+    let job = sim
+        .plane
+        .workloads
+        .take_writes()
+        .into_iter()
+        .filter_map(|w| match w {
+            ObjectWrite::Status {
+                resource: "jobs",
+                status,
+                ..
+            } => Some(status),
+            _ => None,
+        })
+        .next_back()
+        .unwrap();
+    let limit = "Job has reached the specified backoff limit";
+    assert_eq!(
+        job["conditions"],
+        json!([
+            {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded", "message": limit},
+            {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": limit}
+        ])
+    );
 }

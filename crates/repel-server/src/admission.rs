@@ -217,6 +217,7 @@ impl Admission {
                 let config = self.pod_config(store);
                 self.admit_pod(store, r, &config, &mut pod, &mut errors)?;
                 obj = to_value(&pod)?;
+                crate::defaults::pod_spec(&mut obj["spec"], true);
                 if obj["status"]["phase"].is_null() {
                     obj["status"]["phase"] = json!("Pending");
                 }
@@ -243,7 +244,13 @@ impl Admission {
             "StorageClass" => crate::defaults::storage_class(&mut obj),
             "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" => {
-                crate::defaults::workload(&r.kind, &mut obj)
+                crate::defaults::workload(&r.kind, &mut obj);
+                if r.kind == "Job" {
+                    // The handler fills the uid before the strategy's PrepareForCreate, whose
+                    // generated selector names it.
+                    obj["metadata"]["uid"] = json!(crate::store::new_uid());
+                    crate::defaults::job_selector(&mut obj);
+                }
             }
             "PriorityClass" => crate::defaults::priority_class(&mut obj),
             "LimitRange" => crate::defaults::limit_range(&mut obj),
@@ -351,6 +358,7 @@ impl Admission {
             return Err(invalid(&r, &name, &errors));
         }
         let mut obj = to_value(&pod)?;
+        crate::defaults::pod_spec(&mut obj["spec"], true);
         if obj["status"]["phase"].is_null() {
             obj["status"]["phase"] = json!("Pending");
         }
@@ -381,6 +389,9 @@ impl Admission {
         if !r.is_custom() {
             crate::defaults::workload(&r.kind, &mut new);
             match r.kind.as_str() {
+                "Pod" if new["spec"].is_object() => {
+                    crate::defaults::pod_spec(&mut new["spec"], true)
+                }
                 "PriorityClass" => crate::defaults::priority_class(&mut new),
                 "Namespace" => crate::defaults::namespace(&mut new),
                 "LimitRange" => crate::defaults::limit_range(&mut new),

@@ -229,11 +229,14 @@ fn default(obj: &mut Value, path: &[&str], v: Value) {
 
 /// apps/v1 and batch/v1 `SetDefaults_Deployment`, `_ReplicaSet`, `_StatefulSet`,
 /// `_DaemonSet`, `_Job` and `_CronJob` (v1.32), the workload fields `kubectl get -o yaml` and kubectl's
-/// own checks read (`kubectl rollout status daemonset` needs `updateStrategy.type`). The pod
-/// template is not defaulted here (its pods are, when created).
+/// own checks read (`kubectl rollout status daemonset` needs `updateStrategy.type`), and the
+/// pod template's ([`pod_spec`]), so the pods made from it carry them too.
 pub fn workload(kind: &str, obj: &mut Value) {
     if !obj["spec"].is_object() {
         return;
+    }
+    if let Some(t) = template_spec(kind, obj) {
+        pod_spec(t, false);
     }
     let spec = &mut obj["spec"];
     match kind {
@@ -323,6 +326,257 @@ pub fn workload(kind: &str, obj: &mut Value) {
     }
 }
 
+/// core/v1's defaults of a pod spec (v1.32 `SetDefaults_PodSpec`, `_Container`,
+/// `_ContainerPort`, `_Probe`, `_HTTPGetAction`, `_Volume` and its sources,
+/// `_ObjectFieldSelector`), what `kubectl get -o yaml` shows of a pod or a workload's template
+/// on a real cluster. `pod`: a Pod's own spec, which also gets `SetDefaults_Pod`'s
+/// `enableServiceLinks` (a template does not). A value given is kept; nothing absent is
+/// created besides the defaults.
+pub fn pod_spec(spec: &mut Value, pod: bool) {
+    if !spec.is_object() {
+        return;
+    }
+    for (field, v) in [
+        ("dnsPolicy", "ClusterFirst"),
+        ("restartPolicy", "Always"),
+        ("schedulerName", "default-scheduler"),
+    ] {
+        default_str(spec, field, v);
+    }
+    default(spec, &["terminationGracePeriodSeconds"], json!(30));
+    default(spec, &["securityContext"], json!({}));
+    if pod {
+        default(spec, &["enableServiceLinks"], json!(true));
+    }
+    let host_network = spec.get("hostNetwork").and_then(Value::as_bool) == Some(true);
+    for list in ["containers", "initContainers"] {
+        for c in each(spec, list) {
+            container(c, host_network);
+        }
+    }
+    for v in each(spec, "volumes") {
+        volume(v);
+    }
+}
+
+/// The objects of the list at `key` of `v` (none when absent), without creating it.
+fn each<'a>(v: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
+    v.get_mut(key)
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter(|x| x.is_object())
+}
+
+/// Sets string field `field` of object `v` to `d` when it is absent or empty.
+fn default_str(v: &mut Value, field: &str, d: &str) {
+    let Some(m) = v.as_object_mut() else {
+        return;
+    };
+    if m.get(field)
+        .is_none_or(|x| x.is_null() || x.as_str() == Some(""))
+    {
+        m.insert(field.into(), json!(d));
+    }
+}
+
+/// The template of a workload `kind`'s pods, where it has one.
+fn template_spec<'a>(kind: &str, obj: &'a mut Value) -> Option<&'a mut Value> {
+    let path = match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => "/spec/template/spec",
+        "CronJob" => "/spec/jobTemplate/spec/template/spec",
+        _ => return None,
+    };
+    obj.pointer_mut(path).filter(|s| s.is_object())
+}
+
+fn container(c: &mut Value, host_network: bool) {
+    default_str(c, "terminationMessagePath", "/dev/termination-log");
+    default_str(c, "terminationMessagePolicy", "File");
+    let policy = if image_tag(c.get("image").and_then(Value::as_str).unwrap_or("")) == "latest" {
+        "Always"
+    } else {
+        "IfNotPresent"
+    };
+    default_str(c, "imagePullPolicy", policy);
+    default(c, &["resources"], json!({}));
+    for p in each(c, "ports") {
+        default_str(p, "protocol", "TCP");
+        // SetDefaults_PodSpec: on the host's network a port is the host's.
+        if host_network
+            && p.get("hostPort").is_none_or(Value::is_null)
+            && let Some(cp) = p.get("containerPort").cloned()
+        {
+            p["hostPort"] = cp;
+        }
+    }
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        let Some(p) = c.get_mut(probe).filter(|p| p.is_object()) else {
+            continue;
+        };
+        default(p, &["timeoutSeconds"], json!(1));
+        default(p, &["periodSeconds"], json!(10));
+        default(p, &["successThreshold"], json!(1));
+        default(p, &["failureThreshold"], json!(3));
+        if let Some(h) = p.get_mut("httpGet") {
+            http_get(h);
+        }
+    }
+    for hook in ["/lifecycle/postStart/httpGet", "/lifecycle/preStop/httpGet"] {
+        if let Some(h) = c.pointer_mut(hook) {
+            http_get(h);
+        }
+    }
+    for e in each(c, "env") {
+        if let Some(f) = e.pointer_mut("/valueFrom/fieldRef") {
+            default_str(f, "apiVersion", "v1");
+        }
+    }
+}
+
+fn http_get(h: &mut Value) {
+    default_str(h, "path", "/");
+    default_str(h, "scheme", "HTTP");
+}
+
+/// The tag `parsers.ParseImageName` reads from an image reference: `latest` when it has
+/// neither a tag nor a digest.
+fn image_tag(image: &str) -> &str {
+    let (name, digest) = match image.split_once('@') {
+        Some((n, d)) => (n, Some(d)),
+        None => (image, None),
+    };
+    let last = name.rsplit('/').next().unwrap_or(name);
+    match last.rsplit_once(':') {
+        Some((_, tag)) => tag,
+        None if digest.is_some() => "",
+        None => "latest",
+    }
+}
+
+/// The volume sources `SetDefaults_Volume` knows: a volume naming none is an `emptyDir`.
+const VOLUME_SOURCES: &[&str] = &[
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
+];
+
+fn volume(v: &mut Value) {
+    if VOLUME_SOURCES
+        .iter()
+        .all(|s| v.get(*s).is_none_or(Value::is_null))
+    {
+        v["emptyDir"] = json!({});
+        return;
+    }
+    for source in ["configMap", "secret", "downwardAPI", "projected"] {
+        if let Some(s) = v.get_mut(source).filter(|s| s.is_object()) {
+            default(s, &["defaultMode"], json!(420));
+        }
+    }
+    if let Some(h) = v.get_mut("hostPath").filter(|h| h.is_object()) {
+        default(h, &["type"], json!(""));
+    }
+    if let Some(d) = v.get_mut("downwardAPI") {
+        for i in each(d, "items") {
+            if let Some(f) = i.get_mut("fieldRef") {
+                default_str(f, "apiVersion", "v1");
+            }
+        }
+    }
+    if let Some(p) = v.get_mut("projected") {
+        for s in each(p, "sources") {
+            if let Some(t) = s.get_mut("serviceAccountToken").filter(|t| t.is_object()) {
+                default(t, &["expirationSeconds"], json!(3600));
+            }
+            if let Some(d) = s.get_mut("downwardAPI") {
+                for i in each(d, "items") {
+                    if let Some(f) = i.get_mut("fieldRef") {
+                        default_str(f, "apiVersion", "v1");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Job strategy's `generateSelector` (batch, v1.32 `PrepareForCreate`), unless
+/// `spec.manualSelector` is true: the template gets the labels `job-name`,
+/// `batch.kubernetes.io/job-name` (the Job's name), `controller-uid` and
+/// `batch.kubernetes.io/controller-uid` (its uid) where unset, and the selector matches
+/// `batch.kubernetes.io/controller-uid`. Then `SetDefaults_Job`'s labels, as every read of
+/// the Job shows them: a Job without labels has its template's.
+pub fn job_selector(obj: &mut Value) {
+    if obj["spec"]["manualSelector"].as_bool() == Some(true) || !obj["spec"]["template"].is_object()
+    {
+        return;
+    }
+    let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let uid = obj["metadata"]["uid"].as_str().unwrap_or("").to_string();
+    let template = &mut obj["spec"]["template"];
+    if !template["metadata"].is_object() {
+        template["metadata"] = json!({});
+    }
+    if !template["metadata"]["labels"].is_object() {
+        template["metadata"]["labels"] = json!({});
+    }
+    if let Some(labels) = template["metadata"]["labels"].as_object_mut() {
+        for (k, v) in [
+            ("job-name", &name),
+            ("batch.kubernetes.io/job-name", &name),
+            ("controller-uid", &uid),
+            ("batch.kubernetes.io/controller-uid", &uid),
+        ] {
+            labels.entry(k).or_insert_with(|| json!(v));
+        }
+    }
+    let spec = &mut obj["spec"];
+    if !spec["selector"].is_object() {
+        spec["selector"] = json!({});
+    }
+    if !spec["selector"]["matchLabels"].is_object() {
+        spec["selector"]["matchLabels"] = json!({});
+    }
+    if let Some(m) = spec["selector"]["matchLabels"].as_object_mut() {
+        m.entry("batch.kubernetes.io/controller-uid")
+            .or_insert_with(|| json!(uid));
+    }
+    let labels = obj["spec"]["template"]["metadata"]["labels"].clone();
+    if obj["metadata"]["labels"]
+        .as_object()
+        .is_none_or(|l| l.is_empty())
+    {
+        obj["metadata"]["labels"] = labels;
+    }
+}
+
 /// core/v1 `SetDefaults_Namespace` (v1.32): the label `kubernetes.io/metadata.name` is the
 /// namespace's name, set on every write (a namespace selector can name it).
 pub fn namespace(obj: &mut Value) {
@@ -373,6 +627,72 @@ pub fn priority_class(obj: &mut Value) {
 #[cfg(test)]
 mod workload_tests {
     use super::*;
+
+    /// Upstream's `TestSetDefaultImagePullPolicy` cases (pkg/apis/core/v1/defaults_test.go).
+    #[test]
+    fn image_pull_policy_follows_the_tag() {
+        for (image, want) in [
+            ("nginx", "Always"),
+            ("nginx:latest", "Always"),
+            ("nginx:1.25", "IfNotPresent"),
+            ("nginx@sha256:abc", "IfNotPresent"),
+            ("nginx:latest@sha256:abc", "Always"),
+            ("localhost:5000/nginx", "Always"),
+            ("localhost:5000/nginx:v1", "IfNotPresent"),
+        ] {
+            let mut spec = json!({"containers": [{"name": "c", "image": image}]});
+            pod_spec(&mut spec, false);
+            assert_eq!(spec["containers"][0]["imagePullPolicy"], want, "{image}");
+        }
+        let mut spec =
+            json!({"containers": [{"name": "c", "image": "nginx", "imagePullPolicy": "Never"}]});
+        pod_spec(&mut spec, false);
+        assert_eq!(spec["containers"][0]["imagePullPolicy"], "Never");
+    }
+
+    #[test]
+    fn a_pod_spec_gets_what_kube_apiserver_stores() {
+        let mut spec = json!({
+            "containers": [{"name": "c", "image": "nginx:1", "ports": [{"containerPort": 80}],
+                "readinessProbe": {"httpGet": {"port": 80}},
+                "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}, {"name": "A", "value": "b"}]}],
+            "volumes": [{"name": "v"}, {"name": "cm", "configMap": {"name": "x"}}, {"name": "h", "hostPath": {"path": "/x"}}]
+        });
+        pod_spec(&mut spec, true);
+        assert_eq!(
+            spec,
+            json!({
+                "containers": [{"name": "c", "image": "nginx:1", "imagePullPolicy": "IfNotPresent",
+                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                    "readinessProbe": {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"},
+                        "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
+                    "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName", "apiVersion": "v1"}}}, {"name": "A", "value": "b"}],
+                    "resources": {},
+                    "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
+                "volumes": [{"name": "v", "emptyDir": {}}, {"name": "cm", "configMap": {"name": "x", "defaultMode": 420}},
+                            {"name": "h", "hostPath": {"path": "/x", "type": ""}}],
+                "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
+                "terminationGracePeriodSeconds": 30, "securityContext": {}, "enableServiceLinks": true
+            })
+        );
+        // A template: no enableServiceLinks; the host's network makes ports the host's.
+        let mut d = json!({"spec": {"template": {"spec": {"hostNetwork": true, "restartPolicy": "OnFailure",
+            "containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 53, "protocol": "UDP"}]}]}}}});
+        workload("DaemonSet", &mut d);
+        let t = &d["spec"]["template"]["spec"];
+        assert!(t.get("enableServiceLinks").is_none());
+        assert_eq!(t["restartPolicy"], "OnFailure");
+        assert_eq!(
+            t["containers"][0]["ports"][0],
+            json!({"containerPort": 53, "protocol": "UDP", "hostPort": 53})
+        );
+        let mut cj = json!({"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}}}});
+        workload("CronJob", &mut cj);
+        assert_eq!(
+            cj["spec"]["jobTemplate"]["spec"]["template"]["spec"]["dnsPolicy"],
+            "ClusterFirst"
+        );
+    }
 
     #[test]
     fn workloads_get_upstreams_defaults_and_keep_what_is_given() {

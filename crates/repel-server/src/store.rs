@@ -394,7 +394,14 @@ impl Store {
         }
         let rv = g.rv + 1;
         if let Some(m) = obj["metadata"].as_object_mut() {
-            m.insert("uid".into(), json!(new_uid()));
+            // A uid the server gave before storing (a Job's, which its generated selector
+            // names) is kept; admission drops any a client sent.
+            if m.get("uid")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                m.insert("uid".into(), json!(new_uid()));
+            }
             if m.get("creationTimestamp").is_none_or(|v| v.is_null()) {
                 m.insert("creationTimestamp".into(), json!(time::now_rfc3339()));
             }

@@ -239,21 +239,29 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
                 .filter(|p| super::is_active(cluster, **p))
                 .count();
             let ready = pods.iter().filter(|p| running(p)).count();
+            // v1.32's job controller (JobPodReplacementPolicy on) first records the interim
+            // condition, `SuccessCriteriaMet` or `FailureTarget`, then the terminal one with
+            // the same reason and message, both kept.
+            let condition = |type_: &str, reason: &str, message: &str| JobCondition {
+                type_: type_.into(),
+                status: "True".into(),
+                reason: Some(reason.into()),
+                message: Some(message.into()),
+                ..Default::default()
+            };
             let mut conditions = Vec::new();
             if t.complete {
-                conditions.push(JobCondition {
-                    type_: "Complete".into(),
-                    status: "True".into(),
-                    ..Default::default()
-                });
+                const REACHED: &str = "Reached expected number of succeeded pods";
+                conditions.push(condition(
+                    "SuccessCriteriaMet",
+                    "CompletionsReached",
+                    REACHED,
+                ));
+                conditions.push(condition("Complete", "CompletionsReached", REACHED));
             } else if t.exhausted {
-                conditions.push(JobCondition {
-                    type_: "Failed".into(),
-                    status: "True".into(),
-                    reason: Some("BackoffLimitExceeded".into()),
-                    message: Some("Job has reached the specified backoff limit".into()),
-                    ..Default::default()
-                });
+                const LIMIT: &str = "Job has reached the specified backoff limit";
+                conditions.push(condition("FailureTarget", "BackoffLimitExceeded", LIMIT));
+                conditions.push(condition("Failed", "BackoffLimitExceeded", LIMIT));
             }
             serde_json::to_value(JobStatus {
                 active: nz(count(active)),
