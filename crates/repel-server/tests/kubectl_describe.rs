@@ -15,42 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::{Server, have_kubectl, node, start};
 
-const OBJECTS: &str = "
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: c, image: nginx:1.25}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: c, image: agent:1}]}
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec: {containers: [{name: c, image: redis:7}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: x}
-spec: {containers: [{name: c, image: busybox}]}
----
+const OBJECTS: &str = concat!(
+    include_str!("data/workloads.yaml"),
+    "---
 apiVersion: batch/v1
 kind: Job
 metadata: {name: once}
@@ -107,7 +74,8 @@ spec:
     served: true
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-";
+"
+);
 
 const CUSTOM: &str = "
 apiVersion: stable.example.com/v1

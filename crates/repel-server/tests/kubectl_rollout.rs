@@ -10,42 +10,8 @@ mod support;
 use serde_json::json;
 use support::{Server, have_kubectl, node, start, table_rows};
 
-const WORKLOADS: &str = "
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: c, image: nginx:1.25}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: c, image: agent:1}]}
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec: {containers: [{name: c, image: redis:7}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: x}
-spec: {containers: [{name: c, image: busybox}]}
-";
+/// A Deployment, a DaemonSet, a StatefulSet and a bare Pod (shared with `kubectl_describe`).
+const WORKLOADS: &str = include_str!("data/workloads.yaml");
 
 fn cluster() -> Server {
     start(vec![node("node1", json!(null)), node("node2", json!(null))])
