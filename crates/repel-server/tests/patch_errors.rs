@@ -97,7 +97,8 @@ fn malformed_strategic_merge_patches_are_4xx_not_500() {
             pod_path,
             r#"{"spec":{"containers":["app"]}}"#,
             400,
-            "list element types are not identical: [[map[image:nginx name:app]] [app]]",
+            // The stored container, with the defaults kube-apiserver gave it.
+            "list element types are not identical: [[map[image:nginx imagePullPolicy:Always name:app resources:map[] terminationMessagePath:/dev/termination-log terminationMessagePolicy:File]] [app]]",
         ),
         (
             "$patch: merge in a list",
