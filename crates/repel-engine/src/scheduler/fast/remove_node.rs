@@ -96,6 +96,9 @@ impl Selectors {
     /// Node `node`, of node class `class`, was removed: see [`Run::remove_node`]; `map` takes
     /// the old node classes to the new, `node_class` is the new class of each node.
     fn remove_node(&mut self, node: NodeId, class: u32, map: &[u32], node_class: &[u32]) {
+        // Usually every class keeps its number: the counts per class stay as they are.
+        let same = map.iter().enumerate().all(|(c, &m)| m as usize == c);
+        let map = (!same).then_some(map);
         for s in &mut self.sels {
             s.remove_node(node, class, map);
         }
@@ -110,27 +113,26 @@ impl Selectors {
 
 impl Sel {
     /// Node `node`, of node class `class`, was removed (with its matching pods); `map`
-    /// takes the old node classes to the new. The nodes' index is built
-    /// again when next needed ([`Sel::fresh_slots`]): most selectors are not read by node
-    /// before the next removal.
-    fn remove_node(&mut self, node: NodeId, class: u32, map: &[u32]) {
+    /// takes the old node classes to the new (`None`: each keeps its number). The nodes'
+    /// index is built again when next needed ([`Sel::fresh_slots`]): most selectors are not
+    /// read by node before the next removal.
+    fn remove_node(&mut self, node: NodeId, class: u32, map: Option<&[u32]>) {
         let mut gone = 0;
-        let before = self.nonzero.len();
-        self.nonzero.retain(|&(n, k)| {
-            if n == node {
-                gone = k;
+        let mut moved = false;
+        self.nonzero.retain_mut(|(n, k)| {
+            if *n == node {
+                gone = *k;
+                moved = true;
+                return false;
             }
-            n != node
-        });
-        if gone > 0 {
-            self.add_to_class(class, -i64::from(gone));
-        }
-        let mut moved = self.nonzero.len() != before;
-        for (n, _) in &mut self.nonzero {
             if *n > node {
                 *n -= 1;
                 moved = true;
             }
+            true
+        });
+        if gone > 0 {
+            self.add_to_class(class, -i64::from(gone));
         }
         if moved {
             self.stale = true;
@@ -138,7 +140,9 @@ impl Sel {
         if node < self.dense.len() {
             self.dense.remove(node);
         }
-        self.by_class = renumbered(&self.by_class, map);
+        if let Some(map) = map {
+            self.by_class = renumbered(&self.by_class, map);
+        }
     }
 
     /// Builds the nodes' index again after node ids moved.
@@ -154,14 +158,19 @@ impl Sel {
 /// Counts per node class `by_class` (of the old classes) by new class, `map` taking the old
 /// to the new; a class gone had nothing left.
 fn renumbered(by_class: &[i64], map: &[u32]) -> Vec<i64> {
-    let mut out = Vec::new();
+    let len = by_class
+        .iter()
+        .zip(map)
+        .filter(|(k, m)| **k != 0 && **m != GONE)
+        .map(|(_, m)| *m as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![0; len];
     for (&k, &m) in by_class.iter().zip(map) {
-        if m != GONE && k != 0 {
-            let m = m as usize;
-            if out.len() <= m {
-                out.resize(m + 1, 0);
-            }
-            out[m] = k;
+        if let Some(slot) = out.get_mut(m as usize)
+            && k != 0
+        {
+            *slot = k;
         }
     }
     out
@@ -171,15 +180,18 @@ impl LabelClass {
     /// Node `node` was removed (its pods counted here with it). The nodes' index is built
     /// again when next needed ([`LabelClass::fresh_slots`]).
     fn remove_node(&mut self, node: NodeId) {
-        let before = self.nodes.len();
-        self.nodes.retain(|(n, _)| *n != node);
-        let mut moved = self.nodes.len() != before;
-        for (n, _) in &mut self.nodes {
+        let mut moved = false;
+        self.nodes.retain_mut(|(n, _)| {
+            if *n == node {
+                moved = true;
+                return false;
+            }
             if *n > node {
                 *n -= 1;
                 moved = true;
             }
-        }
+            true
+        });
         if moved {
             self.stale = true;
         }
