@@ -493,7 +493,7 @@ pub(crate) fn drain_karpenter_on(
         let verdict = karpenter::judge_in(work, node, cfg, sim, &mut undo);
         if verdict.drainable && !cfg.independent {
             karpenter::taint_disrupted(work, node);
-            sim.node_removed();
+            sim.node_changed();
         } else {
             sim.undo(work, undo);
         }

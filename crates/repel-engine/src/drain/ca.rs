@@ -352,8 +352,8 @@ pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut Stat
     if state.last_index > node {
         state.last_index -= 1;
     }
-    // Node ids moved: the compiled state is built again when next needed.
-    sim.node_removed();
+    // Node ids moved: the compiled state follows.
+    sim.node_removed(work, node);
 }
 
 /// [`judge`]'s body: `Ok` with the verdict and the pods moved when the node is drainable.

@@ -99,6 +99,7 @@ pub fn cluster_autoscaler_with(
     let mut empty: Vec<String> = Vec::new();
     let mut busy: Vec<String> = Vec::new();
     let state0 = State::new(c);
+    let on = super::PodsOn::new(c);
     for (i, n) in c.nodes.iter().enumerate() {
         let disabled = n
             .node
@@ -133,7 +134,7 @@ pub fn cluster_autoscaler_with(
             ));
             continue;
         }
-        let movable = pods_on(c, i).into_iter().any(|id| {
+        let movable = on.on(c, i).into_iter().any(|id| {
             matches!(
                 ca::drainable(c, id, opts, &state0, cfg.now_unix),
                 ca::Status::DrainOk | ca::Status::Undefined | ca::Status::Block(..)

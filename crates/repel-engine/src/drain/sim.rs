@@ -1,6 +1,7 @@
 //! What a drain what-if needs besides the cluster, shared by the deciders that place pods by
 //! first fit (cluster-autoscaler, Karpenter): the compiled first fit, kept in step with the
-//! what-if's binds and built again after a node is removed; the reference scheduler, for the
+//! what-if's binds and with the nodes removed, built again after a node's taints change; the
+//! reference scheduler, for the
 //! pods the compiled path does not cover and for their FitError texts; and the pods on each
 //! node.
 //!
@@ -21,8 +22,8 @@ pub struct Sim {
     gates: repel_core::FeatureGates,
     seed: u64,
     ff: Option<FirstFit>,
-    /// The pods' label keys of a compiled state dropped after a node was removed (pods keep
-    /// their ids and labels), for the next one.
+    /// The pods' label keys of a compiled state dropped after a node's taints changed (pods
+    /// keep their ids and labels), for the next one.
     label_keys: Vec<u128>,
     sched: Option<Scheduler>,
     pods_on: PodsOn,
@@ -88,9 +89,17 @@ impl Sim {
         }
     }
 
-    /// A node was removed from the cluster: node ids moved, the compiled state is built again
-    /// when next needed.
-    pub(crate) fn node_removed(&mut self) {
+    /// Node `node` was removed from the cluster, now `c` (node ids after it moved down by
+    /// one): the compiled state follows in place ([`FirstFit::node_removed`]).
+    pub(crate) fn node_removed(&mut self, c: &Cluster, node: NodeId) {
+        if let Some(ff) = self.ff.as_mut() {
+            ff.node_removed(self.gates, c, node);
+        }
+    }
+
+    /// A node's taints changed (Karpenter's `karpenter.sh/disrupted` on a node drained in a
+    /// sequence): its node class changed, the compiled state is built again when next needed.
+    pub(crate) fn node_changed(&mut self) {
         if let Some(mut ff) = self.ff.take() {
             self.label_keys = ff.take_label_keys();
         }

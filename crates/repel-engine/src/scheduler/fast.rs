@@ -202,6 +202,8 @@ struct Sel {
     nonzero: Vec<(NodeId, u32)>,
     /// Each of those nodes' index in `nonzero`.
     slot: FastMap<NodeId, usize>,
+    /// `slot` is out of date (node ids moved: see `remove_node`) and built again on first use.
+    stale: bool,
     /// The matching pods per node class: a key other than the hostname is a label of the node
     /// class, so its domain counts are sums over classes, not over nodes.
     by_class: Vec<i64>,
@@ -216,6 +218,9 @@ const DENSE_FROM: usize = 64;
 impl Sel {
     /// Adds `k` matching pods on `node`, of node class `class`, among `nodes` nodes.
     fn add(&mut self, node: NodeId, class: u32, k: u32, nodes: usize) {
+        if self.stale {
+            self.fresh_slots();
+        }
         let now = match self.slot.get(&node) {
             Some(&i) => {
                 self.nonzero[i].1 += k;
@@ -264,6 +269,12 @@ impl Sel {
     fn count(&self, node: NodeId) -> u32 {
         match self.dense() {
             Some(d) => d.get(node).copied().unwrap_or(0),
+            // (Fewer than `DENSE_FROM` nodes without `dense`.)
+            None if self.stale => self
+                .nonzero
+                .iter()
+                .find(|(n, _)| *n == node)
+                .map_or(0, |(_, k)| *k),
             None => self.slot.get(&node).map_or(0, |&i| self.nonzero[i].1),
         }
     }
@@ -271,6 +282,9 @@ impl Sel {
     /// A matching pod was bound to (`delta` 1) or removed from (-1) `node`, of node class
     /// `class`.
     fn moved(&mut self, node: NodeId, class: u32, delta: i32, nodes: usize) {
+        if self.stale {
+            self.fresh_slots();
+        }
         match self.slot.get(&node) {
             Some(&i) => {
                 let v = &mut self.nonzero[i].1;
@@ -295,9 +309,11 @@ struct LabelClass {
     rep: PodId,
     /// Selectors that count these pods.
     sels: Vec<u32>,
-    /// Bound pods of the class per node, and each node's index there.
+    /// Bound pods of the class per node, and each node's index there (out of date when
+    /// `stale`: node ids moved, see `remove_node`; built again on first use).
     nodes: Vec<(NodeId, u32)>,
     slot: FastMap<NodeId, usize>,
+    stale: bool,
 }
 
 /// Many values per 64-bit key in one flat list, linked from the key's latest value: no
@@ -689,6 +705,7 @@ impl Selectors {
                     sels,
                     nodes: Vec::new(),
                     slot: FastMap::default(),
+                    stale: false,
                 });
                 self.lc_index.insert(key, lc);
                 lc
@@ -761,6 +778,9 @@ impl Selectors {
         }
         let lc = self.label_class(cluster, pod) as usize;
         let c = &mut self.lcs[lc];
+        if c.stale {
+            c.fresh_slots();
+        }
         match c.slot.get(&node) {
             Some(&i) => {
                 let k = &mut c.nodes[i].1;
@@ -1238,8 +1258,19 @@ impl Run {
             });
             node_class.push(c);
         }
-        let classes = reps.len();
         let sel = Selectors::of_bound_pods(cluster, &node_class, label_keys);
+        Run::from_parts(cluster, node_class, reps, sel)
+    }
+
+    /// A state of `cluster` with these node classes and representatives and these counts, the
+    /// rest as a build starts it.
+    fn from_parts(
+        cluster: &Cluster,
+        node_class: Vec<u32>,
+        reps: Vec<NodeId>,
+        sel: Selectors,
+    ) -> Self {
+        let classes = reps.len();
         Run {
             node_class,
             reps,
@@ -2303,6 +2334,7 @@ impl FastScheduler {
 
 mod by_class;
 pub mod first_fit;
+mod remove_node;
 #[cfg(test)]
 mod tests;
 mod unschedulable;

@@ -11,7 +11,8 @@
 //! taints) gets `None`, and the caller asks the reference ([`Scheduler::first_fit`]).
 //!
 //! Nodes' labels, taints and `unschedulable` must not change while one is in use, except on
-//! nodes the caller skips; a node removed from the cluster needs a new one.
+//! nodes the caller skips; a node removed from the cluster is told to
+//! [`FirstFit::node_removed`].
 
 use super::{
     FastMap, FastScheduler, MAX_SPREADS, PodClass, Run, Statics, class_key, fits_free, hard_counts,
@@ -89,6 +90,21 @@ impl FirstFit {
         self.run.sel.moved(cluster, pod, node, delta);
         // Logged: a placement's resource scores catch up from the log.
         self.run.touched(cluster, node);
+    }
+
+    /// Node `node` was removed from the cluster, now `cluster` ([`Cluster::delete_node`]: the
+    /// ids after it moved down by one): the state follows in place (see `remove_node`),
+    /// without counting every bound pod again, and answers from now on as a state built anew
+    /// on `cluster` with `gates` would, its reference scheduler new as well.
+    pub fn node_removed(&mut self, gates: FeatureGates, cluster: &Cluster, node: NodeId) {
+        self.sched = FastScheduler::new(gates, Some(100), 0);
+        self.run.remove_node(cluster, node);
+    }
+
+    /// The compiled state, for the tests.
+    #[cfg(test)]
+    pub(super) fn run_mut(&mut self) -> &mut Run {
+        &mut self.run
     }
 
     /// A what-if begins whose changes will all be put back (each bind and unbind told to
