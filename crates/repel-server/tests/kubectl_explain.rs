@@ -304,54 +304,49 @@ fn explain_works_with_kubectl_1_27_and_1_33() {
     let s = start(vec![node("node1", json!(null))]);
     for k in kubectls {
         let cache = tempfile::tempdir().unwrap();
-        let o = std::process::Command::new(&k)
-            .env("KUBECONFIG", &s.kubeconfig)
-            .arg(format!("--cache-dir={}", cache.path().display()))
-            .args(["explain", "deployment.spec.template.spec.tolerations"])
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
-        let l: Vec<&str> = out.lines().collect();
-        for want in [
-            "GROUP:      apps",
-            "KIND:       Deployment",
-            "FIELD: tolerations <[]Toleration>",
-            "    If specified, the pod's tolerations.",
-            "  effect\t<string>",
-            "  tolerationSeconds\t<integer>",
-        ] {
-            assert!(
-                l.contains(&want),
-                "{}: {want}: {out}{}",
-                k.display(),
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
+        // Runs `k` with `args` and asserts its stdout has each of `wants` as a line.
+        let expect = |args: &[&str], wants: &[&str]| {
+            let o = std::process::Command::new(&k)
+                .env("KUBECONFIG", &s.kubeconfig)
+                .arg(format!("--cache-dir={}", cache.path().display()))
+                .args(args)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            let l: Vec<&str> = out.lines().collect();
+            for want in wants {
+                assert!(
+                    l.contains(want),
+                    "{}: {want}: {out}{}",
+                    k.display(),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+        };
+        expect(
+            &["explain", "deployment.spec.template.spec.tolerations"],
+            &[
+                "GROUP:      apps",
+                "KIND:       Deployment",
+                "FIELD: tolerations <[]Toleration>",
+                "    If specified, the pod's tolerations.",
+                "  effect\t<string>",
+                "  tolerationSeconds\t<integer>",
+            ],
+        );
         // And over OpenAPI v2, gnostic's protobuf.
-        let o = std::process::Command::new(&k)
-            .env("KUBECONFIG", &s.kubeconfig)
-            .arg(format!("--cache-dir={}", cache.path().display()))
-            .args([
+        expect(
+            &[
                 "explain",
                 "pod.spec.tolerations",
                 "--output=plaintext-openapiv2",
-            ])
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
-        let l: Vec<&str> = out.lines().collect();
-        for want in [
-            "RESOURCE: tolerations <[]Object>",
-            "     If specified, the pod's tolerations.",
-            "   tolerationSeconds\t<integer>",
-        ] {
-            assert!(
-                l.contains(&want),
-                "{}: {want}: {out}{}",
-                k.display(),
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
+            ],
+            &[
+                "RESOURCE: tolerations <[]Object>",
+                "     If specified, the pod's tolerations.",
+                "   tolerationSeconds\t<integer>",
+            ],
+        );
     }
 }
 

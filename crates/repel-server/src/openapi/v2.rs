@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use super::{builtin_group_versions, custom_schema, custom_schema_name, schemas};
+use crate::proto::{put_bytes, put_key, put_varint};
 use crate::resources::Registry;
 
 const V3_REF: &str = "#/components/schemas/";
@@ -86,14 +87,14 @@ pub fn document_protobuf(reg: &Registry) -> Vec<u8> {
         let defs = builtin_definitions();
         let mut out = Vec::new();
         for (name, s) in &defs {
-            put_msg(&mut out, 1, &named_schema(name, s));
+            put_bytes(&mut out, 1, &named_schema(name, s));
         }
         (out, defs.keys().cloned().collect())
     });
     let mut definitions = builtin.clone();
     for (name, s) in custom_definitions(reg) {
         if names.binary_search(&name).is_err() {
-            put_msg(&mut definitions, 1, &named_schema(&name, &s));
+            put_bytes(&mut definitions, 1, &named_schema(&name, &s));
         }
     }
     let mut info = Vec::new();
@@ -101,9 +102,9 @@ pub fn document_protobuf(reg: &Registry) -> Vec<u8> {
     put_str(&mut info, 2, VERSION);
     let mut doc = Vec::new();
     put_str(&mut doc, 1, "2.0");
-    put_msg(&mut doc, 2, &info);
-    put_msg(&mut doc, 8, &[]);
-    put_msg(&mut doc, 9, &definitions);
+    put_bytes(&mut doc, 2, &info);
+    put_bytes(&mut doc, 8, &[]);
+    put_bytes(&mut doc, 9, &definitions);
     doc
 }
 
@@ -242,26 +243,8 @@ fn single_type(v: &Value) -> Option<&str> {
 
 // ---- gnostic's openapi.v2 protobuf (OpenAPIv2.proto of google/gnostic-models) ----
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_key(out: &mut Vec<u8>, tag: u32, wire: u8) {
-    put_varint(out, (u64::from(tag) << 3) | u64::from(wire));
-}
-
-fn put_msg(out: &mut Vec<u8>, tag: u32, b: &[u8]) {
-    put_key(out, tag, 2);
-    put_varint(out, b.len() as u64);
-    out.extend_from_slice(b);
-}
-
 fn put_str(out: &mut Vec<u8>, tag: u32, s: &str) {
-    put_msg(out, tag, s.as_bytes());
+    put_bytes(out, tag, s.as_bytes());
 }
 
 fn put_bool(out: &mut Vec<u8>, tag: u32, b: bool) {
@@ -297,7 +280,7 @@ fn any(v: &Value) -> Vec<u8> {
 fn named_schema(name: &str, s: &Value) -> Vec<u8> {
     let mut out = Vec::new();
     put_str(&mut out, 1, name);
-    put_msg(&mut out, 2, &schema(s));
+    put_bytes(&mut out, 2, &schema(s));
     out
 }
 
@@ -317,7 +300,7 @@ fn schema(s: &Value) -> Vec<u8> {
     str_field(&mut out, "title", 3);
     str_field(&mut out, "description", 4);
     if let Some(d) = m.get("default") {
-        put_msg(&mut out, 5, &any(d));
+        put_bytes(&mut out, 5, &any(d));
     }
     for (key, tag) in [("multipleOf", 6), ("maximum", 7)] {
         if let Some(v) = m.get(key) {
@@ -365,7 +348,7 @@ fn schema(s: &Value) -> Vec<u8> {
     }
     if let Some(Value::Array(e)) = m.get("enum") {
         for v in e {
-            put_msg(&mut out, 20, &any(v));
+            put_bytes(&mut out, 20, &any(v));
         }
     }
     match m.get("additionalProperties") {
@@ -373,41 +356,41 @@ fn schema(s: &Value) -> Vec<u8> {
             let mut item = Vec::new();
             put_key(&mut item, 2, 0);
             item.push(u8::from(*b));
-            put_msg(&mut out, 21, &item);
+            put_bytes(&mut out, 21, &item);
         }
         Some(s @ Value::Object(_)) => {
             let mut item = Vec::new();
-            put_msg(&mut item, 1, &schema(s));
-            put_msg(&mut out, 21, &item);
+            put_bytes(&mut item, 1, &schema(s));
+            put_bytes(&mut out, 21, &item);
         }
         _ => {}
     }
     if let Some(Value::String(t)) = m.get("type") {
         let mut item = Vec::new();
         put_str(&mut item, 1, t);
-        put_msg(&mut out, 22, &item);
+        put_bytes(&mut out, 22, &item);
     }
     if let Some(items @ Value::Object(_)) = m.get("items") {
         let mut item = Vec::new();
-        put_msg(&mut item, 1, &schema(items));
-        put_msg(&mut out, 23, &item);
+        put_bytes(&mut item, 1, &schema(items));
+        put_bytes(&mut out, 23, &item);
     }
     if let Some(Value::Object(props)) = m.get("properties") {
         let mut p = Vec::new();
         for (name, s) in props {
-            put_msg(&mut p, 1, &named_schema(name, s));
+            put_bytes(&mut p, 1, &named_schema(name, s));
         }
-        put_msg(&mut out, 25, &p);
+        put_bytes(&mut out, 25, &p);
     }
     put_bool(&mut out, 27, m.get("readOnly") == Some(&Value::Bool(true)));
     if let Some(e) = m.get("example") {
-        put_msg(&mut out, 30, &any(e));
+        put_bytes(&mut out, 30, &any(e));
     }
     for (k, v) in m.iter().filter(|(k, _)| k.starts_with("x-")) {
         let mut named = Vec::new();
         put_str(&mut named, 1, k);
-        put_msg(&mut named, 2, &any(v));
-        put_msg(&mut out, 31, &named);
+        put_bytes(&mut named, 2, &any(v));
+        put_bytes(&mut out, 31, &named);
     }
     out
 }

@@ -582,7 +582,7 @@ fn parse_go_duration(s: &str) -> Option<i64> {
 
 // ---- encoding ----
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -590,11 +590,11 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn put_key(out: &mut Vec<u8>, tag: u32, wire: u8) {
+pub(crate) fn put_key(out: &mut Vec<u8>, tag: u32, wire: u8) {
     put_varint(out, (u64::from(tag) << 3) | u64::from(wire));
 }
 
-fn put_bytes(out: &mut Vec<u8>, tag: u32, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, tag: u32, b: &[u8]) {
     put_key(out, tag, 2);
     put_varint(out, b.len() as u64);
     out.extend_from_slice(b);
