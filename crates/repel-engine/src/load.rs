@@ -10,7 +10,7 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
-use repel_core::workload::claim::{OwnerId, claim_pods, taken_names};
+use repel_core::workload::claim::{Create, OwnerId, claim_pods, taken_names};
 use repel_core::workload::{Workload, for_each_planned_part, namespace_of, pin_to_node};
 
 use crate::cluster::{Cluster, PodId};
@@ -149,6 +149,24 @@ pub fn build_cluster(
     }
     built.owners = claims.workloads.iter().map(|w| w.owner.clone()).collect();
     let taken = taken_names(&pods);
+    // Every pod is known before the first is made: one allocation for them all (growing by
+    // doubling would copy 150,000 pods' records several times over and fault in fresh pages
+    // for each copy).
+    let planned: usize = claims
+        .workloads
+        .iter()
+        .map(|w| match &w.create {
+            Create::Nothing => 0,
+            Create::Pods(n) => *n,
+            Create::Ordinals(o) => o.len(),
+            Create::OnNodes(n) => n.len(),
+        })
+        .sum();
+    // (`try_reserve`: a plan too big to hold at once still grows as before.)
+    let _ = built
+        .cluster
+        .pods
+        .try_reserve(pods.len().saturating_add(planned));
     for pod in pods {
         admit_and_add(&mut built, pod, &admission, gates);
     }

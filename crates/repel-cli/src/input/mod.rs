@@ -765,6 +765,126 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
     Ok(())
 }
 
+/// An object of a kind repel reads, typed.
+enum Typed {
+    Node(Node),
+    Pod(Pod),
+    Namespace(Namespace),
+    Pdb(PodDisruptionBudget),
+    PriorityClass(PriorityClass),
+    /// Boxed: a workload is kilobytes, the other kinds' values move often.
+    Workload(Box<Workload>),
+}
+
+/// The part of reading one object that depends on the object alone: its checks
+/// ([`check_object`]) and, when they pass, its typed form with the fields its type does not
+/// declare. [`predecode`] computes it for a file's documents on every core.
+struct Decoded {
+    /// The kind it was decoded as.
+    kind: String,
+    check: Result<(), InputError>,
+    /// `None` when the checks failed.
+    typed: Option<Result<(Typed, Vec<String>), InputError>>,
+}
+
+/// Checks and decodes `v` as `kind` (one of the kinds [`Inventory::add`] keeps).
+fn decode(source: &Source, kind: &str, v: &Value) -> Decoded {
+    let check = check_object(source, kind, v);
+    let typed = check.is_ok().then(|| {
+        Ok(match kind {
+            "Node" => typed_strict(source, v).map(|(o, u)| (Typed::Node(o), u))?,
+            "Pod" => typed_strict(source, v).map(|(o, u)| (Typed::Pod(o), u))?,
+            "Namespace" => typed_strict(source, v).map(|(o, u)| (Typed::Namespace(o), u))?,
+            "PodDisruptionBudget" => typed_strict(source, v).map(|(o, u)| (Typed::Pdb(o), u))?,
+            "PriorityClass" => {
+                typed_strict(source, v).map(|(o, u)| (Typed::PriorityClass(o), u))?
+            }
+            _ => {
+                let workload = |w: Workload| Typed::Workload(Box::new(w));
+                match kind {
+                    "Deployment" => typed_strict(source, v)
+                        .map(|(o, u)| (workload(Workload::Deployment(o)), u))?,
+                    "ReplicaSet" => typed_strict(source, v)
+                        .map(|(o, u)| (workload(Workload::ReplicaSet(o)), u))?,
+                    "StatefulSet" => typed_strict(source, v)
+                        .map(|(o, u)| (workload(Workload::StatefulSet(o)), u))?,
+                    "DaemonSet" => typed_strict(source, v)
+                        .map(|(o, u)| (workload(Workload::DaemonSet(o)), u))?,
+                    "Job" => {
+                        typed_strict(source, v).map(|(o, u)| (workload(Workload::Job(o)), u))?
+                    }
+                    _ => {
+                        typed_strict(source, v).map(|(o, u)| (workload(Workload::CronJob(o)), u))?
+                    }
+                }
+            }
+        })
+    });
+    Decoded {
+        kind: kind.to_string(),
+        check,
+        typed,
+    }
+}
+
+/// The kinds [`Inventory::add`] keeps (anything else is skipped with a warning).
+const KNOWN_KINDS: [&str; 11] = [
+    "Node",
+    "Pod",
+    "Namespace",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "PodDisruptionBudget",
+    "PriorityClass",
+];
+
+/// Below this many documents a file is decoded on one core (threads cost more than they save).
+const PREDECODE_MIN_DOCS: usize = 512;
+
+/// [`decode`] for each document of a file that is one object of a kept kind, on every core:
+/// the typed decoding and checks are most of reading a big file after its YAML. `None` for a
+/// document that is not (a `List`, an unknown kind), which is read as before, in order.
+fn predecode(file: &str, docs: &[RawDoc]) -> Vec<Option<Decoded>> {
+    let one = |doc: &RawDoc| -> Option<Decoded> {
+        let kind = doc.value.get("kind")?.as_str()?;
+        if !KNOWN_KINDS.contains(&kind) {
+            return None;
+        }
+        let source = Source {
+            file: file.to_string(),
+            doc: doc.doc,
+            item: None,
+        };
+        Some(decode(&source, kind, &doc.value))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 8);
+    if threads < 2 || docs.len() < PREDECODE_MIN_DOCS {
+        return Vec::new();
+    }
+    let chunk = docs.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = docs
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(docs.len());
+        for h in handles {
+            match h.join() {
+                Ok(part) => out.extend(part),
+                // A thread that failed leaves its documents to be read in order.
+                Err(_) => return Vec::new(),
+            }
+        }
+        out
+    })
+}
+
 impl Inventory {
     /// An empty inventory whose generated names come from `seed`.
     pub fn with_seed(seed: u64) -> Inventory {
@@ -789,14 +909,43 @@ impl Inventory {
         for path in expand_paths(paths, recursive)? {
             let file = path.display().to_string();
             let text = read_text(&path)?;
-            for doc in parse_documents(&file, &text)? {
+            let docs = parse_documents(&file, &text)?;
+            inv.reserve_for(&docs);
+            let mut decoded = predecode(&file, &docs).into_iter();
+            for doc in docs {
+                let mut pre = decoded.next().flatten();
                 for_each_object(&file, &doc, |source, v| {
                     let duplicates = item_duplicates(&doc, source.item);
-                    inv.add_with_duplicates(source, v, duplicates)
+                    // Decoded ahead only when the document is this one object.
+                    let pre = if source.item.is_none() {
+                        pre.take()
+                    } else {
+                        None
+                    };
+                    inv.add_decoded(source, v, duplicates, pre)
                 })?;
             }
         }
         Ok(inv)
+    }
+
+    /// Makes room for the objects of `docs` by kind, so that a file of tens of thousands of
+    /// workloads (kilobytes each) is not copied each time its list doubles.
+    fn reserve_for(&mut self, docs: &[RawDoc]) {
+        let (mut nodes, mut pods, mut workloads) = (0, 0, 0);
+        for doc in docs {
+            match doc.value.get("kind").and_then(Value::as_str) {
+                Some("Node") => nodes += 1,
+                Some("Pod") => pods += 1,
+                Some(
+                    "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob",
+                ) => workloads += 1,
+                _ => {}
+            }
+        }
+        self.nodes.reserve(nodes);
+        self.pods.reserve(pods);
+        self.workloads.reserve(workloads);
     }
 
     /// Adds one object by its kind; unknown kinds become warnings.
@@ -811,6 +960,18 @@ impl Inventory {
         source: Source,
         v: &Value,
         duplicates: Vec<String>,
+    ) -> Result<(), InputError> {
+        self.add_decoded(source, v, duplicates, None)
+    }
+
+    /// [`Inventory::add_with_duplicates`] with the object's [`Decoded`] checks and typed form
+    /// when they were computed ahead (on another core) from this same value.
+    fn add_decoded(
+        &mut self,
+        source: Source,
+        v: &Value,
+        duplicates: Vec<String>,
+        pre: Option<Decoded>,
     ) -> Result<(), InputError> {
         if repel_core::pools::is_aks_pool(v) || repel_core::pools::is_eks_nodegroup(v) {
             return self.add_agent_pool(source, v);
@@ -842,20 +1003,7 @@ impl Inventory {
             }
             return Ok(());
         }
-        let known = [
-            "Node",
-            "Pod",
-            "Namespace",
-            "Deployment",
-            "ReplicaSet",
-            "StatefulSet",
-            "DaemonSet",
-            "Job",
-            "CronJob",
-            "PodDisruptionBudget",
-            "PriorityClass",
-        ];
-        if !known.contains(&kind) {
+        if !KNOWN_KINDS.contains(&kind) {
             self.skipped.push(format!(
                 "{source}: skipping {}: kind {kind} is not used by repel",
                 describe_value(v).unwrap_or_else(|| kind.to_string())
@@ -896,8 +1044,13 @@ impl Inventory {
             }
             owned = Some(obj);
         }
+        // Decoded ahead from the value as given: valid only when nothing above edited it.
+        let decoded = match (pre, &owned) {
+            (Some(d), None) if d.kind == kind => d,
+            _ => decode(&source, kind, owned.as_ref().unwrap_or(v)),
+        };
         let v = owned.as_ref().unwrap_or(v);
-        check_object(&source, kind, v)?;
+        decoded.check?;
         let id = {
             let ns = match kind {
                 "Node" | "Namespace" | "PriorityClass" => String::new(),
@@ -943,53 +1096,19 @@ impl Inventory {
         }
         let strict =
             |unknown: Vec<String>| strict_report(&source, kind, api, v, unknown, duplicates);
-        let report = match kind {
-            "Node" => {
-                let (obj, unknown) = typed_strict(&source, v)?;
-                self.nodes.push(w(obj, &source, seq));
-                strict(unknown)
-            }
-            "Pod" => {
-                let (obj, unknown) = typed_strict(&source, v)?;
-                self.pods.push(w(obj, &source, seq));
-                strict(unknown)
-            }
-            "Namespace" => {
-                let (obj, unknown) = typed_strict(&source, v)?;
-                self.namespaces.push(w(obj, &source, seq));
-                strict(unknown)
-            }
-            "PodDisruptionBudget" => {
-                let (obj, unknown) = typed_strict(&source, v)?;
-                self.pdbs.push(w(obj, &source, seq));
-                strict(unknown)
-            }
-            "PriorityClass" => {
-                let (obj, unknown) = typed_strict(&source, v)?;
-                self.priority_classes.push(w(obj, &source, seq));
-                strict(unknown)
-            }
-            _ => {
-                let (workload, unknown) = match kind {
-                    "Deployment" => {
-                        typed_strict(&source, v).map(|(o, u)| (Workload::Deployment(o), u))?
-                    }
-                    "ReplicaSet" => {
-                        typed_strict(&source, v).map(|(o, u)| (Workload::ReplicaSet(o), u))?
-                    }
-                    "StatefulSet" => {
-                        typed_strict(&source, v).map(|(o, u)| (Workload::StatefulSet(o), u))?
-                    }
-                    "DaemonSet" => {
-                        typed_strict(&source, v).map(|(o, u)| (Workload::DaemonSet(o), u))?
-                    }
-                    "Job" => typed_strict(&source, v).map(|(o, u)| (Workload::Job(o), u))?,
-                    _ => typed_strict(&source, v).map(|(o, u)| (Workload::CronJob(o), u))?,
-                };
-                self.workloads.push(w(workload, &source, seq));
-                strict(unknown)
-            }
+        let (typed, unknown) = match decoded.typed {
+            Some(t) => t?,
+            None => return Ok(()),
         };
+        match typed {
+            Typed::Node(obj) => self.nodes.push(w(obj, &source, seq)),
+            Typed::Pod(obj) => self.pods.push(w(obj, &source, seq)),
+            Typed::Namespace(obj) => self.namespaces.push(w(obj, &source, seq)),
+            Typed::Pdb(obj) => self.pdbs.push(w(obj, &source, seq)),
+            Typed::PriorityClass(obj) => self.priority_classes.push(w(obj, &source, seq)),
+            Typed::Workload(obj) => self.workloads.push(w(*obj, &source, seq)),
+        }
+        let report = strict(unknown);
         if let Some(mut report) = report {
             report.object = object_id;
             self.strict.push(report);
