@@ -1604,3 +1604,37 @@ fn a_file_of_thousands_of_documents_is_read_whole() {
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["placements"][0]["node"], "last", "{v}");
 }
+
+/// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=-1`
+/// (main.rs, `keep_freed_memory`): its arguments, standard input, output and exit code are
+/// those of a run where the variable is already set and nothing is started again.
+#[test]
+fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
+    let text = std::fs::read_to_string(demo_cluster()).unwrap();
+    let outcome = |purge: Option<&str>, args: &[&str]| {
+        let mut c = repel();
+        c.env_remove("MIMALLOC_PURGE_DELAY");
+        if let Some(v) = purge {
+            c.env("MIMALLOC_PURGE_DELAY", v);
+        }
+        let out = c.args(args).write_stdin(text.clone()).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["schedule", "-f", "-", "-o", "json"][..],
+        &["check", "-f", "-"][..],
+        &["explain", "pod/no-such-pod", "-f", "-"][..],
+    ] {
+        let again = outcome(None, args);
+        let kept = outcome(Some("1000"), args);
+        assert_eq!(again, kept, "repel {args:?}");
+        assert!(
+            !again.1.is_empty() || !again.2.is_empty(),
+            "repel {args:?} said something"
+        );
+    }
+}
