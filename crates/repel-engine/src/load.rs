@@ -8,10 +8,13 @@ use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod, PodSpec};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
-use repel_core::workload::claim::{Create, OwnerId, claim_pods, taken_names};
-use repel_core::workload::{Workload, for_each_planned_part, namespace_of, pin_to_node};
+use repel_core::workload::claim::{Create, OwnerId, WorkloadPlan, claim_pods, taken_names};
+use repel_core::workload::{
+    PlannedPods, Workload, expand_planned_parts, for_each_planned_part, namespace_of, pin_to_node,
+};
 
 use crate::cluster::{Cluster, PodId};
 
@@ -103,6 +106,186 @@ fn admit_and_add(
     }
 }
 
+/// A workload's pods, made ready to join the cluster.
+enum Prepared {
+    /// No pods to make.
+    Nothing,
+    /// The first pod as admitted, then the others' metadata, each with its own spec when it
+    /// differs from the first's (a DaemonSet's pods are pinned each to its node).
+    Admitted {
+        first: Box<Pod>,
+        rest: Vec<(ObjectMeta, Option<PodSpec>)>,
+    },
+    /// Each pod is admitted on its own, in order ([`add_one_by_one`]): a template that names
+    /// its node, a first pod admission refuses (each is refused alike, with its own name in
+    /// the message), or a workload too big to hold its pods' metadata at once.
+    OneByOne,
+}
+
+/// Above this many pods a workload's pods are made one at a time as they join the cluster
+/// (never all held at once beside the cluster's copies).
+const PREPARE_MAX_PODS: usize = 100_000;
+
+/// Makes `w`'s planned pods and admits the first (see [`Prepared`]); reads nothing the cluster
+/// changes as pods join it.
+fn prepare_workload(
+    w: &Workload,
+    wp: &WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+    namespace: Option<&Namespace>,
+    admission: &AdmissionConfig,
+    gates: &FeatureGates,
+) -> Prepared {
+    let count = match &wp.create {
+        Create::Nothing => 0,
+        Create::Pods(n) => *n,
+        Create::Ordinals(o) => o.len(),
+        Create::OnNodes(n) => n.len(),
+    };
+    if count > PREPARE_MAX_PODS {
+        return Prepared::OneByOne;
+    }
+    let Some(PlannedPods { spec, pods }) = expand_planned_parts(w, wp, seed, taken) else {
+        return Prepared::Nothing;
+    };
+    if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+        return Prepared::OneByOne;
+    }
+    let mut pods = pods.into_iter();
+    let Some((meta, pin)) = pods.next() else {
+        return Prepared::Nothing;
+    };
+    let mut first = Pod {
+        metadata: meta,
+        spec: Some(pinned(&spec, pin.as_deref())),
+        status: None,
+    };
+    if create_pod(&mut first, namespace, admission, gates).is_err() {
+        return Prepared::OneByOne;
+    }
+    let Some(admitted) = first.spec.as_ref() else {
+        return Prepared::OneByOne;
+    };
+    let rest = pods
+        .map(|(meta, pin)| (meta, pin.map(|node| pinned(admitted, Some(&node)))))
+        .collect();
+    Prepared::Admitted {
+        first: Box::new(first),
+        rest,
+    }
+}
+
+/// `spec`, pinned to `node` when given.
+fn pinned(spec: &PodSpec, node: Option<&str>) -> PodSpec {
+    let mut spec = spec.clone();
+    if let Some(node) = node {
+        pin_to_node(&mut spec, node);
+    }
+    spec
+}
+
+/// Adds `w`'s planned pods one at a time, each admitted unless it is like the first admitted
+/// one (then it shares its spec).
+fn add_one_by_one(
+    built: &mut Built,
+    w: &Workload,
+    wp: &WorkloadPlan,
+    seed: u64,
+    taken: impl Fn(&str) -> bool,
+    admission: &AdmissionConfig,
+    gates: &FeatureGates,
+) {
+    // The first pod admitted, and its stored spec (a DaemonSet's pods then differ from it only
+    // in the node each is pinned to, which admission does not read).
+    let mut first: Option<(PodId, Arc<PodSpec>)> = None;
+    let mut stopped = false;
+    for_each_planned_part(w, wp, seed, taken, |spec, meta, pin| {
+        if stopped {
+            return;
+        }
+        let whole = |metadata, pin: &Option<String>| Pod {
+            metadata,
+            spec: Some(pinned(spec, pin.as_deref())),
+            status: None,
+        };
+        // A template naming its node: each pod on its own.
+        if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+            admit_and_add(built, whole(meta, &pin), admission, gates);
+            return;
+        }
+        if let Some((like, admitted)) = &first {
+            let own = pin.as_deref().map(|node| pinned(admitted, Some(node)));
+            stopped = built.cluster.add_pod_like_with(*like, meta, own).is_none();
+            return;
+        }
+        // Refused: each pod is refused alike, with its own name in the message.
+        first = admit_and_add(built, whole(meta, &pin), admission, gates).and_then(|id| {
+            let admitted = Arc::clone(built.cluster.pods.get(id)?.shared_spec()?);
+            Some((id, admitted))
+        });
+    });
+}
+
+/// Workloads taken in batches of this many by the threads preparing them.
+const PREPARE_BATCH: usize = 32;
+
+/// Calls `consume(i, prepare(i, item))` for every item in order, the `prepare` calls running on
+/// `threads` threads ahead of the `consume` calls (on this thread).
+fn for_each_prepared<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    prepare: impl Fn(usize, &T) -> R + Sync,
+    mut consume: impl FnMut(usize, R),
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    if threads < 2 || items.len() < 2 * PREPARE_BATCH {
+        for (i, item) in items.iter().enumerate() {
+            consume(i, prepare(i, item));
+        }
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<R>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, prepare) = (&next, &prepare);
+            scope.spawn(move || {
+                loop {
+                    let batch = next.fetch_add(1, Ordering::Relaxed);
+                    let start = batch.saturating_mul(PREPARE_BATCH);
+                    if start >= items.len() {
+                        break;
+                    }
+                    let end = (start + PREPARE_BATCH).min(items.len());
+                    let done = items[start..end]
+                        .iter()
+                        .enumerate()
+                        .map(|(k, item)| prepare(start + k, item))
+                        .collect();
+                    if tx.send((batch, done)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Batches arrive in any order; they are consumed in order.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut want = 0;
+        for (batch, done) in rx {
+            waiting.insert(batch, done);
+            while let Some(done) = waiting.remove(&want) {
+                for (k, r) in done.into_iter().enumerate() {
+                    consume(want * PREPARE_BATCH + k, r);
+                }
+                want += 1;
+            }
+        }
+    });
+}
+
 /// Builds the cluster: nodes (with [`assume_allocatable`]), then pods admitted in creation
 /// order (Pods as given, then workload pods named from `seed`); pods the API server would
 /// refuse (admission, or invalid tolerations) are left out and listed.
@@ -111,6 +294,20 @@ pub fn build_cluster(
     gates: &FeatureGates,
     admission: &AdmissionConfig,
     seed: u64,
+) -> Built {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    build_cluster_with(input, gates, admission, seed, Some(threads))
+}
+
+/// [`build_cluster`] with workloads prepared on `prepare` threads (`Some(1)`: on this one), or
+/// (`None`) each workload's pods made and admitted one at a time as they join the cluster:
+/// the tests compare the two.
+fn build_cluster_with(
+    input: ClusterInput,
+    gates: &FeatureGates,
+    admission: &AdmissionConfig,
+    seed: u64,
+    prepare: Option<usize>,
 ) -> Built {
     let mut built = Built::default();
     let mut admission = admission.clone();
@@ -170,54 +367,50 @@ pub fn build_cluster(
     for pod in pods {
         admit_and_add(&mut built, pod, &admission, gates);
     }
-    // One workload's pods at a time. A workload's pods share one spec: it is admitted once (the
-    // admission chain reads only the spec and the namespace) and the cluster shares it, with
-    // what the scheduler reads of it, among them; a DaemonSet's pods each carry their node.
-    // Pods are made one at a time, so a workload of a million replicas is never held twice.
-    for (w, wp) in input.workloads.iter().zip(&claims.workloads) {
+    // A workload's pods share one spec: it is admitted once (the admission chain reads only
+    // the spec and the namespace) and the cluster shares it, with what the scheduler reads of
+    // it, among them; a DaemonSet's pods each carry their node. Making the pods (names,
+    // metadata) and admitting the first is a function of the workload alone, done on every
+    // core ([`prepare_workload`]); the pods join the cluster here, in workload order, so ids,
+    // names and admission's outcome are those of one workload after the other.
+    let namespaces = built.cluster.namespaces.clone();
+    let threads = prepare.unwrap_or(1);
+    let prepare = |i: usize, w: &Workload| {
+        let Some(wp) = claims.workloads.get(i) else {
+            return Prepared::Nothing;
+        };
+        if prepare.is_none() {
+            return Prepared::OneByOne;
+        }
         let ns = w.namespace();
-        // The first pod admitted, and its stored spec (a DaemonSet's pods then differ from it
-        // only in the node each is pinned to, which admission does not read).
-        let mut first: Option<(PodId, Arc<PodSpec>)> = None;
-        let mut stopped = false;
+        let namespace = namespaces
+            .iter()
+            .find(|n| n.metadata.name.as_deref() == Some(ns));
         let taken = |name: &str| !taken.is_empty() && taken.contains(&format!("{ns}/{name}"));
-        for_each_planned_part(w, wp, seed, taken, |spec, meta, pin| {
-            if stopped {
-                return;
-            }
-            let whole = |metadata, pin: &Option<String>| {
-                let mut spec = spec.clone();
-                if let Some(node) = pin {
-                    pin_to_node(&mut spec, node);
+        prepare_workload(w, wp, seed, taken, namespace, &admission, gates)
+    };
+    for_each_prepared(&input.workloads, threads, prepare, |i, prepared| {
+        let (Some(w), Some(wp)) = (input.workloads.get(i), claims.workloads.get(i)) else {
+            return;
+        };
+        match prepared {
+            Prepared::Nothing => {}
+            Prepared::Admitted { first, rest } => {
+                let like = built.cluster.add_pod(*first);
+                for (meta, own) in rest {
+                    if built.cluster.add_pod_like_with(like, meta, own).is_none() {
+                        break;
+                    }
                 }
-                Pod {
-                    metadata,
-                    spec: Some(spec),
-                    status: None,
-                }
-            };
-            // A template naming its node: each pod on its own.
-            if spec.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
-                admit_and_add(&mut built, whole(meta, &pin), &admission, gates);
-                return;
             }
-            if let Some((like, admitted)) = &first {
-                let own = pin.as_ref().map(|node| {
-                    let mut s = PodSpec::clone(admitted);
-                    pin_to_node(&mut s, node);
-                    s
-                });
-                stopped = built.cluster.add_pod_like_with(*like, meta, own).is_none();
-                return;
+            Prepared::OneByOne => {
+                let ns = w.namespace();
+                let taken =
+                    |name: &str| !taken.is_empty() && taken.contains(&format!("{ns}/{name}"));
+                add_one_by_one(&mut built, w, wp, seed, taken, &admission, gates);
             }
-            // Refused: each pod is refused alike, with its own name in the message.
-            first =
-                admit_and_add(&mut built, whole(meta, &pin), &admission, gates).and_then(|id| {
-                    let admitted = Arc::clone(built.cluster.pods.get(id)?.shared_spec()?);
-                    Some((id, admitted))
-                });
-        });
-    }
+        }
+    });
     let orphans: Vec<String> = built
         .cluster
         .orphans()
@@ -236,4 +429,108 @@ pub fn build_cluster(
         ));
     }
     built
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Everything a built cluster holds of its pods, in order.
+    fn pods_of(b: &Built) -> Vec<String> {
+        b.cluster
+            .pods
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {:?} {:?} {:?} {:?}",
+                    p.key(),
+                    p.meta,
+                    p.spec(),
+                    p.priority,
+                    p.spec_node_name()
+                )
+            })
+            .collect()
+    }
+
+    /// Workloads prepared on several threads (pods made and the first admitted ahead, in
+    /// batches) give the cluster that making and admitting each pod in turn gives: the same
+    /// pods, names, specs, order, refusals — for Deployments, StatefulSets, a DaemonSet, Jobs,
+    /// a template naming its node and workloads admission refuses.
+    #[test]
+    fn prepared_workloads_build_the_cluster_one_by_one_builds() {
+        use serde_json::json;
+        let mut input = ClusterInput::default();
+        for i in 0..4 {
+            input.nodes.push(
+                serde_json::from_value(json!({
+                    "metadata": {"name": format!("n{i}")},
+                    "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}
+                }))
+                .unwrap(),
+            );
+        }
+        for i in 0..150 {
+            let container = json!([{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": format!("{}m", i + 1)}}}]);
+            let spec = match i % 5 {
+                0 => json!({"containers": container}),
+                // Refused by the Priority plugin.
+                1 => json!({"containers": container, "priorityClassName": "no-such-class"}),
+                2 => json!({"containers": container, "nodeName": "n1"}),
+                3 => json!({"containers": container,
+                    "tolerations": [{"key": "k", "operator": "Exists"}]}),
+                // Refused by validation.
+                _ => json!({"containers": container,
+                    "tolerations": [{"key": "bad key", "operator": "Exists"}]}),
+            };
+            let template = json!({"metadata": {"labels": {"app": format!("w{i}")}}, "spec": spec});
+            let selector = json!({"matchLabels": {"app": format!("w{i}")}});
+            let meta = json!({"name": format!("w{i}"), "namespace": format!("ns{}", i % 3)});
+            let w = match i % 4 {
+                0 => Workload::Deployment(
+                    serde_json::from_value(json!({"metadata": meta, "spec":
+                        {"replicas": 3, "selector": selector, "template": template}}))
+                    .unwrap(),
+                ),
+                1 => Workload::StatefulSet(
+                    serde_json::from_value(json!({"metadata": meta, "spec":
+                        {"replicas": 2, "selector": selector, "template": template}}))
+                    .unwrap(),
+                ),
+                2 => Workload::Job(
+                    serde_json::from_value(json!({"metadata": meta, "spec":
+                        {"parallelism": 2, "completions": 2, "template": template}}))
+                    .unwrap(),
+                ),
+                _ => Workload::DaemonSet(
+                    serde_json::from_value(json!({"metadata": meta, "spec":
+                        {"selector": selector, "template": template}}))
+                    .unwrap(),
+                ),
+            };
+            input.workloads.push(w);
+        }
+        let gates = FeatureGates::default();
+        let admission = AdmissionConfig::default();
+        let one_by_one = build_cluster_with(input.clone(), &gates, &admission, 7, None);
+        assert!(
+            one_by_one.cluster.pods.len() > 200,
+            "{} pods, {} refused",
+            one_by_one.cluster.pods.len(),
+            one_by_one.rejected.len()
+        );
+        assert!(!one_by_one.rejected.is_empty());
+        for threads in [1, 2, 4] {
+            let prepared = build_cluster_with(input.clone(), &gates, &admission, 7, Some(threads));
+            assert_eq!(
+                pods_of(&prepared),
+                pods_of(&one_by_one),
+                "{threads} threads"
+            );
+            assert_eq!(prepared.rejected, one_by_one.rejected, "{threads} threads");
+            assert_eq!(prepared.warnings, one_by_one.warnings);
+        }
+    }
 }

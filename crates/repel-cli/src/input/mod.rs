@@ -765,14 +765,14 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
     Ok(())
 }
 
-/// An object of a kind repel reads, typed.
+/// An object of a kind repel reads, typed (boxed: they are kilobytes, and move from thread to
+/// thread).
 enum Typed {
-    Node(Node),
-    Pod(Pod),
-    Namespace(Namespace),
-    Pdb(PodDisruptionBudget),
-    PriorityClass(PriorityClass),
-    /// Boxed: a workload is kilobytes, the other kinds' values move often.
+    Node(Box<Node>),
+    Pod(Box<Pod>),
+    Namespace(Box<Namespace>),
+    Pdb(Box<PodDisruptionBudget>),
+    PriorityClass(Box<PriorityClass>),
     Workload(Box<Workload>),
 }
 
@@ -792,12 +792,16 @@ fn decode(source: &Source, kind: &str, v: &Value) -> Decoded {
     let check = check_object(source, kind, v);
     let typed = check.is_ok().then(|| {
         Ok(match kind {
-            "Node" => typed_strict(source, v).map(|(o, u)| (Typed::Node(o), u))?,
-            "Pod" => typed_strict(source, v).map(|(o, u)| (Typed::Pod(o), u))?,
-            "Namespace" => typed_strict(source, v).map(|(o, u)| (Typed::Namespace(o), u))?,
-            "PodDisruptionBudget" => typed_strict(source, v).map(|(o, u)| (Typed::Pdb(o), u))?,
+            "Node" => typed_strict(source, v).map(|(o, u)| (Typed::Node(Box::new(o)), u))?,
+            "Pod" => typed_strict(source, v).map(|(o, u)| (Typed::Pod(Box::new(o)), u))?,
+            "Namespace" => {
+                typed_strict(source, v).map(|(o, u)| (Typed::Namespace(Box::new(o)), u))?
+            }
+            "PodDisruptionBudget" => {
+                typed_strict(source, v).map(|(o, u)| (Typed::Pdb(Box::new(o)), u))?
+            }
             "PriorityClass" => {
-                typed_strict(source, v).map(|(o, u)| (Typed::PriorityClass(o), u))?
+                typed_strict(source, v).map(|(o, u)| (Typed::PriorityClass(Box::new(o)), u))?
             }
             _ => {
                 let workload = |w: Workload| Typed::Workload(Box::new(w));
@@ -1101,11 +1105,11 @@ impl Inventory {
             None => return Ok(()),
         };
         match typed {
-            Typed::Node(obj) => self.nodes.push(w(obj, &source, seq)),
-            Typed::Pod(obj) => self.pods.push(w(obj, &source, seq)),
-            Typed::Namespace(obj) => self.namespaces.push(w(obj, &source, seq)),
-            Typed::Pdb(obj) => self.pdbs.push(w(obj, &source, seq)),
-            Typed::PriorityClass(obj) => self.priority_classes.push(w(obj, &source, seq)),
+            Typed::Node(obj) => self.nodes.push(w(*obj, &source, seq)),
+            Typed::Pod(obj) => self.pods.push(w(*obj, &source, seq)),
+            Typed::Namespace(obj) => self.namespaces.push(w(*obj, &source, seq)),
+            Typed::Pdb(obj) => self.pdbs.push(w(*obj, &source, seq)),
+            Typed::PriorityClass(obj) => self.priority_classes.push(w(*obj, &source, seq)),
             Typed::Workload(obj) => self.workloads.push(w(*obj, &source, seq)),
         }
         let report = strict(unknown);
