@@ -1605,7 +1605,7 @@ fn a_file_of_thousands_of_documents_is_read_whole() {
     assert_eq!(v["placements"][0]["node"], "last", "{v}");
 }
 
-/// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=-1`
+/// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=10000`
 /// (main.rs, `keep_freed_memory`): its arguments, standard input, output and exit code are
 /// those of a run where the variable is already set and nothing is started again.
 #[test]
