@@ -548,12 +548,7 @@ fn pods_for(
     let mut rng = NameRng::new(seed, &format!("{}/{}/{}", w.kind(), ns, name));
     let mut drawn = Drawn::default();
     let meta = w.metadata();
-    let count = match create {
-        Create::Nothing => 0,
-        Create::Pods(n) => *n,
-        Create::Ordinals(o) => o.len(),
-        Create::OnNodes(n) => n.len(),
-    };
+    let count = create.count();
     let owner_meta = |o: &claim::OwnerId| ObjectMeta {
         name: Some(o.name.clone()),
         namespace: Some(ns.to_string()),

@@ -395,6 +395,13 @@ impl NodeInfo {
     }
 }
 
+/// The namespace called `name` among `namespaces`.
+pub fn namespace_in<'a>(namespaces: &'a [Namespace], name: &str) -> Option<&'a Namespace> {
+    namespaces
+        .iter()
+        .find(|n| n.metadata.name.as_deref() == Some(name))
+}
+
 /// The whole cluster: nodes, pods (bound and pending), namespaces, PodDisruptionBudgets.
 #[derive(Debug, Clone, Default)]
 pub struct Cluster {
@@ -1045,9 +1052,7 @@ impl Cluster {
 
     /// The namespace object `name`, when given.
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
-        self.namespaces
-            .iter()
-            .find(|n| n.metadata.name.as_deref() == Some(name))
+        namespace_in(&self.namespaces, name)
     }
 }
 

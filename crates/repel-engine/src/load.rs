@@ -11,7 +11,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::FeatureGates;
 use repel_core::admission::{AdmissionConfig, create_pod};
-use repel_core::workload::claim::{Create, OwnerId, WorkloadPlan, claim_pods, taken_names};
+use repel_core::workload::claim::{OwnerId, WorkloadPlan, claim_pods, taken_names};
 use repel_core::workload::{
     PlannedPods, Workload, expand_planned_parts, for_each_planned_part, namespace_of, pin_to_node,
 };
@@ -137,13 +137,7 @@ fn prepare_workload(
     admission: &AdmissionConfig,
     gates: &FeatureGates,
 ) -> Prepared {
-    let count = match &wp.create {
-        Create::Nothing => 0,
-        Create::Pods(n) => *n,
-        Create::Ordinals(o) => o.len(),
-        Create::OnNodes(n) => n.len(),
-    };
-    if count > PREPARE_MAX_PODS {
+    if wp.create.count() > PREPARE_MAX_PODS {
         return Prepared::OneByOne;
     }
     let Some(PlannedPods { spec, pods }) = expand_planned_parts(w, wp, seed, taken) else {
@@ -225,6 +219,12 @@ fn add_one_by_one(
             Some((id, admitted))
         });
     });
+}
+
+/// Whether pod `name` of namespace `ns` is among the `taken` names (`ns/name`, from
+/// [`taken_names`]).
+fn name_taken(taken: &std::collections::HashSet<String>, ns: &str, name: &str) -> bool {
+    !taken.is_empty() && taken.contains(&format!("{ns}/{name}"))
 }
 
 /// Workloads taken in batches of this many by the threads preparing them.
@@ -349,16 +349,7 @@ fn build_cluster_with(
     // Every pod is known before the first is made: one allocation for them all (growing by
     // doubling would copy 150,000 pods' records several times over and fault in fresh pages
     // for each copy).
-    let planned: usize = claims
-        .workloads
-        .iter()
-        .map(|w| match &w.create {
-            Create::Nothing => 0,
-            Create::Pods(n) => *n,
-            Create::Ordinals(o) => o.len(),
-            Create::OnNodes(n) => n.len(),
-        })
-        .sum();
+    let planned: usize = claims.workloads.iter().map(|w| w.create.count()).sum();
     // (`try_reserve`: a plan too big to hold at once still grows as before.)
     let _ = built
         .cluster
@@ -383,10 +374,8 @@ fn build_cluster_with(
             return Prepared::OneByOne;
         }
         let ns = w.namespace();
-        let namespace = namespaces
-            .iter()
-            .find(|n| n.metadata.name.as_deref() == Some(ns));
-        let taken = |name: &str| !taken.is_empty() && taken.contains(&format!("{ns}/{name}"));
+        let namespace = crate::cluster::namespace_in(&namespaces, ns);
+        let taken = |name: &str| name_taken(&taken, ns, name);
         prepare_workload(w, wp, seed, taken, namespace, &admission, gates)
     };
     for_each_prepared(&input.workloads, threads, prepare, |i, prepared| {
@@ -404,9 +393,7 @@ fn build_cluster_with(
                 }
             }
             Prepared::OneByOne => {
-                let ns = w.namespace();
-                let taken =
-                    |name: &str| !taken.is_empty() && taken.contains(&format!("{ns}/{name}"));
+                let taken = |name: &str| name_taken(&taken, w.namespace(), name);
                 add_one_by_one(&mut built, w, wp, seed, taken, &admission, gates);
             }
         }

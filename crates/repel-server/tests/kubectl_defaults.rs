@@ -9,20 +9,13 @@ mod support;
 use serde_json::{Value, json};
 use support::{have_kubectl, node, start};
 
-fn jsonpath(s: &support::Server, args: &[&str]) -> String {
-    let o = s.kubectl(args);
-    assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
-    o.stdout
-}
-
 #[test]
 fn pods_and_templates_carry_upstreams_defaults() {
     if !have_kubectl() {
         return;
     }
     let s = start(vec![node("node1", json!(null))]);
-    let o = s.kubectl(&["run", "p", "--image=nginx", "--port=80"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    s.kubectl_ok(&["run", "p", "--image=nginx", "--port=80"]);
     let p = s.get("pods", "default", "p").unwrap();
     let spec = &p["spec"];
     for (field, want) in [
@@ -44,10 +37,8 @@ fn pods_and_templates_carry_upstreams_defaults() {
         json!([{"containerPort": 80, "protocol": "TCP"}])
     );
 
-    let o = s.kubectl(&["create", "deployment", "web", "--image=nginx:1.27"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let out = jsonpath(
-        &s,
+    s.kubectl_ok(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    let out = s.kubectl_ok(
         &[
             "get",
             "deployment",
@@ -59,11 +50,9 @@ fn pods_and_templates_carry_upstreams_defaults() {
     // A template gets no enableServiceLinks (SetDefaults_Pod is a Pod's).
     assert_eq!(out, "ClusterFirst IfNotPresent ");
     // Its pods carry the template's defaults and their own.
-    let pods: Value = serde_json::from_str(&jsonpath(
-        &s,
-        &["get", "pods", "-l", "app=web", "-o", "json"],
-    ))
-    .unwrap();
+    let pods: Value =
+        serde_json::from_str(&s.kubectl_ok(&["get", "pods", "-l", "app=web", "-o", "json"]))
+            .unwrap();
     let pod = &pods["items"][0]["spec"];
     assert_eq!(pod["containers"][0]["imagePullPolicy"], "IfNotPresent");
     assert_eq!(pod["enableServiceLinks"], true);
@@ -75,8 +64,7 @@ fn a_job_gets_its_generated_selector_and_completes_with_v1_32s_conditions() {
         return;
     }
     let s = start(vec![node("node1", json!(null))]);
-    let o = s.kubectl(&["create", "job", "j", "--image=busybox"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    s.kubectl_ok(&["create", "job", "j", "--image=busybox"]);
     let j = s.get("jobs", "default", "j").unwrap();
     let uid = j["metadata"]["uid"].as_str().unwrap().to_string();
     assert!(!uid.is_empty());
@@ -91,9 +79,8 @@ fn a_job_gets_its_generated_selector_and_completes_with_v1_32s_conditions() {
     assert_eq!(j["spec"]["template"]["metadata"]["labels"], labels);
     assert_eq!(j["metadata"]["labels"], labels);
     // The pod is found by the labels users select a Job's pods with.
-    let o = s.kubectl(&["get", "pods", "-l", "job-name=j", "-o", "name"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stdout.starts_with("pod/j-"), "{}", o.stdout);
+    let names = s.kubectl_ok(&["get", "pods", "-l", "job-name=j", "-o", "name"]);
+    assert!(names.starts_with("pod/j-"), "{names}");
     let o = s.kubectl(&["describe", "job", "j"]);
     assert!(
         o.stdout.contains(&format!(
@@ -115,25 +102,20 @@ spec:
     spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
 ",
     );
-    let o = s.kubectl(&["create", "-f", &f]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let o = s.kubectl(&[
+    s.kubectl_ok(&["create", "-f", &f]);
+    s.kubectl_ok(&[
         "wait",
         "--for=condition=complete",
         "job/once",
         "--timeout=30s",
     ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let out = jsonpath(
-        &s,
-        &[
-            "get",
-            "job",
-            "once",
-            "-o",
-            "jsonpath={range .status.conditions[*]}{.type}/{.reason}/{.message};{end}",
-        ],
-    );
+    let out = s.kubectl_ok(&[
+        "get",
+        "job",
+        "once",
+        "-o",
+        "jsonpath={range .status.conditions[*]}{.type}/{.reason}/{.message};{end}",
+    ]);
     assert_eq!(
         out,
         "SuccessCriteriaMet/CompletionsReached/Reached expected number of succeeded pods;\

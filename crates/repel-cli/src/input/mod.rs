@@ -777,58 +777,48 @@ enum Typed {
 }
 
 /// The part of reading one object that depends on the object alone: its checks
-/// ([`check_object`]) and, when they pass, its typed form with the fields its type does not
-/// declare. [`predecode`] computes it for a file's documents on every core.
-struct Decoded {
-    /// The kind it was decoded as.
-    kind: String,
-    check: Result<(), InputError>,
-    /// `None` when the checks failed.
-    typed: Option<Result<(Typed, Vec<String>), InputError>>,
-}
+/// ([`check_object`]) — the outer result — and, when they pass, its typed form with the fields
+/// its type does not declare — the inner one (reported later than the checks', after the
+/// object's name is found not to repeat another's). [`predecode`] computes it for a file's
+/// documents on every core.
+type Decoded = Result<Result<(Typed, Vec<String>), InputError>, InputError>;
 
 /// Checks and decodes `v` as `kind` (one of the kinds [`Inventory::add`] keeps).
 fn decode(source: &Source, kind: &str, v: &Value) -> Decoded {
-    let check = check_object(source, kind, v);
-    let typed = check.is_ok().then(|| {
-        Ok(match kind {
-            "Node" => typed_strict(source, v).map(|(o, u)| (Typed::Node(Box::new(o)), u))?,
-            "Pod" => typed_strict(source, v).map(|(o, u)| (Typed::Pod(Box::new(o)), u))?,
-            "Namespace" => {
-                typed_strict(source, v).map(|(o, u)| (Typed::Namespace(Box::new(o)), u))?
-            }
-            "PodDisruptionBudget" => {
-                typed_strict(source, v).map(|(o, u)| (Typed::Pdb(Box::new(o)), u))?
-            }
-            "PriorityClass" => {
-                typed_strict(source, v).map(|(o, u)| (Typed::PriorityClass(Box::new(o)), u))?
-            }
-            _ => {
-                let workload = |w: Workload| Typed::Workload(Box::new(w));
-                match kind {
-                    "Deployment" => typed_strict(source, v)
-                        .map(|(o, u)| (workload(Workload::Deployment(o)), u))?,
-                    "ReplicaSet" => typed_strict(source, v)
-                        .map(|(o, u)| (workload(Workload::ReplicaSet(o)), u))?,
-                    "StatefulSet" => typed_strict(source, v)
-                        .map(|(o, u)| (workload(Workload::StatefulSet(o)), u))?,
-                    "DaemonSet" => typed_strict(source, v)
-                        .map(|(o, u)| (workload(Workload::DaemonSet(o)), u))?,
-                    "Job" => {
-                        typed_strict(source, v).map(|(o, u)| (workload(Workload::Job(o)), u))?
-                    }
-                    _ => {
-                        typed_strict(source, v).map(|(o, u)| (workload(Workload::CronJob(o)), u))?
-                    }
+    check_object(source, kind, v)?;
+    Ok(typed_as(source, kind, v))
+}
+
+/// `v` typed as `kind`.
+fn typed_as(source: &Source, kind: &str, v: &Value) -> Result<(Typed, Vec<String>), InputError> {
+    Ok(match kind {
+        "Node" => typed_strict(source, v).map(|(o, u)| (Typed::Node(Box::new(o)), u))?,
+        "Pod" => typed_strict(source, v).map(|(o, u)| (Typed::Pod(Box::new(o)), u))?,
+        "Namespace" => typed_strict(source, v).map(|(o, u)| (Typed::Namespace(Box::new(o)), u))?,
+        "PodDisruptionBudget" => {
+            typed_strict(source, v).map(|(o, u)| (Typed::Pdb(Box::new(o)), u))?
+        }
+        "PriorityClass" => {
+            typed_strict(source, v).map(|(o, u)| (Typed::PriorityClass(Box::new(o)), u))?
+        }
+        _ => {
+            let (workload, unknown) = match kind {
+                "Deployment" => {
+                    typed_strict(source, v).map(|(o, u)| (Workload::Deployment(o), u))?
                 }
-            }
-        })
-    });
-    Decoded {
-        kind: kind.to_string(),
-        check,
-        typed,
-    }
+                "ReplicaSet" => {
+                    typed_strict(source, v).map(|(o, u)| (Workload::ReplicaSet(o), u))?
+                }
+                "StatefulSet" => {
+                    typed_strict(source, v).map(|(o, u)| (Workload::StatefulSet(o), u))?
+                }
+                "DaemonSet" => typed_strict(source, v).map(|(o, u)| (Workload::DaemonSet(o), u))?,
+                "Job" => typed_strict(source, v).map(|(o, u)| (Workload::Job(o), u))?,
+                _ => typed_strict(source, v).map(|(o, u)| (Workload::CronJob(o), u))?,
+            };
+            (Typed::Workload(Box::new(workload)), unknown)
+        }
+    })
 }
 
 /// The kinds [`Inventory::add`] keeps (anything else is skipped with a warning).
@@ -1050,11 +1040,11 @@ impl Inventory {
         }
         // Decoded ahead from the value as given: valid only when nothing above edited it.
         let decoded = match (pre, &owned) {
-            (Some(d), None) if d.kind == kind => d,
+            (Some(d), None) => d,
             _ => decode(&source, kind, owned.as_ref().unwrap_or(v)),
         };
         let v = owned.as_ref().unwrap_or(v);
-        decoded.check?;
+        let typed = decoded?;
         let id = {
             let ns = match kind {
                 "Node" | "Namespace" | "PriorityClass" => String::new(),
@@ -1100,10 +1090,7 @@ impl Inventory {
         }
         let strict =
             |unknown: Vec<String>| strict_report(&source, kind, api, v, unknown, duplicates);
-        let (typed, unknown) = match decoded.typed {
-            Some(t) => t?,
-            None => return Ok(()),
-        };
+        let (typed, unknown) = typed?;
         match typed {
             Typed::Node(obj) => self.nodes.push(w(*obj, &source, seq)),
             Typed::Pod(obj) => self.pods.push(w(*obj, &source, seq)),

@@ -128,6 +128,18 @@ pub enum Create {
     OnNodes(Vec<String>),
 }
 
+impl Create {
+    /// How many pods it makes.
+    pub fn count(&self) -> usize {
+        match self {
+            Create::Nothing => 0,
+            Create::Pods(n) => *n,
+            Create::Ordinals(o) => o.len(),
+            Create::OnNodes(n) => n.len(),
+        }
+    }
+}
+
 /// One workload's share of the [`Plan`].
 #[derive(Debug, Clone)]
 pub struct WorkloadPlan {

@@ -109,6 +109,13 @@ impl Server {
         }
     }
 
+    /// [`Server::kubectl`] that must succeed: its standard output.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        let o = self.kubectl(args);
+        assert_eq!(o.code, 0, "kubectl {args:?}: {}", o.stderr);
+        o.stdout
+    }
+
     /// A file in the test's temp dir.
     pub fn write(&self, name: &str, text: &str) -> String {
         let p = self.dir.path().join(name);
