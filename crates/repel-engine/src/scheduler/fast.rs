@@ -391,15 +391,13 @@ struct Selectors {
     journal: Option<Vec<(u32, NodeId, i32)>>,
 }
 
-/// The key of what the compiled path reads of a spec: the static plugins' fields, spread
-/// constraints, and what the requests are computed from (`spec.nodeName` aside, which
-/// [`PodInfo`] keeps apart).
-fn spec_key(spec: &PodSpec) -> u128 {
+/// The key of what the compiled path reads of a spec: the static plugins' fields (by their
+/// key, [`static_key_of`]), spread constraints, and what the requests are computed from
+/// (`spec.nodeName` aside, which [`PodInfo`] keeps apart).
+fn spec_key(static_key: u128, spec: &PodSpec) -> u128 {
     let mut h = KeyHasher::new();
+    h.feed(&static_key.to_le_bytes());
     h.json(&(
-        &spec.tolerations,
-        &spec.node_selector,
-        &spec.affinity,
         &spec.topology_spread_constraints,
         &spec.resources,
         &spec.overhead,
@@ -412,6 +410,25 @@ fn spec_key(spec: &PodSpec) -> u128 {
         h.json(&(&c.resources, &c.ports, &c.restart_policy));
     }
     h.finish()
+}
+
+/// The key of what the static plugins read of a spec: tolerations, nodeSelector, affinity
+/// (the node name is added apart).
+fn static_key_of(spec: &PodSpec) -> u128 {
+    let mut h = KeyHasher::new();
+    h.json(&(&spec.tolerations, &spec.node_selector, &spec.affinity));
+    h.finish()
+}
+
+/// What the compiled path keeps of a spec shared by pods, by its address, for the duration of
+/// one batch (nothing changes a queued pod's spec meanwhile): its [`spec_key`] and its
+/// [`SpecMemo`].
+type SpecKeys = FastMap<usize, (u128, Option<SpecMemo>)>;
+
+/// A spec's [`spec_key`] and [`SpecMemo`], its static key computed once for both.
+fn spec_facts(spec: &PodSpec) -> (u128, Option<SpecMemo>) {
+    let static_key = static_key_of(spec);
+    (spec_key(static_key, spec), SpecMemo::of(static_key, spec))
 }
 
 /// The key of a pod's namespace and labels (its label class).
@@ -473,12 +490,7 @@ struct SpecMemo {
 }
 
 impl SpecMemo {
-    fn of(spec: &PodSpec) -> Option<Self> {
-        let static_key = {
-            let mut h = KeyHasher::new();
-            h.json(&(&spec.tolerations, &spec.node_selector, &spec.affinity));
-            h.finish()
-        };
+    fn of(static_key: u128, spec: &PodSpec) -> Option<Self> {
         let la = pod_score_requests(spec, &[CPU, MEMORY], false);
         let ba = pod_score_requests(spec, &[CPU, MEMORY], true);
         let la_req = (la.first().copied()?, la.get(1).copied()?);
@@ -505,14 +517,16 @@ struct LastUnschedulable {
 
 /// The pod's class key: namespace, labels, controller, `spec.nodeName`, and the spec's key.
 /// Equal specs are shared between pods (see `Cluster::add_pod`), so `specs` remembers the key
-/// of each shared spec seen, by address, for the duration of one batch (nothing changes a
-/// queued pod's spec meanwhile).
-fn class_key(info: &PodInfo, specs: &mut FastMap<*const PodSpec, u128>) -> u128 {
+/// and memo of each shared spec seen, by address.
+fn class_key(info: &PodInfo, specs: &mut SpecKeys) -> u128 {
     let spec = match info.shared_spec() {
-        Some(arc) => *specs
-            .entry(Arc::as_ptr(arc))
-            .or_insert_with(|| spec_key(arc)),
-        None => spec_key(info.spec()),
+        Some(arc) => {
+            specs
+                .entry(Arc::as_ptr(arc) as usize)
+                .or_insert_with(|| spec_facts(arc))
+                .0
+        }
+        None => spec_key(static_key_of(info.spec()), info.spec()),
     };
     let mut h = KeyHasher::new();
     feed_labels(&mut h, &info.namespace, info.labels());
@@ -533,39 +547,45 @@ fn class_key(info: &PodInfo, specs: &mut FastMap<*const PodSpec, u128>) -> u128 
     h.finish()
 }
 
-/// The class keys of `queue`, computed on every core (they depend on nothing the batch
-/// changes: a queued pod is unbound until its own turn).
-fn class_keys(cluster: &Cluster, queue: &[PodId]) -> Vec<(u128, u128)> {
-    let keys_of = |part: &[PodId]| -> Vec<(u128, u128)> {
-        let mut specs = FastMap::default();
-        part.iter()
+/// The class and label keys of `queue`, and the memos of the shared specs met, computed on
+/// every core (they depend on nothing the batch changes: a queued pod is unbound until its
+/// own turn).
+fn class_keys(cluster: &Cluster, queue: &[PodId]) -> (Vec<(u128, u128)>, Vec<SpecKeys>) {
+    let keys_of = |part: &[PodId]| -> (Vec<(u128, u128)>, SpecKeys) {
+        let mut specs = SpecKeys::default();
+        let keys = part
+            .iter()
             .map(|pod| {
                 cluster
                     .pods
                     .get(*pod)
                     .map_or((0, 0), |p| (class_key(p, &mut specs), label_key(p)))
             })
-            .collect()
+            .collect();
+        (keys, specs)
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 || queue.len() < 1024 {
-        return keys_of(queue);
+        let (keys, specs) = keys_of(queue);
+        return (keys, vec![specs]);
     }
     let chunk = queue.len().div_ceil(threads);
-    let keys: Vec<(u128, u128)> = std::thread::scope(|scope| {
+    let (keys, specs): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
         let handles: Vec<_> = queue
             .chunks(chunk)
             .map(|part| scope.spawn(move || keys_of(part)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+            .map(|h| h.join().unwrap_or_default())
+            .unzip()
     });
+    let keys: Vec<(u128, u128)> = keys.into_iter().flatten().collect();
     if keys.len() == queue.len() {
-        keys
+        (keys, specs)
     } else {
-        keys_of(queue)
+        let (keys, specs) = keys_of(queue);
+        (keys, vec![specs])
     }
 }
 
@@ -1369,11 +1389,11 @@ impl Run {
                 if let Some(m) = self.specs.get(&ptr) {
                     return Some(*m);
                 }
-                let m = SpecMemo::of(arc)?;
+                let m = SpecMemo::of(static_key_of(arc), arc)?;
                 self.specs.insert(ptr, m);
                 Some(m)
             }
-            None => SpecMemo::of(info.spec()),
+            None => SpecMemo::of(static_key_of(info.spec()), info.spec()),
         }
     }
 
@@ -1587,7 +1607,12 @@ impl FastScheduler {
         self.stats.node_classes = run.reps.len();
         let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
         let mut out = Vec::with_capacity(queue.len());
-        let keys = class_keys(cluster, queue);
+        let (keys, specs) = class_keys(cluster, queue);
+        for (ptr, (_, memo)) in specs.into_iter().flatten() {
+            if let Some(memo) = memo {
+                run.specs.insert(ptr, memo);
+            }
+        }
         run.sel.lc_keys.resize(cluster.pods.len(), 0);
         for (&pod, &(_, label)) in queue.iter().zip(&keys) {
             if let Some(k) = run.sel.lc_keys.get_mut(pod) {
@@ -2013,6 +2038,12 @@ impl FastScheduler {
     ) -> Option<Outcome> {
         if let Some(chain) = run.chain.take()
             && !run.what_if
+            && let Some(outcome) = self.compiled_repeat(run, cluster, pod, class, chain)
+        {
+            return Some(outcome);
+        }
+        if !run.what_if
+            && let Some(chain) = self.fresh_chain(run, class)
             && let Some(outcome) = self.compiled_repeat(run, cluster, pod, class, chain)
         {
             return Some(outcome);

@@ -59,6 +59,9 @@ pub(super) struct Buckets {
     /// and how many nodes it holds.
     groups: Vec<(u32, u32)>,
     group_index: FastMap<(u32, u32), u32>,
+    /// Per node class: its group with no matching pod on the node (`NO_GROUP`: none yet),
+    /// found without hashing (most nodes hold none of a workload's pods).
+    zero_group: Vec<u32>,
     top: Vec<i64>,
     size: Vec<usize>,
     /// Per node: its group (`NO_GROUP`: not held) and its resource score.
@@ -92,6 +95,7 @@ impl Buckets {
         self.slot.clear();
         self.groups.clear();
         self.group_index.clear();
+        self.zero_group.clear();
         self.top.clear();
         self.size.clear();
         self.node_group.clear();
@@ -103,12 +107,24 @@ impl Buckets {
     /// The group of node class `class` with `k` matching pods on the node, added if new.
     fn group(&mut self, class: usize, k: u32) -> u32 {
         let key = (class as u32, k);
-        if let Some(&g) = self.group_index.get(&key) {
+        if k == 0 {
+            match self.zero_group.get(class) {
+                Some(&g) if g != NO_GROUP => return g,
+                _ => {}
+            }
+        } else if let Some(&g) = self.group_index.get(&key) {
             return g;
         }
         let g = self.groups.len() as u32;
         self.groups.push(key);
-        self.group_index.insert(key, g);
+        if k == 0 {
+            if self.zero_group.len() <= class {
+                self.zero_group.resize(class + 1, NO_GROUP);
+            }
+            self.zero_group[class] = g;
+        } else {
+            self.group_index.insert(key, g);
+        }
         self.top.push(-1);
         self.size.push(0);
         self.slot.resize(self.slot.len() + WIDTH, 0);
@@ -191,6 +207,9 @@ pub(super) struct Chain {
     start: usize,
     /// Whether `run.buckets` holds its feasible nodes (else `run.feasible` lists them).
     built: bool,
+    /// No pod was placed yet: the chain starts with this pod ([`FastScheduler::fresh_chain`]),
+    /// from the nodes the static filters allow, and `bound` means nothing.
+    fresh: bool,
 }
 
 /// Whether a class takes [`FastScheduler::select_by_class`].
@@ -551,7 +570,26 @@ impl FastScheduler {
             epoch: run.epoch,
             start: self.reference.next_start_node_index,
             built: false,
+            fresh: false,
         });
+    }
+
+    /// A chain that starts with the pod about to be scheduled, for a class of
+    /// [`by_class_shape`] and [`chain_shape`] when every node is evaluated: its feasible nodes
+    /// go straight into the groups, without the full path's filter and scoring passes over
+    /// the nodes, which are the same nodes and scores counted another way.
+    pub(super) fn fresh_chain(&self, run: &Run, class: &PodClass) -> Option<Chain> {
+        let n_all = run.node_class.len();
+        (n_all > 0 && by_class_shape(class) && chain_shape(class) && self.every_node(n_all))
+            .then_some(Chain {
+                class: class as *const PodClass as usize,
+                bound: 0,
+                log_len: run.log.len(),
+                epoch: run.epoch,
+                start: self.reference.next_start_node_index,
+                built: false,
+                fresh: true,
+            })
     }
 
     /// The compiled cycle of a pod of the same class as the pod just placed (see the module
@@ -605,30 +643,32 @@ impl FastScheduler {
         } else {
             // The nodes the static filters and the resources let through, with the resource
             // scores the previous pod computed (the node it went to is taken anew below): its
-            // feasible nodes, or, under hard constraints, every allowed node that fits.
+            // feasible nodes, or, under hard constraints or when the chain starts with this
+            // pod, every allowed node that fits.
             let cache = run.scores(&key);
             buckets.reset(n_all);
-            let from: &[NodeId] = if class.hard.is_empty() {
-                &run.feasible
-            } else {
+            let every_allowed = !class.hard.is_empty() || chain.fresh;
+            let from: &[NodeId] = if every_allowed {
                 allowed
+            } else {
+                &run.feasible
             };
             for &n in from {
-                if n == b
-                    || (!class.hard.is_empty()
-                        && !fits_free(class, &run.free[n], &cluster.nodes[n]))
+                if (n == b && !chain.fresh)
+                    || (every_allowed && !fits_free(class, &run.free[n], &cluster.nodes[n]))
                 {
                     continue;
                 }
                 let mut r = run.caches[cache].scores[n];
                 if r == UNKNOWN {
                     r = resource_scores(&run.res[n], &key);
+                    run.caches[cache].scores[n] = r;
                 }
                 let g = group_of(run, &mut buckets, n);
                 buckets.add(g, n, r);
             }
         }
-        if fits_free(class, &run.free[b], &cluster.nodes[b]) {
+        if !chain.fresh && fits_free(class, &run.free[b], &cluster.nodes[b]) {
             let g = group_of(run, &mut buckets, b);
             buckets.add(g, b, resource_scores(&run.res[b], &key));
         }
@@ -789,11 +829,14 @@ impl FastScheduler {
         }
         run.buckets = buckets;
         run.touched(cluster, node);
-        self.stats.repeated += 1;
+        if !chain.fresh {
+            self.stats.repeated += 1;
+        }
         run.chain = Some(Chain {
             bound: node,
             log_len: run.log.len(),
             built: true,
+            fresh: false,
             ..chain
         });
         Some(Outcome::Scheduled {

@@ -15,11 +15,10 @@
 //! [`FirstFit::node_removed`].
 
 use super::{
-    FastMap, FastScheduler, MAX_SPREADS, PodClass, Run, Statics, class_key, fits_free, hard_counts,
-    hard_failure, has_pod_affinity,
+    FastScheduler, MAX_SPREADS, PodClass, Run, SpecKeys, Statics, class_key, fits_free,
+    hard_counts, hard_failure, has_pod_affinity,
 };
 use crate::cluster::{Cluster, NodeId, PodId};
-use k8s_openapi::api::core::v1::PodSpec;
 use repel_core::FeatureGates;
 
 use super::{Outcome, Scheduler};
@@ -32,7 +31,7 @@ pub struct FirstFit {
     run: Run,
     affinity_anywhere: bool,
     /// Spec keys by the address of a spec shared by pods (the cluster keeps them alive).
-    specs: FastMap<*const PodSpec, u128>,
+    specs: SpecKeys,
 }
 
 impl FirstFit {
@@ -42,7 +41,7 @@ impl FirstFit {
             sched: FastScheduler::new(gates, Some(100), 0),
             run: Run::new(cluster),
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: FastMap::default(),
+            specs: SpecKeys::default(),
         }
     }
 
@@ -54,7 +53,7 @@ impl FirstFit {
             sched: FastScheduler::new(gates, Some(100), 0),
             run: Run::with_label_keys(cluster, label_keys),
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: FastMap::default(),
+            specs: SpecKeys::default(),
         }
     }
 
@@ -77,7 +76,7 @@ impl FirstFit {
             sched,
             run,
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: FastMap::default(),
+            specs: SpecKeys::default(),
         }
     }
 
