@@ -90,6 +90,9 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// A resource score not computed yet.
 const UNKNOWN: i64 = i64::MIN;
 
+/// A [`ScoreCache::slots`] entry not computed yet.
+const UNKNOWN_SLOT: u32 = u32::MAX;
+
 /// Spread constraints of each kind a compiled pod may have (more go to the reference path).
 const MAX_SPREADS: usize = 8;
 
@@ -102,7 +105,8 @@ const SCORE_CACHES: usize = 8;
 /// 209 among 33,000 pod classes); a request met again brings its cache up to date from the
 /// nodes changed since (at most all of them) instead of scoring every node anew.
 fn max_caches(nodes: usize) -> usize {
-    ((64 << 20) / (8 * nodes.max(1))).clamp(SCORE_CACHES, 4096)
+    // A score (8 bytes) and a fresh chain's list (4: `ScoreCache::slots`) per node.
+    ((64 << 20) / (12 * nodes.max(1))).clamp(SCORE_CACHES, 4096)
 }
 
 /// How many pods took which path.
@@ -895,6 +899,12 @@ type ScoreKey = ((i64, i64), Option<(i64, i64)>);
 struct ScoreCache {
     key: ScoreKey,
     scores: Vec<i64>,
+    /// Per node, for a pod needing `slots_need` ([`PodClass::need`]) and no extended resource:
+    /// its list in a fresh chain's groups (`node class * WIDTH + score`, see
+    /// [`by_class::Buckets`]), [`by_class::NO_FIT`] when it does not fit, [`UNKNOWN_SLOT`]
+    /// when not known yet; forgotten with the scores.
+    slots: Vec<u32>,
+    slots_need: Option<[i64; 3]>,
     synced: usize,
     epoch: u64,
     used: u64,
@@ -1467,15 +1477,17 @@ impl Run {
             None => {
                 // A new key takes a free slot, else the least recently used one's (and its
                 // buffer: there are thousands of distinct requests). Either is filled below.
-                let fresh = |scores| ScoreCache {
+                let fresh = |scores, slots| ScoreCache {
                     key: *key,
                     scores,
+                    slots,
+                    slots_need: None,
                     synced: 0,
                     epoch: u64::MAX,
                     used: 0,
                 };
                 let i = if self.caches.len() < self.max_caches {
-                    self.caches.push(fresh(vec![UNKNOWN; n]));
+                    self.caches.push(fresh(vec![UNKNOWN; n], Vec::new()));
                     if self.caches.len() > SCORE_CACHES && self.cache_index.is_empty() {
                         // Past a handful, found by key instead of by a scan.
                         for (i, c) in self.caches.iter().enumerate() {
@@ -1492,8 +1504,10 @@ impl Run {
                         .map_or(0, |(i, _)| i);
                     let mut scores = std::mem::take(&mut self.caches[lru].scores);
                     scores.resize(n, UNKNOWN);
+                    let mut slots = std::mem::take(&mut self.caches[lru].slots);
+                    slots.clear();
                     self.cache_index.remove(&self.caches[lru].key);
-                    self.caches[lru] = fresh(scores);
+                    self.caches[lru] = fresh(scores, slots);
                     lru
                 };
                 if self.caches.len() > SCORE_CACHES {
@@ -1506,10 +1520,15 @@ impl Run {
         c.used = self.tick;
         if c.epoch != self.epoch || self.log.len().saturating_sub(c.synced) > n {
             c.scores.iter_mut().for_each(|s| *s = UNKNOWN);
+            c.slots.clear();
+            c.slots_need = None;
             c.epoch = self.epoch;
         } else {
             for &node in &self.log[c.synced..] {
                 c.scores[node] = UNKNOWN;
+                if let Some(s) = c.slots.get_mut(node) {
+                    *s = UNKNOWN_SLOT;
+                }
             }
         }
         c.synced = self.log.len();
@@ -1541,6 +1560,9 @@ impl Run {
                 for &node in &self.log[base..c.synced.min(self.log.len())] {
                     if let Some(s) = c.scores.get_mut(node) {
                         *s = UNKNOWN;
+                    }
+                    if let Some(s) = c.slots.get_mut(node) {
+                        *s = UNKNOWN_SLOT;
                     }
                 }
                 c.synced = base;
@@ -1831,7 +1853,8 @@ impl FastScheduler {
                 h.finish()
             }
         };
-        let required = repel_core::affinity::RequiredNodeAffinity::from_pod_spec(info.spec());
+        // Read only when a constraint's node-inclusion answers are not known yet.
+        let required = std::cell::OnceCell::new();
         let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
             cs.into_iter()
                 .map(|c| {
@@ -1852,7 +1875,11 @@ impl FastScheduler {
                                         c.match_node_inclusion_policies(
                                             info,
                                             &cluster.nodes[r],
-                                            &required,
+                                            required.get_or_init(|| {
+                                                repel_core::affinity::RequiredNodeAffinity::from_pod_spec(
+                                                    info.spec(),
+                                                )
+                                            }),
                                             &self.gates,
                                         )
                                     })

@@ -34,6 +34,9 @@ const WIDTH: usize = RESOURCE_MAX as usize + 1;
 /// No group.
 const NO_GROUP: u32 = u32::MAX;
 
+/// A node that does not fit, in [`ScoreCache::slots`].
+pub(super) const NO_FIT: u32 = u32::MAX - 1;
+
 /// A set of nodes as bits, and how many.
 #[derive(Default)]
 struct NodeSet {
@@ -64,9 +67,8 @@ pub(super) struct Buckets {
     zero_group: Vec<u32>,
     top: Vec<i64>,
     size: Vec<usize>,
-    /// Per node: its group (`NO_GROUP`: not held) and its resource score.
-    node_group: Vec<u32>,
-    score: Vec<i64>,
+    /// Per node: its list's place in `slot` (`group * WIDTH + score`; `NO_GROUP`: not held).
+    node_slot: Vec<u32>,
     /// The other spread key's present domains and matching pods per domain (see
     /// [`zone_counts`]), kept up to date along the chain, and the weight.
     present: Vec<bool>,
@@ -98,13 +100,12 @@ impl Buckets {
         self.zero_group.clear();
         self.top.clear();
         self.size.clear();
-        self.node_group.clear();
-        self.node_group.resize(nodes, NO_GROUP);
-        self.score.clear();
-        self.score.resize(nodes, 0);
+        self.node_slot.clear();
+        self.node_slot.resize(nodes, NO_GROUP);
     }
 
     /// The group of node class `class` with `k` matching pods on the node, added if new.
+    #[inline]
     fn group(&mut self, class: usize, k: u32) -> u32 {
         let key = (class as u32, k);
         if k == 0 {
@@ -145,7 +146,13 @@ impl Buckets {
     /// Adds `node` to `group` with `score`.
     fn add(&mut self, group: u32, node: NodeId, score: i64) {
         let score = score.clamp(0, RESOURCE_MAX);
-        let l = group as usize * WIDTH + score as usize;
+        self.add_at(group as usize * WIDTH + score as usize, node);
+    }
+
+    /// Adds `node` to list `l` (`group * WIDTH + score`).
+    #[inline]
+    fn add_at(&mut self, l: usize, node: NodeId) {
+        let (g, score) = (l / WIDTH, (l % WIDTH) as i64);
         if self.slot[l] == 0 {
             let i = match self.free.pop() {
                 Some(i) => i,
@@ -162,21 +169,19 @@ impl Buckets {
         let set = &mut self.sets[self.slot[l] as usize - 1];
         mark(&mut set.bits, node);
         set.len += 1;
-        let g = group as usize;
-        self.node_group[node] = group;
-        self.score[node] = score;
+        self.node_slot[node] = l as u32;
         self.size[g] += 1;
         self.top[g] = self.top[g].max(score);
     }
 
     /// Takes `node` out.
     fn remove(&mut self, node: NodeId) {
-        let group = self.node_group[node];
-        if group == NO_GROUP {
+        let l = self.node_slot[node];
+        if l == NO_GROUP {
             return;
         }
-        let g = group as usize;
-        let l = g * WIDTH + self.score[node] as usize;
+        let l = l as usize;
+        let (g, group) = (l / WIDTH, (l / WIDTH) as u32);
         if let Some(set) = self.slot[l]
             .checked_sub(1)
             .and_then(|i| self.sets.get_mut(i as usize))
@@ -185,7 +190,7 @@ impl Buckets {
             *word &= !(1 << (node & 63));
             set.len -= 1;
         }
-        self.node_group[node] = NO_GROUP;
+        self.node_slot[node] = NO_GROUP;
         self.size[g] -= 1;
         while self.top[g] >= 0 && self.count(group, self.top[g]) == 0 {
             self.top[g] -= 1;
@@ -653,19 +658,74 @@ impl FastScheduler {
             } else {
                 &run.feasible
             };
-            for &n in from {
-                if (n == b && !chain.fresh)
-                    || (every_allowed && !fits_free(class, &run.free[n], &cluster.nodes[n]))
-                {
-                    continue;
+            // Every node goes to its class's group without matching pods first (no count read
+            // per node: a workload's pods are on a few of thousands of nodes), then the nodes
+            // holding pods the hostname constraint matches move to their own groups.
+            if chain.fresh && class.requests.scalar.is_empty() {
+                // A fresh chain's nodes are every allowed node that fits: whether a node fits
+                // and its score are kept per node for the request (`node class * WIDTH +
+                // score`), and only nodes changed since are read again.
+                let c = &mut run.caches[cache];
+                if c.slots_need != Some(class.need) || c.slots.len() != n_all {
+                    c.slots.clear();
+                    c.slots.resize(n_all, UNKNOWN_SLOT);
+                    c.slots_need = Some(class.need);
                 }
-                let mut r = run.caches[cache].scores[n];
-                if r == UNKNOWN {
-                    r = resource_scores(&run.res[n], &key);
-                    run.caches[cache].scores[n] = r;
+                for &n in allowed {
+                    let mut l = c.slots[n];
+                    if l == UNKNOWN_SLOT {
+                        l = if fits_free(class, &run.free[n], &cluster.nodes[n]) {
+                            let r = &mut c.scores[n];
+                            if *r == UNKNOWN {
+                                *r = resource_scores(&run.res[n], &key);
+                            }
+                            (run.node_class[n] as usize * WIDTH
+                                + (*r).clamp(0, RESOURCE_MAX) as usize)
+                                as u32
+                        } else {
+                            NO_FIT
+                        };
+                        c.slots[n] = l;
+                    }
+                    if l != NO_FIT {
+                        let l = l as usize;
+                        let g = buckets.group(l / WIDTH, 0) as usize;
+                        buckets.add_at(g * WIDTH + l % WIDTH, n);
+                    }
                 }
-                let g = group_of(run, &mut buckets, n);
-                buckets.add(g, n, r);
+            } else {
+                let scores = &mut run.caches[cache].scores;
+                for &n in from {
+                    if (n == b && !chain.fresh)
+                        || (every_allowed && !fits_free(class, &run.free[n], &cluster.nodes[n]))
+                    {
+                        continue;
+                    }
+                    let r = &mut scores[n];
+                    if *r == UNKNOWN {
+                        *r = resource_scores(&run.res[n], &key);
+                    }
+                    let g = buckets.group(run.node_class[n] as usize, 0);
+                    buckets.add(g, n, *r);
+                }
+            }
+            if let Some(h) = host {
+                for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
+                    let Some(&c) = run.node_class.get(n) else {
+                        continue;
+                    };
+                    let c = c as usize;
+                    let Some(&l) = buckets.node_slot.get(n) else {
+                        continue;
+                    };
+                    if k == 0 || ignored(c) || l == NO_GROUP {
+                        continue;
+                    }
+                    let r = (l as usize % WIDTH) as i64;
+                    buckets.remove(n);
+                    let g = buckets.group(c, k);
+                    buckets.add(g, n, r);
+                }
             }
         }
         if !chain.fresh && fits_free(class, &run.free[b], &cluster.nodes[b]) {
