@@ -174,6 +174,54 @@ impl Buckets {
         self.top[g] = self.top[g].max(score);
     }
 
+    /// Adds each of `nodes` whose entry in `slots` ([`ScoreCache::slots`]) is not
+    /// [`NO_FIT`] to its class's group without matching pods, at its score: [`Buckets::add`]
+    /// node by node, with the groups' sizes and top scores counted once at the end.
+    fn fill_fresh(&mut self, nodes: &[NodeId], slots: &[u32]) {
+        let first = self.groups.len();
+        for &n in nodes {
+            let l = slots[n];
+            if l == NO_FIT || l == UNKNOWN_SLOT {
+                continue;
+            }
+            let l = l as usize;
+            let g = self.group(l / WIDTH, 0) as usize;
+            let at = g * WIDTH + l % WIDTH;
+            let mut i = self.slot[at];
+            if i == 0 {
+                i = match self.free.pop() {
+                    Some(i) => i,
+                    None => {
+                        self.sets.push(NodeSet {
+                            bits: vec![0; self.words],
+                            len: 0,
+                        });
+                        (self.sets.len() - 1) as u32
+                    }
+                } + 1;
+                self.slot[at] = i;
+            }
+            let set = &mut self.sets[i as usize - 1];
+            mark(&mut set.bits, n);
+            set.len += 1;
+            self.node_slot[n] = at as u32;
+        }
+        for g in first..self.groups.len() {
+            let lists = &self.slot[g * WIDTH..(g + 1) * WIDTH];
+            let (mut size, mut top) = (0, -1);
+            for (score, &i) in lists.iter().enumerate() {
+                if let Some(set) = i.checked_sub(1).and_then(|i| self.sets.get(i as usize))
+                    && set.len > 0
+                {
+                    size += set.len;
+                    top = score as i64;
+                }
+            }
+            self.size[g] = size;
+            self.top[g] = top;
+        }
+    }
+
     /// Takes `node` out.
     fn remove(&mut self, node: NodeId) {
         let l = self.node_slot[node];
@@ -672,9 +720,8 @@ impl FastScheduler {
                     c.slots_need = Some(class.need);
                 }
                 for &n in allowed {
-                    let mut l = c.slots[n];
-                    if l == UNKNOWN_SLOT {
-                        l = if fits_free(class, &run.free[n], &cluster.nodes[n]) {
+                    if c.slots[n] == UNKNOWN_SLOT {
+                        c.slots[n] = if fits_free(class, &run.free[n], &cluster.nodes[n]) {
                             let r = &mut c.scores[n];
                             if *r == UNKNOWN {
                                 *r = resource_scores(&run.res[n], &key);
@@ -685,14 +732,9 @@ impl FastScheduler {
                         } else {
                             NO_FIT
                         };
-                        c.slots[n] = l;
-                    }
-                    if l != NO_FIT {
-                        let l = l as usize;
-                        let g = buckets.group(l / WIDTH, 0) as usize;
-                        buckets.add_at(g * WIDTH + l % WIDTH, n);
                     }
                 }
+                buckets.fill_fresh(allowed, &c.slots);
             } else {
                 let scores = &mut run.caches[cache].scores;
                 for &n in from {
