@@ -149,10 +149,9 @@ impl Buckets {
         self.add_at(group as usize * WIDTH + score as usize, node);
     }
 
-    /// Adds `node` to list `l` (`group * WIDTH + score`).
+    /// The index in `sets` of list `l` (`group * WIDTH + score`), assigned if it has none.
     #[inline]
-    fn add_at(&mut self, l: usize, node: NodeId) {
-        let (g, score) = (l / WIDTH, (l % WIDTH) as i64);
+    fn list(&mut self, l: usize) -> usize {
         if self.slot[l] == 0 {
             let i = match self.free.pop() {
                 Some(i) => i,
@@ -166,7 +165,15 @@ impl Buckets {
             };
             self.slot[l] = i + 1;
         }
-        let set = &mut self.sets[self.slot[l] as usize - 1];
+        self.slot[l] as usize - 1
+    }
+
+    /// Adds `node` to list `l` (`group * WIDTH + score`).
+    #[inline]
+    fn add_at(&mut self, l: usize, node: NodeId) {
+        let (g, score) = (l / WIDTH, (l % WIDTH) as i64);
+        let i = self.list(l);
+        let set = &mut self.sets[i];
         mark(&mut set.bits, node);
         set.len += 1;
         self.node_slot[node] = l as u32;
@@ -187,21 +194,8 @@ impl Buckets {
             let l = l as usize;
             let g = self.group(l / WIDTH, 0) as usize;
             let at = g * WIDTH + l % WIDTH;
-            let mut i = self.slot[at];
-            if i == 0 {
-                i = match self.free.pop() {
-                    Some(i) => i,
-                    None => {
-                        self.sets.push(NodeSet {
-                            bits: vec![0; self.words],
-                            len: 0,
-                        });
-                        (self.sets.len() - 1) as u32
-                    }
-                } + 1;
-                self.slot[at] = i;
-            }
-            let set = &mut self.sets[i as usize - 1];
+            let i = self.list(at);
+            let set = &mut self.sets[i];
             mark(&mut set.bits, n);
             set.len += 1;
             self.node_slot[n] = at as u32;
@@ -229,7 +223,7 @@ impl Buckets {
             return;
         }
         let l = l as usize;
-        let (g, group) = (l / WIDTH, (l / WIDTH) as u32);
+        let g = l / WIDTH;
         if let Some(set) = self.slot[l]
             .checked_sub(1)
             .and_then(|i| self.sets.get_mut(i as usize))
@@ -240,7 +234,7 @@ impl Buckets {
         }
         self.node_slot[node] = NO_GROUP;
         self.size[g] -= 1;
-        while self.top[g] >= 0 && self.count(group, self.top[g]) == 0 {
+        while self.top[g] >= 0 && self.count(g as u32, self.top[g]) == 0 {
             self.top[g] -= 1;
         }
     }
