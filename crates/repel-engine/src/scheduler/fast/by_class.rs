@@ -21,6 +21,12 @@
 //! label of the node class, so a class passes or fails as a whole, judged from domain counts
 //! also kept bind by bind, and the groups hold every node that fits. A pod then costs a pass
 //! over the groups, whatever the number of nodes its Deployment already runs on.
+//!
+//! A chain that starts with its first pod (most workloads are a few pods) holds only each node
+//! class's best nodes by resource score, and counts the rest: the draw reads only the best
+//! list of each group, so the others are held only when a chain empties a group's best ones
+//! ([`Buckets::floor`]). Tens of thousands of small workloads then cost one read of a few
+//! bytes per node each, not a list entry per node.
 
 use super::*;
 
@@ -53,9 +59,11 @@ struct NodeSet {
 pub(super) struct Buckets {
     /// `group * WIDTH + score` → the list's index in `sets` plus one (0: none yet).
     slot: Vec<u32>,
-    /// The lists, reused from chain to chain (`free` of them are empty and unassigned).
+    /// The lists, reused from chain to chain: `free` of them are empty and unassigned,
+    /// `assigned` of them have a place in `slot`.
     sets: Vec<NodeSet>,
     free: Vec<u32>,
+    assigned: Vec<u32>,
     /// Words per list.
     words: usize,
     /// Per group: its node class and hostname count, its highest score with nodes (-1: none)
@@ -69,6 +77,18 @@ pub(super) struct Buckets {
     size: Vec<usize>,
     /// Per node: its list's place in `slot` (`group * WIDTH + score`; `NO_GROUP`: not held).
     node_slot: Vec<u32>,
+    /// Per node class: how many of its nodes are feasible for the chain (held in a group, or
+    /// left out of a group above its `floor`).
+    fit: Vec<u32>,
+    /// Per group: the lowest score from which every feasible node of the group is held (0:
+    /// all are). A fresh chain holds only each node class's best nodes
+    /// ([`Buckets::fill_top`]); the rest join ([`Buckets::fill_rest`]) only if a group's
+    /// held nodes run out above its floor, which a chain of a few pods never sees.
+    floor: Vec<i64>,
+    /// Scratch of a fresh chain: per node class its best score, and the nodes met at their
+    /// class's best so far.
+    best: Vec<i64>,
+    cand: Vec<NodeId>,
     /// The other spread key's present domains and matching pods per domain (see
     /// [`zone_counts`]), kept up to date along the chain, and the weight.
     present: Vec<bool>,
@@ -84,15 +104,23 @@ pub(super) struct Buckets {
 impl Buckets {
     /// Empty, for `nodes` nodes.
     fn reset(&mut self, nodes: usize) {
-        self.words = nodes.div_ceil(64);
-        self.free.clear();
-        for (i, set) in self.sets.iter_mut().enumerate() {
-            if set.len > 0 {
-                set.bits.fill(0);
-                set.len = 0;
+        let words = nodes.div_ceil(64);
+        if words != self.words {
+            // Another cluster size: every list anew.
+            self.words = words;
+            self.sets.clear();
+            self.free.clear();
+            self.assigned.clear();
+        }
+        // Only the lists the last chain used are cleared, not every list ever made.
+        for i in self.assigned.drain(..) {
+            if let Some(set) = self.sets.get_mut(i as usize) {
+                if set.len > 0 {
+                    set.bits.fill(0);
+                    set.len = 0;
+                }
+                self.free.push(i);
             }
-            set.bits.resize(self.words, 0);
-            self.free.push(i as u32);
         }
         self.slot.clear();
         self.groups.clear();
@@ -102,6 +130,8 @@ impl Buckets {
         self.size.clear();
         self.node_slot.clear();
         self.node_slot.resize(nodes, NO_GROUP);
+        self.fit.clear();
+        self.floor.clear();
     }
 
     /// The group of node class `class` with `k` matching pods on the node, added if new.
@@ -128,6 +158,7 @@ impl Buckets {
         }
         self.top.push(-1);
         self.size.push(0);
+        self.floor.push(0);
         self.slot.resize(self.slot.len() + WIDTH, 0);
         g
     }
@@ -163,6 +194,7 @@ impl Buckets {
                     (self.sets.len() - 1) as u32
                 }
             };
+            self.assigned.push(i);
             self.slot[l] = i + 1;
         }
         self.slot[l] as usize - 1
@@ -181,39 +213,51 @@ impl Buckets {
         self.top[g] = self.top[g].max(score);
     }
 
-    /// Adds each of `nodes` whose entry in `slots` ([`ScoreCache::slots`]) is not
-    /// [`NO_FIT`] to its class's group without matching pods, at its score: [`Buckets::add`]
-    /// node by node, with the groups' sizes and top scores counted once at the end.
-    fn fill_fresh(&mut self, nodes: &[NodeId], slots: &[u32]) {
-        let first = self.groups.len();
+    /// A fresh chain's groups from `cand` (nodes with their entry in `slots`,
+    /// [`ScoreCache::slots`]) and `best` (per node class, the best score of its feasible
+    /// nodes): the nodes at their class's best score go to their class's group without
+    /// matching pods, whose floor is that score (see [`Buckets::floor`]).
+    fn fill_top(&mut self, cand: &[NodeId], slots: &[u32], best: &[i64]) {
+        for &n in cand {
+            let l = slots[n] as usize;
+            let (c, score) = (l / WIDTH, (l % WIDTH) as i64);
+            if best.get(c) == Some(&score) {
+                let g = self.group(c, 0) as usize;
+                self.add_at(g * WIDTH + l % WIDTH, n);
+            }
+        }
+        for (c, &b) in best.iter().enumerate() {
+            if b > 0
+                && let Some(&g) = self.zero_group.get(c)
+                && g != NO_GROUP
+            {
+                self.floor[g as usize] = b;
+            }
+        }
+    }
+
+    /// Whether a group's held nodes ran out above its floor: feasible nodes below are not
+    /// held, and its top is not known ([`Buckets::fill_rest`] holds them).
+    fn short(&self) -> bool {
+        self.floor
+            .iter()
+            .zip(&self.top)
+            .any(|(&floor, &top)| floor > 0 && top < floor)
+    }
+
+    /// Every node of `nodes` not held whose entry in `slots` fits goes to its class's group
+    /// without matching pods, at its score: every group holds all its feasible nodes.
+    fn fill_rest(&mut self, nodes: &[NodeId], slots: &[u32]) {
         for &n in nodes {
             let l = slots[n];
-            if l == NO_FIT || l == UNKNOWN_SLOT {
+            if l == NO_FIT || l == UNKNOWN_SLOT || self.node_slot[n] != NO_GROUP {
                 continue;
             }
             let l = l as usize;
             let g = self.group(l / WIDTH, 0) as usize;
-            let at = g * WIDTH + l % WIDTH;
-            let i = self.list(at);
-            let set = &mut self.sets[i];
-            mark(&mut set.bits, n);
-            set.len += 1;
-            self.node_slot[n] = at as u32;
+            self.add_at(g * WIDTH + l % WIDTH, n);
         }
-        for g in first..self.groups.len() {
-            let lists = &self.slot[g * WIDTH..(g + 1) * WIDTH];
-            let (mut size, mut top) = (0, -1);
-            for (score, &i) in lists.iter().enumerate() {
-                if let Some(set) = i.checked_sub(1).and_then(|i| self.sets.get(i as usize))
-                    && set.len > 0
-                {
-                    size += set.len;
-                    top = score as i64;
-                }
-            }
-            self.size[g] = size;
-            self.top[g] = top;
-        }
+        self.floor.iter_mut().for_each(|f| *f = 0);
     }
 
     /// Takes `node` out.
@@ -548,6 +592,50 @@ pub(super) fn nth_marked_in_filter_order(bits: &[u64], j: usize, start: usize) -
     take(sw, at_start & !(u64::MAX << sb))
 }
 
+/// Brings `run.caches[cache]`'s fresh-chain entries ([`ScoreCache::slots`]) for `class`'s
+/// request up to date on `nodes` (read again only where unknown), calling `visit` with each
+/// node and its entry.
+fn refresh_slots(
+    run: &mut Run,
+    cluster: &Cluster,
+    class: &PodClass,
+    cache: usize,
+    nodes: &[NodeId],
+    mut visit: impl FnMut(NodeId, u32),
+) {
+    let n_all = run.node_class.len();
+    let Run {
+        caches,
+        free,
+        res,
+        node_class,
+        ..
+    } = run;
+    let c = &mut caches[cache];
+    if c.slots_need != Some(class.need) || c.slots.len() != n_all {
+        c.slots.clear();
+        c.slots.resize(n_all, UNKNOWN_SLOT);
+        c.slots_need = Some(class.need);
+    }
+    let key = class.score_key;
+    for &n in nodes {
+        let mut l = c.slots[n];
+        if l == UNKNOWN_SLOT {
+            l = if fits_free(class, &free[n], &cluster.nodes[n]) {
+                let r = &mut c.scores[n];
+                if *r == UNKNOWN {
+                    *r = resource_scores(&res[n], &key);
+                }
+                (node_class[n] as usize * WIDTH + (*r).clamp(0, RESOURCE_MAX) as usize) as u32
+            } else {
+                NO_FIT
+            };
+            c.slots[n] = l;
+        }
+        visit(n, l);
+    }
+}
+
 impl FastScheduler {
     /// PreScore, Score, NormalizeScore and selectHost for a pod of [`by_class_shape`], over
     /// `feasible` as the filter pass left it (`run.class_feasible`, `run.feasible_mark`).
@@ -654,7 +742,7 @@ impl FastScheduler {
             tt_raw,
             na_raw,
             allowed,
-            ..
+            class_ok,
         } = &*class.statics
         else {
             return None;
@@ -684,8 +772,16 @@ impl FastScheduler {
             };
             buckets.group(c, k)
         };
+        // A fresh chain of a pod without extended resources holds only each node class's
+        // best nodes (see [`Buckets::floor`]).
+        let lazy = chain.fresh && class.requests.scalar.is_empty();
         let mut buckets = std::mem::take(&mut run.buckets);
         if chain.built {
+            if buckets.node_slot.get(b).is_some_and(|&l| l != NO_GROUP)
+                && let Some(f) = buckets.fit.get_mut(run.node_class[b] as usize)
+            {
+                *f -= 1;
+            }
             buckets.remove(b);
         } else {
             // The nodes the static filters and the resources let through, with the resource
@@ -694,6 +790,8 @@ impl FastScheduler {
             // pod, every allowed node that fits.
             let cache = run.scores(&key);
             buckets.reset(n_all);
+            let mut fit = std::mem::take(&mut buckets.fit);
+            fit.resize(nc, 0);
             let every_allowed = !class.hard.is_empty() || chain.fresh;
             let from: &[NodeId] = if every_allowed {
                 allowed
@@ -703,32 +801,33 @@ impl FastScheduler {
             // Every node goes to its class's group without matching pods first (no count read
             // per node: a workload's pods are on a few of thousands of nodes), then the nodes
             // holding pods the hostname constraint matches move to their own groups.
-            if chain.fresh && class.requests.scalar.is_empty() {
+            if lazy {
                 // A fresh chain's nodes are every allowed node that fits: whether a node fits
                 // and its score are kept per node for the request (`node class * WIDTH +
-                // score`), and only nodes changed since are read again.
-                let c = &mut run.caches[cache];
-                if c.slots_need != Some(class.need) || c.slots.len() != n_all {
-                    c.slots.clear();
-                    c.slots.resize(n_all, UNKNOWN_SLOT);
-                    c.slots_need = Some(class.need);
-                }
-                for &n in allowed {
-                    if c.slots[n] == UNKNOWN_SLOT {
-                        c.slots[n] = if fits_free(class, &run.free[n], &cluster.nodes[n]) {
-                            let r = &mut c.scores[n];
-                            if *r == UNKNOWN {
-                                *r = resource_scores(&run.res[n], &key);
-                            }
-                            (run.node_class[n] as usize * WIDTH
-                                + (*r).clamp(0, RESOURCE_MAX) as usize)
-                                as u32
-                        } else {
-                            NO_FIT
-                        };
+                // score`), and only nodes changed since are read again. One pass counts each
+                // class's feasible nodes and finds its best ones.
+                let mut best = std::mem::take(&mut buckets.best);
+                let mut cand = std::mem::take(&mut buckets.cand);
+                best.clear();
+                best.resize(nc, -1);
+                cand.clear();
+                refresh_slots(run, cluster, class, cache, allowed, |n, l| {
+                    if l == NO_FIT {
+                        return;
                     }
-                }
-                buckets.fill_fresh(allowed, &c.slots);
+                    let l = l as usize;
+                    let (c, score) = (l / WIDTH, (l % WIDTH) as i64);
+                    if let (Some(f), Some(top)) = (fit.get_mut(c), best.get_mut(c)) {
+                        *f += 1;
+                        if score >= *top {
+                            *top = score;
+                            cand.push(n);
+                        }
+                    }
+                });
+                buckets.fill_top(&cand, &run.caches[cache].slots, &best);
+                buckets.best = best;
+                buckets.cand = cand;
             } else {
                 let scores = &mut run.caches[cache].scores;
                 for &n in from {
@@ -741,10 +840,13 @@ impl FastScheduler {
                     if *r == UNKNOWN {
                         *r = resource_scores(&run.res[n], &key);
                     }
-                    let g = buckets.group(run.node_class[n] as usize, 0);
+                    let c = run.node_class[n] as usize;
+                    let g = buckets.group(c, 0);
                     buckets.add(g, n, *r);
+                    fit[c] += 1;
                 }
             }
+            buckets.fit = fit;
             if let Some(h) = host {
                 for &(n, k) in &run.sel.sels[h.sel as usize].nonzero {
                     let Some(&c) = run.node_class.get(n) else {
@@ -754,11 +856,24 @@ impl FastScheduler {
                     let Some(&l) = buckets.node_slot.get(n) else {
                         continue;
                     };
-                    if k == 0 || ignored(c) || l == NO_GROUP {
+                    if k == 0 || ignored(c) {
                         continue;
                     }
-                    let r = (l as usize % WIDTH) as i64;
-                    buckets.remove(n);
+                    let r = if l != NO_GROUP {
+                        let r = (l as usize % WIDTH) as i64;
+                        buckets.remove(n);
+                        r
+                    } else if lazy && class_ok.get(c) == Some(&true) {
+                        // Below its class's best: held in its own group only.
+                        match run.caches[cache].slots.get(n) {
+                            Some(&l) if l != NO_FIT && l != UNKNOWN_SLOT => {
+                                (l as usize % WIDTH) as i64
+                            }
+                            _ => continue,
+                        }
+                    } else {
+                        continue;
+                    };
                     let g = buckets.group(c, k);
                     buckets.add(g, n, r);
                 }
@@ -767,6 +882,9 @@ impl FastScheduler {
         if !chain.fresh && fits_free(class, &run.free[b], &cluster.nodes[b]) {
             let g = group_of(run, &mut buckets, b);
             buckets.add(g, b, resource_scores(&run.res[b], &key));
+            if let Some(f) = buckets.fit.get_mut(run.node_class[b] as usize) {
+                *f += 1;
+            }
         }
         // Hard constraints (on keys of the node class: a whole class passes or fails) from
         // the domain counts, counted when the chain starts and kept up to date at each bind.
@@ -781,12 +899,20 @@ impl FastScheduler {
             };
             hard_ok_per_class(run, class, &hard_min, &mut buckets.allowed);
         }
+        // A group whose held nodes ran out above its floor: every feasible node joins, from
+        // entries brought up to date with this chain's binds.
+        if buckets.short() {
+            let cache = run.scores(&key);
+            refresh_slots(run, cluster, class, cache, allowed, |_, _| {});
+            buckets.fill_rest(allowed, &run.caches[cache].slots);
+        }
         // The feasible nodes per class.
-        run.class_feasible.iter_mut().for_each(|f| *f = 0);
-        for (g, &(c, _)) in buckets.groups.iter().enumerate() {
-            if buckets.allowed[c as usize] {
-                run.class_feasible[c as usize] += buckets.size[g] as u32;
-            }
+        for (c, f) in run.class_feasible.iter_mut().enumerate() {
+            *f = if buckets.allowed.get(c) == Some(&true) {
+                buckets.fit.get(c).copied().unwrap_or(0)
+            } else {
+                0
+            };
         }
         let feasible: usize = run.class_feasible.iter().map(|f| *f as usize).sum();
         if feasible <= 1 {
