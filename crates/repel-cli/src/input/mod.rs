@@ -281,15 +281,28 @@ fn expand_dir(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(),
 /// Splits a file's text into documents: JSON (one or more concatenated values) when it starts
 /// with `{` or `[`, else YAML (multi-document; empty documents skipped).
 pub fn parse_documents(file: &str, text: &str) -> Result<Vec<RawDoc>, InputError> {
+    parse_documents_with::<()>(file, text, &|_| None)
+        .map(|docs| docs.into_iter().map(|(doc, _)| doc).collect())
+}
+
+/// [`parse_documents`], with `hook` run on each YAML document that repeats no key on the
+/// thread that read it (see [`yaml::parse_stream_with`]; JSON documents get `None`).
+fn parse_documents_with<T: Send>(
+    file: &str,
+    text: &str,
+    hook: yaml::Hook<'_, T>,
+) -> Result<Vec<(RawDoc, Option<T>)>, InputError> {
     let trimmed = text.trim_start();
-    let (values, duplicates): (Vec<Value>, yaml::Duplicates) =
+    let (values, duplicates): (yaml::Hooked<T>, yaml::Duplicates) =
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            repel_api::strict::parse_json_stream(text).map_err(|e| InputError::Syntax {
-                file: file.to_string(),
-                message: format!("invalid JSON: {e}"),
-            })?
+            repel_api::strict::parse_json_stream(text)
+                .map(|(v, d)| (v.into_iter().map(|v| (v, None)).collect(), d))
+                .map_err(|e| InputError::Syntax {
+                    file: file.to_string(),
+                    message: format!("invalid JSON: {e}"),
+                })?
         } else {
-            yaml::parse_stream(text).map_err(|e| InputError::Syntax {
+            yaml::parse_stream_with(text, hook).map_err(|e| InputError::Syntax {
                 file: file.to_string(),
                 message: format!("invalid YAML: {e}"),
             })?
@@ -298,20 +311,68 @@ pub fn parse_documents(file: &str, text: &str) -> Result<Vec<RawDoc>, InputError
     Ok(values
         .into_iter()
         .enumerate()
-        .map(|(i, value)| {
+        .map(|(i, (value, t))| {
             let mut dups = Vec::new();
             while let Some((_, path)) = duplicates.next_if(|(d, _)| *d == i) {
                 dups.push(path);
             }
-            (i, value, dups)
+            (i, value, dups, t)
         })
-        .filter(|(_, v, _)| !v.is_null())
-        .map(|(i, value, duplicates)| RawDoc {
-            doc: i + 1,
-            value,
-            duplicates,
+        .filter(|(_, v, _, _)| !v.is_null())
+        .map(|(i, value, duplicates, t)| {
+            (
+                RawDoc {
+                    doc: i + 1,
+                    value,
+                    duplicates,
+                },
+                t,
+            )
         })
         .collect())
+}
+
+/// The [`Hook`](yaml::Hook) of [`Inventory::load_seeded`]: a document that is one object of a
+/// kept kind, with its name, a current apiVersion, and a typed form without unknown fields, is
+/// decoded on the thread that read it ([`decode`]) and kept only as the fields reading goes on
+/// to look at (apiVersion, kind, metadata's name and namespace): a file of 150,000 pods' worth
+/// of workloads is then never held whole as values beside its typed objects. Anything else
+/// (an error, unknown fields, a generated name, a legacy apiVersion, a list) is left whole,
+/// for the reading in order to answer as before.
+fn decode_early(v: &mut Value) -> Option<Decoded> {
+    let kind = v.get("kind")?.as_str()?;
+    let api = v.get("apiVersion")?.as_str()?;
+    if !KNOWN_KINDS.contains(&kind)
+        || LEGACY_API_VERSIONS
+            .iter()
+            .any(|(k, old, _)| *k == kind && *old == api)
+    {
+        return None;
+    }
+    let meta = v.get("metadata")?.as_object()?;
+    let name = meta.get("name")?.as_str().filter(|n| !n.is_empty())?;
+    let namespace = meta.get("namespace");
+    // The source is the file's reading's to name: only a clean result is kept.
+    let nowhere = Source {
+        file: String::new(),
+        doc: 0,
+        item: None,
+    };
+    let decoded = decode(&nowhere, kind, v);
+    if !matches!(&decoded, Ok(Ok((_, unknown))) if unknown.is_empty()) {
+        return None;
+    }
+    let mut kept_meta = serde_json::Map::new();
+    kept_meta.insert("name".into(), Value::String(name.to_string()));
+    if let Some(ns) = namespace {
+        kept_meta.insert("namespace".into(), ns.clone());
+    }
+    let mut kept = serde_json::Map::new();
+    kept.insert("apiVersion".into(), Value::String(api.to_string()));
+    kept.insert("kind".into(), Value::String(kind.to_string()));
+    kept.insert("metadata".into(), Value::Object(kept_meta));
+    *v = Value::Object(kept);
+    Some(decoded)
 }
 
 /// `Kind name` of a raw object, for messages.
@@ -842,7 +903,7 @@ const PREDECODE_MIN_DOCS: usize = 512;
 /// [`decode`] for each document of a file that is one object of a kept kind, on every core:
 /// the typed decoding and checks are most of reading a big file after its YAML. `None` for a
 /// document that is not (a `List`, an unknown kind), which is read as before, in order.
-fn predecode(file: &str, docs: &[RawDoc]) -> Vec<Option<Decoded>> {
+fn predecode(file: &str, docs: &[RawDoc], have: Vec<Option<Decoded>>) -> Vec<Option<Decoded>> {
     let one = |doc: &RawDoc| -> Option<Decoded> {
         let kind = doc.value.get("kind")?.as_str()?;
         if !KNOWN_KINDS.contains(&kind) {
@@ -858,25 +919,32 @@ fn predecode(file: &str, docs: &[RawDoc]) -> Vec<Option<Decoded>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, 8);
-    if threads < 2 || docs.len() < PREDECODE_MIN_DOCS {
-        return Vec::new();
+    let missing = have.iter().filter(|d| d.is_none()).count();
+    if threads < 2 || missing < PREDECODE_MIN_DOCS || have.len() != docs.len() {
+        return have;
     }
     let chunk = docs.len().div_ceil(threads);
+    let mut have = have;
     std::thread::scope(|s| {
         let handles: Vec<_> = docs
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+            .zip(have.chunks_mut(chunk))
+            .map(|(part, done)| {
+                s.spawn(move || {
+                    for (doc, d) in part.iter().zip(done) {
+                        if d.is_none() {
+                            *d = one(doc);
+                        }
+                    }
+                })
+            })
             .collect();
-        let mut out = Vec::with_capacity(docs.len());
+        // A thread that failed leaves its documents to be read in order.
         for h in handles {
-            match h.join() {
-                Ok(part) => out.extend(part),
-                // A thread that failed leaves its documents to be read in order.
-                Err(_) => return Vec::new(),
-            }
+            let _ = h.join();
         }
-        out
-    })
+    });
+    have
 }
 
 impl Inventory {
@@ -903,9 +971,12 @@ impl Inventory {
         for path in expand_paths(paths, recursive)? {
             let file = path.display().to_string();
             let text = read_text(&path)?;
-            let docs = parse_documents(&file, &text)?;
+            let (docs, early): (Vec<RawDoc>, Vec<Option<Decoded>>) =
+                parse_documents_with(&file, &text, &decode_early)?
+                    .into_iter()
+                    .unzip();
             inv.reserve_for(&docs);
-            let mut decoded = predecode(&file, &docs).into_iter();
+            let mut decoded = predecode(&file, &docs, early).into_iter();
             for doc in docs {
                 let mut pre = decoded.next().flatten();
                 for_each_object(&file, &doc, |source, v| {
@@ -1352,5 +1423,207 @@ impl Inventory {
             .iter()
             .map(|n| &n.obj)
             .find(|n| n.metadata.name.as_deref() == Some(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The objects of `text` read one by one without [`decode_early`]: every document whole,
+    /// decoded in order ([`Inventory::add_with_duplicates`]).
+    fn read_in_order(file: &str, text: &str) -> Result<Inventory, InputError> {
+        let mut inv = Inventory::with_seed(0);
+        for doc in parse_documents(file, text)? {
+            for_each_object(file, &doc, |source, v| {
+                let duplicates = item_duplicates(&doc, source.item);
+                inv.add_with_duplicates(source, v, duplicates)
+            })?;
+        }
+        Ok(inv)
+    }
+
+    fn fields(inv: &Inventory) -> Vec<String> {
+        vec![
+            format!("{:?}", inv.nodes),
+            format!("{:?}", inv.pods),
+            format!("{:?}", inv.workloads),
+            format!("{:?}", inv.namespaces),
+            format!("{:?}", inv.pdbs),
+            format!("{:?}", inv.priority_classes),
+            format!("{:?}", inv.warnings),
+            format!("{:?}", inv.strict),
+            format!("{:?}", inv.skipped),
+        ]
+    }
+
+    /// Documents of every kind reading treats apart: clean objects (decoded early), unknown
+    /// fields, a repeated key, a generated name, a legacy apiVersion, a list, a kind repel
+    /// does not use, a namespace other than the default.
+    const MIXED: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-N
+  namespace: shop
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web-N
+  template:
+    metadata:
+      labels:
+        app: web-N
+    spec:
+      containers:
+      - name: app
+        image: web
+        resources:
+          requests:
+            cpu: 100m
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: odd-N
+  color: blue
+spec:
+  containers:
+  - name: app
+    image: app
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: twice-N
+  name: twice-N
+spec:
+  containers:
+  - name: app
+    image: app
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: gen-N-
+spec:
+  containers:
+  - name: app
+    image: app
+---
+apiVersion: apps/v1beta1
+kind: StatefulSet
+metadata:
+  name: old-N
+spec:
+  serviceName: old
+  template:
+    metadata:
+      labels:
+        app: old-N
+    spec:
+      containers:
+      - name: app
+        image: app
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: ns-N
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm-N
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-N
+status:
+  allocatable:
+    cpu: \"4\"
+    pods: \"110\"
+";
+
+    #[test]
+    fn objects_decoded_early_read_as_objects_decoded_in_order() {
+        // Small (one thread) and large enough for threads (several hundred documents).
+        for copies in [1, 400] {
+            let text: String = (0..copies)
+                .map(|i| MIXED.replace("-N", &format!("-{i}")))
+                .collect::<Vec<_>>()
+                .join("---\n");
+            let dir =
+                std::env::temp_dir().join(format!("repel-early-{}-{copies}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("mixed.yaml");
+            std::fs::write(&path, &text).unwrap();
+            let file = path.display().to_string();
+            let early = Inventory::load(std::slice::from_ref(&path), false).unwrap();
+            let in_order = read_in_order(&file, &text).unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            assert_eq!(early.workloads.len(), 2 * copies);
+            assert_eq!(early.pods.len(), 3 * copies);
+            assert!(!early.strict.is_empty() && !early.warnings.is_empty());
+            assert_eq!(fields(&early), fields(&in_order), "{copies} copies");
+        }
+    }
+
+    #[test]
+    fn only_clean_objects_are_decoded_early_and_kept_thin() {
+        let text = MIXED.replace("-N", "-1");
+        let docs = parse_documents_with("mixed.yaml", &text, &decode_early).unwrap();
+        let early: Vec<(String, bool)> = docs
+            .iter()
+            .map(|(d, t)| (describe_value(&d.value).unwrap_or_default(), t.is_some()))
+            .collect();
+        let want = [
+            ("Deployment web-1", true),
+            ("Pod odd-1", false),
+            ("Pod twice-1", false),
+            ("Pod <no name>", false),
+            ("StatefulSet old-1", false),
+            ("List <no name>", false),
+            ("ConfigMap cm-1", false),
+            ("Node node-1", true),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|(d, e)| (d.to_string(), *e)).collect();
+        assert_eq!(early, want);
+        // What is kept of an object decoded early: what reading still looks at.
+        assert_eq!(
+            docs[0].0.value,
+            serde_json::json!({
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "web-1", "namespace": "shop"}
+            })
+        );
+    }
+
+    #[test]
+    fn an_object_refused_late_is_refused_as_in_order() {
+        // A bad quantity is refused by the checks, and a name repeated: both are named with
+        // their document, as reading in order names them.
+        let good = MIXED.replace("-N", "-1");
+        let bad = good.replace("cpu: 100m", "cpu: lots");
+        let twice = format!("{good}---\n{good}");
+        for text in [bad, twice] {
+            let dir = std::env::temp_dir().join(format!("repel-late-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("bad.yaml");
+            std::fs::write(&path, &text).unwrap();
+            let file = path.display().to_string();
+            let early = Inventory::load(std::slice::from_ref(&path), false).map(|_| ());
+            let in_order = read_in_order(&file, &text).map(|_| ());
+            let _ = std::fs::remove_dir_all(&dir);
+            let early = early.unwrap_err().to_string();
+            assert_eq!(early, in_order.unwrap_err().to_string());
+            assert!(early.contains("bad.yaml"), "{early}");
+        }
     }
 }

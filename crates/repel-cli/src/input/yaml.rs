@@ -20,6 +20,10 @@
 //! scanner leaves such a piece to the event parser, which lists them as it builds, and
 //! `scan_duplicates` lists those of a text serde-saphyr reads.
 //!
+//! A reader may hand each document to a [`Hook`] on the thread that read it
+//! ([`parse_stream_with`]): `-f` reading decodes a clean object there and keeps only the few
+//! fields it reads afterwards, so a big file's values are never all held at once.
+//!
 //! Splitting is textual: a `---` at the start of a line followed by a space, a tab, a line break
 //! or the end cannot occur inside any node (YAML 1.2 `c-forbidden`), so each piece between two
 //! such markers is a stream of its own.
@@ -67,10 +71,33 @@ pub type Duplicates = Vec<(usize, String)>;
 /// `serde_saphyr::from_multiple_with_options` does with [`options`]: same values, same errors;
 /// but a repeated key keeps its last value and is listed with its document's index.
 pub fn parse_stream(text: &str) -> Result<(Vec<Value>, Duplicates), serde_saphyr::Error> {
-    match parse_pieces(text) {
+    parse_stream_with::<()>(text, &|_| None)
+        .map(|(docs, duplicates)| (docs.into_iter().map(|(v, _)| v).collect(), duplicates))
+}
+
+/// Work done on each document by the thread that read it, right after reading it
+/// ([`parse_stream_with`]): its answer, and the document as it is to be kept (the hook may
+/// replace it, e.g. by the few fields still read once its typed form is made, so that a big
+/// stream's values are not all held at once).
+pub type Hook<'a, T> = &'a (dyn Fn(&mut Value) -> Option<T> + Sync);
+
+/// Documents, each with its hook's answer ([`Hook`]).
+pub type Hooked<T> = Vec<(Value, Option<T>)>;
+
+/// [`parse_stream`], with `hook` run on each document of a piece that repeats no key, on the
+/// thread that read it (documents read by serde-saphyr over the whole stream get `None`).
+pub fn parse_stream_with<T: Send>(
+    text: &str,
+    hook: Hook<'_, T>,
+) -> Result<(Hooked<T>, Duplicates), serde_saphyr::Error> {
+    match parse_pieces(text, hook) {
         Some(read) => Ok(read),
-        None => serde_saphyr::from_multiple_with_options::<Value>(text, options())
-            .map(|v| (v, scan_duplicates(text))),
+        None => serde_saphyr::from_multiple_with_options::<Value>(text, options()).map(|v| {
+            (
+                v.into_iter().map(|v| (v, None)).collect(),
+                scan_duplicates(text),
+            )
+        }),
     }
 }
 
@@ -108,7 +135,7 @@ impl Counts {
 /// The stream split at its document markers and parsed piece by piece on several threads;
 /// `None` when it must be read in one piece by serde-saphyr (a directive, an error, an anchor,
 /// an alias or a merge key anywhere, or a budget approached).
-fn parse_pieces(text: &str) -> Option<(Vec<Value>, Duplicates)> {
+fn parse_pieces<T: Send>(text: &str, hook: Hook<'_, T>) -> Option<(Hooked<T>, Duplicates)> {
     if text.starts_with('%') || text.contains("\n%") || text.contains("\r%") {
         return None;
     }
@@ -122,17 +149,18 @@ fn parse_pieces(text: &str) -> Option<(Vec<Value>, Duplicates)> {
             .min(pieces.len())
     };
     let stop = AtomicBool::new(false);
-    let parts: Vec<Option<(Vec<Value>, Counts, Duplicates)>> = if threads <= 1 {
-        vec![parse_run(&pieces, &stop)]
+    type Part<T> = Option<(Hooked<T>, Counts, Duplicates)>;
+    let parts: Vec<Part<T>> = if threads <= 1 {
+        vec![parse_run(&pieces, &stop, hook)]
     } else {
         let runs = balance(&pieces, threads);
         std::thread::scope(|s| {
             let stop = &stop;
             let handles: Vec<_> = runs[1..]
                 .iter()
-                .map(|run| s.spawn(move || parse_run(run, stop)))
+                .map(|run| s.spawn(move || parse_run(run, stop, hook)))
                 .collect();
-            let mut parts = vec![parse_run(runs[0], stop)];
+            let mut parts = vec![parse_run(runs[0], stop, hook)];
             for h in handles {
                 parts.push(h.join().unwrap_or(None));
             }
@@ -169,8 +197,13 @@ fn balance<'a, 't>(pieces: &'a [&'t str], threads: usize) -> Vec<&'a [&'t str]> 
     runs
 }
 
-/// Parses consecutive pieces; `None` if one of them needs the whole stream.
-fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts, Duplicates)> {
+/// Parses consecutive pieces, running `hook` on the documents of those that repeat no key;
+/// `None` if one of them needs the whole stream.
+fn parse_run<T: Send>(
+    pieces: &[&str],
+    stop: &AtomicBool,
+    hook: Hook<'_, T>,
+) -> Option<(Hooked<T>, Counts, Duplicates)> {
     let mut values = Vec::new();
     let mut counts = Counts::default();
     let mut duplicates = Vec::new();
@@ -193,8 +226,15 @@ fn parse_run(pieces: &[&str], stop: &AtomicBool) -> Option<(Vec<Value>, Counts, 
             return None;
         };
         let base = values.len();
+        if d.is_empty() {
+            values.extend(v.into_iter().map(|mut v| {
+                let t = hook(&mut v);
+                (v, t)
+            }));
+        } else {
+            values.extend(v.into_iter().map(|v| (v, None)));
+        }
         duplicates.extend(d.into_iter().map(|(i, p)| (base + i, p)));
-        values.extend(v);
         counts.add(c);
     }
     Some((values, counts, duplicates))
@@ -765,7 +805,11 @@ mod path_tests {
             ("an error makes the whole stream one read", "a: [\n", false),
         ];
         for (name, text, fast) in cases {
-            assert_eq!(parse_pieces(text).is_some(), *fast, "case: {name}");
+            assert_eq!(
+                parse_pieces::<()>(text, &|_| None).is_some(),
+                *fast,
+                "case: {name}"
+            );
         }
     }
 
