@@ -112,11 +112,25 @@ impl Buckets {
             self.free.clear();
             self.assigned.clear();
         }
-        // Only the lists the last chain used are cleared, not every list ever made.
+        // Only the lists the last chain used are cleared, not every list ever made, and only
+        // the nodes they held are marked as held by none (a fresh chain holds few).
+        let same_nodes = self.node_slot.len() == nodes;
         for i in self.assigned.drain(..) {
             if let Some(set) = self.sets.get_mut(i as usize) {
                 if set.len > 0 {
-                    set.bits.fill(0);
+                    for (w, word) in set.bits.iter_mut().enumerate() {
+                        let mut bits = *word;
+                        while bits != 0 && same_nodes {
+                            if let Some(s) = self
+                                .node_slot
+                                .get_mut(w * 64 + bits.trailing_zeros() as usize)
+                            {
+                                *s = NO_GROUP;
+                            }
+                            bits &= bits - 1;
+                        }
+                        *word = 0;
+                    }
                     set.len = 0;
                 }
                 self.free.push(i);
@@ -128,8 +142,10 @@ impl Buckets {
         self.zero_group.clear();
         self.top.clear();
         self.size.clear();
-        self.node_slot.clear();
-        self.node_slot.resize(nodes, NO_GROUP);
+        if !same_nodes {
+            self.node_slot.clear();
+            self.node_slot.resize(nodes, NO_GROUP);
+        }
         self.fit.clear();
         self.floor.clear();
     }
