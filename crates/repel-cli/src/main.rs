@@ -239,22 +239,44 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// mimalloc's setting for how long freed memory waits before it is given back to the OS.
 const PURGE_DELAY: &str = "MIMALLOC_PURGE_DELAY";
 
-/// A command that runs and ends keeps the memory it frees for its next allocations: the process
-/// is started again in place (same pid, arguments and descriptors) with mimalloc's
-/// `MIMALLOC_PURGE_DELAY=10000`. mimalloc otherwise gives freed memory back to the OS after a
-/// second, and a command that reads 150,000 pods frees its parsed YAML, then allocates the
-/// cluster in pages the kernel must fault in and zero again: two seconds of system time on a
-/// 5,000-node cluster, a third of the command. Ten seconds covers such a command whole, while
-/// a long one (`bench`, a long `simulate`) still gives back what it has not reused for ten
-/// seconds (never giving memory back raised `repel bench`'s peak from 0.97 to 1.01 GiB). The
-/// setting can only be read from the environment at start (the workspace forbids the unsafe
-/// call that sets it later). `serve` runs for long and gives memory back as before; a
-/// `MIMALLOC_PURGE_DELAY` already set is the user's and is kept; if starting again fails,
-/// the command runs as it is.
+/// mimalloc's setting for asking the kernel for transparent huge pages for its arenas.
+const ALLOW_THP: &str = "MIMALLOC_ALLOW_THP";
+
+/// The mimalloc settings a batch command runs with, and their values: see [`keep_freed_memory`].
+const BATCH_ALLOCATOR: [(&str, &str); 2] = [(PURGE_DELAY, "10000"), (ALLOW_THP, "0")];
+
+/// A command that runs and ends keeps the memory it frees for its next allocations, in ordinary
+/// pages: the process is started again in place (same pid, arguments and descriptors) with
+/// mimalloc's `MIMALLOC_PURGE_DELAY=10000` and `MIMALLOC_ALLOW_THP=0`.
+///
+/// - mimalloc otherwise gives freed memory back to the OS after a second, and a command that
+///   reads 150,000 pods frees its parsed YAML, then allocates the cluster in pages the kernel
+///   must fault in and zero again: two seconds of system time on a 5,000-node cluster, a third
+///   of the command. Ten seconds covers such a command whole, while a long one (`bench`, a long
+///   `simulate`) still gives back what it has not reused for ten seconds (never giving memory
+///   back raised `repel bench`'s peak from 0.97 to 1.01 GiB).
+/// - mimalloc otherwise asks for transparent huge pages for its arenas, and where the kernel
+///   compacts memory to find them (`defrag` set to `madvise`, Debian's default) a command
+///   spends its time in the kernel zeroing and moving pages: `repel schedule` of the generated
+///   5,000 nodes / 150,000 pods took 2.2–2.8 s of wall and 1.1–2.2 s of system time with them
+///   and 1.82–1.86 s and 0.33–0.40 s without (alternating runs, 2026-12-04); the gain they
+///   bring (fewer TLB misses) was never more than a few hundredths of a second here.
+///
+/// The settings can only be read from the environment at start (the workspace forbids the
+/// unsafe call that sets them later). `serve` runs for long and gives memory back as before; a
+/// setting already in the environment is the user's and is kept (the process is started again
+/// only for the ones missing); if starting again fails, the command runs as it is.
 #[cfg(unix)]
 fn keep_freed_memory(cli: &Cli) {
     use std::os::unix::process::CommandExt;
-    if matches!(cli.command, Command::Serve(_)) || std::env::var_os(PURGE_DELAY).is_some() {
+    if matches!(cli.command, Command::Serve(_)) {
+        return;
+    }
+    let missing: Vec<(&str, &str)> = BATCH_ALLOCATOR
+        .into_iter()
+        .filter(|(name, _)| std::env::var_os(name).is_none())
+        .collect();
+    if missing.is_empty() {
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -265,7 +287,7 @@ fn keep_freed_memory(cli: &Cli) {
     if let Some(arg0) = args.next() {
         again.arg0(arg0);
     }
-    again.args(args).env(PURGE_DELAY, "10000");
+    again.args(args).envs(missing);
     // Returns only when the process could not be replaced.
     let _ = again.exec();
 }

@@ -1606,16 +1606,18 @@ fn a_file_of_thousands_of_documents_is_read_whole() {
 }
 
 /// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=10000`
-/// (main.rs, `keep_freed_memory`): its arguments, standard input, output and exit code are
-/// those of a run where the variable is already set and nothing is started again.
+/// and `MIMALLOC_ALLOW_THP=0` (main.rs, `keep_freed_memory`): its arguments, standard input,
+/// output and exit code are those of a run where the variables are already set and nothing is
+/// started again, or where only one is set and the other is added.
 #[test]
 fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
     let text = std::fs::read_to_string(demo_cluster()).unwrap();
-    let outcome = |purge: Option<&str>, args: &[&str]| {
+    let outcome = |set: &[(&str, &str)], args: &[&str]| {
         let mut c = repel();
         c.env_remove("MIMALLOC_PURGE_DELAY");
-        if let Some(v) = purge {
-            c.env("MIMALLOC_PURGE_DELAY", v);
+        c.env_remove("MIMALLOC_ALLOW_THP");
+        for (name, v) in set {
+            c.env(name, v);
         }
         let out = c.args(args).write_stdin(text.clone()).output().unwrap();
         (
@@ -1629,9 +1631,17 @@ fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
         &["check", "-f", "-"][..],
         &["explain", "pod/no-such-pod", "-f", "-"][..],
     ] {
-        let again = outcome(None, args);
-        let kept = outcome(Some("1000"), args);
+        let again = outcome(&[], args);
+        let kept = outcome(
+            &[
+                ("MIMALLOC_PURGE_DELAY", "1000"),
+                ("MIMALLOC_ALLOW_THP", "0"),
+            ],
+            args,
+        );
         assert_eq!(again, kept, "repel {args:?}");
+        let one = outcome(&[("MIMALLOC_ALLOW_THP", "1")], args);
+        assert_eq!(again, one, "repel {args:?}");
         assert!(
             !again.1.is_empty() || !again.2.is_empty(),
             "repel {args:?} said something"
