@@ -311,24 +311,27 @@ pub fn validate_tolerations(
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, t) in tolerations.iter().enumerate() {
-        let idx = format!("{path}[{i}]");
-        let op_path = format!("{idx}.operator");
-        let effect_path = format!("{idx}.effect");
+        // A field's path is made only for an error (most tolerations have none).
+        let at = |field: &str| format!("{path}[{i}].{field}");
         let (key, op, value, effect) = (s(&t.key), s(&t.operator), s(&t.value), s(&t.effect));
 
         if !key.is_empty() {
-            errs.extend(validate_label_name(key, &format!("{idx}.key")));
+            errs.extend(
+                is_qualified_name(key)
+                    .into_iter()
+                    .map(|msg| FieldError::invalid(at("key"), BadValue::Str(key.to_string()), msg)),
+            );
         }
         if key.is_empty() && op != OP_EXISTS {
             errs.push(FieldError::invalid(
-                &op_path,
+                at("operator"),
                 BadValue::Str(op.to_string()),
                 MSG_EMPTY_KEY_NEEDS_EXISTS,
             ));
         }
         if t.toleration_seconds.is_some() && effect != NO_EXECUTE {
             errs.push(FieldError::invalid(
-                &effect_path,
+                at("effect"),
                 BadValue::Str(effect.to_string()),
                 MSG_SECONDS_NEED_NO_EXECUTE,
             ));
@@ -338,7 +341,7 @@ pub fn validate_tolerations(
                 let msgs = is_valid_label_value(value);
                 if !msgs.is_empty() {
                     errs.push(FieldError::invalid(
-                        &op_path,
+                        at("operator"),
                         BadValue::Str(value.to_string()),
                         msgs.join(";"),
                     ));
@@ -347,7 +350,7 @@ pub fn validate_tolerations(
             OP_EXISTS => {
                 if !value.is_empty() {
                     errs.push(FieldError::invalid(
-                        &op_path,
+                        at("operator"),
                         BadValue::Str(value.to_string()),
                         MSG_EXISTS_WITH_VALUE,
                     ));
@@ -355,26 +358,26 @@ pub fn validate_tolerations(
             }
             OP_LT | OP_GT => {
                 if opts.allow_comparison_operators {
-                    let value_path = format!("{idx}.value");
                     errs.extend(is_decimal_integer(value).into_iter().map(|msg| {
-                        FieldError::invalid(&value_path, BadValue::Str(value.to_string()), msg)
+                        FieldError::invalid(at("value"), BadValue::Str(value.to_string()), msg)
                     }));
                 } else {
                     errs.push(FieldError::not_supported(
-                        &op_path,
+                        at("operator"),
                         op,
                         &SUPPORTED_OPERATORS_WITH_COMPARISON,
                     ));
                 }
             }
             _ => errs.push(FieldError::not_supported(
-                &op_path,
+                at("operator"),
                 op,
                 &SUPPORTED_OPERATORS,
             )),
         }
-        if !effect.is_empty() {
-            errs.extend(validate_taint_effect(effect, true, &effect_path));
+        // (`validate_taint_effect` finds nothing wrong with a known effect.)
+        if !effect.is_empty() && !EFFECTS.contains(&effect) {
+            errs.extend(validate_taint_effect(effect, true, &at("effect")));
         }
     }
     errs

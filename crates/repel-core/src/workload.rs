@@ -513,12 +513,17 @@ fn fresh(
     drawn: &mut Drawn,
 ) -> String {
     loop {
-        let suffix = rng.suffix(5);
-        let key: [u8; 5] = suffix.as_bytes().try_into().unwrap_or_default();
+        // `rng.suffix(5)`, drawn the same way, without a string of its own.
+        let key: [u8; 5] = std::array::from_fn(|_| {
+            NAME_ALPHABET[(rng.next() % NAME_ALPHABET.len() as u64) as usize]
+        });
         if drawn.0.len() < SUFFIXES && drawn.0.contains(&key) {
             continue;
         }
-        let name = format!("{prefix}-{suffix}");
+        let mut name = String::with_capacity(prefix.len() + 6);
+        name.push_str(prefix);
+        name.push('-');
+        name.extend(key.iter().map(|b| char::from(*b)));
         if !taken(&name) {
             drawn.0.insert(key);
             return name;
@@ -609,15 +614,14 @@ fn pods_for(
                 _ => (0..count as u64).collect(),
             };
             let owner = self_owner("StatefulSet");
+            // One revision for all its pods (hashing the template is most of making a pod).
+            let revision = revision::stateful_set_revision_name(name, template);
             for i in ordinals {
                 let pod_name = format!("{name}-{i}");
                 let labels = [
                     ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
                     ("apps.kubernetes.io/pod-index", i.to_string()),
-                    (
-                        revision::CONTROLLER_REVISION_HASH,
-                        revision::stateful_set_revision_name(name, template),
-                    ),
+                    (revision::CONTROLLER_REVISION_HASH, revision.clone()),
                 ];
                 emit(
                     &spec,

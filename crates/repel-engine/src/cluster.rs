@@ -138,6 +138,61 @@ impl PodPhase {
     }
 }
 
+/// What the cluster reads of a pod's spec when the pod joins it: priority, requests and host
+/// ports.
+#[derive(Debug, Clone)]
+struct SpecFigures {
+    priority: i32,
+    requests: Resources,
+    non_zero: (i64, i64),
+    ports: Vec<HostPort>,
+}
+
+impl SpecFigures {
+    fn of(spec: Option<&PodSpec>) -> Self {
+        let s = spec.unwrap_or_else(|| empty_spec());
+        SpecFigures {
+            priority: s.priority.unwrap_or(0),
+            requests: pod_requests(s),
+            non_zero: pod_non_zero_requests(s),
+            ports: host_ports(s),
+        }
+    }
+}
+
+/// A pod made ready to join a cluster ([`Cluster::add_prepared`]): everything read from it
+/// that does not depend on the cluster (its spec's hash for sharing equal specs, its requests,
+/// priority and ports), so that the reading can be done on any thread while pods join the
+/// cluster one at a time on one. `Cluster::add_pod(pod)` is `add_prepared(PreparedPod::new(pod))`.
+#[derive(Debug, Clone)]
+pub struct PreparedPod {
+    meta: ObjectMeta,
+    spec: Option<(PodSpec, u64)>,
+    status: Option<PodStatus>,
+    figures: SpecFigures,
+}
+
+impl PreparedPod {
+    /// Reads `pod`.
+    pub fn new(pod: Pod) -> Self {
+        let Pod {
+            metadata,
+            spec,
+            status,
+        } = pod;
+        let figures = SpecFigures::of(spec.as_ref());
+        PreparedPod {
+            meta: metadata,
+            spec: spec.map(|s| {
+                let hash = spec_hash(&s);
+                (s, hash)
+            }),
+            status,
+            figures,
+        }
+    }
+}
+
 impl PodInfo {
     /// Derives the scheduler's view of `pod`; `seq` is its creation order.
     pub fn new(pod: Pod, seq: usize) -> Self {
@@ -156,15 +211,24 @@ impl PodInfo {
         status: Option<PodStatus>,
         seq: usize,
     ) -> Self {
-        let (priority, requests, non_zero, ports) = {
-            let s = spec.as_deref().unwrap_or_else(|| empty_spec());
-            (
-                s.priority.unwrap_or(0),
-                pod_requests(s),
-                pod_non_zero_requests(s),
-                host_ports(s),
-            )
-        };
+        let figures = SpecFigures::of(spec.as_deref());
+        PodInfo::with_figures(meta, spec, status, seq, figures)
+    }
+
+    /// [`PodInfo::from_parts`] with the figures already read from the spec.
+    fn with_figures(
+        meta: ObjectMeta,
+        spec: Option<Arc<PodSpec>>,
+        status: Option<PodStatus>,
+        seq: usize,
+        figures: SpecFigures,
+    ) -> Self {
+        let SpecFigures {
+            priority,
+            requests,
+            non_zero,
+            ports,
+        } = figures;
         PodInfo {
             namespace: namespace_of(&meta).to_string(),
             name: meta.name.clone().unwrap_or_default(),
@@ -193,7 +257,12 @@ impl PodInfo {
 
     /// `namespace/name`.
     pub fn key(&self) -> String {
-        format!("{}/{}", self.namespace, self.name)
+        // (Not `format!`: a report lists 150,000 of these.)
+        let mut key = String::with_capacity(self.namespace.len() + 1 + self.name.len());
+        key.push_str(&self.namespace);
+        key.push('/');
+        key.push_str(&self.name);
+        key
     }
 
     /// The pod's spec (empty when absent). Its `nodeName` is the one the pod was created with;
@@ -463,11 +532,12 @@ struct SpecPool {
 
 impl SpecPool {
     /// The shared spec equal to `spec`, added when new.
-    fn intern(&mut self, spec: PodSpec) -> Arc<PodSpec> {
+    /// `hash` is [`spec_hash`] of `spec`.
+    fn intern(&mut self, spec: PodSpec, hash: u64) -> Arc<PodSpec> {
         if let Some(last) = self.last.as_ref().filter(|l| ***l == spec) {
             return Arc::clone(last);
         }
-        let bucket = self.by_hash.entry(spec_hash(&spec)).or_default();
+        let bucket = self.by_hash.entry(hash).or_default();
         let shared = match bucket.iter().find(|s| ***s == spec) {
             Some(s) => Arc::clone(s),
             None => {
@@ -481,7 +551,7 @@ impl SpecPool {
     }
 }
 
-/// A hash of a spec's JSON, written straight into the hasher.
+/// A hash of a spec's JSON, written into the hasher through a buffer.
 fn spec_hash(spec: &PodSpec) -> u64 {
     use std::hash::Hasher;
     struct Writer(std::hash::DefaultHasher);
@@ -494,11 +564,16 @@ fn spec_hash(spec: &PodSpec) -> u64 {
             Ok(())
         }
     }
-    let mut w = Writer(std::hash::DefaultHasher::new());
+    // The serialiser writes a few bytes at a time; the hasher takes them a buffer at a time
+    // (the hash of a stream does not depend on how it is cut).
+    let mut w = std::io::BufWriter::with_capacity(1024, Writer(std::hash::DefaultHasher::new()));
     // Serialising a spec into a hasher does not fail; if it did, every such spec lands in one
     // bucket, where equality still decides.
     let _ = serde_json::to_writer(&mut w, spec);
-    w.0.finish()
+    match w.into_inner() {
+        Ok(w) => w.0.finish(),
+        Err(_) => 0,
+    }
 }
 
 impl Cluster {
@@ -609,14 +684,20 @@ impl Cluster {
     ///
     /// Pods with equal specs share one (see [`PodInfo`]).
     pub fn add_pod(&mut self, pod: Pod) -> PodId {
+        self.add_prepared(PreparedPod::new(pod))
+    }
+
+    /// [`Cluster::add_pod`] of a pod read already ([`PreparedPod::new`], on any thread).
+    pub fn add_prepared(&mut self, pod: PreparedPod) -> PodId {
         let id = self.pods.len();
-        let Pod {
-            metadata,
+        let PreparedPod {
+            meta,
             spec,
             status,
+            figures,
         } = pod;
-        let spec = spec.map(|s| self.specs.intern(s));
-        let mut info = PodInfo::from_parts(metadata, spec, status, id);
+        let spec = spec.map(|(s, hash)| self.specs.intern(s, hash));
+        let mut info = PodInfo::with_figures(meta, spec, status, id, figures);
         // A finished pod holds nothing: the scheduler's informer leaves out Succeeded and Failed
         // pods (field selector status.phase!=Succeeded,status.phase!=Failed).
         info.phase = match info.status.as_ref().and_then(|s| s.phase.as_deref()) {

@@ -21,6 +21,21 @@ use repel_engine::load::ClusterInput;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+/// A field of nested objects: `v.at(&["metadata", "name"])` is `v.pointer("/metadata/name")`
+/// for keys without `/` or `~`, without parsing the pointer and unescaping each of its tokens
+/// into a new string (reading the objects of a 150,000-pod cluster asks hundreds of thousands
+/// of these).
+trait At {
+    fn at(&self, path: &[&str]) -> Option<&Value>;
+}
+
+impl At for Value {
+    fn at(&self, path: &[&str]) -> Option<&Value> {
+        path.iter()
+            .try_fold(self, |v, key| v.as_object()?.get(*key))
+    }
+}
+
 /// Where an object was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -379,7 +394,7 @@ fn decode_early(v: &mut Value) -> Option<Decoded> {
 pub fn describe_value(v: &Value) -> Option<String> {
     let kind = v.get("kind")?.as_str()?;
     let name = v
-        .pointer("/metadata/name")
+        .at(&["metadata", "name"])
         .and_then(Value::as_str)
         .unwrap_or("<no name>");
     Some(format!("{kind} {name}"))
@@ -662,10 +677,10 @@ pub const MAX_GENERATED_BASE: usize = 58;
 /// or the API server's error when neither is usable.
 fn require_name(source: &Source, v: &Value) -> Result<Option<String>, InputError> {
     let generate = v
-        .pointer("/metadata/generateName")
+        .at(&["metadata", "generateName"])
         .and_then(Value::as_str)
         .filter(|g| !g.is_empty());
-    let message = match v.pointer("/metadata/name") {
+    let message = match v.at(&["metadata", "name"]) {
         Some(Value::String(n)) if !n.is_empty() => return Ok(None),
         None | Some(Value::Null) | Some(Value::String(_)) if generate.is_some() => {
             return Ok(generate.map(str::to_string));
@@ -715,8 +730,8 @@ fn convert_legacy(kind: &str, v: &mut Value) -> Option<&'static str> {
     if matches!(
         kind,
         "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet"
-    ) && v.pointer("/spec/selector").is_none_or(Value::is_null)
-        && let Some(labels) = v.pointer("/spec/template/metadata/labels").cloned()
+    ) && v.at(&["spec", "selector"]).is_none_or(Value::is_null)
+        && let Some(labels) = v.at(&["spec", "template", "metadata", "labels"]).cloned()
         && let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut)
     {
         spec.insert(
@@ -747,19 +762,21 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
         what: describe_value(v),
         message: format!("{field}: {message}"),
     };
-    let check_list = |path: &str, list: Option<&Value>| -> Result<(), InputError> {
+    // Paths are made only for an error: most objects have none, and a big cluster's
+    // containers are hundreds of thousands.
+    let check_list = |path: &dyn Fn() -> String, list: Option<&Value>| -> Result<(), InputError> {
         let Some(map) = list.and_then(Value::as_object) else {
             return Ok(());
         };
         for (name, q) in map {
-            let text = match q {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                other => other.to_string(),
+            let text: std::borrow::Cow<'_, str> = match q {
+                Value::String(s) => s.as_str().into(),
+                Value::Number(n) => n.to_string().into(),
+                other => other.to_string().into(),
             };
             if repel_core::quantity::parse_quantity_nanos(&text).is_none() {
                 return Err(err(
-                    format!("{path}.{name}"),
+                    format!("{}.{name}", path()),
                     format!("Invalid value: {text:?}: {QUANTITY_ERR}"),
                 ));
             }
@@ -778,35 +795,38 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
             {
                 for part in ["requests", "limits"] {
                     check_list(
-                        &format!("{path}.{list}[{i}].resources.{part}"),
-                        c.pointer(&format!("/resources/{part}")),
+                        &|| format!("{path}.{list}[{i}].resources.{part}"),
+                        c.at(&["resources", part]),
                     )?;
                 }
             }
         }
-        check_list(&format!("{path}.overhead"), spec.get("overhead"))?;
+        check_list(&|| format!("{path}.overhead"), spec.get("overhead"))?;
         for part in ["requests", "limits"] {
             check_list(
-                &format!("{path}.resources.{part}"),
-                spec.pointer(&format!("/resources/{part}")),
+                &|| format!("{path}.resources.{part}"),
+                spec.at(&["resources", part]),
             )?;
         }
         Ok(())
     };
     match kind {
         "Node" => {
-            check_list("status.allocatable", v.pointer("/status/allocatable"))?;
-            check_list("status.capacity", v.pointer("/status/capacity"))?;
+            check_list(
+                &|| "status.allocatable".into(),
+                v.at(&["status", "allocatable"]),
+            )?;
+            check_list(&|| "status.capacity".into(), v.at(&["status", "capacity"]))?;
         }
         "Pod" => check_spec("spec", v.get("spec"))?,
         "CronJob" => check_spec(
             "spec.jobTemplate.spec.template.spec",
-            v.pointer("/spec/jobTemplate/spec/template/spec"),
+            v.at(&["spec", "jobTemplate", "spec", "template", "spec"]),
         )?,
-        _ => check_spec("spec.template.spec", v.pointer("/spec/template/spec"))?,
+        _ => check_spec("spec.template.spec", v.at(&["spec", "template", "spec"]))?,
     }
     for field in ["replicas", "parallelism", "completions"] {
-        if let Some(n) = v.pointer(&format!("/spec/{field}")).and_then(Value::as_i64) {
+        if let Some(n) = v.at(&["spec", field]).and_then(Value::as_i64) {
             if n < 0 {
                 return Err(err(
                     format!("spec.{field}"),
@@ -1093,7 +1113,7 @@ impl Inventory {
             if let Some(current) = convert_legacy(kind, &mut edited) {
                 self.warnings.push(format!(
                     "{source} ({kind} {}): apiVersion {api} is no longer served; read as {current}",
-                    v.pointer("/metadata/name")
+                    v.at(&["metadata", "name"])
                         .and_then(Value::as_str)
                         .or(generate.as_deref())
                         .unwrap_or_default(),
@@ -1120,7 +1140,7 @@ impl Inventory {
             let ns = match kind {
                 "Node" | "Namespace" | "PriorityClass" => String::new(),
                 _ => {
-                    v.pointer("/metadata/namespace")
+                    v.at(&["metadata", "namespace"])
                         .and_then(Value::as_str)
                         .filter(|n| !n.is_empty())
                         .unwrap_or("default")
@@ -1130,7 +1150,7 @@ impl Inventory {
             };
             format!(
                 "{kind} {ns}{}",
-                v.pointer("/metadata/name")
+                v.at(&["metadata", "name"])
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             )
@@ -1225,7 +1245,7 @@ impl Inventory {
             });
         }
         let name = v
-            .pointer("/metadata/name")
+            .at(&["metadata", "name"])
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
@@ -1263,7 +1283,7 @@ impl Inventory {
         let ns = match kind {
             "Node" | "Namespace" | "PriorityClass" => String::new(),
             _ => v
-                .pointer("/metadata/namespace")
+                .at(&["metadata", "namespace"])
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())
                 .unwrap_or("default")

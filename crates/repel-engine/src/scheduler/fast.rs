@@ -595,11 +595,21 @@ fn class_keys(cluster: &Cluster, queue: &[PodId]) -> (Vec<(u128, u128)>, Vec<Spe
 
 /// A 128-bit key of strings and serialised values, from two hashers fed different prefixes,
 /// so that classes are found without building or comparing long strings.
+///
+/// The bytes fed are gathered in a small buffer and handed to the hashers a buffer at a time:
+/// SipHash is a stream (the key is the same however its input is cut), and a class key is fed
+/// dozens of pieces of a few bytes each (a label, a separator, a serialiser's punctuation),
+/// where a call per piece into both hashers cost more than hashing the bytes.
 struct KeyHasher {
     a: std::hash::DefaultHasher,
     b: std::hash::DefaultHasher,
+    buf: [u8; KEY_BUF],
+    len: usize,
     failed: bool,
 }
+
+/// The bytes [`KeyHasher`] gathers before hashing them.
+const KEY_BUF: usize = 256;
 
 impl KeyHasher {
     fn new() -> Self {
@@ -609,14 +619,29 @@ impl KeyHasher {
         KeyHasher {
             a: std::hash::DefaultHasher::new(),
             b,
+            buf: [0; KEY_BUF],
+            len: 0,
             failed: false,
         }
     }
 
     fn feed(&mut self, bytes: &[u8]) {
         use std::hash::Hasher;
-        self.a.write(bytes);
-        self.b.write(bytes);
+        if let Some(room) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            room.copy_from_slice(bytes);
+            self.len += bytes.len();
+            return;
+        }
+        let pending = self.buf.get(..self.len).unwrap_or_default();
+        self.a.write(pending);
+        self.b.write(pending);
+        self.len = 0;
+        if bytes.len() >= KEY_BUF {
+            self.a.write(bytes);
+            self.b.write(bytes);
+        } else {
+            self.feed(bytes);
+        }
     }
 
     fn str(&mut self, s: &str) {
@@ -634,8 +659,11 @@ impl KeyHasher {
 
     fn finish(&self) -> u128 {
         use std::hash::Hasher;
-        ((u128::from(self.a.finish()) << 64) | u128::from(self.b.finish()))
-            ^ u128::from(self.failed)
+        let (mut a, mut b) = (self.a.clone(), self.b.clone());
+        let pending = self.buf.get(..self.len).unwrap_or_default();
+        a.write(pending);
+        b.write(pending);
+        ((u128::from(a.finish()) << 64) | u128::from(b.finish())) ^ u128::from(self.failed)
     }
 }
 
