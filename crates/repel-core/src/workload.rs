@@ -184,8 +184,26 @@ pub fn safe_encode_string(s: &str) -> String {
 
 /// The `pod-template-hash` of a template (see the module docs for how it differs from upstream).
 pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
-    let json = serde_json::to_vec(template).unwrap_or_default();
-    safe_encode_string(&fnv32a(&json).to_string())
+    /// FNV-1a over what is written (the JSON, as it is written, without holding it).
+    struct Fnv(u32);
+    impl std::io::Write for Fnv {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = buf
+                .iter()
+                .fold(self.0, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193));
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Fnv(fnv32a(&[]));
+    // A template serialises; if it did not, the hash is of what was written, as `to_vec`'s
+    // empty output was before.
+    if serde_json::to_writer(&mut h, template).is_err() {
+        h = Fnv(fnv32a(&[]));
+    }
+    safe_encode_string(&h.0.to_string())
 }
 
 fn owner_ref(api_version: &str, kind: &str, meta: &ObjectMeta) -> Option<OwnerReference> {

@@ -403,10 +403,17 @@ pub fn describe_value(v: &Value) -> Option<String> {
 /// Deserialises a typed object, naming the failing field, and lists the fields the type does
 /// not declare (upstream's unknown fields
 /// under strict field validation), by path, in document order.
+///
+/// Most objects decode: they are decoded once without following the path (which copies every
+/// field name the decoder meets), and only an object that fails is decoded again following it,
+/// for the message (decoding is deterministic: it fails again, at the same field).
 pub fn typed_strict<T: DeserializeOwned>(
     source: &Source,
     v: &Value,
 ) -> Result<(T, Vec<String>), InputError> {
+    if let (Ok(obj), unknown) = repel_api::strict::decode::<T, _>(v) {
+        return Ok((obj, unknown));
+    }
     let mut track = serde_path_to_error::Track::new();
     let (result, unknown) =
         repel_api::strict::decode::<T, _>(serde_path_to_error::Deserializer::new(v, &mut track));
