@@ -740,12 +740,12 @@ impl Cluster {
         &mut self,
         like: PodId,
         meta: ObjectMeta,
-        spec: Option<PodSpec>,
+        spec: Option<Arc<PodSpec>>,
     ) -> Option<PodId> {
         let id = self.pods.len();
         let l = self.pods.get(like)?;
         let spec = match spec {
-            Some(s) => Some(Arc::new(s)),
+            Some(s) => Some(s),
             None => l.spec.clone(),
         };
         let info = PodInfo {

@@ -114,7 +114,7 @@ enum Prepared {
     /// differs from the first's (a DaemonSet's pods are pinned each to its node).
     Admitted {
         first: Box<PreparedPod>,
-        rest: Vec<(ObjectMeta, Option<PodSpec>)>,
+        rest: Vec<(ObjectMeta, Option<Arc<PodSpec>>)>,
     },
     /// Each pod is admitted on its own, in order ([`add_one_by_one`]): a template that names
     /// its node, a first pod admission refuses (each is refused alike, with its own name in
@@ -162,7 +162,10 @@ fn prepare_workload(
         return Prepared::OneByOne;
     };
     let rest = pods
-        .map(|(meta, pin)| (meta, pin.map(|node| pinned(admitted, Some(&node)))))
+        .map(|(meta, pin)| {
+            let own = pin.map(|node| Arc::new(pinned(admitted, Some(&node))));
+            (meta, own)
+        })
         .collect();
     Prepared::Admitted {
         // Read here, on a preparing thread, not where the pods join the cluster one at a time.
@@ -210,7 +213,9 @@ fn add_one_by_one(
             return;
         }
         if let Some((like, admitted)) = &first {
-            let own = pin.as_deref().map(|node| pinned(admitted, Some(node)));
+            let own = pin
+                .as_deref()
+                .map(|node| Arc::new(pinned(admitted, Some(node))));
             stopped = built.cluster.add_pod_like_with(*like, meta, own).is_none();
             return;
         }
@@ -263,7 +268,10 @@ fn for_each_prepared<T: Sync, R: Send>(
     }
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<R>)>();
+        // Bounded: the preparing threads run at most a few batches ahead of the pods joining
+        // the cluster, so what they made is moved in and its memory used again while it is
+        // fresh, not all of it held at once (a DaemonSet's pods carry a spec each).
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<R>)>(2 * threads);
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, prepare) = (&next, &prepare);
