@@ -665,7 +665,11 @@ impl Cluster {
 
     /// Adds a node; returns its id.
     pub fn add_node(&mut self, node: Node) -> NodeId {
-        let info = NodeInfo::new(node);
+        self.add_node_info(NodeInfo::new(node))
+    }
+
+    /// [`Cluster::add_node`] of a node read already ([`NodeInfo::new`], on any thread).
+    pub fn add_node_info(&mut self, info: NodeInfo) -> NodeId {
         let id = self.nodes.len();
         for (k, v) in &info.labels {
             self.label_index
@@ -1083,6 +1087,17 @@ impl Cluster {
     /// [`Cluster::owner_selectors`]), named `owner` (a Deployment's: its ReplicaSet
     /// `NAME-<pod-template-hash>`, whose hash its selector gains).
     pub fn register_workload(&mut self, w: &repel_core::workload::Workload, owner: &str) {
+        if let Some((key, sel)) = Cluster::owner_selector(w, owner) {
+            self.owner_selectors.insert(key, sel);
+        }
+    }
+
+    /// What [`Cluster::register_workload`] records of `w`, read on any thread: its key in
+    /// [`Cluster::owner_selectors`] and the selector.
+    pub fn owner_selector(
+        w: &repel_core::workload::Workload,
+        owner: &str,
+    ) -> Option<((String, String, String), repel_core::labels::LabelSelector)> {
         use repel_core::labels::{Operator, Requirement, label_selector_from_api};
         use repel_core::workload::Workload;
         let (kind, selector, hash) = match w {
@@ -1096,24 +1111,24 @@ impl Cluster {
             }
             Workload::ReplicaSet(r) => ("ReplicaSet", &r.spec.selector, None),
             Workload::StatefulSet(s) => ("StatefulSet", &s.spec.selector, None),
-            _ => return,
+            _ => return None,
         };
         let Ok(mut sel) = label_selector_from_api(selector) else {
-            return;
+            return None;
         };
         if let Some(hash) = hash
             && let Ok(req) = Requirement::new("pod-template-hash", Operator::Equals, &[hash])
         {
             sel = sel.add([req]);
         }
-        self.owner_selectors.insert(
+        Some((
             (
                 kind.to_string(),
                 w.namespace().to_string(),
                 owner.to_string(),
             ),
             sel,
-        );
+        ))
     }
 
     /// Live pods whose `spec.nodeName` names a node the cluster does not have (they wait for

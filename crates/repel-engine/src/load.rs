@@ -16,7 +16,7 @@ use repel_core::workload::{
     PlannedPods, Workload, expand_planned_parts, for_each_planned_part, namespace_of, pin_to_node,
 };
 
-use crate::cluster::{Cluster, PodId, PreparedPod};
+use crate::cluster::{Cluster, NodeInfo, PodId, PreparedPod};
 
 /// What a node without `status.allocatable` is taken to offer: kubelet's default `maxPods`
 /// (110) and more CPU, memory and storage than any pod asks for. Hand-written manifests rarely
@@ -356,18 +356,33 @@ fn build_cluster_with(
         repel_core::object_defaults::set_defaults_namespace(ns);
     }
     built.cluster.pdbs = input.pdbs;
-    for n in &nodes {
-        built.cluster.add_node(n.clone());
-    }
+    let threads = prepare.unwrap_or(1);
+    // Each node read on every core, the nodes joining the cluster in order.
+    for_each_prepared(
+        &nodes,
+        threads,
+        |_, n| NodeInfo::new(n.clone()),
+        |_, info| {
+            built.cluster.add_node_info(info);
+        },
+    );
     // What each workload's controller finds already there (its pods, adopted orphans) and
     // so still creates.
     let mut pods = input.pods;
     let claims = claim_pods(&input.workloads, &mut pods, &nodes, gates);
-    for (w, wp) in input.workloads.iter().zip(&claims.workloads) {
-        if let Some(owner) = &wp.owner {
-            built.cluster.register_workload(w, &owner.name);
-        }
-    }
+    for_each_prepared(
+        &input.workloads,
+        threads,
+        |i, w| {
+            let owner = claims.workloads.get(i)?.owner.as_ref()?;
+            Cluster::owner_selector(w, &owner.name)
+        },
+        |_, found| {
+            if let Some((key, sel)) = found {
+                built.cluster.owner_selectors.insert(key, sel);
+            }
+        },
+    );
     built.owners = claims.workloads.iter().map(|w| w.owner.clone()).collect();
     let taken = taken_names(&pods);
     // Every pod is known before the first is made: one allocation for them all (growing by
@@ -389,7 +404,6 @@ fn build_cluster_with(
     // core ([`prepare_workload`]); the pods join the cluster here, in workload order, so ids,
     // names and admission's outcome are those of one workload after the other.
     let namespaces = built.cluster.namespaces.clone();
-    let threads = prepare.unwrap_or(1);
     let prepare = |i: usize, w: &Workload| {
         let Some(wp) = claims.workloads.get(i) else {
             return Prepared::Nothing;

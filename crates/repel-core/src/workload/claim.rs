@@ -375,6 +375,7 @@ pub fn plan(
         }
     }
 
+    let hashes = deployment_hashes(workloads);
     let plans = workloads
         .iter()
         .enumerate()
@@ -409,6 +410,7 @@ pub fn plan(
                         &rs_of_deploy,
                         &mine,
                         pods,
+                        hashes.get(i).and_then(Option::as_deref),
                     )),
                     missing(w.pod_count()),
                 ),
@@ -516,7 +518,39 @@ pub fn taken_names(pods: &[Pod]) -> HashSet<String> {
         .collect()
 }
 
-/// Rule 3: the ReplicaSet a Deployment's new pods belong to.
+/// The `pod-template-hash` of each Deployment's template (`None` for other workloads), on
+/// every core: hashing a template is most of planning a Deployment, and a cluster of 20,000
+/// workloads is planned before any of its pods can be made.
+fn deployment_hashes(workloads: &[Workload]) -> Vec<Option<String>> {
+    let hash = |w: &Workload| match w {
+        Workload::Deployment(_) => w.template().map(|(t, _)| pod_template_hash(t)),
+        _ => None,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || workloads.len() < 1024 {
+        return workloads.iter().map(hash).collect();
+    }
+    let chunk = workloads.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = workloads
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(hash).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(workloads.len());
+        for (part, handle) in workloads.chunks(chunk).zip(parts) {
+            // A thread that failed: its part hashed here.
+            match handle.join() {
+                Ok(h) => out.extend(h),
+                Err(_) => out.extend(part.iter().map(hash)),
+            }
+        }
+        out
+    })
+}
+
+/// Rule 3: the ReplicaSet a Deployment's new pods belong to; `hash` is its template's
+/// `pod-template-hash`
+/// ([`deployment_hashes`]; made here when not given).
 fn deployment_owner(
     i: usize,
     w: &Workload,
@@ -524,6 +558,7 @@ fn deployment_owner(
     rs_of_deploy: &HashMap<usize, usize>,
     mine: &[usize],
     pods: &[PodView<'_>],
+    hash: Option<&str>,
 ) -> OwnerId {
     let template = w.template().map(|(t, _)| t);
     let mut have_rs = false;
@@ -564,7 +599,10 @@ fn deployment_owner(
             };
         }
     }
-    let hash = template.map(pod_template_hash).unwrap_or_default();
+    let hash = match hash {
+        Some(h) => h.to_string(),
+        None => template.map(pod_template_hash).unwrap_or_default(),
+    };
     OwnerId {
         kind: "ReplicaSet".into(),
         name: format!("{}-{hash}", w.name()),
