@@ -269,18 +269,13 @@ pub fn split_documents(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let mut pieces = Vec::new();
     let mut start = 0;
-    let mut line = 0;
-    while line < b.len() {
-        if line > start
-            && b[line..].starts_with(b"---")
-            && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
-        {
+    // A marker starts a line: the lines that begin with `---` are found by searching for
+    // `\n---` (a substring search, not a look at every line of a 20 MB file).
+    for (i, _) in text.match_indices("\n---") {
+        let line = i + 1;
+        if line > start && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r')) {
             pieces.push(&text[start..line]);
             start = line;
-        }
-        match b[line..].iter().position(|&c| c == b'\n') {
-            Some(p) => line += p + 1,
-            None => break,
         }
     }
     pieces.push(&text[start..]);
@@ -772,6 +767,13 @@ mod tests {
             split_documents(text),
             vec!["a: 1\n", "---\nb: 2\n----\n", "--- c\n---x\n  ---\n", "---"],
         );
+        // A first marker, markers one after another, CRLF line ends.
+        assert_eq!(
+            split_documents("---\n---\na: 1\r\n---\r\nb: 2"),
+            vec!["---\n", "---\na: 1\r\n", "---\r\nb: 2"],
+        );
+        assert_eq!(split_documents(""), vec![""]);
+        assert_eq!(split_documents("\n---"), vec!["\n", "---"]);
     }
 }
 
