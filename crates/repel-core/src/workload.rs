@@ -162,17 +162,25 @@ impl NameRng {
 
     /// `n` characters of [`NAME_ALPHABET`], as upstream `utilrand.String(n)`.
     pub fn suffix(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| NAME_ALPHABET[(self.next() % NAME_ALPHABET.len() as u64) as usize] as char)
-            .collect()
+        (0..n).map(|_| char::from(self.letter())).collect()
+    }
+
+    /// One character of [`NAME_ALPHABET`], as [`NameRng::suffix`] draws each.
+    fn letter(&mut self) -> u8 {
+        NAME_ALPHABET[(self.next() % NAME_ALPHABET.len() as u64) as usize]
     }
 }
 
 /// FNV-1a, 32 bits.
 pub fn fnv32a(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
-    })
+    fnv32a_on(0x811c_9dc5, bytes)
+}
+
+/// FNV-1a's state `h` after `bytes` (the hash of a stream, a piece at a time).
+fn fnv32a_on(h: u32, bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193))
 }
 
 /// Upstream `rand.SafeEncodeString`: each byte mapped into [`NAME_ALPHABET`].
@@ -188,9 +196,7 @@ pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
     struct Fnv(u32);
     impl std::io::Write for Fnv {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 = buf
-                .iter()
-                .fold(self.0, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193));
+            self.0 = fnv32a_on(self.0, buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
@@ -531,10 +537,8 @@ fn fresh(
     drawn: &mut Drawn,
 ) -> String {
     loop {
-        // `rng.suffix(5)`, drawn the same way, without a string of its own.
-        let key: [u8; 5] = std::array::from_fn(|_| {
-            NAME_ALPHABET[(rng.next() % NAME_ALPHABET.len() as u64) as usize]
-        });
+        // `rng.suffix(5)`, without a string of its own.
+        let key: [u8; 5] = std::array::from_fn(|_| rng.letter());
         if drawn.0.len() < SUFFIXES && drawn.0.contains(&key) {
             continue;
         }

@@ -42,3 +42,13 @@ pub mod sim;
 
 pub use cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 pub use scheduler::{Outcome, Scheduler, schedule_all};
+
+/// Drops `value` on a thread of its own, which nothing waits for: a big structure (a run's
+/// compiled state, a build's input) is freed while the caller goes on. If no thread can be
+/// started, `value` is dropped here.
+pub(crate) fn drop_elsewhere<T: Send + 'static>(value: T) {
+    // (`spawn` drops the closure, and `value` with it, when the thread cannot start.)
+    let _ = std::thread::Builder::new()
+        .name("repel-free".to_string())
+        .spawn(move || drop(value));
+}

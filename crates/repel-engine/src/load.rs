@@ -248,19 +248,9 @@ fn name_taken(taken: &TakenNames, ns: &str, name: &str) -> bool {
     taken.get(ns).is_some_and(|names| names.contains(name))
 }
 
-/// From how many workloads [`drop_elsewhere`] frees them on another thread.
+/// From how many workloads the input left after a build is freed on another thread
+/// ([`crate::drop_elsewhere`]); a small one is freed where the build ends.
 const DROP_ELSEWHERE_FROM: usize = 1024;
-
-/// Frees the input left after a build: a big one (see [`DROP_ELSEWHERE_FROM`]) on another
-/// thread, which nothing waits for; a small one, or when no thread can be started, here.
-fn drop_elsewhere(left: (Vec<Workload>, Vec<Node>, repel_core::workload::claim::Plan)) {
-    if left.0.len() >= DROP_ELSEWHERE_FROM {
-        // (`spawn` hands the value back to be dropped here if the thread cannot start.)
-        let _ = std::thread::Builder::new()
-            .name("repel-free".to_string())
-            .spawn(move || drop(left));
-    }
-}
 
 /// Workloads taken in batches of this many by the threads preparing them.
 const PREPARE_BATCH: usize = 32;
@@ -453,7 +443,9 @@ fn build_cluster_with(
     // The workloads as read, the nodes' copies and the plan are not needed any more: a big
     // input's (20,000 workloads, each a template) are freed on another thread while the
     // cluster goes on to be scheduled.
-    drop_elsewhere((input.workloads, nodes, claims));
+    if input.workloads.len() >= DROP_ELSEWHERE_FROM {
+        crate::drop_elsewhere((input.workloads, nodes, claims));
+    }
     let orphans: Vec<String> = built
         .cluster
         .orphans()

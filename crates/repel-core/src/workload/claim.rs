@@ -549,8 +549,7 @@ fn deployment_hashes(workloads: &[Workload]) -> Vec<Option<String>> {
 }
 
 /// Rule 3: the ReplicaSet a Deployment's new pods belong to; `hash` is its template's
-/// `pod-template-hash`
-/// ([`deployment_hashes`]; made here when not given).
+/// `pod-template-hash` ([`deployment_hashes`]; `None` when it has no template).
 fn deployment_owner(
     i: usize,
     w: &Workload,
@@ -599,10 +598,7 @@ fn deployment_owner(
             };
         }
     }
-    let hash = match hash {
-        Some(h) => h.to_string(),
-        None => template.map(pod_template_hash).unwrap_or_default(),
-    };
+    let hash = hash.unwrap_or_default();
     OwnerId {
         kind: "ReplicaSet".into(),
         name: format!("{}-{hash}", w.name()),

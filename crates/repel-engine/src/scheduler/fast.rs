@@ -1608,9 +1608,7 @@ const FREE_ELSEWHERE_FROM: usize = 20_000;
 /// need not wait for; if no thread can be started it is freed here.
 fn free(run: Run, queued: usize) {
     if queued >= FREE_ELSEWHERE_FROM {
-        let _ = std::thread::Builder::new()
-            .name("repel-free".to_string())
-            .spawn(move || drop(run));
+        crate::drop_elsewhere(run);
     }
 }
 
