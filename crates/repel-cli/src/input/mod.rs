@@ -232,11 +232,19 @@ pub fn read_text_limited(path: &Path, limit: u64) -> Result<String, InputError> 
             .map_err(io)?;
     } else {
         let file = std::fs::File::open(path).map_err(io)?;
-        if file
+        let size = file
             .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() > limit)
-        {
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        if size.is_some_and(|len| len > limit) {
             return Err(too_large());
+        }
+        // A regular file's text is read into a buffer of its size (and one byte to see the
+        // end), not grown by doubling: a 20 MB file was copied from buffer to buffer and
+        // faulted in twice over.
+        if let Some(len) = size.and_then(|len| usize::try_from(len).ok()) {
+            bytes.reserve_exact(len.saturating_add(1));
         }
         file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
@@ -994,10 +1002,40 @@ impl Inventory {
         recursive: bool,
         seed: u64,
     ) -> Result<Inventory, InputError> {
+        let paths = expand_paths(paths, recursive)?;
+        if paths.len() < 2 {
+            let texts = paths.into_iter().map(|p| {
+                let text = read_text(&p);
+                (p, text)
+            });
+            return Inventory::load_texts(texts, seed);
+        }
+        // The next file is read on another thread while this one is parsed (one ahead at most:
+        // two texts held at a time). The reader stops when the reading here ends early (an
+        // error), as its next send then fails.
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                for p in paths {
+                    let text = read_text(&p);
+                    if tx.send((p, text)).is_err() {
+                        break;
+                    }
+                }
+            });
+            Inventory::load_texts(rx, seed)
+        })
+    }
+
+    /// Reads the files' texts in the order given (each with its path).
+    fn load_texts(
+        texts: impl IntoIterator<Item = (PathBuf, Result<String, InputError>)>,
+        seed: u64,
+    ) -> Result<Inventory, InputError> {
         let mut inv = Inventory::with_seed(seed);
-        for path in expand_paths(paths, recursive)? {
+        for (path, text) in texts {
             let file = path.display().to_string();
-            let text = read_text(&path)?;
+            let text = text?;
             let (docs, early): (Vec<RawDoc>, Vec<Option<Decoded>>) =
                 parse_documents_with(&file, &text, &decode_early)?
                     .into_iter()
@@ -1652,5 +1690,51 @@ status:
             assert_eq!(early, in_order.unwrap_err().to_string());
             assert!(early.contains("bad.yaml"), "{early}");
         }
+    }
+
+    #[test]
+    fn files_read_ahead_are_taken_in_order_and_the_first_error_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let a = write("a.yaml", &MIXED.replace("-N", "-a"));
+        let b = write("b.yaml", &MIXED.replace("-N", "-b"));
+        let c = write("c.yaml", &MIXED.replace("-N", "-c"));
+        // Several files (the next read on another thread) read as the files one by one.
+        let all = Inventory::load(&[a.clone(), b.clone(), c.clone()], false).unwrap();
+        let mut one_by_one = Inventory::with_seed(0);
+        for path in [&a, &b, &c] {
+            let text = std::fs::read_to_string(path).unwrap();
+            let file = path.display().to_string();
+            for doc in parse_documents(&file, &text).unwrap() {
+                for_each_object(&file, &doc, |source, v| {
+                    let duplicates = item_duplicates(&doc, source.item);
+                    one_by_one.add_with_duplicates(source, v, duplicates)
+                })
+                .unwrap();
+            }
+        }
+        assert_eq!(all.workloads.len(), 6);
+        assert_eq!(fields(&all), fields(&one_by_one));
+        // An error in the first file is the error, whatever the files after it hold (a
+        // missing one, read ahead meanwhile); a missing file after good ones is named.
+        let bad = write(
+            "bad.yaml",
+            &MIXED.replace("-N", "-x").replace("cpu: 100m", "cpu: lots"),
+        );
+        let missing = dir.path().join("missing.yaml");
+        let err = Inventory::load(&[bad.clone(), missing.clone(), a.clone()], false)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bad.yaml") && err.contains("lots"), "{err}");
+        let err = Inventory::load(&[a, b, missing], false)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing.yaml"), "{err}");
     }
 }
