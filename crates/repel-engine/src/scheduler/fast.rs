@@ -519,6 +519,69 @@ struct LastUnschedulable {
     message: String,
 }
 
+/// The part of compiling a pod's class that reads only the pod and what a batch does not change
+/// (its owner's selector, for the default spread constraints): [`class_keys`] finds it on every
+/// core for the first pod of each class, so that the scheduling thread only picks it up
+/// ([`FastScheduler::compile`] finds it itself when none was found ahead).
+struct Draft {
+    /// `None`: the compiled path does not cover the pod (host ports, pod (anti-)affinity, a
+    /// spread constraint whose selector does not parse).
+    spreads: Option<DraftSpreads>,
+}
+
+/// A [`Draft`]'s spread constraints, each with whether its selector matches the pod itself.
+struct DraftSpreads {
+    hard: Vec<(TopologySpreadConstraint, bool)>,
+    soft: Vec<(TopologySpreadConstraint, bool)>,
+    /// The pod has constraints of its own (the system defaults apply otherwise).
+    explicit: bool,
+}
+
+impl Draft {
+    fn of(info: &PodInfo, cluster: &Cluster) -> Self {
+        Draft {
+            spreads: Self::spreads(info, cluster),
+        }
+    }
+
+    fn spreads(info: &PodInfo, cluster: &Cluster) -> Option<DraftSpreads> {
+        if !info.ports.is_empty() || has_pod_affinity(info) {
+            return None;
+        }
+        let spec_constraints = info
+            .spec()
+            .topology_spread_constraints
+            .as_deref()
+            .unwrap_or_default();
+        let hard = if spec_constraints.is_empty() {
+            Vec::new()
+        } else {
+            filter_topology_spread_constraints(spec_constraints, info.labels(), DO_NOT_SCHEDULE)
+                .ok()?
+        };
+        let soft = if spec_constraints.is_empty() {
+            system_default_constraints(&default_selector(info, cluster), SCHEDULE_ANYWAY)
+        } else {
+            filter_topology_spread_constraints(spec_constraints, info.labels(), SCHEDULE_ANYWAY)
+                .ok()?
+        };
+        let self_match =
+            |cs: Vec<TopologySpreadConstraint>| -> Vec<(TopologySpreadConstraint, bool)> {
+                cs.into_iter()
+                    .map(|c| {
+                        let m = c.selector.matches(info.labels());
+                        (c, m)
+                    })
+                    .collect()
+            };
+        Some(DraftSpreads {
+            hard: self_match(hard),
+            soft: self_match(soft),
+            explicit: !spec_constraints.is_empty(),
+        })
+    }
+}
+
 /// The pod's class key: namespace, labels, controller, `spec.nodeName`, and the spec's key.
 /// Equal specs are shared between pods (see `Cluster::add_pod`), so `specs` remembers the key
 /// and memo of each shared spec seen, by address.
@@ -551,30 +614,40 @@ fn class_key(info: &PodInfo, specs: &mut SpecKeys) -> u128 {
     h.finish()
 }
 
-/// The class and label keys of `queue`, and the memos of the shared specs met, computed on
-/// every core (they depend on nothing the batch changes: a queued pod is unbound until its
+/// The class and label keys of `queue`, the memos of the shared specs met, and (with
+/// `drafts`) the [`Draft`] of the first pod of each class (`None` for the others), computed
+/// on every core (they depend on nothing the batch changes: a queued pod is unbound until its
 /// own turn).
-fn class_keys(cluster: &Cluster, queue: &[PodId]) -> (Vec<(u128, u128)>, Vec<SpecKeys>) {
-    let keys_of = |part: &[PodId]| -> (Vec<(u128, u128)>, SpecKeys) {
+fn class_keys(cluster: &Cluster, queue: &[PodId], drafts: bool) -> ClassKeys {
+    let keys_of = |part: &[PodId]| -> ClassKeys {
         let mut specs = SpecKeys::default();
-        let keys = part
-            .iter()
-            .map(|pod| {
-                cluster
-                    .pods
-                    .get(*pod)
-                    .map_or((0, 0), |p| (class_key(p, &mut specs), label_key(p)))
-            })
-            .collect();
-        (keys, specs)
+        let mut seen = FastMap::<u128, ()>::default();
+        let mut out = Vec::with_capacity(part.len());
+        let mut found = Vec::with_capacity(part.len());
+        for pod in part {
+            let Some(p) = cluster.pods.get(*pod) else {
+                out.push((0, 0));
+                found.push(None);
+                continue;
+            };
+            let key = class_key(p, &mut specs);
+            out.push((key, label_key(p)));
+            found.push(
+                (drafts && seen.insert(key, ()).is_none()).then(|| Box::new(Draft::of(p, cluster))),
+            );
+        }
+        ClassKeys {
+            keys: out,
+            drafts: found,
+            specs: vec![specs],
+        }
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 || queue.len() < 1024 {
-        let (keys, specs) = keys_of(queue);
-        return (keys, vec![specs]);
+        return keys_of(queue);
     }
     let chunk = queue.len().div_ceil(threads);
-    let (keys, specs): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
+    let parts: Vec<ClassKeys> = std::thread::scope(|scope| {
         let handles: Vec<_> = queue
             .chunks(chunk)
             .map(|part| scope.spawn(move || keys_of(part)))
@@ -582,15 +655,28 @@ fn class_keys(cluster: &Cluster, queue: &[PodId]) -> (Vec<(u128, u128)>, Vec<Spe
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
-            .unzip()
+            .collect()
     });
-    let keys: Vec<(u128, u128)> = keys.into_iter().flatten().collect();
-    if keys.len() == queue.len() {
-        (keys, specs)
-    } else {
-        let (keys, specs) = keys_of(queue);
-        (keys, vec![specs])
+    let mut all = ClassKeys::default();
+    for part in parts {
+        all.keys.extend(part.keys);
+        all.drafts.extend(part.drafts);
+        all.specs.extend(part.specs);
     }
+    if all.keys.len() == queue.len() && all.drafts.len() == queue.len() {
+        all
+    } else {
+        keys_of(queue)
+    }
+}
+
+/// [`class_keys`]' answer: per queued pod its class and label keys and perhaps a [`Draft`],
+/// and the shared specs' memos met on each thread.
+#[derive(Default)]
+struct ClassKeys {
+    keys: Vec<(u128, u128)>,
+    drafts: Vec<Option<Box<Draft>>>,
+    specs: Vec<SpecKeys>,
 }
 
 /// A 128-bit key of strings and serialised values, from two hashers fed different prefixes,
@@ -893,6 +979,19 @@ enum Statics {
     PerNode { candidates: Option<Vec<NodeId>> },
 }
 
+/// What compiling finds once per static key (see [`SpecMemo`], with `spec.nodeName`): the
+/// static plugins' tables, and their PreFilter and PreScore answers, the same for every class
+/// of the key (they read only tolerations, nodeSelector, affinity and the node name).
+#[derive(Clone)]
+struct StaticFacts {
+    statics: Arc<Statics>,
+    skip_filters: SkipSet,
+    /// The spec names nodes: the static plugins answer per node ([`Statics::PerNode`]).
+    per_node: bool,
+    tt_scores: bool,
+    na_scores: bool,
+}
+
 /// A compiled pod class.
 struct PodClass {
     /// The key of what the static plugins read (see [`SpecMemo`], with `spec.nodeName`).
@@ -947,7 +1046,7 @@ struct Run {
     domains: Vec<Domains>,
     domain_index: HashMap<String, usize>,
     classes: FastMap<u128, Option<Arc<PodClass>>>,
-    statics: FastMap<u128, Arc<Statics>>,
+    statics: FastMap<u128, StaticFacts>,
     /// What compiling reads of a spec, by the address of a spec shared by pods (see
     /// [`SpecMemo`]).
     specs: FastMap<usize, SpecMemo>,
@@ -1655,7 +1754,11 @@ impl FastScheduler {
         self.stats.node_classes = run.reps.len();
         let affinity_anywhere = cluster.pods.iter().any(has_pod_affinity);
         let mut out = Vec::with_capacity(queue.len());
-        let (keys, specs) = class_keys(cluster, queue);
+        let ClassKeys {
+            keys,
+            mut drafts,
+            specs,
+        } = class_keys(cluster, queue, !affinity_anywhere);
         for (ptr, (_, memo)) in specs.into_iter().flatten() {
             if let Some(memo) = memo {
                 run.specs.insert(ptr, memo);
@@ -1675,10 +1778,13 @@ impl FastScheduler {
                 }
             }
         }
-        for (&pod, &(key, _)) in queue.iter().zip(&keys) {
-            let outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere);
+        for (i, (&pod, &(key, _))) in queue.iter().zip(&keys).enumerate() {
+            let draft = drafts.get_mut(i).and_then(Option::take);
+            let outcome = self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere, draft);
             super::push_with_retry(&mut out, pod, outcome, || {
-                retry.then(|| self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere))
+                retry.then(|| {
+                    self.schedule_one(&mut run, cluster, pod, key, affinity_anywhere, None)
+                })
             });
         }
         self.stats.pod_classes = run.classes.values().filter(|c| c.is_some()).count();
@@ -1697,11 +1803,12 @@ impl FastScheduler {
         pod: PodId,
         key: u128,
         affinity_anywhere: bool,
+        draft: Option<Box<Draft>>,
     ) -> Outcome {
         let class = if affinity_anywhere {
             None
         } else {
-            self.class_of(run, cluster, pod, key)
+            self.class_of(run, cluster, pod, key, draft)
         };
         if let Some(class) = class
             && let Some(outcome) = self.compiled(run, cluster, pod, key, &class)
@@ -1798,11 +1905,12 @@ impl FastScheduler {
         cluster: &Cluster,
         pod: PodId,
         key: u128,
+        draft: Option<Box<Draft>>,
     ) -> Option<Arc<PodClass>> {
         if let Some(c) = run.classes.get(&key) {
             return c.clone();
         }
-        let compiled = self.compile(run, cluster, pod).map(Arc::new);
+        let compiled = self.compile(run, cluster, pod, draft).map(Arc::new);
         run.classes.insert(key, compiled.clone());
         compiled
     }
@@ -1816,56 +1924,26 @@ impl FastScheduler {
             .map(|e| e.plugin.as_ref())
     }
 
-    fn compile(&self, run: &mut Run, cluster: &Cluster, pod: PodId) -> Option<PodClass> {
+    /// Compiles the class of pod `pod` (`draft`: its [`Draft`] when found ahead). The static
+    /// plugins' PreFilter and PreScore run once per static key: every class of the key shares
+    /// their answers ([`StaticFacts`]).
+    fn compile(
+        &self,
+        run: &mut Run,
+        cluster: &Cluster,
+        pod: PodId,
+        draft: Option<Box<Draft>>,
+    ) -> Option<PodClass> {
         let info = &cluster.pods[pod];
-        if !info.ports.is_empty() || has_pod_affinity(info) {
-            return None;
-        }
-        // PreFilter of the static plugins.
-        let mut state = CycleState::default();
-        let mut skip_filters = SkipSet::default();
-        let mut names: Option<BTreeSet<String>> = None;
-        for (i, name) in STATIC_FILTERS.iter().enumerate() {
-            let pl = self.plugin(name)?;
-            let (st, res) = pl.pre_filter(&mut state, info, cluster);
-            match st.code {
-                Code::Skip => skip_filters.insert(i),
-                Code::Success => {
-                    if let Some(r) = res {
-                        names = Some(match names {
-                            None => r,
-                            Some(n) => n.intersection(&r).cloned().collect(),
-                        });
-                    }
-                }
-                _ => return None,
-            }
-        }
-        // Spread constraints.
-        let spec_constraints = info
-            .spec()
-            .topology_spread_constraints
-            .as_deref()
-            .unwrap_or_default();
-        let hard_c = if spec_constraints.is_empty() {
-            Vec::new()
-        } else {
-            filter_topology_spread_constraints(spec_constraints, info.labels(), DO_NOT_SCHEDULE)
-                .ok()?
+        let draft = match draft {
+            Some(d) => *d,
+            None => Draft::of(info, cluster),
         };
-        let soft_c = if spec_constraints.is_empty() {
-            system_default_constraints(&default_selector(info, cluster), SCHEDULE_ANYWAY)
-        } else {
-            filter_topology_spread_constraints(spec_constraints, info.labels(), SCHEDULE_ANYWAY)
-                .ok()?
-        };
-        let per_node = names.is_some() || names_nodes(info);
-        if per_node && (!hard_c.is_empty() || !soft_c.is_empty())
-            || hard_c.len() > MAX_SPREADS
-            || soft_c.len() > MAX_SPREADS
-        {
-            return None;
-        }
+        let DraftSpreads {
+            hard: hard_c,
+            soft: soft_c,
+            explicit,
+        } = draft.spreads?;
         // The static plugins read tolerations, nodeSelector, affinity and nodeName (host ports
         // are excluded above): pod classes that share them share these tables, and the
         // node-inclusion answers of their spread constraints.
@@ -1879,11 +1957,47 @@ impl FastScheduler {
                 h.finish()
             }
         };
+        // PreFilter of the static plugins, unless a class of the key compiled before.
+        let known = run.statics.get(&static_key).cloned();
+        let mut state = CycleState::default();
+        let mut skip_filters = SkipSet::default();
+        let mut names: Option<BTreeSet<String>> = None;
+        let per_node = match &known {
+            Some(f) => {
+                skip_filters = f.skip_filters;
+                f.per_node
+            }
+            None => {
+                for (i, name) in STATIC_FILTERS.iter().enumerate() {
+                    let pl = self.plugin(name)?;
+                    let (st, res) = pl.pre_filter(&mut state, info, cluster);
+                    match st.code {
+                        Code::Skip => skip_filters.insert(i),
+                        Code::Success => {
+                            if let Some(r) = res {
+                                names = Some(match names {
+                                    None => r,
+                                    Some(n) => n.intersection(&r).cloned().collect(),
+                                });
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                names.is_some() || names_nodes(info)
+            }
+        };
+        if per_node && (!hard_c.is_empty() || !soft_c.is_empty())
+            || hard_c.len() > MAX_SPREADS
+            || soft_c.len() > MAX_SPREADS
+        {
+            return None;
+        }
         // Read only when a constraint's node-inclusion answers are not known yet.
         let required = std::cell::OnceCell::new();
-        let compile_spreads = |cs: Vec<TopologySpreadConstraint>, run: &mut Run| {
+        let compile_spreads = |cs: Vec<(TopologySpreadConstraint, bool)>, run: &mut Run| {
             cs.into_iter()
-                .map(|c| {
+                .map(|(c, self_match)| {
                     let dom = run.domains(cluster, &c.topology_key);
                     let sel = run.sel.selector(cluster, &info.namespace, &c.selector);
                     let policies = (
@@ -1918,7 +2032,7 @@ impl FastScheduler {
                     Spread {
                         honor_taints: c.node_taints_policy == NodeInclusionPolicy::Honor,
                         hostname: c.topology_key == LABEL_HOSTNAME,
-                        self_match: c.selector.matches(info.labels()),
+                        self_match,
                         sel,
                         dom,
                         include,
@@ -1962,22 +2076,22 @@ impl FastScheduler {
             hard_present.push(present);
         }
 
-        // Scoring: which plugins score, and the pod's requests.
-        let tt = self.plugin(taint_toleration::NAME)?;
-        let na = self.plugin(node_affinity::NAME)?;
-        let mut score_state = CycleState::default();
-        let tt_scores = tt.pre_score(&mut score_state, info, &[], cluster).code != Code::Skip;
-        let na_st = na.pre_score(&mut score_state, info, &[], cluster);
-        if na_st.code == Code::Error {
-            return None;
-        }
-        let na_scores = na_st.code != Code::Skip;
+        // Scoring: which plugins score (PreScore, once per static key), and the pod's requests.
         let (la_req, ba_req) = memo.score_key;
-
-        let statics = match run.statics.get(&static_key) {
-            Some(st) => st.clone(),
+        let facts = match known {
+            Some(f) => f,
             None => {
-                let st = Arc::new(self.compile_statics(
+                let tt = self.plugin(taint_toleration::NAME)?;
+                let na = self.plugin(node_affinity::NAME)?;
+                let mut score_state = CycleState::default();
+                let tt_scores =
+                    tt.pre_score(&mut score_state, info, &[], cluster).code != Code::Skip;
+                let na_st = na.pre_score(&mut score_state, info, &[], cluster);
+                if na_st.code == Code::Error {
+                    return None;
+                }
+                let na_scores = na_st.code != Code::Skip;
+                let statics = Arc::new(self.compile_statics(
                     run,
                     cluster,
                     info,
@@ -1985,20 +2099,27 @@ impl FastScheduler {
                     (tt_scores, na_scores, per_node),
                     names,
                 )?);
-                run.statics.insert(static_key, st.clone());
-                st
+                let f = StaticFacts {
+                    statics,
+                    skip_filters,
+                    per_node,
+                    tt_scores,
+                    na_scores,
+                };
+                run.statics.insert(static_key, f.clone());
+                f
             }
         };
         Some(PodClass {
             static_key,
-            statics,
+            statics: facts.statics,
             skip_filters,
             need: needs(&info.requests),
             requests: info.requests.clone(),
             score_key: (la_req, ba_req),
-            tt_scores,
-            na_scores,
-            soft_require_all: !spec_constraints.is_empty(),
+            tt_scores: facts.tt_scores,
+            na_scores: facts.na_scores,
+            soft_require_all: explicit,
             hard,
             soft,
             hard_keys,

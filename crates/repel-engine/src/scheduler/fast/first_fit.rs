@@ -245,7 +245,9 @@ impl FirstFit {
             Some(&k) if k != 0 && info.spec_node_name().is_none() => k,
             _ => class_key(info, &mut self.specs),
         };
-        let class = self.sched.class_of(&mut self.run, cluster, pod, key)?;
+        let class = self
+            .sched
+            .class_of(&mut self.run, cluster, pod, key, None)?;
         let by_class = matches!(&*class.statics, Statics::ByClass { .. });
         (by_class && !class.hard.iter().any(|s| s.honor_taints)).then_some((class, key))
     }
