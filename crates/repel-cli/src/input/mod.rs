@@ -1010,9 +1010,10 @@ impl Inventory {
             });
             return Inventory::load_texts(texts, seed);
         }
-        // The next file is read on another thread while this one is parsed (one ahead at most:
-        // two texts held at a time). The reader stops when the reading here ends early (an
-        // error), as its next send then fails.
+        // The next files are read on another thread while this one is parsed: two ahead at
+        // most (one waiting in the channel, one read and waiting to be sent), so that a small
+        // file between two large ones does not stop the reading. The reader stops when the
+        // reading here ends early (an error), as its next send then fails.
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
