@@ -1003,13 +1003,6 @@ impl Inventory {
         seed: u64,
     ) -> Result<Inventory, InputError> {
         let paths = expand_paths(paths, recursive)?;
-        if paths.len() < 2 {
-            let texts = paths.into_iter().map(|p| {
-                let text = read_text(&p);
-                (p, text)
-            });
-            return Inventory::load_texts(texts, seed);
-        }
         // The next files are read on another thread while this one is parsed: two ahead at
         // most (one waiting in the channel, one read and waiting to be sent), so that a small
         // file between two large ones does not stop the reading. The reader stops when the
@@ -1028,9 +1021,9 @@ impl Inventory {
         })
     }
 
-    /// Reads the files' texts in the order given (each with its path).
+    /// Reads the files' texts in the order they arrive (each with its path).
     fn load_texts(
-        texts: impl IntoIterator<Item = (PathBuf, Result<String, InputError>)>,
+        texts: std::sync::mpsc::Receiver<(PathBuf, Result<String, InputError>)>,
         seed: u64,
     ) -> Result<Inventory, InputError> {
         let mut inv = Inventory::with_seed(seed);

@@ -621,7 +621,7 @@ fn class_key(info: &PodInfo, specs: &mut SpecKeys) -> u128 {
 fn class_keys(cluster: &Cluster, queue: &[PodId], drafts: bool) -> ClassKeys {
     let keys_of = |part: &[PodId]| -> ClassKeys {
         let mut specs = SpecKeys::default();
-        let mut seen = FastMap::<u128, ()>::default();
+        let mut seen = std::collections::HashSet::<u128, foldhash::fast::FixedState>::default();
         let mut out = Vec::with_capacity(part.len());
         let mut found = Vec::with_capacity(part.len());
         for pod in part {
@@ -632,9 +632,7 @@ fn class_keys(cluster: &Cluster, queue: &[PodId], drafts: bool) -> ClassKeys {
             };
             let key = class_key(p, &mut specs);
             out.push((key, label_key(p)));
-            found.push(
-                (drafts && seen.insert(key, ()).is_none()).then(|| Box::new(Draft::of(p, cluster))),
-            );
+            found.push((drafts && seen.insert(key)).then(|| Box::new(Draft::of(p, cluster))));
         }
         ClassKeys {
             keys: out,
