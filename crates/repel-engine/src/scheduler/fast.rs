@@ -1024,12 +1024,9 @@ type ScoreKey = ((i64, i64), Option<(i64, i64)>);
 struct ScoreCache {
     key: ScoreKey,
     scores: Vec<i64>,
-    /// Per node, for a pod needing `slots_need` ([`PodClass::need`]) and no extended resource:
-    /// its list in a fresh chain's groups (`node class * WIDTH + score`, see
-    /// [`by_class::Buckets`]), [`by_class::NO_FIT`] when it does not fit, [`UNKNOWN_SLOT`]
-    /// when not known yet; forgotten with the scores.
-    slots: Vec<u32>,
-    slots_need: Option<[i64; 3]>,
+    /// A fresh chain's entries per node and summaries per node class
+    /// ([`by_class::FreshSlots`]); forgotten with the scores.
+    fresh: by_class::FreshSlots,
     synced: usize,
     epoch: u64,
     used: u64,
@@ -1039,6 +1036,8 @@ struct ScoreCache {
 struct Run {
     node_class: Vec<u32>,
     reps: Vec<NodeId>,
+    /// Per node class, its nodes in node order.
+    class_nodes: Vec<Vec<NodeId>>,
     res: Vec<NodeRes>,
     free: Vec<Free>,
     domains: Vec<Domains>,
@@ -1435,9 +1434,16 @@ impl Run {
         sel: Selectors,
     ) -> Self {
         let classes = reps.len();
+        let mut class_nodes = vec![Vec::new(); classes];
+        for (n, &c) in node_class.iter().enumerate() {
+            if let Some(nodes) = class_nodes.get_mut(c as usize) {
+                nodes.push(n);
+            }
+        }
         Run {
             node_class,
             reps,
+            class_nodes,
             res: cluster.nodes.iter().map(NodeRes::of).collect(),
             free: cluster
                 .nodes
@@ -1602,17 +1608,17 @@ impl Run {
             None => {
                 // A new key takes a free slot, else the least recently used one's (and its
                 // buffer: there are thousands of distinct requests). Either is filled below.
-                let fresh = |scores, slots| ScoreCache {
+                let new = |scores, fresh| ScoreCache {
                     key: *key,
                     scores,
-                    slots,
-                    slots_need: None,
+                    fresh,
                     synced: 0,
                     epoch: u64::MAX,
                     used: 0,
                 };
                 let i = if self.caches.len() < self.max_caches {
-                    self.caches.push(fresh(vec![UNKNOWN; n], Vec::new()));
+                    self.caches
+                        .push(new(vec![UNKNOWN; n], by_class::FreshSlots::default()));
                     if self.caches.len() > SCORE_CACHES && self.cache_index.is_empty() {
                         // Past a handful, found by key instead of by a scan.
                         for (i, c) in self.caches.iter().enumerate() {
@@ -1629,10 +1635,10 @@ impl Run {
                         .map_or(0, |(i, _)| i);
                     let mut scores = std::mem::take(&mut self.caches[lru].scores);
                     scores.resize(n, UNKNOWN);
-                    let mut slots = std::mem::take(&mut self.caches[lru].slots);
-                    slots.clear();
+                    let mut fresh = std::mem::take(&mut self.caches[lru].fresh);
+                    fresh.forget_all();
                     self.cache_index.remove(&self.caches[lru].key);
-                    self.caches[lru] = fresh(scores, slots);
+                    self.caches[lru] = new(scores, fresh);
                     lru
                 };
                 if self.caches.len() > SCORE_CACHES {
@@ -1645,15 +1651,17 @@ impl Run {
         c.used = self.tick;
         if c.epoch != self.epoch || self.log.len().saturating_sub(c.synced) > n {
             c.scores.iter_mut().for_each(|s| *s = UNKNOWN);
-            c.slots.clear();
-            c.slots_need = None;
+            c.fresh.forget_all();
             c.epoch = self.epoch;
         } else {
             for &node in &self.log[c.synced..] {
-                c.scores[node] = UNKNOWN;
-                if let Some(s) = c.slots.get_mut(node) {
-                    *s = UNKNOWN_SLOT;
-                }
+                let (Some(score), Some(&class)) =
+                    (c.scores.get_mut(node), self.node_class.get(node))
+                else {
+                    continue;
+                };
+                *score = UNKNOWN;
+                c.fresh.changed(node, class);
             }
         }
         c.synced = self.log.len();
@@ -1686,8 +1694,8 @@ impl Run {
                     if let Some(s) = c.scores.get_mut(node) {
                         *s = UNKNOWN;
                     }
-                    if let Some(s) = c.slots.get_mut(node) {
-                        *s = UNKNOWN_SLOT;
+                    if let Some(&class) = self.node_class.get(node) {
+                        c.fresh.forget(node, class);
                     }
                 }
                 c.synced = base;
