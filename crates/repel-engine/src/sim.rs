@@ -187,7 +187,7 @@ impl Simulation {
             .iter()
             .zip(&built.owners)
             .filter_map(|(w, o)| match (w, o) {
-                (Workload::ReplicaSet(rs), None) => Some(rs),
+                (Workload::ReplicaSet(rs), None) => Some(&**rs),
                 _ => None,
             })
             .collect();

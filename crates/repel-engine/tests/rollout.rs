@@ -51,7 +51,7 @@ fn sim_with(nodes: usize, d: &Value) -> Simulation {
         .collect();
     let input = ClusterInput {
         nodes,
-        workloads: vec![Workload::Deployment(parsed(d))],
+        workloads: vec![Workload::from(parsed(d))],
         ..Default::default()
     };
     let mut sim = Simulation::new(input, cfg());
@@ -116,11 +116,7 @@ fn a_rolling_update_stays_within_its_fenceposts_pass_by_pass() {
     );
 
     let v2 = deployment(10, "nginx:2", json!({}));
-    assert!(
-        sim.plane
-            .workloads
-            .replace(Workload::Deployment(parsed(&v2)))
-    );
+    assert!(sim.plane.workloads.replace(Workload::from(parsed(&v2))));
     // 25% of 10: maxSurge 3 (rounded up), maxUnavailable 2 (rounded down).
     let mut passes = 0;
     while sim.plane.pass(sim.now, &mut sim.cluster, &mut sim.events) {
@@ -189,11 +185,7 @@ fn recreate_removes_every_old_pod_before_the_new_replica_set_grows() {
     let mut sim = sim_with(4, &v1);
     let old_rs = rs_names(&sim).remove(0);
     let v2 = deployment(4, "nginx:2", json!({"type": "Recreate"}));
-    assert!(
-        sim.plane
-            .workloads
-            .replace(Workload::Deployment(parsed(&v2)))
-    );
+    assert!(sim.plane.workloads.replace(Workload::from(parsed(&v2))));
     let mut mixed = false;
     while sim.plane.pass(sim.now, &mut sim.cluster, &mut sim.events) {
         mixed |= pods_by_rs(&sim).len() > 1;
@@ -625,7 +617,7 @@ fn an_input_replica_set_of_an_older_template_is_adopted_and_rolled_away() {
         nodes,
         pods,
         workloads: vec![
-            Workload::Deployment(parsed(&v2)),
+            Workload::from(parsed(&v2)),
             Workload::ReplicaSet(serde_json::from_value(rs.clone()).unwrap()),
         ],
         ..Default::default()

@@ -273,7 +273,7 @@ fn default_topology_spreading_for_workload_pods() {
                     json!([]),
                 ),
             ],
-            workloads: vec![Workload::Deployment(dep.clone())],
+            workloads: vec![Workload::from(dep.clone())],
             ..Default::default()
         };
         let mut built = repel_engine::load::build_cluster(

@@ -35,7 +35,7 @@ fn sim(policy: Option<&str>, replicas: i32, pods_per_node: &str) -> Simulation {
     .unwrap();
     let input = ClusterInput {
         nodes: vec![node],
-        workloads: vec![Workload::StatefulSet(sts)],
+        workloads: vec![Workload::from(sts)],
         ..Default::default()
     };
     let cfg = SimConfig {

@@ -869,7 +869,8 @@ enum Typed {
     Namespace(Box<Namespace>),
     Pdb(Box<PodDisruptionBudget>),
     PriorityClass(Box<PriorityClass>),
-    Workload(Box<Workload>),
+    /// (Each workload object is boxed within.)
+    Workload(Workload),
 }
 
 /// The part of reading one object that depends on the object alone: its checks
@@ -912,7 +913,7 @@ fn typed_as(source: &Source, kind: &str, v: &Value) -> Result<(Typed, Vec<String
                 "Job" => typed_strict(source, v).map(|(o, u)| (Workload::Job(o), u))?,
                 _ => typed_strict(source, v).map(|(o, u)| (Workload::CronJob(o), u))?,
             };
-            (Typed::Workload(Box::new(workload)), unknown)
+            (Typed::Workload(workload), unknown)
         }
     })
 }
@@ -1227,7 +1228,7 @@ impl Inventory {
             Typed::Namespace(obj) => self.namespaces.push(w(*obj, &source, seq)),
             Typed::Pdb(obj) => self.pdbs.push(w(*obj, &source, seq)),
             Typed::PriorityClass(obj) => self.priority_classes.push(w(*obj, &source, seq)),
-            Typed::Workload(obj) => self.workloads.push(w(*obj, &source, seq)),
+            Typed::Workload(obj) => self.workloads.push(w(obj, &source, seq)),
         }
         let report = strict(unknown);
         if let Some(mut report) = report {

@@ -32,7 +32,7 @@ fn names(pods: &[Pod]) -> Vec<String> {
 
 #[test]
 fn statefulset_pods_are_numbered_in_order() {
-    let w = Workload::StatefulSet(StatefulSet {
+    let w = Workload::from(StatefulSet {
         metadata: meta("db"),
         spec: StatefulSetSpec {
             replicas: Some(3),
@@ -58,7 +58,7 @@ fn statefulset_pods_are_numbered_in_order() {
 
 #[test]
 fn deployment_pods_are_named_rs_hash_then_suffix() {
-    let w = Workload::Deployment(Deployment {
+    let w = Workload::from(Deployment {
         metadata: meta("web"),
         spec: DeploymentSpec {
             replicas: Some(2),
@@ -97,7 +97,7 @@ fn deployment_pods_are_named_rs_hash_then_suffix() {
 #[test]
 fn a_large_workloads_pods_have_distinct_names_streamed_or_collected() {
     let replicas = 30_000;
-    let deployment = Workload::Deployment(Deployment {
+    let deployment = Workload::from(Deployment {
         metadata: meta("web"),
         spec: DeploymentSpec {
             replicas: Some(replicas),
@@ -107,7 +107,7 @@ fn a_large_workloads_pods_have_distinct_names_streamed_or_collected() {
         },
         status: None,
     });
-    let job = Workload::Job(Job {
+    let job = Workload::from(Job {
         metadata: meta("batch"),
         spec: Some(JobSpec {
             parallelism: Some(replicas),
@@ -137,7 +137,7 @@ fn a_large_workloads_pods_have_distinct_names_streamed_or_collected() {
 #[test]
 fn job_pods_follow_parallelism_and_completions() {
     let job = |parallelism, completions| {
-        Workload::Job(Job {
+        Workload::from(Job {
             metadata: meta("j"),
             spec: Some(JobSpec {
                 parallelism,
@@ -179,7 +179,7 @@ fn daemonset_runs_where_taints_and_selector_allow() {
         if let Some(s) = t.spec.as_mut().filter(|_| selector) {
             s.node_selector = Some([("accelerator".to_string(), "nvidia".to_string())].into());
         }
-        Workload::DaemonSet(DaemonSet {
+        Workload::from(DaemonSet {
             metadata: meta("agent"),
             spec: DaemonSetSpec {
                 template: t,

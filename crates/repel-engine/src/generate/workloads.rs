@@ -300,7 +300,7 @@ pub fn workload(
     let metadata = meta(name, namespace, &s.app);
     let template = template(s);
     match kind {
-        Kind::Deployment => Workload::Deployment(Deployment {
+        Kind::Deployment => Workload::from(Deployment {
             metadata,
             spec: DeploymentSpec {
                 replicas: Some(replicas),
@@ -310,7 +310,7 @@ pub fn workload(
             },
             status: None,
         }),
-        Kind::StatefulSet => Workload::StatefulSet(StatefulSet {
+        Kind::StatefulSet => Workload::from(StatefulSet {
             metadata,
             spec: StatefulSetSpec {
                 replicas: Some(replicas),
@@ -321,7 +321,7 @@ pub fn workload(
             },
             status: None,
         }),
-        Kind::Job => Workload::Job(Job {
+        Kind::Job => Workload::from(Job {
             metadata,
             spec: Some(JobSpec {
                 parallelism: Some(replicas),
@@ -347,7 +347,7 @@ pub fn daemon_set(
     let mut requests = BTreeMap::new();
     requests.insert("cpu".to_string(), cpu(cpu_m));
     requests.insert("memory".to_string(), mem(mem_mi));
-    Workload::DaemonSet(DaemonSet {
+    Workload::from(DaemonSet {
         metadata: meta(name, "kube-system", name),
         spec: DaemonSetSpec {
             selector: selector(name),

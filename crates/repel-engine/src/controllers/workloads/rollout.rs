@@ -485,7 +485,7 @@ fn sync_revision(
                     format!("Scaled up replica set {} from 0 to {count}", rs.name),
                 ));
             }
-            cluster.register_workload(&Workload::Deployment(d.clone()), &rs.name);
+            cluster.register_workload(&Workload::from(d.clone()), &rs.name);
             let msg = format!("Created new replica set {:?}", rs.name);
             r.replica_sets.push(rs);
             set_condition(
@@ -572,7 +572,7 @@ impl super::WorkloadControllers {
                 continue;
             }
             touched = true;
-            let w = Workload::ReplicaSet(replica_set_object(&d, rs));
+            let w = Workload::from(replica_set_object(&d, rs));
             let object = format!("ReplicaSet/{ns}/{}", rs.name);
             self.reconcile_replicas(i, &w, &rs.name, &object, mine, want, now, cluster, events);
         }

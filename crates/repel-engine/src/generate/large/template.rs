@@ -126,7 +126,7 @@ pub(super) fn deployment(
             ..Default::default()
         }),
     };
-    Workload::Deployment(Deployment {
+    Workload::from(Deployment {
         metadata: meta(name, namespace, p.app),
         spec: DeploymentSpec {
             replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),

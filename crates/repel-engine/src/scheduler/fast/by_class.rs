@@ -1311,7 +1311,11 @@ mod fresh_slots_tests {
             .map(|&n| (n, (slots[n] as usize % WIDTH) as i64))
             .collect();
         let best = fitting.iter().map(|f| f.1).max().unwrap_or(-1);
-        let top = fitting.iter().filter(|f| f.1 == best).map(|f| f.0).collect();
+        let top = fitting
+            .iter()
+            .filter(|f| f.1 == best)
+            .map(|f| f.0)
+            .collect();
         (fitting.len() as u32, best, top)
     }
 
