@@ -1605,10 +1605,10 @@ fn a_file_of_thousands_of_documents_is_read_whole() {
     assert_eq!(v["placements"][0]["node"], "last", "{v}");
 }
 
-/// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=10000`
-/// and `MIMALLOC_ALLOW_THP=0` (main.rs, `keep_freed_memory`): its arguments, standard input,
-/// output and exit code are those of a run where the variables are already set and nothing is
-/// started again, or where only one is set and the other is added.
+/// A batch command starts itself again in place with mimalloc's `MIMALLOC_PURGE_DELAY=10000`,
+/// `MIMALLOC_ALLOW_THP=0` and `MIMALLOC_DESTROY_ON_EXIT=2` (main.rs, `keep_freed_memory`): its
+/// arguments, standard input, output and exit code are those of a run where the variables are
+/// already set and nothing is started again, or where only one is set and the others are added.
 #[test]
 fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
     let text = std::fs::read_to_string(demo_cluster()).unwrap();
@@ -1616,6 +1616,7 @@ fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
         let mut c = repel();
         c.env_remove("MIMALLOC_PURGE_DELAY");
         c.env_remove("MIMALLOC_ALLOW_THP");
+        c.env_remove("MIMALLOC_DESTROY_ON_EXIT");
         for (name, v) in set {
             c.env(name, v);
         }
@@ -1636,6 +1637,7 @@ fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
             &[
                 ("MIMALLOC_PURGE_DELAY", "1000"),
                 ("MIMALLOC_ALLOW_THP", "0"),
+                ("MIMALLOC_DESTROY_ON_EXIT", "2"),
             ],
             args,
         );

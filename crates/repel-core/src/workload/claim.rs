@@ -36,7 +36,11 @@
 //!    `CRONJOB-<minutes>`, belongs to it (that Job runs its pods); otherwise the pods of its next
 //!    run, as [`super::expand_pods`] makes them.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
+
+/// The plan's indexes: keyed by names and numbers, hashed fast (not DoS-resistant: the keys are
+/// the input's own names).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 use k8s_openapi::api::core::v1::{Node, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
@@ -229,15 +233,16 @@ pub fn plan(
     nodes: &[Node],
     gates: &FeatureGates,
 ) -> Plan {
-    let selectors: Vec<Option<Selector>> = workloads.iter().map(parsed_selector).collect();
+    let (selectors, hashes): (Vec<Option<Selector>>, Vec<Option<String>>) =
+        per_workload(workloads).into_iter().unzip();
     // Rule 2: ReplicaSets (by index) that belong to a Deployment (by index).
-    let mut deployments: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut deployments: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, w) in workloads.iter().enumerate() {
         if matches!(w, Workload::Deployment(_)) {
             deployments.entry(w.namespace()).or_default().push(i);
         }
     }
-    let mut rs_of_deploy: HashMap<usize, usize> = HashMap::new();
+    let mut rs_of_deploy: HashMap<usize, usize> = HashMap::default();
     for (i, w) in workloads.iter().enumerate() {
         let Workload::ReplicaSet(rs) = w else {
             continue;
@@ -275,9 +280,9 @@ pub fn plan(
     // and 20,000 workloads is claimed in one pass: workloads by (namespace, the kind their
     // pods' controller reference names, name) — a Deployment under ReplicaSet, a CronJob
     // under Job, matched by the name's prefix — and the adopting ones by namespace.
-    let mut by_owner: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-    let mut by_parent: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-    let mut adopters: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_owner: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::default();
+    let mut by_parent: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::default();
+    let mut adopters: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, w) in workloads.iter().enumerate() {
         let ns = w.namespace();
         match w {
@@ -375,7 +380,6 @@ pub fn plan(
         }
     }
 
-    let hashes = deployment_hashes(workloads);
     let plans = workloads
         .iter()
         .enumerate()
@@ -518,30 +522,34 @@ pub fn taken_names(pods: &[Pod]) -> HashSet<String> {
         .collect()
 }
 
-/// The `pod-template-hash` of each Deployment's template (`None` for other workloads), on
-/// every core: hashing a template is most of planning a Deployment, and a cluster of 20,000
-/// workloads is planned before any of its pods can be made.
-fn deployment_hashes(workloads: &[Workload]) -> Vec<Option<String>> {
-    let hash = |w: &Workload| match w {
-        Workload::Deployment(_) => w.template().map(|(t, _)| pod_template_hash(t)),
-        _ => None,
+/// Each workload's parsed selector ([`parsed_selector`]) and its template's `pod-template-hash`
+/// (a Deployment's; `None` for other workloads), on every core: hashing a template and parsing
+/// a selector are most of planning a workload, and a cluster of 20,000 workloads is planned
+/// before any of its pods can be made.
+fn per_workload(workloads: &[Workload]) -> Vec<(Option<Selector>, Option<String>)> {
+    let one = |w: &Workload| {
+        let hash = match w {
+            Workload::Deployment(_) => w.template().map(|(t, _)| pod_template_hash(t)),
+            _ => None,
+        };
+        (parsed_selector(w), hash)
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 || workloads.len() < 1024 {
-        return workloads.iter().map(hash).collect();
+        return workloads.iter().map(one).collect();
     }
     let chunk = workloads.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let parts: Vec<_> = workloads
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(hash).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
             .collect();
         let mut out = Vec::with_capacity(workloads.len());
         for (part, handle) in workloads.chunks(chunk).zip(parts) {
-            // A thread that failed: its part hashed here.
+            // A thread that failed: its part read here.
             match handle.join() {
                 Ok(h) => out.extend(h),
-                Err(_) => out.extend(part.iter().map(hash)),
+                Err(_) => out.extend(part.iter().map(one)),
             }
         }
         out
@@ -549,7 +557,7 @@ fn deployment_hashes(workloads: &[Workload]) -> Vec<Option<String>> {
 }
 
 /// Rule 3: the ReplicaSet a Deployment's new pods belong to; `hash` is its template's
-/// `pod-template-hash` ([`deployment_hashes`]; `None` when it has no template).
+/// `pod-template-hash` ([`per_workload`]; `None` when it has no template).
 fn deployment_owner(
     i: usize,
     w: &Workload,
