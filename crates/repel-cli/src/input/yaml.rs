@@ -132,11 +132,19 @@ impl Counts {
     }
 }
 
+/// Whether a line of `text` starts with `%` (a directive). One search for the rare `%`, not a
+/// search of a 20 MB file for each line ending.
+fn has_directive(text: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices('%')
+        .any(|(i, _)| i == 0 || matches!(b.get(i - 1), Some(b'\n' | b'\r')))
+}
+
 /// The stream split at its document markers and parsed piece by piece on several threads;
 /// `None` when it must be read in one piece by serde-saphyr (a directive, an error, an anchor,
 /// an alias or a merge key anywhere, or a budget approached).
 fn parse_pieces<T: Send>(text: &str, hook: Hook<'_, T>) -> Option<(Hooked<T>, Duplicates)> {
-    if text.starts_with('%') || text.contains("\n%") || text.contains("\r%") {
+    if has_directive(text) {
         return None;
     }
     let pieces = split_documents(text);
@@ -615,6 +623,23 @@ mod tests {
         parse_stream(text)
             .map(|(v, _)| v)
             .map_err(|e| e.to_string())
+    }
+
+    /// A directive is a line starting with `%`, first or after any line ending; a `%` inside a
+    /// line is not one.
+    #[test]
+    fn directives_are_lines_starting_with_a_percent_sign() {
+        for (text, want) in [
+            ("%YAML 1.2\n---\na: 1\n", true),
+            ("a: 1\n%TAG ! tag:x,2000:\n---\nb: 2\n", true),
+            ("a: 1\r%YAML 1.2\n", true),
+            ("a: 1\r\n%YAML 1.2\n", true),
+            ("a: 50%\nb: '%x'\n", false),
+            ("a: 1\n %b\n", false),
+            ("", false),
+        ] {
+            assert_eq!(has_directive(text), want, "{text:?}");
+        }
     }
 
     fn assert_same(name: &str, text: &str) {
