@@ -81,8 +81,9 @@ pub struct PodInfo {
     pub meta: ObjectMeta,
     /// The pod's spec as stored, without the binding; `None` when the pod has none.
     spec: Option<Arc<PodSpec>>,
-    /// `spec.nodeName` as it stands: as created, then the node the pod was bound to.
-    node_name: Option<String>,
+    /// `spec.nodeName` as it stands: as created, then the node the pod was bound to (shared
+    /// with the node: see [`NodeInfo`]'s `shared_name`).
+    node_name: Option<Arc<str>>,
     /// The pod's status (boxed: it is large, and absent from most pods until the kubelet runs
     /// them).
     pub status: Option<Box<PodStatus>>,
@@ -242,7 +243,10 @@ impl PodInfo {
             phase: PodPhase::Pending,
             deleted: false,
             terminating: false,
-            node_name: spec.as_ref().and_then(|s| s.node_name.clone()),
+            node_name: spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_deref())
+                .map(Arc::from),
             meta,
             spec,
             status: status.map(Box::new),
@@ -363,7 +367,7 @@ impl PodInfo {
     /// spec.
     pub fn set_spec_node_name(&mut self, name: Option<String>) {
         if self.spec.is_some() {
-            self.node_name = name;
+            self.node_name = name.map(Arc::from);
         }
     }
 
@@ -372,7 +376,7 @@ impl PodInfo {
         Pod {
             metadata: self.meta.clone(),
             spec: self.spec.as_deref().map(|s| PodSpec {
-                node_name: self.node_name.clone(),
+                node_name: self.node_name.as_deref().map(str::to_string),
                 ..s.clone()
             }),
             status: self.status.as_deref().cloned(),
@@ -393,6 +397,9 @@ pub struct NodeInfo {
     pub node: std::sync::Arc<Node>,
     /// Its name.
     pub name: String,
+    /// Its name again, shared with the pods bound to it (their `spec.nodeName`): binding
+    /// 150,000 pods then allocates no string (used only while it equals `name`).
+    shared_name: Arc<str>,
     /// Its labels.
     pub labels: BTreeMap<String, String>,
     /// Its taints.
@@ -421,6 +428,7 @@ impl NodeInfo {
         let spec = node.spec.clone().unwrap_or_default();
         NodeInfo {
             name: node.metadata.name.clone().unwrap_or_default(),
+            shared_name: Arc::from(node.metadata.name.as_deref().unwrap_or_default()),
             labels: node.metadata.labels.clone().unwrap_or_default(),
             taints: spec.taints.clone().unwrap_or_default(),
             unschedulable: spec.unschedulable.unwrap_or(false),
@@ -765,7 +773,10 @@ impl Cluster {
             phase: PodPhase::Pending,
             deleted: false,
             terminating: false,
-            node_name: spec.as_ref().and_then(|s| s.node_name.clone()),
+            node_name: spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_deref())
+                .map(Arc::from),
             meta,
             spec,
             status: None,
@@ -784,7 +795,13 @@ impl Cluster {
         };
         info.node = Some(node);
         info.nominated = None;
-        info.set_spec_node_name(Some(n.name.clone()));
+        if info.spec.is_some() {
+            info.node_name = Some(if *n.shared_name == *n.name {
+                Arc::clone(&n.shared_name)
+            } else {
+                Arc::from(n.name.as_str())
+            });
+        }
         n.add_pod(pod, info);
         self.note(|_| Action::Bind { pod, node });
     }
