@@ -53,41 +53,18 @@ pub enum Workload {
     CronJob(Box<CronJob>),
 }
 
-impl From<Deployment> for Workload {
-    fn from(o: Deployment) -> Self {
-        Workload::Deployment(Box::new(o))
-    }
+/// `From<Kind> for Workload` for each kind: the object goes into its box.
+macro_rules! workload_from {
+    ($($kind:ident),*) => {
+        $(impl From<$kind> for Workload {
+            fn from(o: $kind) -> Self {
+                Workload::$kind(Box::new(o))
+            }
+        })*
+    };
 }
 
-impl From<ReplicaSet> for Workload {
-    fn from(o: ReplicaSet) -> Self {
-        Workload::ReplicaSet(Box::new(o))
-    }
-}
-
-impl From<StatefulSet> for Workload {
-    fn from(o: StatefulSet) -> Self {
-        Workload::StatefulSet(Box::new(o))
-    }
-}
-
-impl From<DaemonSet> for Workload {
-    fn from(o: DaemonSet) -> Self {
-        Workload::DaemonSet(Box::new(o))
-    }
-}
-
-impl From<Job> for Workload {
-    fn from(o: Job) -> Self {
-        Workload::Job(Box::new(o))
-    }
-}
-
-impl From<CronJob> for Workload {
-    fn from(o: CronJob) -> Self {
-        Workload::CronJob(Box::new(o))
-    }
-}
+workload_from!(Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob);
 
 impl Workload {
     /// The kind, as in manifests.

@@ -366,8 +366,13 @@ impl PodInfo {
     /// Sets `spec.nodeName` (nothing when the pod has no spec), without copying the shared
     /// spec.
     pub fn set_spec_node_name(&mut self, name: Option<String>) {
+        self.set_shared_node_name(name.map(Arc::from));
+    }
+
+    /// [`PodInfo::set_spec_node_name`] with a name shared with its node.
+    fn set_shared_node_name(&mut self, name: Option<Arc<str>>) {
         if self.spec.is_some() {
-            self.node_name = name.map(Arc::from);
+            self.node_name = name;
         }
     }
 
@@ -795,13 +800,11 @@ impl Cluster {
         };
         info.node = Some(node);
         info.nominated = None;
-        if info.spec.is_some() {
-            info.node_name = Some(if *n.shared_name == *n.name {
-                Arc::clone(&n.shared_name)
-            } else {
-                Arc::from(n.name.as_str())
-            });
-        }
+        info.set_shared_node_name(Some(if *n.shared_name == *n.name {
+            Arc::clone(&n.shared_name)
+        } else {
+            Arc::from(n.name.as_str())
+        }));
         n.add_pod(pod, info);
         self.note(|_| Action::Bind { pod, node });
     }

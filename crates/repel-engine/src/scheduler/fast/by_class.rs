@@ -665,10 +665,22 @@ fn slot_of(
 }
 
 impl ClassTop {
-    /// `node` joins `top` (at the end).
-    fn push_top(&mut self, top_at: &mut [u32], node: NodeId) {
-        top_at[node] = self.top.len() as u32;
-        self.top.push(node);
+    /// Counts `node` with entry `slot` (nothing when it does not fit): it joins `top` when its
+    /// score is the best, alone when above it.
+    fn add(&mut self, top_at: &mut [u32], node: NodeId, slot: u32) {
+        if slot == NO_FIT {
+            return;
+        }
+        self.fit += 1;
+        let s = (slot as usize % WIDTH) as i64;
+        if s > self.best {
+            self.clear_top(top_at);
+            self.best = s;
+        }
+        if s == self.best {
+            top_at[node] = self.top.len() as u32;
+            self.top.push(node);
+        }
     }
 
     /// Empties `top`.
@@ -693,20 +705,9 @@ impl ClassTop {
                 top_at[node] = NOT_TOP;
             }
         }
-        if new != NO_FIT {
-            let s = (new as usize % WIDTH) as i64;
-            self.fit += 1;
-            // (With the best nodes gone, the best stays theirs: a score equal to it is still
-            // the best, a lower one cannot be told from the others' and the class is read
-            // again below.)
-            if s > self.best {
-                self.clear_top(top_at);
-                self.best = s;
-            }
-            if s == self.best {
-                self.push_top(top_at, node);
-            }
-        }
+        // (With the best nodes gone, the best stays theirs: a score equal to it is still the
+        // best, a lower one cannot be told from the others' and the class is read again below.)
+        self.add(top_at, node, new);
         if self.top.is_empty() {
             if self.fit > 0 {
                 return false;
@@ -812,18 +813,7 @@ impl FreshSlots {
                     l = slot(n);
                     self.slots[n] = l;
                 }
-                if l == NO_FIT {
-                    continue;
-                }
-                t.fit += 1;
-                let s = (l as usize % WIDTH) as i64;
-                if s > t.best {
-                    t.clear_top(&mut self.top_at);
-                    t.best = s;
-                }
-                if s == t.best {
-                    t.push_top(&mut self.top_at, n);
-                }
+                t.add(&mut self.top_at, n, l);
             }
             t.known = true;
             self.classes[class] = t;
