@@ -32,11 +32,33 @@ pub struct ScheduleArgs {
 
 /// One placement of the JSON contract.
 #[derive(Debug, Serialize)]
-pub struct PlacementRow {
+pub struct PlacementRow<'a> {
     /// `ns/name`.
-    pub pod: String,
+    pub pod: PodName<'a>,
     /// The node.
-    pub node: String,
+    pub node: &'a str,
+}
+
+/// A pod's `namespace/name`, printed without a string of its own: a report lists up to
+/// hundreds of thousands of placements, each read from the cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct PodName<'a> {
+    /// The namespace.
+    pub namespace: &'a str,
+    /// The name.
+    pub name: &'a str,
+}
+
+impl std::fmt::Display for PodName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+impl Serialize for PodName<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// One unschedulable pod of the JSON contract.
@@ -61,9 +83,9 @@ pub struct PreemptedRow {
 
 /// `repel schedule -o json`.
 #[derive(Debug, Serialize)]
-pub struct ScheduleReport {
+pub struct ScheduleReport<'a> {
     /// Pods bound, in queue order.
-    pub placements: Vec<PlacementRow>,
+    pub placements: Vec<PlacementRow<'a>>,
     /// Pods no node fits, with upstream's message.
     pub unschedulable: Vec<UnschedulableRow>,
     /// Pods preemption removed.
@@ -73,9 +95,19 @@ pub struct ScheduleReport {
 }
 
 /// Builds the report from a batch's placements.
-pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
+pub fn report<'a>(built: &'a Built, placements: &[Placement]) -> ScheduleReport<'a> {
     let c = &built.cluster;
     let key = |id: usize| c.pods.get(id).map(|p| p.key()).unwrap_or_default();
+    let name = |id: usize| match c.pods.get(id) {
+        Some(p) => PodName {
+            namespace: &p.namespace,
+            name: &p.name,
+        },
+        None => PodName {
+            namespace: "",
+            name: "",
+        },
+    };
     let node = |id: usize| c.nodes.get(id).map(|n| n.name.clone()).unwrap_or_default();
     let mut r = ScheduleReport {
         placements: Vec::new(),
@@ -96,8 +128,8 @@ pub fn report(built: &Built, placements: &[Placement]) -> ScheduleReport {
     for p in placements {
         match &p.outcome {
             Outcome::Scheduled { node: n, .. } => r.placements.push(PlacementRow {
-                pod: key(p.pod),
-                node: node(*n),
+                pod: name(p.pod),
+                node: c.nodes.get(*n).map_or("", |n| n.name.as_str()),
             }),
             Outcome::Unschedulable { message, nominated } => {
                 if let Some((n, victims)) = nominated {
@@ -158,7 +190,7 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
             } else {
                 let mut t = table(&["POD", "NODE"]);
                 for p in &r.placements {
-                    t.add_row(vec![p.pod.clone(), p.node.clone()]);
+                    t.add_row(vec![p.pod.to_string(), p.node.to_string()]);
                 }
                 out!("{}", render(&t));
             }
@@ -195,6 +227,7 @@ pub fn run(args: ScheduleArgs) -> Result<u8, CliError> {
         }
     }
     let failed = !r.rejected.is_empty() || (args.fail_unschedulable && !r.unschedulable.is_empty());
-    leave_at_exit((built, placements, r));
+    leave_at_exit(r);
+    leave_at_exit((built, placements));
     Ok(if failed { 1 } else { 0 })
 }

@@ -13,7 +13,8 @@ use serde::Serialize;
 use super::{BenchArgs, run_schedule};
 use crate::cmd::schedule::report;
 use crate::input::{Inventory, expand_paths};
-use crate::{CliError, Inputs};
+use crate::output::{MachineError, write_machine};
+use crate::{CliError, Format, Inputs};
 
 /// The pipeline's phases, YAML in to JSON placements out (`phases` in `repel bench -o json`).
 #[derive(Debug, Default, Serialize)]
@@ -105,9 +106,11 @@ pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run,
     say("pipeline: output (the placements as JSON)");
     let t = Instant::now();
     let r = report(&built, &placements);
-    let json = serde_json::to_string_pretty(&r)
-        .map(|s| s + "\n")
-        .map_err(|e| CliError::Output(e.to_string()))?;
+    // As `repel schedule -o json` writes it (into a buffer here, not to stdout).
+    let mut json = Vec::new();
+    if let Err(MachineError::Output(e)) = write_machine(&r, Format::Json, &mut json) {
+        return Err(e);
+    }
     let output_seconds = t.elapsed().as_secs_f64();
     let phases = Phases {
         parse_seconds,
@@ -121,6 +124,7 @@ pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run,
         unschedulable: r.unschedulable.len(),
         peak_rss_bytes: peak_rss_bytes(),
     };
+    drop(r);
     Ok(Run {
         phases,
         inventory,
