@@ -271,7 +271,7 @@ impl Snapshot {
     /// Where a live object came from: `cluster CONTEXT: pods: document N`.
     pub fn source(&self, kind: &Kind, i: usize) -> Source {
         Source {
-            file: format!("cluster {}: {}", self.context, kind.resource),
+            file: format!("cluster {}: {}", self.context, kind.resource).into(),
             doc: i + 1,
             item: None,
         }

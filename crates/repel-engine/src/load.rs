@@ -150,9 +150,15 @@ fn prepare_workload(
     let Some((meta, pin)) = pods.next() else {
         return Prepared::Nothing;
     };
+    // The first pod takes the shared spec itself (the rest are made from what admission
+    // made of it): one copy of a template's spec per workload, not two.
+    let mut spec = spec;
+    if let Some(node) = pin.as_deref() {
+        pin_to_node(&mut spec, node);
+    }
     let mut first = Pod {
         metadata: meta,
-        spec: Some(pinned(&spec, pin.as_deref())),
+        spec: Some(spec),
         status: None,
     };
     if create_pod(&mut first, namespace, admission, gates).is_err() {

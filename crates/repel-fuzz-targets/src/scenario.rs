@@ -44,7 +44,7 @@ pub fn run(data: &[u8]) {
             continue;
         }
         let source = Source {
-            file: format!("{file}: objects"),
+            file: format!("{file}: objects").into(),
             doc: 1,
             item: Some(i),
         };

@@ -144,7 +144,7 @@ pub fn load_scenario_text(
     };
     for (i, obj) in scenario.objects.iter().enumerate() {
         let source = Source {
-            file: format!("{file}: objects"),
+            file: format!("{file}: objects").into(),
             doc: 1,
             item: Some(i),
         };

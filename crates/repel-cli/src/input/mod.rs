@@ -39,8 +39,8 @@ impl At for Value {
 /// Where an object was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// The file as given on the command line (`-` for stdin).
-    pub file: String,
+    /// The file as given on the command line (`-` for stdin); shared by its objects' sources.
+    pub file: std::sync::Arc<str>,
     /// 1-based document number within the file.
     pub doc: usize,
     /// Index within a `kind: List` document's `items`.
@@ -331,28 +331,33 @@ fn parse_documents_with<T: Send>(
             })?
         };
     let mut duplicates = duplicates.into_iter().peekable();
-    Ok(values
-        .into_iter()
-        .enumerate()
-        .map(|(i, (value, t))| {
-            let mut dups = Vec::new();
-            while let Some((_, path)) = duplicates.next_if(|(d, _)| *d == i) {
-                dups.push(path);
-            }
-            (i, value, dups, t)
-        })
-        .filter(|(_, v, _, _)| !v.is_null())
-        .map(|(i, value, duplicates, t)| {
-            (
-                RawDoc {
-                    doc: i + 1,
-                    value,
-                    duplicates,
-                },
-                t,
-            )
-        })
-        .collect())
+    // Sized at once: the filter below hides the count from `collect`, which would grow the
+    // list by doubling (tens of thousands of documents copied again each time).
+    let mut docs = Vec::with_capacity(values.len());
+    docs.extend(
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(i, (value, t))| {
+                let mut dups = Vec::new();
+                while let Some((_, path)) = duplicates.next_if(|(d, _)| *d == i) {
+                    dups.push(path);
+                }
+                (i, value, dups, t)
+            })
+            .filter(|(_, v, _, _)| !v.is_null())
+            .map(|(i, value, duplicates, t)| {
+                (
+                    RawDoc {
+                        doc: i + 1,
+                        value,
+                        duplicates,
+                    },
+                    t,
+                )
+            }),
+    );
+    Ok(docs)
 }
 
 /// The [`Hook`](yaml::Hook) of [`Inventory::load_seeded`]: a document that is one object of a
@@ -377,7 +382,7 @@ fn decode_early(v: &mut Value) -> Option<Decoded> {
     let namespace = meta.get("namespace");
     // The source is the file's reading's to name: only a clean result is kept.
     let nowhere = Source {
-        file: String::new(),
+        file: "".into(),
         doc: 0,
         item: None,
     };
@@ -633,7 +638,7 @@ pub fn for_each_object(
     mut f: impl FnMut(Source, &Value) -> Result<(), InputError>,
 ) -> Result<(), InputError> {
     let top = Source {
-        file: file.to_string(),
+        file: file.into(),
         doc: doc.doc,
         item: None,
     };
@@ -946,7 +951,7 @@ fn predecode(file: &str, docs: &[RawDoc], have: Vec<Option<Decoded>>) -> Vec<Opt
             return None;
         }
         let source = Source {
-            file: file.to_string(),
+            file: file.into(),
             doc: doc.doc,
             item: None,
         };
@@ -1071,6 +1076,7 @@ impl Inventory {
         self.nodes.reserve(nodes);
         self.pods.reserve(pods);
         self.workloads.reserve(workloads);
+        self.seen.reserve(nodes + pods + workloads);
     }
 
     /// Adds one object by its kind; unknown kinds become warnings.
@@ -1136,8 +1142,6 @@ impl Inventory {
             *self.skipped_kinds.entry(kind.to_string()).or_default() += 1;
             return Ok(());
         }
-        let kind = kind.to_string();
-        let kind = kind.as_str();
         let generate = require_name(&source, v)?;
         // A legacy apiVersion or a generated name: work on a copy.
         let mut owned: Option<Value> = None;
@@ -1176,25 +1180,25 @@ impl Inventory {
         };
         let v = owned.as_ref().unwrap_or(v);
         let typed = decoded?;
-        let id = {
-            let ns = match kind {
-                "Node" | "Namespace" | "PriorityClass" => String::new(),
-                _ => {
-                    v.at(&["metadata", "namespace"])
-                        .and_then(Value::as_str)
-                        .filter(|n| !n.is_empty())
-                        .unwrap_or("default")
-                        .to_string()
-                        + "/"
-                }
-            };
-            format!(
-                "{kind} {ns}{}",
-                v.at(&["metadata", "name"])
+        let ns = match kind {
+            "Node" | "Namespace" | "PriorityClass" => None,
+            _ => Some(
+                v.at(&["metadata", "namespace"])
                     .and_then(Value::as_str)
-                    .unwrap_or_default()
-            )
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("default"),
+            ),
         };
+        let name = v
+            .at(&["metadata", "name"])
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        // `Kind ns/name` (`Kind name` for cluster-scoped kinds); the report's is `Kind/…`.
+        let named = |sep: char| match ns {
+            Some(ns) => format!("{kind}{sep}{ns}/{name}"),
+            None => format!("{kind}{sep}{name}"),
+        };
+        let id = named(' ');
         if let Some(first) = self.seen.get(&id) {
             return Err(InputError::Object {
                 at: source.clone(),
@@ -1204,7 +1208,6 @@ impl Inventory {
                 ),
             });
         }
-        let object_id = id.replacen(' ', "/", 1);
         self.seen.insert(id, source.clone());
         let seq = self.nodes.len()
             + self.pods.len()
@@ -1232,7 +1235,7 @@ impl Inventory {
         }
         let report = strict(unknown);
         if let Some(mut report) = report {
-            report.object = object_id;
+            report.object = named('/');
             self.strict.push(report);
         }
         Ok(())

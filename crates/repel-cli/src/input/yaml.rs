@@ -175,7 +175,10 @@ fn parse_pieces<T: Send>(text: &str, hook: Hook<'_, T>) -> Option<(Hooked<T>, Du
             parts
         })
     };
-    let mut values = Vec::new();
+    // One allocation for every document (growing by doubling copied the first thread's
+    // documents again as each later thread's were appended).
+    let total = parts.iter().flatten().map(|(v, _, _)| v.len()).sum();
+    let mut values = Vec::with_capacity(total);
     let mut counts = Counts::default();
     let mut duplicates = Vec::new();
     for part in parts {
