@@ -416,8 +416,9 @@ pub struct PlannedPods {
     /// The template's spec as the controller sets it (a DaemonSet's with the DaemonSet
     /// tolerations), before any pinning.
     pub spec: PodSpec,
-    /// Each pod's metadata, and the node a DaemonSet pod is pinned to.
-    pub pods: Vec<(ObjectMeta, Option<String>)>,
+    /// Each pod's metadata (boxed: it moves on as a pointer, into the cluster's pods), and
+    /// the node a DaemonSet pod is pinned to.
+    pub pods: Vec<(Box<ObjectMeta>, Option<String>)>,
 }
 
 impl PlannedPods {
@@ -431,7 +432,7 @@ impl PlannedPods {
                     pin_to_node(&mut spec, &node);
                 }
                 Pod {
-                    metadata,
+                    metadata: *metadata,
                     spec: Some(spec),
                     status: None,
                 }
@@ -455,6 +456,9 @@ pub fn expand_planned(
     out
 }
 
+/// The most pods [`expand_planned_parts`] makes room for before it makes them.
+const PLANNED_ROOM_MAX: usize = 1 << 16;
+
 /// [`expand_planned`] as metadata beside one shared spec; `None` when the workload has no
 /// template.
 pub fn expand_planned_parts(
@@ -463,8 +467,11 @@ pub fn expand_planned_parts(
     seed: u64,
     taken: impl Fn(&str) -> bool,
 ) -> Option<PlannedPods> {
-    let mut pods = Vec::new();
-    let spec = for_each_planned_part(w, plan, seed, taken, |_, meta, pin| pods.push((meta, pin)))?;
+    // Room for every pod at once (within a bound: the count is the input's).
+    let mut pods = Vec::with_capacity(plan.create.count().min(PLANNED_ROOM_MAX));
+    let spec = for_each_planned_part(w, plan, seed, taken, |_, meta, pin| {
+        pods.push((Box::new(meta), pin));
+    })?;
     Some(PlannedPods { spec, pods })
 }
 

@@ -77,8 +77,11 @@ pub fn host_ports(spec: &PodSpec) -> Vec<HostPort> {
 /// ([`PodInfo::spec_node_name`]), so that binding a pod does not copy its shared spec.
 #[derive(Debug, Clone)]
 pub struct PodInfo {
-    /// The pod's metadata as stored (after admission).
-    pub meta: ObjectMeta,
+    /// The pod's metadata as stored (after admission). Boxed: made on the threads that
+    /// prepare a workload's pods, it then moves as a pointer (through their lists and into
+    /// the cluster's), not as 350 bytes each time, and the cluster's list of 150,000 pods is
+    /// a third of the size.
+    pub meta: Box<ObjectMeta>,
     /// The pod's spec as stored, without the binding; `None` when the pod has none.
     spec: Option<Arc<PodSpec>>,
     /// `spec.nodeName` as it stands: as created, then the node the pod was bound to (shared
@@ -167,7 +170,7 @@ impl SpecFigures {
 /// cluster one at a time on one. `Cluster::add_pod(pod)` is `add_prepared(PreparedPod::new(pod))`.
 #[derive(Debug, Clone)]
 pub struct PreparedPod {
-    meta: ObjectMeta,
+    meta: Box<ObjectMeta>,
     spec: Option<(PodSpec, u64)>,
     status: Option<PodStatus>,
     figures: SpecFigures,
@@ -183,7 +186,7 @@ impl PreparedPod {
         } = pod;
         let figures = SpecFigures::of(spec.as_ref());
         PreparedPod {
-            meta: metadata,
+            meta: Box::new(metadata),
             spec: spec.map(|s| {
                 let hash = spec_hash(&s);
                 (s, hash)
@@ -213,12 +216,12 @@ impl PodInfo {
         seq: usize,
     ) -> Self {
         let figures = SpecFigures::of(spec.as_deref());
-        PodInfo::with_figures(meta, spec, status, seq, figures)
+        PodInfo::with_figures(Box::new(meta), spec, status, seq, figures)
     }
 
     /// [`PodInfo::from_parts`] with the figures already read from the spec.
     fn with_figures(
-        meta: ObjectMeta,
+        meta: Box<ObjectMeta>,
         spec: Option<Arc<PodSpec>>,
         status: Option<PodStatus>,
         seq: usize,
@@ -379,7 +382,7 @@ impl PodInfo {
     /// The pod as stored: metadata, spec (with `nodeName` as it stands) and status.
     pub fn to_pod(&self) -> Pod {
         Pod {
-            metadata: self.meta.clone(),
+            metadata: (*self.meta).clone(),
             spec: self.spec.as_deref().map(|s| PodSpec {
                 node_name: self.node_name.as_deref().map(str::to_string),
                 ..s.clone()
@@ -747,7 +750,7 @@ impl Cluster {
     /// requests, host ports) instead of computing them again; `meta` is its own. Returns `None`
     /// when `like` is not a pod.
     pub fn add_pod_like(&mut self, like: PodId, meta: ObjectMeta) -> Option<PodId> {
-        self.add_pod_like_with(like, meta, None)
+        self.add_pod_like_with(like, Box::new(meta), None)
     }
 
     /// [`Cluster::add_pod_like`] with a spec of its own that differs from `like`'s only where
@@ -756,7 +759,7 @@ impl Cluster {
     pub fn add_pod_like_with(
         &mut self,
         like: PodId,
-        meta: ObjectMeta,
+        meta: Box<ObjectMeta>,
         spec: Option<Arc<PodSpec>>,
     ) -> Option<PodId> {
         let id = self.pods.len();
@@ -1017,7 +1020,7 @@ impl Cluster {
             return;
         };
         let before = owner_key(p);
-        p.meta = meta;
+        *p.meta = meta;
         let after = owner_key(p);
         if before == after {
             return;

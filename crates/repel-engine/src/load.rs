@@ -114,7 +114,7 @@ enum Prepared {
     /// differs from the first's (a DaemonSet's pods are pinned each to its node).
     Admitted {
         first: Box<PreparedPod>,
-        rest: Vec<(ObjectMeta, Option<Arc<PodSpec>>)>,
+        rest: Vec<(Box<ObjectMeta>, Option<Arc<PodSpec>>)>,
     },
     /// Each pod is admitted on its own, in order ([`add_one_by_one`]): a template that names
     /// its node, a first pod admission refuses (each is refused alike, with its own name in
@@ -157,7 +157,7 @@ fn prepare_workload(
         pin_to_node(&mut spec, node);
     }
     let mut first = Pod {
-        metadata: meta,
+        metadata: *meta,
         spec: Some(spec),
         status: None,
     };
@@ -222,7 +222,10 @@ fn add_one_by_one(
             let own = pin
                 .as_deref()
                 .map(|node| Arc::new(pinned(admitted, Some(node))));
-            stopped = built.cluster.add_pod_like_with(*like, meta, own).is_none();
+            stopped = built
+                .cluster
+                .add_pod_like_with(*like, Box::new(meta), own)
+                .is_none();
             return;
         }
         // Refused: each pod is refused alike, with its own name in the message.

@@ -687,7 +687,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
     // do-not-disrupt on a pod, then on the node.
     let mut d = c.clone();
     let id = d.pod_id("default", "web-1").unwrap_or(usize::MAX);
-    let mut meta = d.pods[id].meta.clone();
+    let mut meta = (*d.pods[id].meta).clone();
     meta.annotations = Some(
         [(karpenter_dnd(), "true".to_string())]
             .into_iter()
