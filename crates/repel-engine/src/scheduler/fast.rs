@@ -565,10 +565,10 @@ struct Draft {
     spreads: Option<DraftSpreads>,
 }
 
-/// A [`Draft`]'s spread constraints, each with whether its selector matches the pod itself.
+/// A [`Draft`]'s spread constraints.
 struct DraftSpreads {
-    hard: Vec<(TopologySpreadConstraint, bool)>,
-    soft: Vec<(TopologySpreadConstraint, bool)>,
+    hard: Vec<DraftSpread>,
+    soft: Vec<DraftSpread>,
     /// The pod has constraints of its own (the system defaults apply otherwise).
     explicit: bool,
 }
@@ -601,21 +601,38 @@ impl Draft {
             filter_topology_spread_constraints(spec_constraints, info.labels(), SCHEDULE_ANYWAY)
                 .ok()?
         };
-        let self_match =
-            |cs: Vec<TopologySpreadConstraint>| -> Vec<(TopologySpreadConstraint, bool)> {
-                cs.into_iter()
-                    .map(|c| {
-                        let m = c.selector.matches(info.labels());
-                        (c, m)
-                    })
-                    .collect()
-            };
+        let self_match = |cs: Vec<TopologySpreadConstraint>| -> Vec<DraftSpread> {
+            cs.into_iter()
+                .map(|c| DraftSpread {
+                    self_match: c.selector.matches(info.labels()),
+                    sel_key: selector_key(&info.namespace, &c.selector),
+                    c,
+                })
+                .collect()
+        };
         Some(DraftSpreads {
             hard: self_match(hard),
             soft: self_match(soft),
             explicit: !spec_constraints.is_empty(),
         })
     }
+}
+
+/// A spread constraint of a [`Draft`], with what is read of it ahead (with the class keys,
+/// on every core): whether its selector matches the pod itself, and the selector's key.
+struct DraftSpread {
+    c: TopologySpreadConstraint,
+    self_match: bool,
+    /// [`selector_key`] of the pod's namespace and the constraint's selector.
+    sel_key: u128,
+}
+
+/// The key [`Selectors`] finds a selector's counts by: its namespace and the selector.
+fn selector_key(namespace: &str, selector: &LabelSelector) -> u128 {
+    let mut h = KeyHasher::new();
+    h.str(namespace);
+    std::hash::Hash::hash(selector, &mut h);
+    h.finish()
 }
 
 /// The pod's class key: namespace, labels, controller, `spec.nodeName`, and the spec's key.
@@ -931,14 +948,15 @@ impl Selectors {
         lc
     }
 
-    /// The id of the counts of `selector` in `namespace`, counted now if new.
-    fn selector(&mut self, cluster: &Cluster, namespace: &str, selector: &LabelSelector) -> u32 {
-        let key = {
-            let mut h = KeyHasher::new();
-            h.str(namespace);
-            std::hash::Hash::hash(selector, &mut h);
-            h.finish()
-        };
+    /// The id of the counts of `selector` in `namespace`, counted now if new; `key` is their
+    /// [`selector_key`] (found ahead, with the class keys). The selector is kept when new.
+    fn selector(
+        &mut self,
+        cluster: &Cluster,
+        namespace: &str,
+        key: u128,
+        selector: std::borrow::Cow<'_, LabelSelector>,
+    ) -> u32 {
         if let Some(i) = self.index.get(&key) {
             return *i;
         }
@@ -946,7 +964,10 @@ impl Selectors {
         self.sels.push(Sel::default());
         self.index.insert(key, s);
         self.sel_defs
-            .push((namespace.to_string(), selector.clone()));
+            .push((namespace.to_string(), selector.into_owned()));
+        let Some((_, selector)) = self.sel_defs.last() else {
+            return s;
+        };
         // An empty selector (matches everything) counts 0, as upstream's countPodsMatchSelector;
         // it is never attached to a label class.
         if selector.is_empty() || selector.is_nothing() {
@@ -2072,11 +2093,10 @@ impl FastScheduler {
         }
         // Read only when a constraint's node-inclusion answers are not known yet.
         let required = std::cell::OnceCell::new();
-        let compile_spreads = |cs: Vec<(TopologySpreadConstraint, bool)>, run: &mut Run| {
+        let compile_spreads = |cs: Vec<DraftSpread>, run: &mut Run| {
             cs.into_iter()
-                .map(|(c, self_match)| {
+                .map(|DraftSpread { c, self_match, sel_key }| {
                     let dom = run.domains(cluster, &c.topology_key);
-                    let sel = run.sel.selector(cluster, &info.namespace, &c.selector);
                     let policies = (
                         static_key,
                         c.node_affinity_policy == NodeInclusionPolicy::Honor,
@@ -2106,15 +2126,21 @@ impl FastScheduler {
                             i
                         }
                     };
+                    let honor_taints = c.node_taints_policy == NodeInclusionPolicy::Honor;
+                    let hostname = c.topology_key == LABEL_HOSTNAME;
+                    let (max_skew, min_domains) = (c.max_skew, c.min_domains);
+                    // The selector moves into the counts when it is new (not copied).
+                    let selector = std::borrow::Cow::Owned(c.selector);
+                    let sel = run.sel.selector(cluster, &info.namespace, sel_key, selector);
                     Spread {
-                        honor_taints: c.node_taints_policy == NodeInclusionPolicy::Honor,
-                        hostname: c.topology_key == LABEL_HOSTNAME,
+                        honor_taints,
+                        hostname,
                         self_match,
                         sel,
                         dom,
                         include,
-                        max_skew: c.max_skew,
-                        min_domains: c.min_domains,
+                        max_skew,
+                        min_domains,
                     }
                 })
                 .collect::<Vec<_>>()

@@ -358,7 +358,11 @@ mod tests {
         }
         let name = |s: &Selectors, i: u32| format!("{:?}", s.sel_defs[i as usize]);
         for (ns, def) in sels.values() {
-            let s = run.sel.selector(cluster, ns, def) as usize;
+            let key = selector_key(ns, def);
+            let s = run
+                .sel
+                .selector(cluster, ns, key, std::borrow::Cow::Borrowed(def))
+                as usize;
             let sel = &run.sel.sels[s];
             let per_node: Vec<u32> = (0..run.node_class.len()).map(|n| sel.count(n)).collect();
             let per_class: Vec<i64> = (0..run.reps.len()).map(|c| sel.class_count(c)).collect();
