@@ -82,6 +82,11 @@ pub struct PodInfo {
     /// the cluster's), not as 350 bytes each time, and the cluster's list of 150,000 pods is
     /// a third of the size.
     pub meta: Box<ObjectMeta>,
+    /// The pod's labels when shared with other pods of its workload (then `meta.labels` is
+    /// `None`): read them with [`PodInfo::labels`], the whole metadata with
+    /// [`PodInfo::metadata`]. A workload's pods have the same labels (but a StatefulSet's), and
+    /// a label map of its own per pod was the biggest part of 150,000 pods' memory.
+    shared_labels: Option<Arc<BTreeMap<String, String>>>,
     /// The pod's spec as stored, without the binding; `None` when the pod has none.
     spec: Option<Arc<PodSpec>>,
     /// `spec.nodeName` as it stands: as created, then the node the pod was bound to (shared
@@ -251,6 +256,7 @@ impl PodInfo {
                 .and_then(|s| s.node_name.as_deref())
                 .map(Arc::from),
             meta,
+            shared_labels: None,
             spec,
             status: status.map(Box::new),
         }
@@ -259,7 +265,31 @@ impl PodInfo {
     /// The pod's labels (`metadata.labels`; empty when unset).
     pub fn labels(&self) -> &BTreeMap<String, String> {
         static EMPTY: BTreeMap<String, String> = BTreeMap::new();
-        self.meta.labels.as_ref().unwrap_or(&EMPTY)
+        self.shared_labels
+            .as_deref()
+            .or(self.meta.labels.as_ref())
+            .unwrap_or(&EMPTY)
+    }
+
+    /// Whether the pod's labels are the very map `other`'s are (shared: then they are equal
+    /// without being compared).
+    pub fn labels_shared_with(&self, other: &PodInfo) -> bool {
+        matches!((&self.shared_labels, &other.shared_labels), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+    }
+
+    /// The pod's metadata as stored, labels included.
+    pub fn metadata(&self) -> ObjectMeta {
+        let mut meta = (*self.meta).clone();
+        if let Some(labels) = &self.shared_labels {
+            meta.labels = Some((**labels).clone());
+        }
+        meta
+    }
+
+    /// Sets the pod's labels (`None`: none).
+    pub fn set_labels(&mut self, labels: Option<BTreeMap<String, String>>) {
+        self.meta.labels = labels;
+        self.shared_labels = None;
     }
 
     /// `namespace/name`.
@@ -382,7 +412,7 @@ impl PodInfo {
     /// The pod as stored: metadata, spec (with `nodeName` as it stands) and status.
     pub fn to_pod(&self) -> Pod {
         Pod {
-            metadata: (*self.meta).clone(),
+            metadata: self.metadata(),
             spec: self.spec.as_deref().map(|s| PodSpec {
                 node_name: self.node_name.as_deref().map(str::to_string),
                 ..s.clone()
@@ -750,18 +780,23 @@ impl Cluster {
     /// requests, host ports) instead of computing them again; `meta` is its own. Returns `None`
     /// when `like` is not a pod.
     pub fn add_pod_like(&mut self, like: PodId, meta: ObjectMeta) -> Option<PodId> {
-        self.add_pod_like_with(like, Box::new(meta), None)
+        self.add_pod_like_with(like, Box::new(meta), None, None)
     }
 
     /// [`Cluster::add_pod_like`] with a spec of its own that differs from `like`'s only where
     /// neither priority, requests nor host ports are read (a DaemonSet pod pinned to another
-    /// node), or, with `None`, `like`'s spec shared.
+    /// node), or, with `None`, `like`'s spec shared; `labels`, when given, are the pod's labels
+    /// shared with other pods (`meta` then has none of its own).
     pub fn add_pod_like_with(
         &mut self,
         like: PodId,
-        meta: Box<ObjectMeta>,
+        mut meta: Box<ObjectMeta>,
         spec: Option<Arc<PodSpec>>,
+        labels: Option<Arc<BTreeMap<String, String>>>,
     ) -> Option<PodId> {
+        if labels.is_some() {
+            meta.labels = None;
+        }
         let id = self.pods.len();
         let l = self.pods.get(like)?;
         let spec = match spec {
@@ -786,6 +821,7 @@ impl Cluster {
                 .and_then(|s| s.node_name.as_deref())
                 .map(Arc::from),
             meta,
+            shared_labels: labels,
             spec,
             status: None,
         };
@@ -1021,6 +1057,7 @@ impl Cluster {
         };
         let before = owner_key(p);
         *p.meta = meta;
+        p.shared_labels = None;
         let after = owner_key(p);
         if before == after {
             return;

@@ -2,6 +2,7 @@
 //! every pod admitted (DefaultTolerationSeconds, PodTolerationRestriction) — plain Pods in input
 //! order, then each workload's pods as its controller creates them.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Namespace, Node, NodeStatus, Pod, PodSpec};
@@ -114,7 +115,11 @@ enum Prepared {
     /// differs from the first's (a DaemonSet's pods are pinned each to its node).
     Admitted {
         first: Box<PreparedPod>,
-        rest: Vec<(Box<ObjectMeta>, Option<Arc<PodSpec>>)>,
+        /// (With whether the pod's labels were the first's: then they are `labels`, shared.)
+        rest: Vec<(Box<ObjectMeta>, Option<Arc<PodSpec>>, bool)>,
+        /// The labels of the others whose labels were the first's (theirs taken off them):
+        /// shared, not one map per pod.
+        labels: Option<Arc<BTreeMap<String, String>>>,
     },
     /// Each pod is admitted on its own, in order ([`add_one_by_one`]): a template that names
     /// its node, a first pod admission refuses (each is refused alike, with its own name in
@@ -167,16 +172,29 @@ fn prepare_workload(
     let Some(admitted) = first.spec.as_ref() else {
         return Prepared::OneByOne;
     };
+    // The others' labels, where they are the first's, are shared. (Each was made as a map of
+    // its own and is dropped here, on the thread that made it, whose next pod reuses the
+    // memory: the cluster holds one map per workload, not per pod.)
+    let first_labels = first.metadata.labels.as_ref();
+    let mut labels: Option<Arc<BTreeMap<String, String>>> = None;
     let rest = pods
-        .map(|(meta, pin)| {
+        .map(|(mut meta, pin)| {
             let own = pin.map(|node| Arc::new(pinned(admitted, Some(&node))));
-            (meta, own)
+            let same = meta.labels.is_some() && meta.labels.as_ref() == first_labels;
+            if same {
+                meta.labels = None;
+                if labels.is_none() {
+                    labels = first_labels.map(|l| Arc::new(l.clone()));
+                }
+            }
+            (meta, own, same)
         })
         .collect();
     Prepared::Admitted {
         // Read here, on a preparing thread, not where the pods join the cluster one at a time.
         first: Box::new(PreparedPod::new(first)),
         rest,
+        labels,
     }
 }
 
@@ -224,7 +242,7 @@ fn add_one_by_one(
                 .map(|node| Arc::new(pinned(admitted, Some(node))));
             stopped = built
                 .cluster
-                .add_pod_like_with(*like, Box::new(meta), own)
+                .add_pod_like_with(*like, Box::new(meta), own, None)
                 .is_none();
             return;
         }
@@ -435,10 +453,19 @@ fn build_cluster_with(
         };
         match prepared {
             Prepared::Nothing => {}
-            Prepared::Admitted { first, rest } => {
+            Prepared::Admitted {
+                first,
+                rest,
+                labels,
+            } => {
                 let like = built.cluster.add_prepared(*first);
-                for (meta, own) in rest {
-                    if built.cluster.add_pod_like_with(like, meta, own).is_none() {
+                for (meta, own, same) in rest {
+                    let shared = if same { labels.clone() } else { None };
+                    if built
+                        .cluster
+                        .add_pod_like_with(like, meta, own, shared)
+                        .is_none()
+                    {
                         break;
                     }
                 }
@@ -489,7 +516,7 @@ mod tests {
                 format!(
                     "{} {:?} {:?} {:?} {:?}",
                     p.key(),
-                    p.meta,
+                    p.metadata(),
                     p.spec(),
                     p.priority,
                     p.spec_node_name()
@@ -502,6 +529,70 @@ mod tests {
     /// batches) give the cluster that making and admitting each pod in turn gives: the same
     /// pods, names, specs, order, refusals — for Deployments, StatefulSets, a DaemonSet, Jobs,
     /// a template naming its node and workloads admission refuses.
+    /// A Deployment's pods share one label map (the template's and `pod-template-hash`), which
+    /// every reader sees as each pod's own: `labels`, `metadata`, `to_pod`; labelling one pod
+    /// changes that pod alone. A StatefulSet's pods, whose labels differ, each keep their own.
+    #[test]
+    fn a_workloads_pods_share_their_labels_and_each_reads_as_its_own() {
+        use serde_json::json;
+        let mut input = ClusterInput::default();
+        input.nodes.push(
+            serde_json::from_value(json!({"metadata": {"name": "n0"},
+                "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}))
+            .unwrap(),
+        );
+        let template = json!({"metadata": {"labels": {"app": "web", "tier": "front"}},
+            "spec": {"containers": [{"name": "c", "image": "x"}]}});
+        input.workloads.push(Workload::Deployment(
+            serde_json::from_value(json!({"metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                    "template": template}}))
+            .unwrap(),
+        ));
+        input.workloads.push(Workload::StatefulSet(
+            serde_json::from_value(json!({"metadata": {"name": "db", "namespace": "shop"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                    "template": template}}))
+            .unwrap(),
+        ));
+        let gates = FeatureGates::default();
+        let mut b = build_cluster_with(input, &gates, &AdmissionConfig::default(), 7, Some(2));
+        let pods = &b.cluster.pods;
+        assert_eq!(pods.len(), 5);
+        let hash = pods[0].labels()["pod-template-hash"].clone();
+        for p in &pods[..3] {
+            let want: BTreeMap<String, String> = [
+                ("app", "web"),
+                ("tier", "front"),
+                ("pod-template-hash", hash.as_str()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            assert_eq!(p.labels(), &want, "{}", p.key());
+            assert_eq!(p.metadata().labels.as_ref(), Some(&want), "{}", p.key());
+            assert_eq!(p.to_pod().metadata.labels.as_ref(), Some(&want));
+        }
+        assert!(pods[1].labels_shared_with(&pods[2]));
+        assert!(!pods[0].labels_shared_with(&pods[1]));
+        // The StatefulSet's pods: labels of their own (each names its pod).
+        assert!(!pods[3].labels_shared_with(&pods[4]));
+        assert_ne!(pods[3].labels(), pods[4].labels());
+        assert_eq!(
+            pods[4].labels().get("statefulset.kubernetes.io/pod-name"),
+            Some(&"db-1".to_string())
+        );
+        // Labelling one pod changes that pod alone.
+        let mut mine = pods[1].labels().clone();
+        mine.insert("canary".into(), "yes".into());
+        b.cluster.pods[1].set_labels(Some(mine));
+        let pods = &b.cluster.pods;
+        assert_eq!(pods[1].labels().get("canary"), Some(&"yes".to_string()));
+        assert_eq!(pods[1].to_pod().metadata.labels.unwrap().len(), 4);
+        assert_eq!(pods[2].labels().get("canary"), None);
+        assert_eq!(pods[2].labels().len(), 3);
+    }
+
     #[test]
     fn prepared_workloads_build_the_cluster_one_by_one_builds() {
         use serde_json::json;

@@ -342,7 +342,7 @@ impl GarbageCollector {
     /// Takes `owner`'s references off pod `id`; returns whether it is left with no owner.
     fn drop_pod_reference(&mut self, cluster: &mut Cluster, id: PodId, owner: &Owner) -> bool {
         let p = &cluster.pods[id];
-        let mut meta = (*p.meta).clone();
+        let mut meta = p.metadata();
         let ns = p.namespace.clone();
         let refs = meta.owner_references.take().unwrap_or_default();
         let kept: Vec<OwnerReference> = refs

@@ -282,7 +282,7 @@ fn label_objects(
                     if let Some(id) = cluster.pod_id(ns, name)
                         && let Some(p) = cluster.pods.get_mut(id)
                     {
-                        p.meta.labels = (!new.is_empty()).then_some(new);
+                        p.set_labels((!new.is_empty()).then_some(new));
                         cluster.touch_pod(id);
                     }
                 }

@@ -681,7 +681,8 @@ fn controller(info: &PodInfo) -> Option<(&str, &str)> {
 /// shared spec): a workload's pods follow one another in the queue, and comparing a pod with
 /// the one before costs less than hashing its labels again.
 fn alike(a: &PodInfo, b: &PodInfo) -> (bool, bool) {
-    let labels = a.namespace == b.namespace && a.labels() == b.labels();
+    let labels =
+        a.namespace == b.namespace && (a.labels_shared_with(b) || a.labels() == b.labels());
     let all = labels
         && matches!((a.shared_spec(), b.shared_spec()), (Some(x), Some(y)) if Arc::ptr_eq(x, y))
         && a.spec_node_name() == b.spec_node_name()

@@ -237,7 +237,7 @@ pub fn replica_set_status(
             continue;
         }
         s.replicas += 1;
-        let own = info.meta.labels.as_ref();
+        let own = Some(info.labels());
         if labels.is_none_or(|want| {
             want.iter()
                 .all(|(k, v)| own.and_then(|o| o.get(k)) == Some(v))
