@@ -115,11 +115,9 @@ enum Prepared {
     /// differs from the first's (a DaemonSet's pods are pinned each to its node).
     Admitted {
         first: Box<PreparedPod>,
-        /// (With whether the pod's labels were the first's: then they are `labels`, shared.)
-        rest: Vec<(Box<ObjectMeta>, Option<Arc<PodSpec>>, bool)>,
-        /// The labels of the others whose labels were the first's (theirs taken off them):
-        /// shared, not one map per pod.
-        labels: Option<Arc<BTreeMap<String, String>>>,
+        /// (With the first's labels, shared, for a pod whose labels were the first's: its own
+        /// are taken off it.)
+        rest: Vec<SharingPod>,
     },
     /// Each pod is admitted on its own, in order ([`add_one_by_one`]): a template that names
     /// its node, a first pod admission refuses (each is refused alike, with its own name in
@@ -181,22 +179,28 @@ fn prepare_workload(
         .map(|(mut meta, pin)| {
             let own = pin.map(|node| Arc::new(pinned(admitted, Some(&node))));
             let same = meta.labels.is_some() && meta.labels.as_ref() == first_labels;
-            if same {
+            let shared = same.then(|| {
                 meta.labels = None;
-                if labels.is_none() {
-                    labels = first_labels.map(|l| Arc::new(l.clone()));
-                }
-            }
-            (meta, own, same)
+                let one = || Arc::new(first_labels.cloned().unwrap_or_default());
+                Arc::clone(labels.get_or_insert_with(one))
+            });
+            (meta, own, shared)
         })
         .collect();
     Prepared::Admitted {
         // Read here, on a preparing thread, not where the pods join the cluster one at a time.
         first: Box::new(PreparedPod::new(first)),
         rest,
-        labels,
     }
 }
+
+/// A prepared pod after the first: its metadata, its own spec when it differs from the
+/// first's, and the first's labels, shared, when they were its labels too.
+type SharingPod = (
+    Box<ObjectMeta>,
+    Option<Arc<PodSpec>>,
+    Option<Arc<BTreeMap<String, String>>>,
+);
 
 /// `spec`, pinned to `node` when given.
 fn pinned(spec: &PodSpec, node: Option<&str>) -> PodSpec {
@@ -453,14 +457,9 @@ fn build_cluster_with(
         };
         match prepared {
             Prepared::Nothing => {}
-            Prepared::Admitted {
-                first,
-                rest,
-                labels,
-            } => {
+            Prepared::Admitted { first, rest } => {
                 let like = built.cluster.add_prepared(*first);
-                for (meta, own, same) in rest {
-                    let shared = if same { labels.clone() } else { None };
+                for (meta, own, shared) in rest {
                     if built
                         .cluster
                         .add_pod_like_with(like, meta, own, shared)

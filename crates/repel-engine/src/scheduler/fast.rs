@@ -655,7 +655,7 @@ fn class_key_with(info: &PodInfo, label: u128, specs: &mut SpecKeys) -> u128 {
     };
     let mut h = KeyHasher::new();
     h.feed(&label.to_le_bytes());
-    if let Some((kind, name)) = controller(info) {
+    if let Some((kind, name)) = crate::drain::controller(info) {
         h.str(kind);
         h.str(name);
     } else {
@@ -664,16 +664,6 @@ fn class_key_with(info: &PodInfo, label: u128, specs: &mut SpecKeys) -> u128 {
     h.str(info.spec_node_name().unwrap_or("\u{0}"));
     h.feed(&spec.to_le_bytes());
     h.finish()
-}
-
-/// The kind and name of the pod's controller, as its class key reads them.
-fn controller(info: &PodInfo) -> Option<(&str, &str)> {
-    info.meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| (o.kind.as_str(), o.name.as_str()))
 }
 
 /// Whether pods `a` and `b` have the same namespace and labels (so the same [`label_key`]), and
@@ -686,7 +676,7 @@ fn alike(a: &PodInfo, b: &PodInfo) -> (bool, bool) {
     let all = labels
         && matches!((a.shared_spec(), b.shared_spec()), (Some(x), Some(y)) if Arc::ptr_eq(x, y))
         && a.spec_node_name() == b.spec_node_name()
-        && controller(a) == controller(b);
+        && crate::drain::controller(a) == crate::drain::controller(b);
     (labels, all)
 }
 
