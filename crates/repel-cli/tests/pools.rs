@@ -245,15 +245,53 @@ fn an_invalid_node_group_taint_in_eksctls_words() {
     );
 }
 
+/// `az aks nodepool show` for a Spot pool, as Microsoft's Spot node pool page prints it
+/// (crates/repel-core/testdata/az/SOURCES.md).
+const AZ_NODEPOOL_SHOW_SPOT: &str =
+    include_str!("../../repel-core/testdata/az/nodepool-show-spot.json");
+
+/// The real `az aks nodepool show` output with some fields set as another pool would have them.
+fn az_pool(changes: Value) -> Value {
+    let mut v: Value = serde_json::from_str(AZ_NODEPOOL_SHOW_SPOT).unwrap();
+    for (k, x) in changes.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
+}
+
+#[test]
+fn aks_agent_pool_as_az_aks_nodepool_show_prints_it() {
+    // The page's output, unchanged: read as one pool, not refused for want of a kind.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spot.json");
+    std::fs::write(&path, AZ_NODEPOOL_SHOW_SPOT).unwrap();
+    let out = Command::cargo_bin("repel")
+        .unwrap()
+        .args(["pools", "-o", "json", "-f"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["pools"][0]["name"], "xxxxxxxxxxxx");
+    assert_eq!(r["pools"][0]["provider"], "aks");
+    assert_eq!(
+        r["pools"][0]["taints"],
+        json!(["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"])
+    );
+}
+
 #[test]
 fn aks_agent_pools_as_az_aks_nodepool_list_prints_them() {
+    // `az aks nodepool list` prints an array of what `show` prints.
     let list = json!([
-        {"name": "nodepool1", "type": "VirtualMachineScaleSets", "mode": "System",
-         "vmSize": "Standard_DS2_v2", "nodeTaints": ["sku=gpu:NoSchedule"]},
-        {"name": "spotnodepool", "type": "VirtualMachineScaleSets", "mode": "User",
-         "scaleSetPriority": "Spot",
-         "nodeTaints": ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
-         "nodeLabels": {"kubernetes.azure.com/scalesetpriority": "spot"}}
+        az_pool(
+            json!({"name": "nodepool1", "mode": "System", "scaleSetPriority": null,
+                       "spotMaxPrice": null, "scaleSetEvictionPolicy": null,
+                       "nodeLabels": null, "nodeTaints": ["sku=gpu:NoSchedule"]})
+        ),
+        az_pool(json!({"name": "spotnodepool"})),
     ]);
     let node = json!({"apiVersion": "v1", "kind": "Node",
                       "metadata": {"name": "aks-spot-1", "labels": {"kubernetes.azure.com/agentpool": "spotnodepool"}},
@@ -288,8 +326,8 @@ fn aks_agent_pools_as_az_aks_nodepool_list_prints_them() {
     assert_eq!(pools[1]["toleratedBy"], json!(["Job/default/batch"]));
     assert_eq!(pools[1]["labels"]["kubernetes.azure.com/mode"], "user");
     // One pool as `az aks nodepool show` prints it, with a taint azure-cli refuses.
-    let one = json!({"name": "gpu", "type": "VirtualMachineScaleSets", "mode": "User",
-                     "nodeTaints": ["sku:NoSchedule"]});
+    let one = az_pool(json!({"name": "gpu", "scaleSetPriority": null,
+                             "nodeLabels": null, "nodeTaints": ["sku:NoSchedule"]}));
     let (code, out, _) = run(&["pools"], &[("gpu.json", one)]);
     assert_eq!(code, 1);
     assert!(

@@ -302,12 +302,7 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
                 consolidate_after: None,
                 node_label: (label, name),
                 system: false,
-                instance_types: [
-                    strings(&g["instanceType"]),
-                    strings(&g["instanceTypes"]),
-                    strings(&g["instancesDistribution"]["instanceTypes"]),
-                ]
-                .concat(),
+                instance_types: eksctl_instance_types(g),
                 max_pods: g["maxPodsPerNode"].as_i64(),
                 count: Some(
                     g["desiredCapacity"]
@@ -329,19 +324,63 @@ pub fn eksctl_pools(v: &Value) -> Result<Vec<Pool>, String> {
     Ok(out)
 }
 
+/// eksctl's `DefaultNodeType` (`pkg/apis/eksctl.io/v1alpha5`), the instance type of a node
+/// group that names none.
+pub const EKSCTL_DEFAULT_NODE_TYPE: &str = "m5.large";
+
+/// A node group's instance types as eksctl reads them: `instanceType`, `instanceTypes`,
+/// `instancesDistribution.instanceTypes`; none of them and no `launchTemplate` is eksctl's
+/// [`EKSCTL_DEFAULT_NODE_TYPE`] (`SetNodeGroupDefaults`, `SetManagedNodeGroupDefaults`: "if
+/// ng.LaunchTemplate == nil && ng.InstanceType == "" && len(ng.InstanceTypes) == 0").
+fn eksctl_instance_types(g: &Value) -> Vec<String> {
+    let types = [
+        strings(&g["instanceType"]),
+        strings(&g["instanceTypes"]),
+        strings(&g["instancesDistribution"]["instanceTypes"]),
+    ]
+    .concat();
+    if types.is_empty() && g["launchTemplate"].is_null() {
+        vec![EKSCTL_DEFAULT_NODE_TYPE.to_string()]
+    } else {
+        types
+    }
+}
+
 /// eksctl's `desiredCapacity` when a node group gives neither it nor `minSize`
 /// (`DefaultNodeCount` in eksctl's `pkg/apis/eksctl.io/v1alpha5/defaults.go`).
 pub const EKSCTL_DEFAULT_CAPACITY: i64 = 2;
 
-/// Whether a JSON object is an AKS agent pool as `az aks nodepool show` prints it: no `kind`, a
-/// `name`, and the `type` of an agent pool (no Kubernetes object has one at its root).
+/// The ARM resource type of an AKS agent pool, which `az aks nodepool show` prints in `type`.
+pub const AKS_AGENT_POOL_ARM_TYPE: &str = "Microsoft.ContainerService/managedClusters/agentPools";
+
+/// The agent pool types of the ARM API (`AgentPoolType`: the REST API's `properties.type`).
+const AKS_AGENT_POOL_TYPES: [&str; 3] = [
+    "VirtualMachineScaleSets",
+    "AvailabilitySet",
+    "VirtualMachines",
+];
+
+/// Whether a JSON object is an AKS agent pool: no `kind`, a `name`, and either
+///
+/// 1. `az aks nodepool show` output (and each item of `az aks nodepool list`'s array), as
+///    Microsoft's pages print it: the ARM resource type `Microsoft.ContainerService/
+///    managedClusters/agentPools` in `type` (ARM compares resource types without regard to
+///    case) and the pool's own type in `typePropertiesType` (azure-cli renames the flattened
+///    `properties.type`, which would clash with the resource's `type`); or
+/// 2. an agent pool written by hand with the pool's type in `type` (`VirtualMachineScaleSets`,
+///    `AvailabilitySet`, `VirtualMachines`: the values of ARM's `AgentPoolType`), the form the
+///    scenario examples used before az's own output was read.
+///
+/// No Kubernetes object has a `type` at its root.
 pub fn is_aks_pool(v: &Value) -> bool {
-    v.get("kind").is_none()
-        && v.get("name").and_then(Value::as_str).is_some()
-        && matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("VirtualMachineScaleSets" | "AvailabilitySet" | "VirtualMachines")
-        )
+    if v.get("kind").is_some() || v.get("name").and_then(Value::as_str).is_none() {
+        return false;
+    }
+    match v.get("type").and_then(Value::as_str) {
+        Some(t) if t.eq_ignore_ascii_case(AKS_AGENT_POOL_ARM_TYPE) => true,
+        Some(t) => AKS_AGENT_POOL_TYPES.contains(&t),
+        None => false,
+    }
 }
 
 /// One of `nodeTaints`' `key=value:Effect` strings as a taint, split as written (the effect
@@ -773,7 +812,8 @@ mod tests {
             "nodeGroups": [
                 {"name": "a", "instanceType": "m5.large", "maxPodsPerNode": 20},
                 {"name": "b", "instancesDistribution": {"instanceTypes": ["g5.xlarge", "g4dn.xlarge"]}}],
-            "managedNodeGroups": [{"name": "c", "instanceTypes": ["c5.large"]}, {"name": "d"}]}));
+            "managedNodeGroups": [{"name": "c", "instanceTypes": ["c5.large"]}, {"name": "d"},
+                                  {"name": "e", "launchTemplate": {"id": "lt-1"}}]}));
         let got: Vec<(Vec<String>, Option<i64>)> = pools
             .iter()
             .map(|p| (p.instance_types.clone(), p.max_pods))
@@ -785,6 +825,9 @@ mod tests {
                 (s(&["m5.large"]), Some(20)),
                 (s(&["g5.xlarge", "g4dn.xlarge"]), None),
                 (s(&["c5.large"]), None),
+                // None named: eksctl's DefaultNodeType.
+                (s(&[EKSCTL_DEFAULT_NODE_TYPE]), None),
+                // A launch template names its own instance type, which is not read.
                 (Vec::new(), None),
             ]
         );
@@ -905,34 +948,51 @@ mod tests {
         aks_pool(&v).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// `az aks nodepool show` for a Spot pool, as Microsoft's Spot node pool page prints it
+    /// (testdata/az/SOURCES.md).
+    const AZ_NODEPOOL_SHOW_SPOT: &str = include_str!("../testdata/az/nodepool-show-spot.json");
+
     #[test]
     fn an_aks_agent_pool_as_az_prints_it() {
-        // The shape of the AKS docs' `az aks nodepool show` output for a Spot pool.
-        let spot = json!({"name": "spotnodepool", "type": "VirtualMachineScaleSets",
-                          "mode": "User", "scaleSetPriority": "Spot",
-                          "nodeTaints": ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
-                          "nodeLabels": {"kubernetes.azure.com/scalesetpriority": "spot"}});
+        let spot: Value = serde_json::from_str(AZ_NODEPOOL_SHOW_SPOT).unwrap_or_default();
+        assert_eq!(spot["type"], AKS_AGENT_POOL_ARM_TYPE);
+        assert_eq!(spot["typePropertiesType"], "VirtualMachineScaleSets");
         assert!(is_aks_pool(&spot));
+        // ARM compares resource types without regard to case.
+        let mut lower = spot.clone();
+        lower["type"] = json!(AKS_AGENT_POOL_ARM_TYPE.to_lowercase());
+        assert!(is_aks_pool(&lower));
+        // A Kubernetes object, or an object with another ARM type, is not an agent pool.
         assert!(!is_aks_pool(
-            &json!({"kind": "Node", "name": "x", "type": "VirtualMachineScaleSets"})
+            &json!({"kind": "Node", "name": "x", "type": AKS_AGENT_POOL_ARM_TYPE})
+        ));
+        assert!(!is_aks_pool(
+            &json!({"name": "x", "type": "Microsoft.ContainerService/managedClusters"})
         ));
         let p = agent_pool(spot);
         assert_eq!(p.provider, "aks");
+        assert_eq!(p.name, "xxxxxxxxxxxx");
         assert_eq!(
             p.taints,
             [aks_taint(
                 "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
             )]
         );
-        assert_eq!(p.labels[AKS_AGENTPOOL_LABEL], "spotnodepool");
+        assert_eq!(p.labels[AKS_AGENTPOOL_LABEL], "xxxxxxxxxxxx");
         assert_eq!(p.labels[AKS_MODE_LABEL], "user");
+        assert_eq!(p.labels[AKS_SPOT_KEY], "spot");
         assert!(validate_taints(&p).is_empty());
         // A Spot pool whose output lacks the taint still gets it, as AKS gives it.
-        let bare = agent_pool(
-            json!({"name": "s", "type": "VirtualMachineScaleSets", "scaleSetPriority": "Spot"}),
-        );
+        let mut bare = serde_json::from_str::<Value>(AZ_NODEPOOL_SHOW_SPOT).unwrap_or_default();
+        bare["nodeTaints"] = Value::Null;
+        bare["nodeLabels"] = Value::Null;
+        let bare = agent_pool(bare);
         assert_eq!(bare.taints.len(), 1);
         assert_eq!(bare.labels[AKS_SPOT_KEY], "spot");
+        // The pool type in `type`, as the scenario examples write an agent pool by hand.
+        assert!(is_aks_pool(
+            &json!({"name": "s", "type": "VirtualMachineScaleSets", "scaleSetPriority": "Spot"})
+        ));
     }
 
     #[test]
