@@ -2,7 +2,8 @@
 //! `--enable-admission-plugins ExtendedResourceToleration`: the binary on temp files. A GPU pod
 //! stays Pending on a GPU node tainted `nvidia.com/gpu:NoSchedule` without the plugin (off by
 //! default, as upstream) and is placed with it, through `admit`, `schedule`, `explain`, and a
-//! scenario's `enableAdmissionPlugins` through `test`.
+//! scenario's `enableAdmissionPlugins` through `test`. PodTolerationRestriction is off by
+//! default too, as in stock kube-apiserver; pods a cluster already stored are not admitted again.
 
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,44 @@ fn schedule_places_the_gpu_pod_only_with_the_plugin() {
         json!([{"pod": "default/trainer", "node": "gpu-node"}]),
         "placed with the plugin: {on}"
     );
+    // EKS (since 1.19) and GKE run the plugin; AKS and kubeadm run stock kube-apiserver's set.
+    for (preset, placed) in [
+        ("eks", true),
+        ("gke", true),
+        ("aks", false),
+        ("kubeadm", false),
+    ] {
+        let (code, v) = json_out(&[
+            "schedule",
+            "-f",
+            f,
+            "-o",
+            "json",
+            "--admission-preset",
+            preset,
+        ]);
+        assert_eq!(code, 0, "{preset}");
+        assert_eq!(
+            v["placements"].as_array().unwrap().len(),
+            usize::from(placed),
+            "{preset}: {v}"
+        );
+    }
+    // A preset's plugin can still be turned off by the flag.
+    let (_, v) = json_out(&[
+        "schedule",
+        "-f",
+        f,
+        "-o",
+        "json",
+        "--admission-preset",
+        "eks",
+        "--disable-admission-plugins",
+        ERT,
+    ]);
+    assert_eq!(v["placements"], json!([]), "{v}");
+    let (code, _, err) = run(&["schedule", "-f", f, "--admission-preset", "openshift"]);
+    assert_eq!(code, 2, "{err}");
 }
 
 #[test]
@@ -203,5 +242,149 @@ fn scenarios_enable_the_plugin_and_the_command_line_overrides_them() {
     assert_eq!(
         v["final"]["pods"][0]["node"], "gpu-node",
         "simulate takes the flag too: {v}"
+    );
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A Burstable pod (a memory request) on an untainted node.
+fn burstable_cluster(dir: &Path) -> PathBuf {
+    let p = dir.join("burstable.json");
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"},
+                      "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"containers": [{"name": "c", "image": "nginx",
+                              "resources": {"requests": {"memory": "64Mi"}}}]}});
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [node, pod]});
+    std::fs::write(&p, list.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn pod_toleration_restriction_is_off_as_in_stock_kube_apiserver() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = burstable_cluster(dir.path());
+    let f = f.to_str().unwrap();
+    let keys = |v: &Value| -> Vec<String> {
+        v["items"][0]["spec"]["tolerations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["key"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (code, stock) = json_out(&["admit", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        keys(&stock),
+        [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable"
+        ]
+    );
+    let (code, on) = json_out(&[
+        "admit",
+        "-f",
+        f,
+        "-o",
+        "json",
+        FLAG,
+        "PodTolerationRestriction",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        keys(&on),
+        [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+            "node.kubernetes.io/memory-pressure"
+        ]
+    );
+    // explain names the plugin that added each toleration.
+    let (code, r) = json_out(&[
+        "explain",
+        "default/web",
+        "-f",
+        f,
+        "-o",
+        "json",
+        FLAG,
+        "PodTolerationRestriction",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        r["addedBy"],
+        json!([
+            "DefaultTolerationSeconds",
+            "DefaultTolerationSeconds",
+            "PodTolerationRestriction"
+        ])
+    );
+    let (_, out, _) = run(&[
+        "explain",
+        "default/web",
+        "-f",
+        f,
+        FLAG,
+        "PodTolerationRestriction",
+    ]);
+    assert!(
+        out.contains("(added by PodTolerationRestriction)")
+            && out.contains("(added by DefaultTolerationSeconds)")
+            && !out.contains("added by admission"),
+        "{out}"
+    );
+}
+
+#[test]
+fn pods_a_cluster_already_stored_are_not_admitted_again() {
+    // kindnet has a keyless Exists beside the DaemonSet controller's seven tolerations; coredns
+    // is Burstable with no memory-pressure toleration. Both are served back as they are stored,
+    // whatever admission plugins are on.
+    let f = fixture("kind-1.35-pods.yaml");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let want: Value =
+        serde_json::to_value(serde_saphyr::from_str::<Value>(&text).unwrap()["items"].clone())
+            .unwrap();
+    for flags in [
+        vec![],
+        vec![FLAG, "PodTolerationRestriction,ExtendedResourceToleration"],
+    ] {
+        let mut args = vec!["admit", "-f", &f, "-o", "json"];
+        args.extend(flags.iter().copied());
+        let (code, got) = json_out(&args);
+        assert_eq!(code, 0, "{flags:?}");
+        let items = got["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2);
+        for (got, want) in items.iter().zip(want.as_array().unwrap()) {
+            assert_eq!(
+                got["spec"]["tolerations"], want["spec"]["tolerations"],
+                "{}: {flags:?}",
+                want["metadata"]["name"]
+            );
+        }
+        assert_eq!(items[1]["spec"]["tolerations"].as_array().unwrap().len(), 8);
+    }
+    let (code, r) = json_out(&[
+        "explain",
+        "kube-system/kindnet-zkpn8",
+        "-f",
+        &f,
+        "-o",
+        "json",
+        FLAG,
+        "PodTolerationRestriction",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(r["tolerations"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        r["addedBy"],
+        json!([null, null, null, null, null, null, null, null])
     );
 }

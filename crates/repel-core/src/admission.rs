@@ -3,16 +3,17 @@
 //! kube-apiserver runs its mutating plugins in the fixed order of `AllOrderedPlugins`
 //! (`pkg/kubeapiserver/options/plugins.go`), then their validating halves in the same order:
 //! Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration.
-//! DefaultTolerationSeconds and Priority are on by default upstream; PodTolerationRestriction and
-//! ExtendedResourceToleration are not (a cluster enables them with `--enable-admission-plugins`).
-//! repel enables PodTolerationRestriction by default because the documentation users read
-//! describes it as what the control plane does (the memory-pressure toleration for pods outside
-//! BestEffort); turn it off to match a cluster that does not run it. ExtendedResourceToleration
-//! is off, as upstream.
+//! DefaultTolerationSeconds and Priority are on by default upstream (kube-apiserver v1.35's
+//! `DefaultOffAdmissionPlugins` leaves them on); PodTolerationRestriction and
+//! ExtendedResourceToleration are not: a cluster enables them with `--enable-admission-plugins`.
+//! repel's default is stock kube-apiserver's. The concept page's sentence about the
+//! memory-pressure toleration for pods outside BestEffort describes PodTolerationRestriction
+//! (kubernetes#50180): it holds only where a cluster enables that plugin, and a stock cluster's
+//! pods (a kind cluster's v1.35 dump among them) carry no such toleration.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, Namespace, Pod, PodSpec};
+use k8s_openapi::api::core::v1::{Container, Namespace, Pod, PodSpec, Toleration};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -30,9 +31,9 @@ use crate::workload::namespace_of;
 mod plugins;
 
 pub use plugins::{
-    ALL_ORDERED_PLUGINS, DEFAULT_TOLERATION_SECONDS, EXTENDED_RESOURCE_TOLERATION,
-    POD_TOLERATION_RESTRICTION, PRIORITY, PluginFlagError, PluginFlagErrors,
-    TAINT_NODES_BY_CONDITION,
+    ADMISSION_PRESETS, ALL_ORDERED_PLUGINS, DEFAULT_TOLERATION_SECONDS,
+    EXTENDED_RESOURCE_TOLERATION, POD_TOLERATION_RESTRICTION, PRIORITY, PluginFlagError,
+    PluginFlagErrors, TAINT_NODES_BY_CONDITION,
 };
 
 /// Which admission plugins run, with their configuration.
@@ -50,12 +51,12 @@ pub struct AdmissionConfig {
 }
 
 impl Default for AdmissionConfig {
-    /// DefaultTolerationSeconds and PodTolerationRestriction on, with upstream's defaults (300 s;
-    /// no cluster defaults or whitelist); ExtendedResourceToleration off.
+    /// Stock kube-apiserver v1.35: DefaultTolerationSeconds on, with upstream's defaults (300 s);
+    /// PodTolerationRestriction and ExtendedResourceToleration off.
     fn default() -> Self {
         AdmissionConfig {
             default_toleration_seconds: Some(DefaultTolerationSecondsConfig::default()),
-            pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
+            pod_toleration_restriction: None,
             extended_resource_toleration: false,
             priority_classes: Vec::new(),
         }
@@ -72,10 +73,59 @@ pub fn admit_pod(
     namespace: Option<&Namespace>,
     cfg: &AdmissionConfig,
 ) -> Result<(), AdmissionError> {
+    admit(pod, namespace, cfg, &mut |_, _| {})
+}
+
+/// [`admit_pod`], saying which plugin added each toleration: one entry per toleration of the
+/// admitted pod, `None` for one the pod had before admission, else the plugin's name
+/// ([`DEFAULT_TOLERATION_SECONDS`], [`POD_TOLERATION_RESTRICTION`],
+/// [`EXTENDED_RESOURCE_TOLERATION`]). (PodTolerationRestriction's merge may also drop tolerations
+/// a wider one covers, the pod's own among them, as upstream's `DoTolerationsMerge` does.)
+pub fn admit_pod_traced(
+    pod: &mut Pod,
+    namespace: Option<&Namespace>,
+    cfg: &AdmissionConfig,
+) -> Result<Vec<Option<&'static str>>, AdmissionError> {
+    let tolerations = |pod: &Pod| -> Vec<Toleration> {
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.tolerations.clone())
+            .unwrap_or_default()
+    };
+    let own = tolerations(pod);
+    // Each plugin's tolerations as it left them, in the order the plugins ran.
+    let mut stages: Vec<(&'static str, Vec<Toleration>)> = Vec::new();
+    admit(pod, namespace, cfg, &mut |plugin, pod| {
+        stages.push((plugin, tolerations(pod)))
+    })?;
+    let after = tolerations(pod);
+    Ok(after
+        .iter()
+        .map(|t| {
+            if own.contains(t) {
+                return None;
+            }
+            stages
+                .iter()
+                .find(|(_, ts)| ts.contains(t))
+                .map(|(plugin, _)| *plugin)
+        })
+        .collect())
+}
+
+/// The admission chain, calling `after` with each mutating plugin's name and the pod as it
+/// left it.
+fn admit(
+    pod: &mut Pod,
+    namespace: Option<&Namespace>,
+    cfg: &AdmissionConfig,
+    after: &mut dyn FnMut(&'static str, &Pod),
+) -> Result<(), AdmissionError> {
     if let Some(dts) = &cfg.default_toleration_seconds
         && let Some(spec) = pod.spec.as_mut()
     {
         default_toleration_seconds(spec, dts);
+        after(DEFAULT_TOLERATION_SECONDS, pod);
     }
     let implied;
     let ns = match namespace {
@@ -96,16 +146,45 @@ pub fn admit_pod(
             pod.metadata.namespace = Some(namespace_of(&pod.metadata).to_string());
         }
         pod_toleration_restriction_admit(pod, Some(ns), ptr, AdmissionOperation::Create)?;
+        after(POD_TOLERATION_RESTRICTION, pod);
     }
     if cfg.extended_resource_toleration
         && let Some(spec) = pod.spec.as_mut()
     {
         extended_resource_toleration(spec);
+        after(EXTENDED_RESOURCE_TOLERATION, pod);
     }
     if let Some(ptr) = &cfg.pod_toleration_restriction {
         pod_toleration_restriction_validate(pod, Some(ns), ptr)?;
     }
     Ok(())
+}
+
+/// Whether a pod is one an API server already stored, so that admission ran on it when it was
+/// created and must not run again: admission plugins act on create (and some on update), never
+/// on an object that is only read back. A pod is taken as stored when it carries what only the
+/// API server writes — `metadata.uid` or `metadata.resourceVersion` — or when it is bound
+/// (`spec.nodeName`) and has a `status.phase`, as every pod of `kubectl get pods -o yaml`, a
+/// snapshot or a live read does. A manifest to create (`kubectl run --dry-run=client -o yaml`
+/// prints `creationTimestamp: null` and `status: {}`) is not.
+pub fn is_stored(pod: &Pod) -> bool {
+    let m = &pod.metadata;
+    if m.uid.as_deref().is_some_and(|u| !u.is_empty())
+        || m.resource_version.as_deref().is_some_and(|v| !v.is_empty())
+    {
+        return true;
+    }
+    let bound = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_deref())
+        .is_some_and(|n| !n.is_empty());
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .is_some_and(|p| !p.is_empty());
+    bound && phase
 }
 
 /// The built-in PriorityClass `system-cluster-critical`.
@@ -280,7 +359,7 @@ pub fn create_pod(
 #[allow(clippy::type_complexity)]
 mod tests {
     use super::*;
-    use crate::testing::{pod_with_tolerations, tol_secs};
+    use crate::testing::{pod_with_tolerations, tol, tol_secs};
     use k8s_openapi::api::core::v1::{ResourceRequirements, Toleration};
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -318,8 +397,9 @@ mod tests {
         let nr = "node.kubernetes.io/not-ready";
         let un = "node.kubernetes.io/unreachable";
         let mp = "node.kubernetes.io/memory-pressure";
-        let no_ptr = AdmissionConfig {
-            pod_toleration_restriction: None,
+        let stock = AdmissionConfig::default();
+        let ptr = AdmissionConfig {
+            pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
             ..Default::default()
         };
         let nothing = AdmissionConfig {
@@ -330,11 +410,11 @@ mod tests {
         #[rustfmt::skip]
         let cases: Vec<(&str, Pod, AdmissionConfig, Vec<String>)> = vec![
             ("a BestEffort pod gets the two 300 s tolerations",
-                pod_with_tolerations("p", vec![]), AdmissionConfig::default(), vec![format!("{nr}:300"), format!("{un}:300")]),
-            ("a Burstable pod also gets memory-pressure, after them",
-                burstable("p"), AdmissionConfig::default(), vec![format!("{nr}:300"), format!("{un}:300"), format!("{mp}:-")]),
-            ("without PodTolerationRestriction, no memory-pressure",
-                burstable("p"), no_ptr, vec![format!("{nr}:300"), format!("{un}:300")]),
+                pod_with_tolerations("p", vec![]), stock.clone(), vec![format!("{nr}:300"), format!("{un}:300")]),
+            ("stock kube-apiserver runs no PodTolerationRestriction: a Burstable pod gets no memory-pressure",
+                burstable("p"), stock.clone(), vec![format!("{nr}:300"), format!("{un}:300")]),
+            ("with PodTolerationRestriction enabled, a Burstable pod also gets memory-pressure, after them",
+                burstable("p"), ptr, vec![format!("{nr}:300"), format!("{un}:300"), format!("{mp}:-")]),
             ("with both plugins off, nothing changes",
                 burstable("p"), nothing, vec![]),
             ("the pod's own not-ready toleration is kept",
@@ -374,6 +454,93 @@ mod tests {
     }
 
     #[test]
+    fn admission_names_the_plugin_that_added_each_toleration() {
+        let mp = "node.kubernetes.io/memory-pressure";
+        let all = AdmissionConfig {
+            pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
+            extended_resource_toleration: true,
+            ..Default::default()
+        };
+        // Burstable (a CPU request), so that PodTolerationRestriction adds memory-pressure.
+        let mut pod = gpu_pod(&[("cpu", "100m")]);
+        if let Some(spec) = pod.spec.as_mut() {
+            spec.tolerations = Some(vec![tol("dedicated", "Exists", "", "NoSchedule")]);
+        }
+        let sources = admit_pod_traced(&mut pod, None, &all).unwrap_or_default();
+        let keys: Vec<String> = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.tolerations.as_ref())
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| t.key.clone().unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            [
+                "dedicated",
+                "node.kubernetes.io/not-ready",
+                "node.kubernetes.io/unreachable",
+                mp,
+                "nvidia.com/gpu"
+            ]
+        );
+        assert_eq!(
+            sources,
+            [
+                None,
+                Some(DEFAULT_TOLERATION_SECONDS),
+                Some(DEFAULT_TOLERATION_SECONDS),
+                Some(POD_TOLERATION_RESTRICTION),
+                Some(EXTENDED_RESOURCE_TOLERATION),
+            ]
+        );
+        // The traced chain admits exactly as the plain one does.
+        let mut plain = gpu_pod(&[("cpu", "100m")]);
+        if let Some(spec) = plain.spec.as_mut() {
+            spec.tolerations = Some(vec![tol("dedicated", "Exists", "", "NoSchedule")]);
+        }
+        admit_pod(&mut plain, None, &all).unwrap_or_default();
+        assert_eq!(plain, pod);
+    }
+
+    #[test]
+    fn a_stored_pod_is_one_the_api_server_wrote() {
+        use k8s_openapi::api::core::v1::PodStatus;
+        let bound = |phase: Option<&str>| {
+            let mut p = pod_with_tolerations("p", vec![]);
+            if let Some(s) = p.spec.as_mut() {
+                s.node_name = Some("node1".into());
+            }
+            p.status = Some(PodStatus {
+                phase: phase.map(str::to_string),
+                ..Default::default()
+            });
+            p
+        };
+        // `kubectl run --dry-run=client -o yaml` prints `status: {}`: a pod to create.
+        assert!(!is_stored(&pod_with_tolerations("p", vec![])));
+        assert!(!is_stored(&bound(None)));
+        // A bound pod with a phase, as `kubectl get pods -o yaml` prints it.
+        assert!(is_stored(&bound(Some("Running"))));
+        // An unbound pod is stored when it carries what only the API server writes.
+        let mut pending = pod_with_tolerations("p", vec![]);
+        pending.metadata.uid = Some("36447428-81f8-45eb-b825-414de2e8012b".into());
+        assert!(is_stored(&pending));
+        let mut versioned = pod_with_tolerations("p", vec![]);
+        versioned.metadata.resource_version = Some("407".into());
+        assert!(is_stored(&versioned));
+        // A phase without a node is not enough (a hand-written status).
+        let mut unbound = bound(Some("Pending"));
+        if let Some(s) = unbound.spec.as_mut() {
+            s.node_name = None;
+        }
+        assert!(!is_stored(&unbound));
+    }
+
+    #[test]
     fn extended_resource_toleration_in_upstreams_order() {
         use crate::defaults::{NS_DEFAULT_TOLERATIONS, NS_WHITELIST_TOLERATIONS, WhitelistScope};
         let nr = "node.kubernetes.io/not-ready";
@@ -382,6 +549,7 @@ mod tests {
         let gpu = "nvidia.com/gpu";
         let ert = AdmissionConfig {
             extended_resource_toleration: true,
+            pod_toleration_restriction: Some(PodTolerationRestrictionConfig::default()),
             ..Default::default()
         };
         let whitelist = namespace(
@@ -400,7 +568,7 @@ mod tests {
             ("on, Burstable: after PodTolerationRestriction's memory-pressure too",
                 gpu_pod(&[("cpu", "100m")]), None, ert.clone(), Ok(vec![format!("{nr}:300"), format!("{un}:300"), format!("{mp}:-"), format!("{gpu}:-")])),
             ("without ExtendedResourceToleration, the whitelist admits the GPU pod",
-                gpu_pod(&[]), Some(&whitelist), AdmissionConfig::default(), Ok(vec![format!("{nr}:300"), format!("{un}:300")])),
+                gpu_pod(&[]), Some(&whitelist), AdmissionConfig { extended_resource_toleration: false, ..ert.clone() }, Ok(vec![format!("{nr}:300"), format!("{un}:300")])),
             ("the whitelist is validated after every mutating plugin: it refuses the GPU toleration ExtendedResourceToleration added",
                 gpu_pod(&[]), Some(&whitelist), ert.clone(), Err(AdmissionError::WhitelistConflict { scope: WhitelistScope::Namespace })),
             ("a wildcard namespace default swallows DefaultTolerationSeconds' tolerations in the merge, but the GPU toleration is added after the merge and stays",

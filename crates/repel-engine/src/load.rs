@@ -11,7 +11,9 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::FeatureGates;
-use repel_core::admission::{AdmissionConfig, create_pod};
+use repel_core::admission::{
+    AdmissionConfig, create_pod, is_stored, resolve_priority, set_defaults_pod,
+};
 use repel_core::workload::claim::{OwnerId, WorkloadPlan, claim_pods};
 use repel_core::workload::{
     PlannedPods, Workload, expand_planned_parts, for_each_planned_part, namespace_of, pin_to_node,
@@ -105,6 +107,21 @@ fn admit_and_add(
             None
         }
     }
+}
+
+/// A pod the API server already stored ([`is_stored`]: from a dump, a snapshot or a live read)
+/// as the cluster holds it: admission ran when it was created and does not run again (its
+/// tolerations, priority and defaults are what it says). Only what defaulting would add to a
+/// pod written without it is filled in: requests from limits, and the priority of its class when
+/// it names one but carries no `spec.priority` (a class the input lacks leaves it unset).
+fn restored(mut pod: Pod, admission: &AdmissionConfig) -> Pod {
+    if let Some(spec) = pod.spec.as_mut() {
+        set_defaults_pod(spec);
+        if spec.priority.is_none() {
+            let _ = resolve_priority(spec, &admission.priority_classes);
+        }
+    }
+    pod
 }
 
 /// A workload's pods, made ready to join the cluster.
@@ -430,7 +447,11 @@ fn build_cluster_with(
         .pods
         .try_reserve(pods.len().saturating_add(planned));
     for pod in pods {
-        admit_and_add(&mut built, pod, &admission, gates);
+        if is_stored(&pod) {
+            built.cluster.add_pod(restored(pod, &admission));
+        } else {
+            admit_and_add(&mut built, pod, &admission, gates);
+        }
     }
     // A workload's pods share one spec: it is admitted once (the admission chain reads only
     // the spec and the namespace) and the cluster shares it, with what the scheduler reads of

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use k8s_openapi::api::core::v1::{Node, Pod};
-use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod};
+use repel_core::admission::{AdmissionConfig, CreatePodError, create_pod, is_stored};
 use repel_core::defaults::DefaultTolerationSecondsConfig;
 use repel_core::workload::claim::{claim_pods, taken_names};
 use repel_core::workload::{Workload, for_each_planned_pod, namespace_of};
@@ -62,12 +62,19 @@ pub fn run(args: AdmitArgs) -> Result<u8, CliError> {
     let mut admit = |mut pod: Pod| -> Result<(), CliError> {
         let ns = namespace_of(&pod.metadata).to_string();
         let name = pod.metadata.name.clone().unwrap_or_default();
-        match create_pod(
-            &mut pod,
-            inv.namespace(&ns),
-            &cfg,
-            &args.inputs.feature_gates,
-        ) {
+        // A pod the API server already stored (a dump, a snapshot) is printed as it is:
+        // admission ran when it was created.
+        let created = if is_stored(&pod) {
+            Ok(())
+        } else {
+            create_pod(
+                &mut pod,
+                inv.namespace(&ns),
+                &cfg,
+                &args.inputs.feature_gates,
+            )
+        };
+        match created {
             Ok(()) => {
                 let mut v =
                     serde_json::to_value(&pod).map_err(|e| CliError::Output(e.to_string()))?;

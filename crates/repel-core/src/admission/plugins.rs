@@ -180,6 +180,38 @@ impl AdmissionConfig {
     }
 }
 
+/// What a provider's kube-apiserver enables beyond stock, as far as the plugins repel models
+/// go (`--admission-preset`). Each entry names its source.
+///
+/// - `stock`, `kubeadm`: kube-apiserver's defaults (kubeadm passes only `NodeRestriction`,
+///   which repel does not model): DefaultTolerationSeconds on, PodTolerationRestriction and
+///   ExtendedResourceToleration off.
+/// - `eks`: ExtendedResourceToleration on since EKS 1.19 (the EKS team on
+///   aws/containers-roadmap#739: "We will be enabling the ExtendedResourceToleration admission
+///   controller with the upcoming 1.19 launch").
+/// - `gke`: ExtendedResourceToleration on (GKE's GPU page: "GKE will automatically apply
+///   corresponding tolerations to Pods requesting GPUs by running the
+///   ExtendedResourceToleration admission controller"), with its GPU pools tainted
+///   `nvidia.com/gpu`.
+/// - `aks`: stock (AKS's GPU pools need the toleration written in the pod).
+pub const ADMISSION_PRESETS: [&str; 5] = ["stock", "kubeadm", "eks", "gke", "aks"];
+
+impl AdmissionConfig {
+    /// The configuration of a provider's kube-apiserver ([`ADMISSION_PRESETS`]); `None` for a
+    /// name that is not one.
+    pub fn preset(name: &str) -> Option<AdmissionConfig> {
+        let stock = AdmissionConfig::default();
+        Some(match name {
+            "stock" | "kubeadm" | "aks" => stock,
+            "eks" | "gke" => AdmissionConfig {
+                extended_resource_toleration: true,
+                ..stock
+            },
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
