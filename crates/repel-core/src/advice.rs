@@ -79,16 +79,22 @@ pub fn advise(spec: &PodSpec, nodes: &[Node], e: &Explanation) -> Vec<Advice> {
         }
     }
     let affinity = RequiredNodeAffinity::from_pod_spec(spec);
-    if !affinity.is_empty() {
-        let kept: Vec<(String, Vec<String>)> = e
-            .nodes
+    // Only when the selector singles the tainted nodes out: every node it picks is closed to the
+    // pod. A selector that also picks nodes the pod fits on (`kubernetes.io/os: linux`) is not
+    // aimed at the tainted ones, and tolerating them would send the pod where nobody meant it.
+    let picked: Vec<(&NodeVerdict, &Node)> = e
+        .nodes
+        .iter()
+        .zip(nodes)
+        .filter(|(_, n)| affinity.matches(n).unwrap_or(false))
+        .collect();
+    if !affinity.is_empty() && !picked.iter().any(|(v, _)| v.feasible()) {
+        let kept: Vec<(String, Vec<String>)> = picked
             .iter()
-            .zip(nodes)
-            .filter(|(v, n)| {
+            .filter(|(v, _)| {
                 v.rejection
                     .as_ref()
                     .is_some_and(|r| r.plugin == TAINT_TOLERATION)
-                    && affinity.matches(n).unwrap_or(false)
             })
             .map(|(v, _)| {
                 let taints = v
@@ -150,13 +156,20 @@ mod tests {
     use crate::testing::{node_with_taints, pod_with_tolerations, taint, tol};
     use k8s_openapi::api::core::v1::Toleration;
 
+    /// A Linux node with one more label.
     fn labelled(
         name: &str,
         label: (&str, &str),
         taints: Vec<k8s_openapi::api::core::v1::Taint>,
     ) -> Node {
         let mut n = node_with_taints(name, taints);
-        n.metadata.labels = Some([(label.0.to_string(), label.1.to_string())].into());
+        n.metadata.labels = Some(
+            [
+                (label.0.to_string(), label.1.to_string()),
+                ("kubernetes.io/os".to_string(), "linux".to_string()),
+            ]
+            .into(),
+        );
         n
     }
 
@@ -176,7 +189,7 @@ mod tests {
     #[test]
     fn the_classic_mistakes() {
         let nodes = vec![
-            node_with_taints("plain", vec![]),
+            labelled("plain", ("kubernetes.io/hostname", "plain"), vec![]),
             labelled(
                 "gpu",
                 ("accelerator", "nvidia"),
@@ -207,6 +220,8 @@ mod tests {
             ("a selector for the GPU nodes without the GPU toleration keeps the pod off its own nodes",
                 vec![], Some(("accelerator", "nvidia")),
                 vec![Advice::KeptOffOwnNodes { nodes: vec![("gpu".into(), vec!["sku=gpu:NoSchedule".into()])] }]),
+            ("a selector that also picks nodes the pod fits on does not single the tainted ones out",
+                vec![], Some(("kubernetes.io/os", "linux")), vec![]),
         ];
         for (name, tols, selector, want) in cases {
             assert_eq!(advice_for(tols, selector, &nodes), want, "{name}");

@@ -21,6 +21,7 @@
 //! - [`affinity`]: nodeSelector and required node affinity matching.
 //! - [`labels`]: label selectors (`-l`): parse, print, match; `metav1.LabelSelector`.
 //! - [`advice`]: the classic mistakes (toleration without affinity, wildcard, kept off own nodes).
+//! - [`near_miss`]: a toleration evidently written for a taint that does not match it, and why.
 //! - [`explain`]: a pod against every node: taints, filters, scores, NoExecute outcome.
 //! - [`object_defaults`]: the API server's `SetDefaults_*` for nodes and namespaces.
 //! - [`workload`]: workloads and the pods their controllers create, named as upstream.
@@ -39,6 +40,7 @@ pub mod instance_types;
 pub mod kubectl;
 pub mod labels;
 pub mod names;
+pub mod near_miss;
 pub mod object_defaults;
 pub mod pool_nodes;
 pub mod pools;

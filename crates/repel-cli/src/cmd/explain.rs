@@ -1,11 +1,11 @@
 //! `repel explain POD`: the pod against every node, by the taint rules.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use clap::Args;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Toleration};
 use repel_core::FeatureGates;
-use repel_core::admission::{AdmissionConfig, admit_pod, set_defaults_pod};
+use repel_core::admission::{AdmissionConfig, admit_pod_traced, is_stored, set_defaults_pod};
 use repel_core::advice::{Advice, advise};
 use repel_core::affinity::RequiredNodeAffinity;
 use repel_core::explain::{Explanation, NodeVerdict, daemon_verdicts, explain};
@@ -24,6 +24,7 @@ use crate::input::Inventory;
 use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml, warn_all};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
+use repel_core::near_miss::near_misses;
 use repel_engine::PodInfo;
 use repel_engine::cluster::Cluster;
 use repel_engine::load::build_cluster;
@@ -32,8 +33,9 @@ use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_po
 /// Arguments of `repel explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The pod: `ns/name`, `name` (in the namespace of -n), or `kind/name` of a workload
-    /// (`deployment/web`, `ds/agent`, `sts/db`, `job/x`, `cronjob/x`, `rs/x`, `pod/x`).
+    /// The pod: `ns/name`, `name` (in the namespace of -n), or `TYPE/name` of a workload as
+    /// kubectl takes it (`deployment/web`, `deployment.apps/web`, `deployments.v1.apps/web`,
+    /// `ds/agent`, `sts/db`, `job.batch/x`, `cronjob/x`, `rs/x`, `pod/x`).
     pub pod: String,
     #[command(flatten)]
     pub inputs: Inputs,
@@ -63,6 +65,44 @@ fn workload_kind(s: &str) -> Option<&'static str> {
     })
 }
 
+/// The API group of a kind `kind/name` accepts (`""`: the core group).
+fn kind_group(kind: &str) -> &'static str {
+    match kind {
+        "Pod" => "",
+        "Job" | "CronJob" => "batch",
+        _ => "apps",
+    }
+}
+
+/// The kind of a `TYPE[.VERSION][.GROUP]` argument, as kubectl reads it (`deploy`,
+/// `deployment.apps`, `deployments.v1.apps`, `cronjob.batch`); `Err` with kubectl's message for a
+/// type with a group repel does not know (`deployment.batch`). `Ok(None)`: not a type at all —
+/// then the part before `/` is a namespace (a namespace is a DNS label and has no dot, so a
+/// dotted word is always a type).
+fn type_arg(s: &str) -> Result<Option<&'static str>, CliError> {
+    let unknown = || {
+        CliError::Usage(format!(
+            "error: the server doesn't have a resource type \"{s}\""
+        ))
+    };
+    let Some((resource, rest)) = s.split_once('.') else {
+        return Ok(workload_kind(s));
+    };
+    let kind = workload_kind(resource).ok_or_else(unknown)?;
+    // VERSION.GROUP or GROUP; the core group's pods are `pods` (kubectl also takes `pods.v1`).
+    let group = match rest.split_once('.') {
+        Some(("v1", group)) => group,
+        Some(_) => return Err(unknown()),
+        None if rest == "v1" => "",
+        None => rest,
+    };
+    if group.eq_ignore_ascii_case(kind_group(kind)) {
+        Ok(Some(kind))
+    } else {
+        Err(unknown())
+    }
+}
+
 /// A pod chosen on the command line, before admission.
 pub struct Target<'a> {
     /// The pod (a workload's representative pod).
@@ -89,18 +129,17 @@ pub fn resolve<'a>(
     looked_in: &str,
 ) -> Result<Target<'a>, CliError> {
     let (kind, namespace, name) = match arg.split_once('/') {
-        Some((k, n)) if workload_kind(k).is_some() => (workload_kind(k).unwrap_or("Pod"), ns, n),
-        Some((namespace, n)) => ("Pod", namespace, n),
+        Some((t, n)) => match type_arg(t)? {
+            Some(kind) => (kind, ns, n),
+            None => ("Pod", t, n),
+        },
         None => ("Pod", ns, arg),
     };
     let not_found = || {
-        let resource = match kind {
-            "Pod" => "pods".to_string(),
-            k => format!("{}s.apps", k.to_ascii_lowercase()),
+        let resource = match kind_group(kind) {
+            "" => format!("{}s", kind.to_ascii_lowercase()),
+            group => format!("{}s.{group}", kind.to_ascii_lowercase()),
         };
-        let resource = resource
-            .replace("jobs.apps", "jobs.batch")
-            .replace("cronjobs.apps", "cronjobs.batch");
         CliError::Usage(format!(
             "Error from server (NotFound): {resource} {name:?} not found in {looked_in} (namespace {namespace:?})"
         ))
@@ -274,10 +313,18 @@ pub struct ExplainReport {
     pub message: String,
     /// The pod's tolerations after admission (what `toleration` indexes).
     pub tolerations: Vec<Toleration>,
+    /// For each of `tolerations`, the admission plugin that added it (`null`: the pod's own, or
+    /// for a DaemonSet's pod, its controller's).
+    #[serde(rename = "addedBy")]
+    pub added_by: Vec<Option<&'static str>>,
     /// One row per node.
     pub nodes: Vec<NodeRow>,
     /// The classic mistakes found (beyond upstream), one sentence each.
     pub advice: Vec<String>,
+    /// Tolerations evidently written for a taint of some node that do not match it, and why
+    /// (each pair once, whatever the number of nodes).
+    #[serde(rename = "nearMisses", skip_serializing_if = "Vec::is_empty")]
+    pub near_misses: Vec<NearMissRow>,
     /// When nothing fits and preemption would make room: where, and whom it would remove.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionRow>,
@@ -290,6 +337,47 @@ pub struct ExplainReport {
     /// whether repel's message is the same.
     #[serde(rename = "clusterScheduler", skip_serializing_if = "Option::is_none")]
     pub cluster_scheduler: Option<ClusterScheduler>,
+}
+
+/// A toleration that misses a taint it was evidently written for.
+#[derive(Debug, Serialize)]
+pub struct NearMissRow {
+    /// Index into the pod's tolerations.
+    pub toleration: usize,
+    /// The taint, `key=value:Effect`.
+    pub taint: String,
+    /// Why it does not match.
+    pub message: String,
+}
+
+/// The near misses of `tolerations` against every node's untolerated taints, each pair once.
+fn near_miss_rows(
+    tolerations: &[Toleration],
+    core: &Explanation,
+    gates: &FeatureGates,
+) -> Vec<NearMissRow> {
+    let mut rows: Vec<NearMissRow> = Vec::new();
+    for v in &core.nodes {
+        let untolerated: Vec<&k8s_openapi::api::core::v1::Taint> = v
+            .taints
+            .iter()
+            .filter(|t| !t.tolerated)
+            .map(|t| &t.taint)
+            .collect();
+        for (toleration, taint, why) in near_misses(tolerations, &untolerated, gates) {
+            if !rows
+                .iter()
+                .any(|r| r.toleration == toleration && r.taint == taint)
+            {
+                rows.push(NearMissRow {
+                    toleration,
+                    taint,
+                    message: why.to_string(),
+                });
+            }
+        }
+    }
+    rows
 }
 
 /// The cluster's scheduler's verdict on a pending pod, beside repel's.
@@ -450,6 +538,7 @@ pub fn report(
         pod: pod_id.to_string(),
         message: eval.message.clone(),
         tolerations: tolerations.to_vec(),
+        added_by: vec![None; tolerations.len()],
         nodes: core
             .nodes
             .iter()
@@ -457,6 +546,7 @@ pub fn report(
             .map(|(i, v)| status_row(v, cluster.node_id(&v.name).unwrap_or(i), eval))
             .collect(),
         advice: advice.iter().map(ToString::to_string).collect(),
+        near_misses: Vec::new(),
         node_pools: Vec::new(),
         cluster_scheduler: None,
     }
@@ -484,8 +574,8 @@ fn outcome_row_words(r: &NoExecuteRow) -> String {
 /// tolerations to paste.
 pub fn human(
     r: &ExplainReport,
-    original: &[Toleration],
-    with_affinity: bool,
+    sources: &[Option<&'static str>],
+    picked: Option<&BTreeSet<String>>,
     daemonset: bool,
 ) -> Result<String, CliError> {
     let mut out = format!("Pod {}\n", r.pod);
@@ -494,10 +584,9 @@ pub fn human(
     } else {
         out.push_str("Tolerations:\n");
         for (i, t) in r.tolerations.iter().enumerate() {
-            let added = if original.contains(t) {
-                ""
-            } else {
-                "   (added by admission)"
+            let added = match sources.get(i).copied().flatten() {
+                Some(plugin) => format!("   (added by {plugin})"),
+                None => String::new(),
             };
             out.push_str(&format!("  #{i}  {}{added}\n", describe_toleration(t)));
         }
@@ -603,6 +692,12 @@ pub fn human(
     for a in &r.advice {
         out.push_str(&format!("\nNote: {a}.\n"));
     }
+    for m in &r.near_misses {
+        out.push_str(&format!(
+            "\nNear miss: toleration #{} does not match {}: {}.\n",
+            m.toleration, m.taint, m.message
+        ));
+    }
     if let Some(launch) = r.node_pools.iter().find(|p| p.reason.is_none()) {
         out.push_str(&format!(
             "\nKarpenter would launch a node for it from NodePool {}{}.\n",
@@ -624,29 +719,40 @@ pub fn human(
         ));
     }
     // Every tainted node's toleration is in -o json; the text shows them where they matter:
-    // when the pod fits nowhere, or when its own affinity picks the node.
+    // when the pod fits nowhere, for the nodes its own required affinity picks (tolerating a
+    // node the affinity refuses opens nothing), each set of tolerations once with the nodes it
+    // opens.
     let with_sugg: Vec<&NodeRow> = r
         .nodes
         .iter()
         .filter(|n| !n.suggested_tolerations.is_empty())
+        .filter(|n| picked.is_none_or(|p| p.contains(&n.name)))
         .collect();
-    let show = feasible.is_empty() || with_affinity;
-    if !show && !with_sugg.is_empty() {
+    if !feasible.is_empty() && !with_sugg.is_empty() {
         let names: Vec<&str> = with_sugg.iter().map(|n| n.name.as_str()).collect();
         out.push_str(&format!(
             "\nThe tolerations that would open {} are in -o json (suggestedTolerations).\n",
             names.join(", ")
         ));
-    }
-    for n in with_sugg.iter().filter(|_| show) {
-        out.push_str(&format!(
-            "\nTo let the pod onto {}, add to its tolerations:\n",
-            n.name
-        ));
-        for line in tolerations_yaml(&n.suggested_tolerations)?.lines() {
-            out.push_str("  ");
-            out.push_str(line);
-            out.push('\n');
+    } else {
+        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+        for n in &with_sugg {
+            let yaml = tolerations_yaml(&n.suggested_tolerations)?;
+            match groups.iter_mut().find(|(y, _)| *y == yaml) {
+                Some((_, names)) => names.push(&n.name),
+                None => groups.push((yaml, vec![&n.name])),
+            }
+        }
+        for (yaml, names) in groups {
+            out.push_str(&format!(
+                "\nTo let the pod onto {}, add to its tolerations:\n",
+                names.join(", ")
+            ));
+            for line in yaml.lines() {
+                out.push_str("  ");
+                out.push_str(line);
+                out.push('\n');
+            }
         }
     }
     Ok(out)
@@ -689,13 +795,24 @@ fn daemon_summary(r: &ExplainReport) -> String {
 }
 
 /// Admits the target pod and explains it; with `warn`, prints invalid tolerations as warnings first.
+/// Returns the pod's `ns/name`, which admission plugin added each of its tolerations (`None`:
+/// its own), its tolerations after admission, and the explanation.
+#[allow(clippy::type_complexity)]
 pub fn evaluate(
     target: &Target,
     nodes: &[Node],
     gates: &FeatureGates,
     warn: bool,
     admission: &AdmissionConfig,
-) -> Result<(String, Vec<Toleration>, Vec<Toleration>, Explanation), CliError> {
+) -> Result<
+    (
+        String,
+        Vec<Option<&'static str>>,
+        Vec<Toleration>,
+        Explanation,
+    ),
+    CliError,
+> {
     let mut pod = target.pod.clone();
     let original = pod
         .spec
@@ -716,12 +833,18 @@ pub fn evaluate(
     if let Some(spec) = pod.spec.as_mut() {
         set_defaults_pod(spec); // before admission, as the API server: limits become requests
     }
-    admit_pod(&mut pod, target.namespace, admission)
-        .map_err(|e| CliError::Usage(format!("Pod {pod_id}: {e}")))?;
+    // A pod the API server already stored (a dump, a snapshot, a live read) was admitted when it
+    // was created: it is judged as it is.
+    let sources = if is_stored(&pod) {
+        vec![None; original.len()]
+    } else {
+        admit_pod_traced(&mut pod, target.namespace, admission)
+            .map_err(|e| CliError::Usage(format!("Pod {pod_id}: {e}")))?
+    };
     let spec = pod.spec.clone().unwrap_or_default();
     let tolerations = spec.tolerations.clone().unwrap_or_default();
     let e = explain(&spec, nodes, gates);
-    Ok((pod_id, original, tolerations, e))
+    Ok((pod_id, sources, tolerations, e))
 }
 
 /// Runs `repel explain`.
@@ -749,8 +872,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     }
     let nodes: Vec<Node> = inv.nodes.iter().map(|n| n.obj.clone()).collect();
     let pools = inv.pools()?;
-    let (pod_id, original, tolerations, core) =
-        evaluate(&target, &nodes, &gates, true, &admission)?;
+    let (pod_id, sources, tolerations, core) = evaluate(&target, &nodes, &gates, true, &admission)?;
     let mut spec = target.pod.spec.clone().unwrap_or_default();
     spec.tolerations = Some(tolerations.clone());
     let advice = advise(&spec, &nodes, &core);
@@ -776,9 +898,11 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
             &gates,
             &admission,
         );
+        let near_misses = near_miss_rows(&tolerations, &core, &gates);
         let r = ExplainReport {
             pod: pod_id,
             message: String::new(),
+            added_by: sources.clone(),
             tolerations,
             nodes: daemon::rows(&core, &verdicts, &pods, &cluster),
             // A DaemonSet's pods do not land on one of the nodes they tolerate: one is pinned
@@ -788,13 +912,14 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
                 .filter(|a| !matches!(a, Advice::ToleratesWithoutAffinity { .. }))
                 .map(ToString::to_string)
                 .collect(),
+            near_misses,
             preemption: None,
             node_pools: Vec::new(),
             cluster_scheduler: None,
         };
         match args.output {
             Some(f) => print_machine(&r, f)?,
-            None => out!("{}", human(&r, &original, false, true)?),
+            None => out!("{}", human(&r, &sources, None, true)?),
         }
         return Ok(0);
     }
@@ -848,6 +973,8 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         &advice,
         preemption,
     );
+    r.added_by = sources.clone();
+    r.near_misses = near_miss_rows(&tolerations, &core, &gates);
     if existing.is_some() {
         r.cluster_scheduler = cluster_scheduler(&target.pod, &r.message);
     }
@@ -861,10 +988,57 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     match args.output {
         Some(f) => print_machine(&r, f)?,
         None => {
-            let with_affinity = !RequiredNodeAffinity::from_pod_spec(&spec).is_empty();
-            out!("{}", human(&r, &original, with_affinity, false)?)
+            let affinity = RequiredNodeAffinity::from_pod_spec(&spec);
+            let picked: Option<BTreeSet<String>> = (!affinity.is_empty()).then(|| {
+                nodes
+                    .iter()
+                    .filter(|n| affinity.matches(n).unwrap_or(false))
+                    .filter_map(|n| n.metadata.name.clone())
+                    .collect()
+            });
+            out!("{}", human(&r, &sources, picked.as_ref(), false)?)
         }
     }
     leave_at_exit((inv, cluster, sched));
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubectl_type_forms_name_a_kind_and_a_dotless_word_a_namespace() {
+        let kind = |s: &str| type_arg(s).map_err(|e| e.to_string());
+        for (arg, want) in [
+            ("deployment", Some("Deployment")),
+            ("deploy", Some("Deployment")),
+            ("deployment.apps", Some("Deployment")),
+            ("deployments.v1.apps", Some("Deployment")),
+            ("DaemonSet.apps", Some("DaemonSet")),
+            ("job.batch", Some("Job")),
+            ("cronjobs.v1.batch", Some("CronJob")),
+            ("pod", Some("Pod")),
+            ("pods.v1", Some("Pod")),
+            // A namespace: a DNS label, which has no dot.
+            ("default", None),
+            ("kube-system", None),
+        ] {
+            assert_eq!(kind(arg), Ok(want), "{arg}");
+        }
+        for arg in [
+            "deployment.batch",
+            "job.apps",
+            "deployments.v2.apps",
+            "web.example",
+        ] {
+            assert_eq!(
+                kind(arg),
+                Err(format!(
+                    "error: the server doesn't have a resource type \"{arg}\""
+                )),
+                "{arg}"
+            );
+        }
+    }
 }
