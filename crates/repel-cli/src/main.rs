@@ -104,7 +104,7 @@ pub enum Format {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Validate node taints and pod tolerations as the API server does (exit 1 when anything is invalid).
+    /// Validate objects as the API server does: metadata, node taints, pod tolerations, pool taints (exit 1 when anything is invalid).
     Check(cmd::check::CheckArgs),
     /// Show, node by node, whether a pod may go there and why: taints, tolerations, scores, NoExecute outcome.
     Explain(cmd::explain::ExplainArgs),
@@ -112,15 +112,15 @@ enum Command {
     Taint(cmd::taint::TaintArgs),
     /// Schedule every pending pod as kube-scheduler's default profile would: placements and why not.
     Schedule(cmd::schedule::ScheduleArgs),
-    /// A drain what-if: which nodes can go, what blocks them, where every pod would land (as kubectl or cluster-autoscaler).
+    /// A drain what-if: which nodes can go, what blocks them, where every pod would land (as kubectl, cluster-autoscaler or Karpenter).
     Drain(cmd::drain::DrainArgs),
-    /// A consolidation what-if: which nodes could be removed together and where their pods go (as cluster-autoscaler).
+    /// A consolidation what-if: which nodes could be removed together and where their pods go (as cluster-autoscaler or Karpenter).
     Consolidate(cmd::consolidate::ConsolidateArgs),
-    /// Node pools (Karpenter NodePools): their taints, startup taints, labels, nodes, and which workloads tolerate them.
+    /// Node pools (Karpenter NodePools, eksctl node groups, AKS agent pools, EKS node groups): taints, labels, nodes, and which workloads tolerate them.
     Pools(cmd::pools::PoolsArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
-    /// Run scenarios' expectations, like a test runner (exit 1 on any failure).
+    /// Run scenarios' expectations, like a test runner (exit 1 on any failure, 2 when a scenario cannot be read).
     Test(cmd::simulate::TestArgs),
     /// Print pods as the control plane would store them: admission defaults, workload pods, DaemonSet tolerations.
     Admit(cmd::admit::AdmitArgs),

@@ -385,6 +385,125 @@ fn explain_a_workload_by_kind_and_name() {
 }
 
 #[test]
+fn explain_takes_kubectls_type_dot_group_forms() {
+    // `deployment.apps/web` is kubectl's form, not the namespace `deployment.apps` (a
+    // namespace is a DNS label, which has no dot).
+    let dir = tempfile::tempdir().unwrap();
+    let web = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let f = write_list(dir.path(), "web.json", vec![node("n1", json!([])), web]);
+    let f = f.to_str().unwrap();
+    for arg in [
+        "deployment/web",
+        "deployment.apps/web",
+        "deployments.v1.apps/web",
+    ] {
+        let (code, v) = json_out(&["explain", arg, "-f", f, "-o", "json"]);
+        assert_eq!(code, 0, "{arg}");
+        assert!(
+            v["pod"].as_str().unwrap().starts_with("default/web-"),
+            "{arg}: {}",
+            v["pod"]
+        );
+    }
+    let (code, _, err) = run(&["explain", "deployment.batch/web", "-f", f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the server doesn't have a resource type \"deployment.batch\""),
+        "{err}"
+    );
+    let (code, _, err) = run(&["explain", "job.batch/web", "-f", f]);
+    assert_eq!(code, 2);
+    assert!(err.contains("jobs.batch \"web\" not found"), "{err}");
+}
+
+#[test]
+fn explain_advice_only_where_the_selector_singles_the_tainted_nodes_out() {
+    // CoreDNS selects `kubernetes.io/os: linux`, which every node has: it runs on the plain
+    // node, and being kept off the GPU node is no mistake of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let linux = |name: &str, taints: Value| {
+        json!({"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
+               "spec": {"taints": taints}})
+    };
+    let gpu_taint = json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]);
+    let mut coredns = pod("coredns", json!([]));
+    coredns["spec"]["nodeSelector"] = json!({"kubernetes.io/os": "linux"});
+    let f = write_list(
+        dir.path(),
+        "c.json",
+        vec![
+            linux("plain", json!([])),
+            linux("gpu-1", gpu_taint.clone()),
+            linux("gpu-2", gpu_taint),
+            coredns,
+        ],
+    );
+    let f = f.to_str().unwrap();
+    let (code, v) = json_out(&["explain", "default/coredns", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["advice"], json!([]));
+    let (_, out, _) = run(&["explain", "default/coredns", "-f", f]);
+    assert!(!out.contains("add to its tolerations"), "{out}");
+    // A pod that selects only the GPU nodes, with a toleration whose value differs by case: the
+    // advice names its own nodes, the toleration to paste is shown once for both nodes, and
+    // the near miss says why its toleration does not match.
+    let mut trainer = pod(
+        "trainer",
+        json!([{"key": "nvidia.com/gpu", "operator": "Equal", "value": "True", "effect": "NoSchedule"}]),
+    );
+    trainer["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "gpu-1"});
+    trainer["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-1", "gpu-2"]}]}]}}});
+    trainer["spec"]["nodeSelector"] = json!(null);
+    let g = write_list(
+        dir.path(),
+        "t.json",
+        vec![
+            linux("plain", json!([])),
+            linux(
+                "gpu-1",
+                json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
+            ),
+            linux(
+                "gpu-2",
+                json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
+            ),
+            trainer,
+        ],
+    );
+    let g = g.to_str().unwrap();
+    let (code, v) = json_out(&["explain", "default/trainer", "-f", g, "-o", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["advice"].as_array().unwrap().len(), 1, "{}", v["advice"]);
+    assert!(
+        v["advice"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("kept off the nodes its own selector picks")
+    );
+    assert_eq!(
+        v["nearMisses"],
+        json!([{"toleration": 0, "taint": "nvidia.com/gpu=true:NoSchedule",
+                "message": "value \"True\" differs from the taint's \"true\" only by case; values are compared exactly"}])
+    );
+    let (_, out, _) = run(&["explain", "default/trainer", "-f", g]);
+    assert_eq!(out.matches("add to its tolerations").count(), 1, "{out}");
+    assert!(
+        out.contains("To let the pod onto gpu-1, gpu-2, add to its tolerations:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Near miss: toleration #0 does not match nvidia.com/gpu=true:NoSchedule: value \"True\" differs"),
+        "{out}"
+    );
+}
+
+#[test]
 fn explain_an_unknown_pod_is_bad_input() {
     let (code, _, err) = run(&["explain", "default/nope", "-f", &fixture("docs.yaml")]);
     assert_eq!(code, 2);
@@ -432,6 +551,28 @@ fn check_reports_upstream_field_errors() {
         fields.iter().any(|(o, f)| *o == "Deployment/default/web"
             && f.starts_with("spec.template.spec.tolerations[0]")),
         "Gt refused while the gate is off: {fields:?}"
+    );
+}
+
+#[test]
+fn check_validates_metadata_as_the_api_server() {
+    // A pod name with an underscore and an unexpanded `${NS}` are refused by the API server.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bad = pod("Bad_Name", json!([]));
+    bad["metadata"]["namespace"] = json!("${NS}");
+    let f = write_list(dir.path(), "bad.json", vec![bad]);
+    let (code, v) = json_out(&["check", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1);
+    let fields: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["metadata.name", "metadata.namespace"], "{v}");
+    assert_eq!(
+        v["errors"][0]["message"],
+        "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
     );
 }
 
@@ -740,7 +881,17 @@ fn admit_adds_what_the_control_plane_adds() {
         "p.json",
         vec![pod("best-effort", json!([])), burstable, own],
     );
-    let (code, v) = json_out(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    // PodTolerationRestriction is off in stock kube-apiserver: enabled here for its
+    // memory-pressure toleration.
+    let (code, v) = json_out(&[
+        "admit",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+        "--enable-admission-plugins",
+        "PodTolerationRestriction",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(v["kind"], json!("List"));
     let tols = |i: usize| -> Vec<(String, Option<i64>)> {
@@ -948,7 +1099,19 @@ fn admit_applies_namespace_default_tolerations_and_whitelist() {
     );
     bad["metadata"]["namespace"] = json!("team");
     let f = write_list(dir.path(), "ns.json", vec![ns, ok, bad]);
-    let (code, out, err) = run(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    // The annotations are PodTolerationRestriction's: without the plugin (stock) they do
+    // nothing.
+    let (code, _, _) = run(&["admit", "-f", f.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 0, "without the plugin no pod is refused");
+    let (code, out, err) = run(&[
+        "admit",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+        "--enable-admission-plugins",
+        "PodTolerationRestriction",
+    ]);
     assert_eq!(code, 1, "one pod is refused");
     assert!(err.contains("pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -1285,18 +1448,47 @@ fn finished_pods_hold_no_resources() {
 }
 
 #[test]
-fn duplicates_and_bad_quantities_are_bad_input() {
+fn an_object_defined_again_is_read_as_kubectl_apply_updates_it_and_bad_quantities_are_bad_input() {
+    // Two files of a repository of alternatives define the same node: `kubectl apply -f DIR`
+    // creates it from the first and updates it with the second. A warning, not a refusal.
     let dir = tempfile::tempdir().unwrap();
-    let f = write_list(dir.path(), "n.json", vec![node("a", json!([]))]);
-    let (code, _, err) = run(&[
+    let a = write_list(
+        dir.path(),
+        "a.json",
+        vec![node("a", json!([])), pod("p", json!([]))],
+    );
+    let b = write_list(
+        dir.path(),
+        "b.json",
+        vec![node(
+            "a",
+            json!([{"key": "k", "value": "v", "effect": "NoSchedule"}]),
+        )],
+    );
+    let (code, out, err) = run(&[
         "schedule",
         "-f",
-        f.to_str().unwrap(),
+        a.to_str().unwrap(),
         "-f",
-        f.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        "json",
     ]);
-    assert_eq!(code, 2);
-    assert!(err.contains("Node a is defined twice"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("Node a is defined again (first at ")
+            && err.contains(
+                "the later definition is read, as kubectl apply would update the object with it"
+            ),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["placements"],
+        json!([]),
+        "the later node's taint keeps the pod off: {v}"
+    );
+    assert_eq!(v["unschedulable"].as_array().unwrap().len(), 1, "{v}");
     let mut p = pod("p", json!([]));
     p["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "lots"}});
     let f = write_list(dir.path(), "q.json", vec![p]);
@@ -1649,4 +1841,74 @@ fn starting_again_to_keep_freed_memory_changes_nothing_a_user_sees() {
             "repel {args:?} said something"
         );
     }
+}
+
+#[test]
+fn every_unusable_file_of_a_directory_is_named_and_exit_is_2() {
+    let dir = tempfile::tempdir().unwrap();
+    write_list(dir.path(), "a-good.json", vec![node("n1", json!([]))]);
+    std::fs::write(
+        dir.path().join("b-broken.yaml"),
+        "kind: Pod\nmetadata: {name: [\n",
+    )
+    .unwrap();
+    let mut p = pod("q", json!([]));
+    p["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "lots"}});
+    write_list(dir.path(), "c-bad-quantity.json", vec![p]);
+    let (code, _, err) = run(&["schedule", "-f", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("b-broken.yaml"), "{err}");
+    assert!(
+        err.contains("c-bad-quantity.json") && err.contains("\"lots\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: 2 of the inputs could not be used"),
+        "{err}"
+    );
+}
+
+#[test]
+fn test_reports_every_scenario_even_after_an_unreadable_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("a-bad.yaml");
+    std::fs::write(&bad, "kind: Scenario\nstpes: []\n").unwrap();
+    let good = dir.path().join("b-good.yaml");
+    std::fs::write(
+        &good,
+        "kind: Scenario\nobjects:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}}\nuntil: 1m\nexpect: []\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["test", bad.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("ERROR ") && out.contains("a-bad.yaml"),
+        "{out}"
+    );
+    assert!(err.starts_with("error: ") && err.contains("stpes"), "{err}");
+    assert!(
+        out.contains("PASS  ") && out.contains("b-good.yaml"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 passed, 0 failed, 1 could not be read"),
+        "{out}"
+    );
+    let (code, v) = json_out(&[
+        "test",
+        bad.to_str().unwrap(),
+        good.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(v["unusable"], json!(1));
+    assert_eq!(v["passed"], json!(1));
+    assert!(
+        v["scenarios"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("stpes"),
+        "{v}"
+    );
 }

@@ -131,11 +131,12 @@ fn a_big_file_fails_at_its_first_bad_object_with_the_same_message() {
             500,
             deployment(500, "      terminationGracePeriodSeconds: soon\n"),
         )],
-        // An object defined twice, whose second copy also fails to decode: the duplicate is
-        // named first, as when read in order.
+        // An object defined twice, whose second copy fails to decode: defining it again is
+        // no error (kubectl apply would update it), so the second copy's error is the one
+        // named, as when read in order.
         vec![
-            (200, node(7)),
             (420, node(7).replace("cpu: \"4\"", "cpu: {}")),
+            (200, node(7)),
         ],
         vec![(420, node(7).replace("cpu: \"4\"", "cpu: {}"))],
     ];

@@ -238,6 +238,29 @@ fn removed_workload_api_versions_are_read_with_one_warning() {
 }
 
 #[test]
+fn apps_v1beta2_never_defaulted_the_selector() {
+    // apps/v1beta2 made `spec.selector` required (only extensions/v1beta1 and apps/v1beta1
+    // defaulted it from the template's labels): without one it is refused, not read.
+    let dir = tempfile::tempdir().unwrap();
+    let template =
+        json!({"metadata": {"labels": {"app": "web"}}, "spec": {"containers": container("100m")}});
+    let f = write(
+        dir.path(),
+        "beta2.yaml",
+        &[
+            json!({"apiVersion": "apps/v1beta2", "kind": "Deployment", "metadata": {"name": "web"},
+                 "spec": {"replicas": 1, "template": template}}),
+        ],
+    );
+    let (code, _, err) = run(&["admit", "-f", &f, "-o", "json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("(Deployment web): spec.selector: Required value"),
+        "{err}"
+    );
+}
+
+#[test]
 fn skipped_kinds_are_one_summary_line_and_listed_with_v() {
     let dir = tempfile::tempdir().unwrap();
     let mut docs = vec![node("n1")];

@@ -1,6 +1,9 @@
-//! `repel check`: validate node taints and pod tolerations as the API server does.
+//! `repel check`: validate node taints, pod tolerations and the objects' metadata as the API
+//! server does.
 
 use clap::Args;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use repel_core::validation::meta::strategy_errors;
 use repel_core::validation::{
     FieldError, ValidationOptions, invalid_message, validate_node, validate_pod_spec_tolerations,
 };
@@ -61,7 +64,35 @@ pub struct Checked {
     pub source: String,
 }
 
-/// Validates every object of the inventory, in input order.
+/// An object's metadata errors (upstream `ValidateObjectMeta` with the kind's name rule: the
+/// name, the namespace, labels and annotations, as the kind's strategy checks them on a
+/// create), before the errors of its spec, in the order the API server lists them.
+fn with_meta(
+    kind: &str,
+    meta: &ObjectMeta,
+    namespaced: bool,
+    spec: Vec<FieldError>,
+) -> Vec<FieldError> {
+    // A namespaced object written without a namespace is created in the one kubectl's context
+    // names; repel reads it as `default`, as every other command does.
+    let defaulted;
+    let meta = if namespaced && meta.namespace.as_deref().is_none_or(str::is_empty) {
+        defaulted = ObjectMeta {
+            namespace: Some("default".to_string()),
+            ..meta.clone()
+        };
+        &defaulted
+    } else {
+        meta
+    };
+    let mut errors = strategy_errors(kind, meta, namespaced, None);
+    errors.extend(spec);
+    errors
+}
+
+/// Validates every object of the inventory, in input order: the metadata of nodes, pods and
+/// workloads (names, namespaces, labels, annotations), nodes' taints, and the tolerations of
+/// pods and of workloads' pod templates.
 pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked> {
     let mut out: Vec<(usize, Checked)> = Vec::new();
     for n in &inv.nodes {
@@ -72,7 +103,7 @@ pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked
                 kind: "Node",
                 id: format!("Node/{name}"),
                 name,
-                errors: validate_node(&n.obj),
+                errors: with_meta("Node", &n.obj.metadata, false, validate_node(&n.obj)),
                 source: n.source.to_string(),
             },
         ));
@@ -85,6 +116,7 @@ pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked
             .as_ref()
             .map(|s| validate_pod_spec_tolerations(s, "spec", opts))
             .unwrap_or_default();
+        let errors = with_meta("Pod", &p.obj.metadata, true, errors);
         out.push((
             p.seq,
             Checked {
@@ -103,6 +135,7 @@ pub fn check_inventory(inv: &Inventory, opts: &ValidationOptions) -> Vec<Checked
             .and_then(|(t, path)| t.spec.as_ref().map(|s| (s, path)))
             .map(|(s, path)| validate_pod_spec_tolerations(s, path, opts))
             .unwrap_or_default();
+        let errors = with_meta(w.kind(), w.metadata(), true, errors);
         out.push((
             loaded.seq,
             Checked {

@@ -250,7 +250,30 @@ fn is_scenario(path: &Path) -> bool {
         .is_some_and(|d| d.value.get("kind").and_then(Value::as_str) == Some("Scenario"))
 }
 
-/// Runs `repel test`.
+/// An error as the command line prints it on stderr (`error: …`, unless it is kubectl's own
+/// form already).
+fn error_line(e: &CliError) -> String {
+    let msg = e.to_string();
+    if msg.starts_with("error: ") || msg.starts_with("Error from server") {
+        msg
+    } else {
+        format!("error: {msg}")
+    }
+}
+
+/// `repel test`'s exit code: 2 when a scenario could not be used, else 1 when one failed.
+fn test_exit(failed: usize, unusable: usize) -> u8 {
+    if unusable > 0 {
+        2
+    } else if failed > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// Runs `repel test`: every scenario's expectations, each scenario reported (one that cannot
+/// be read as well: `ERROR`, exit 2 at the end).
 pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     args.admission.config()?;
     let files: Vec<PathBuf> = expand_paths(&args.scenarios, true)?
@@ -262,9 +285,22 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
     }
     if let Some(format) = args.output {
         let mut rows = Vec::new();
-        let (mut passed, mut failed) = (0, 0);
+        let (mut passed, mut failed, mut unusable) = (0, 0, 0);
         for f in &files {
-            let (scenario, input) = load_with_flags(f, &args.admission, args.fields.validate)?;
+            let (scenario, input) = match load_with_flags(f, &args.admission, args.fields.validate)
+            {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    unusable += 1;
+                    eprintln!("{}", error_line(&e));
+                    rows.push(serde_json::json!({
+                        "file": f.display().to_string(),
+                        "passed": false,
+                        "error": e.to_string(),
+                    }));
+                    continue;
+                }
+            };
             let report = run_scenario(&scenario, input);
             let refused: Vec<&repel_engine::sim::StepRecord> =
                 report.steps.iter().filter(|s| !s.ok).collect();
@@ -282,14 +318,23 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
             }));
         }
         print_machine(
-            &serde_json::json!({"scenarios": rows, "passed": passed, "failed": failed}),
+            &serde_json::json!({"scenarios": rows, "passed": passed, "failed": failed, "unusable": unusable}),
             format,
         )?;
-        return Ok(if failed > 0 { 1 } else { 0 });
+        return Ok(test_exit(failed, unusable));
     }
-    let (mut passed, mut failed) = (0, 0);
+    let (mut passed, mut failed, mut unusable) = (0, 0, 0);
     for f in &files {
-        let (scenario, input) = load_with_flags(f, &args.admission, args.fields.validate)?;
+        // A scenario that cannot be read is reported, and the others still run.
+        let (scenario, input) = match load_with_flags(f, &args.admission, args.fields.validate) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                unusable += 1;
+                outln!("ERROR {}  (could not be read)", f.display());
+                eprintln!("{}", error_line(&e));
+                continue;
+            }
+        };
         let report = run_scenario(&scenario, input);
         let bad: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
         let refused: Vec<_> = report.steps.iter().filter(|s| !s.ok).collect();
@@ -340,8 +385,12 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
             }
         }
     }
-    outln!("\n{passed} passed, {failed} failed");
-    Ok(if failed > 0 { 1 } else { 0 })
+    if unusable > 0 {
+        outln!("\n{passed} passed, {failed} failed, {unusable} could not be read");
+    } else {
+        outln!("\n{passed} passed, {failed} failed");
+    }
+    Ok(test_exit(failed, unusable))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::Workload;
 use repel_engine::load::ClusterInput;
 use serde::de::DeserializeOwned;
@@ -103,6 +104,20 @@ pub enum InputError {
         /// The field and the problem.
         message: String,
     },
+    /// Several inputs could not be used: each one's first problem, in input order.
+    #[error("{}\nerror: {} of the inputs could not be used", .0.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n"), .0.len())]
+    Many(Vec<InputError>),
+}
+
+impl InputError {
+    /// One error for the problems of several inputs: none, the one, or [`InputError::Many`].
+    pub fn gather(mut errors: Vec<InputError>) -> Result<(), InputError> {
+        match errors.len() {
+            0 => Ok(()),
+            1 => Err(errors.remove(0)),
+            _ => Err(InputError::Many(errors)),
+        }
+    }
 }
 
 /// `256 MiB`, `1.5 KiB`, `10 bytes`: a size for messages.
@@ -169,6 +184,18 @@ pub struct Inventory {
     seed: u64,
     /// One name generator per `generateName` stream (kind, namespace, base).
     name_streams: std::collections::HashMap<String, repel_core::workload::NameRng>,
+}
+
+/// Adds `item` to `list`, or, when it was `again` defined, puts it in the place of the object
+/// `same` finds there (keeping that one's position in input order).
+fn put<T>(list: &mut Vec<Loaded<T>>, item: Loaded<T>, again: bool, same: impl Fn(&T) -> bool) {
+    if again && let Some(slot) = list.iter_mut().find(|l| same(&l.obj)) {
+        let seq = slot.seq;
+        *slot = item;
+        slot.seq = seq;
+        return;
+    }
+    list.push(item);
 }
 
 /// A raw document of one file, kept for rewriting (`repel taint`).
@@ -301,6 +328,26 @@ fn expand_dir(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(),
     Ok(())
 }
 
+/// The YAML reader's error in the user's words: a breached reading limit says which limit and
+/// where (not the library's `budget breached: Depth { depth: 65 }`), and the snippet names the
+/// file (not `<input>`).
+fn yaml_message(file: &str, e: &serde_saphyr::Error) -> String {
+    use serde_saphyr::budget::BudgetBreach;
+    if let serde_saphyr::Error::Budget { breach, location } = e.without_snippet() {
+        let at = format!("line {} column {}", location.line(), location.column());
+        return match breach {
+            BudgetBreach::Depth { .. } => {
+                format!("{at}: mappings and lists nested more than 64 deep, the most repel reads")
+            }
+            BudgetBreach::Aliases { .. } | BudgetBreach::Anchors { .. } => format!(
+                "{at}: more anchors or aliases than repel reads in one input (an alias bomb?)"
+            ),
+            _ => format!("{at}: more YAML than repel reads in one input"),
+        };
+    }
+    e.to_string().replace("<input>", file)
+}
+
 /// Splits a file's text into documents: JSON (one or more concatenated values) when it starts
 /// with `{` or `[`, else YAML (multi-document; empty documents skipped).
 pub fn parse_documents(file: &str, text: &str) -> Result<Vec<RawDoc>, InputError> {
@@ -327,7 +374,7 @@ fn parse_documents_with<T: Send>(
         } else {
             yaml::parse_stream_with(text, hook).map_err(|e| InputError::Syntax {
                 file: file.to_string(),
-                message: format!("invalid YAML: {e}"),
+                message: format!("invalid YAML: {}", yaml_message(file, &e)),
             })?
         };
     let mut duplicates = duplicates.into_iter().peekable();
@@ -434,17 +481,66 @@ pub fn typed_strict<T: DeserializeOwned>(
         Ok(obj) => Ok((obj, unknown)),
         Err(inner) => {
             let path = track.path().to_string();
+            let inner = plain_type_error(&inner.to_string());
             Err(InputError::Object {
                 at: source.clone(),
                 what: describe_value(v),
                 message: if path == "." {
-                    inner.to_string()
+                    inner
                 } else {
                     format!("{path}: {inner}")
                 },
             })
         }
     }
+}
+
+/// A decoding error in a manifest's words, not Rust's: `invalid type: string "30", expected
+/// i64` becomes `invalid type: got a string ("30"), expected an integer (write the number
+/// without quotes)`; serde's type names (`i64`, `u32`, `f64`, `a sequence`, `a map`, `struct
+/// Toleration`) become the manifest's (an integer, a number, a list, a mapping).
+pub fn plain_type_error(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("invalid type: ") else {
+        return msg.to_string();
+    };
+    let Some((got, expected)) = rest.split_once(", expected ") else {
+        return msg.to_string();
+    };
+    let expected_words = match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "u8" | "u16" | "u32" | "u64" | "u128" | "isize"
+        | "usize" => "an integer",
+        "f32" | "f64" => "a number",
+        "a sequence" => "a list",
+        "a map" => "a mapping",
+        "a boolean" => "a boolean (true or false)",
+        e if e.starts_with("struct ") || e.starts_with("a map ") => "a mapping",
+        e => e,
+    };
+    let (kind, value) = match got.split_once(' ') {
+        Some((k, v)) => (k, Some(v.trim_matches('`'))),
+        None => (got, None),
+    };
+    let kind_words = match kind {
+        "string" => "a string",
+        "integer" => "an integer",
+        "floating" => "a number",
+        "boolean" => "a boolean",
+        "sequence" => "a list",
+        "map" => "a mapping",
+        "null" | "unit" => "null",
+        other => other,
+    };
+    let got_words = match value {
+        Some(v) if kind == "floating" => format!("a number ({})", v.trim_start_matches("point ")),
+        Some(v) => format!("{kind_words} ({v})"),
+        None => kind_words.to_string(),
+    };
+    let hint = if kind == "string" && matches!(expected_words, "an integer" | "a number") {
+        " (write the number without quotes)"
+    } else {
+        ""
+    };
+    format!("invalid type: got {got_words}, expected {expected_words}{hint}")
 }
 
 /// How unknown and duplicate fields are answered: kubectl's `--validate`.
@@ -738,19 +834,24 @@ pub const LEGACY_API_VERSIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// Converts a legacy workload to its current apiVersion (see [`LEGACY_API_VERSIONS`]): the
-/// apiVersion is replaced, and a missing `spec.selector` (optional before apps/v1) becomes the
-/// template's labels, as the old versions' defaulting did. Returns the current apiVersion when
-/// it converted.
+/// apiVersion is replaced, and a missing `spec.selector` becomes the template's labels where the
+/// old version's defaulting did that: `extensions/v1beta1` and `apps/v1beta1`
+/// (`SetDefaults_Deployment` and the others in their `defaults.go`). `apps/v1beta2` made the
+/// selector required and never defaulted it: such a workload without one stays invalid, as
+/// the API server refused it (`spec.selector: Required value`). Returns the current apiVersion
+/// when it converted.
 fn convert_legacy(kind: &str, v: &mut Value) -> Option<&'static str> {
     let api = v.get("apiVersion").and_then(Value::as_str)?;
-    let (_, _, current) = LEGACY_API_VERSIONS
+    let (_, old, current) = LEGACY_API_VERSIONS
         .iter()
         .find(|(k, old, _)| *k == kind && *old == api)?;
     v["apiVersion"] = Value::String((*current).to_string());
-    if matches!(
-        kind,
-        "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet"
-    ) && v.at(&["spec", "selector"]).is_none_or(Value::is_null)
+    if matches!(*old, "extensions/v1beta1" | "apps/v1beta1")
+        && matches!(
+            kind,
+            "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet"
+        )
+        && v.at(&["spec", "selector"]).is_none_or(Value::is_null)
         && let Some(labels) = v.at(&["spec", "template", "metadata", "labels"]).cloned()
         && let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut)
     {
@@ -844,6 +945,16 @@ fn check_object(source: &Source, kind: &str, v: &Value) -> Result<(), InputError
             v.at(&["spec", "jobTemplate", "spec", "template", "spec"]),
         )?,
         _ => check_spec("spec.template.spec", v.at(&["spec", "template", "spec"]))?,
+    }
+    // apps/v1 requires a workload's selector (`ValidateDeploymentSpec` and the others:
+    // `field.Required(fldPath.Child("selector"), "")`); the typed decoding would take a missing
+    // one for an empty selector, which selects every pod.
+    if matches!(
+        kind,
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
+    ) && v.at(&["spec", "selector"]).is_none_or(Value::is_null)
+    {
+        return Err(err("spec.selector".into(), "Required value".into()));
     }
     for field in ["replicas", "parallelism", "completions"] {
         if let Some(n) = v.at(&["spec", field]).and_then(Value::as_i64) {
@@ -1033,30 +1144,41 @@ impl Inventory {
         seed: u64,
     ) -> Result<Inventory, InputError> {
         let mut inv = Inventory::with_seed(seed);
+        // Every file is read: a file that cannot be used is reported (its first problem) and
+        // the others are still read, so that one run names every broken file of a directory.
+        let mut errors = Vec::new();
         for (path, text) in texts {
             let file = path.display().to_string();
-            let text = text?;
-            let (docs, early): (Vec<RawDoc>, Vec<Option<Decoded>>) =
-                parse_documents_with(&file, &text, &decode_early)?
-                    .into_iter()
-                    .unzip();
-            inv.reserve_for(&docs);
-            let mut decoded = predecode(&file, &docs, early).into_iter();
-            for doc in docs {
-                let mut pre = decoded.next().flatten();
-                for_each_object(&file, &doc, |source, v| {
-                    let duplicates = item_duplicates(&doc, source.item);
-                    // Decoded ahead only when the document is this one object.
-                    let pre = if source.item.is_none() {
-                        pre.take()
-                    } else {
-                        None
-                    };
-                    inv.add_decoded(source, v, duplicates, pre)
-                })?;
+            if let Err(e) = text.and_then(|text| inv.load_text(&file, &text)) {
+                errors.push(e);
             }
         }
+        InputError::gather(errors)?;
         Ok(inv)
+    }
+
+    /// Reads one file's text into the inventory.
+    fn load_text(&mut self, file: &str, text: &str) -> Result<(), InputError> {
+        let (docs, early): (Vec<RawDoc>, Vec<Option<Decoded>>) =
+            parse_documents_with(file, text, &decode_early)?
+                .into_iter()
+                .unzip();
+        self.reserve_for(&docs);
+        let mut decoded = predecode(file, &docs, early).into_iter();
+        for doc in docs {
+            let mut pre = decoded.next().flatten();
+            for_each_object(file, &doc, |source, v| {
+                let duplicates = item_duplicates(&doc, source.item);
+                // Decoded ahead only when the document is this one object.
+                let pre = if source.item.is_none() {
+                    pre.take()
+                } else {
+                    None
+                };
+                self.add_decoded(source, v, duplicates, pre)
+            })?;
+        }
+        Ok(())
     }
 
     /// Makes room for the objects of `docs` by kind, so that a file of tens of thousands of
@@ -1199,16 +1321,7 @@ impl Inventory {
             None => format!("{kind}{sep}{name}"),
         };
         let id = named(' ');
-        if let Some(first) = self.seen.get(&id) {
-            return Err(InputError::Object {
-                at: source.clone(),
-                what: describe_value(v),
-                message: format!(
-                    "{id} is defined twice (first at {first}); the API server would refuse the second as AlreadyExists"
-                ),
-            });
-        }
-        self.seen.insert(id, source.clone());
+        let again = self.defined_again(&id, &source);
         let seq = self.nodes.len()
             + self.pods.len()
             + self.workloads.len()
@@ -1225,13 +1338,38 @@ impl Inventory {
         let strict =
             |unknown: Vec<String>| strict_report(&source, kind, api, v, unknown, duplicates);
         let (typed, unknown) = typed?;
+        let ns = ns.unwrap_or_default();
+        let same = |m: &ObjectMeta| {
+            m.name.as_deref() == Some(name)
+                && m.namespace
+                    .as_deref()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("default")
+                    == ns
+        };
+        let named_so = |m: &ObjectMeta| m.name.as_deref() == Some(name);
         match typed {
-            Typed::Node(obj) => self.nodes.push(w(*obj, &source, seq)),
-            Typed::Pod(obj) => self.pods.push(w(*obj, &source, seq)),
-            Typed::Namespace(obj) => self.namespaces.push(w(*obj, &source, seq)),
-            Typed::Pdb(obj) => self.pdbs.push(w(*obj, &source, seq)),
-            Typed::PriorityClass(obj) => self.priority_classes.push(w(*obj, &source, seq)),
-            Typed::Workload(obj) => self.workloads.push(w(obj, &source, seq)),
+            Typed::Node(obj) => put(&mut self.nodes, w(*obj, &source, seq), again, |o| {
+                named_so(&o.metadata)
+            }),
+            Typed::Pod(obj) => put(&mut self.pods, w(*obj, &source, seq), again, |o| {
+                same(&o.metadata)
+            }),
+            Typed::Namespace(obj) => put(&mut self.namespaces, w(*obj, &source, seq), again, |o| {
+                named_so(&o.metadata)
+            }),
+            Typed::Pdb(obj) => put(&mut self.pdbs, w(*obj, &source, seq), again, |o| {
+                same(&o.metadata)
+            }),
+            Typed::PriorityClass(obj) => put(
+                &mut self.priority_classes,
+                w(*obj, &source, seq),
+                again,
+                |o| named_so(&o.metadata),
+            ),
+            Typed::Workload(obj) => put(&mut self.workloads, w(obj, &source, seq), again, |o| {
+                o.kind() == kind && same(o.metadata())
+            }),
         }
         let report = strict(unknown);
         if let Some(mut report) = report {
@@ -1251,21 +1389,40 @@ impl Inventory {
                 v["nodegroup"]["nodegroupName"].as_str().unwrap_or_default()
             ),
         };
-        if let Some(first) = self.seen.get(&id) {
-            return Err(InputError::Object {
-                at: source.clone(),
-                what: Some(id.clone()),
-                message: format!("{id} is defined twice (first at {first})"),
-            });
-        }
-        self.seen.insert(id, source.clone());
+        let again = self.defined_again(&id, &source);
         let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.node_pools.len();
-        self.node_pools.push(Loaded {
-            source,
-            seq,
-            obj: v.clone(),
-        });
+        let name = v["name"].as_str().map(str::to_string);
+        let group = v["nodegroup"]["nodegroupName"].clone();
+        put(
+            &mut self.node_pools,
+            Loaded {
+                source,
+                seq,
+                obj: v.clone(),
+            },
+            again,
+            |o| match &name {
+                Some(n) => o["name"].as_str() == Some(n),
+                None => o["nodegroup"]["nodegroupName"] == group,
+            },
+        );
         Ok(())
+    }
+
+    /// Whether `id` was read before; if so, warns that the later definition is the one read.
+    /// `kubectl apply -f DIR` applies every file in turn, so an object defined in two files (a
+    /// repository of alternatives) is created by the first and updated by the second: the
+    /// second is what the cluster holds.
+    fn defined_again(&mut self, id: &str, source: &Source) -> bool {
+        match self.seen.insert(id.to_string(), source.clone()) {
+            Some(first) => {
+                self.warnings.push(format!(
+                    "{source}: {id} is defined again (first at {first}); the later definition is read, as kubectl apply would update the object with it"
+                ));
+                true
+            }
+            None => false,
+        }
     }
 
     /// A Karpenter NodePool, or an eksctl ClusterConfig (its node groups): named, once;
@@ -1293,27 +1450,26 @@ impl Inventory {
             .unwrap_or_default()
             .to_string();
         let id = format!("{kind} {name}");
-        if let Some(first) = self.seen.get(&id) {
-            return Err(InputError::Object {
-                at: source.clone(),
-                what: describe_value(v),
-                message: format!(
-                    "{id} is defined twice (first at {first}); the API server would refuse the second as AlreadyExists"
-                ),
-            });
-        }
+        let again = self.defined_again(&id, &source);
         if api == "karpenter.sh/v1beta1" {
             self.warnings.push(format!(
                 "{source} ({kind} {name}): apiVersion karpenter.sh/v1beta1 is no longer served by Karpenter v1; read as karpenter.sh/v1"
             ));
         }
-        self.seen.insert(id, source.clone());
         let seq = self.nodes.len() + self.pods.len() + self.workloads.len() + self.node_pools.len();
-        self.node_pools.push(Loaded {
-            source,
-            seq,
-            obj: v.clone(),
-        });
+        put(
+            &mut self.node_pools,
+            Loaded {
+                source,
+                seq,
+                obj: v.clone(),
+            },
+            again,
+            |o| {
+                o.at(&["kind"]).and_then(Value::as_str) == Some(kind)
+                    && o.at(&["metadata", "name"]).and_then(Value::as_str) == Some(&name)
+            },
+        );
         Ok(())
     }
 
@@ -1670,8 +1826,8 @@ status:
 
     #[test]
     fn an_object_refused_late_is_refused_as_in_order() {
-        // A bad quantity is refused by the checks, and a name repeated: both are named with
-        // their document, as reading in order names them.
+        // A bad quantity is refused by the checks, and a name repeated is warned about: both
+        // are named with their document, as reading in order names them.
         let good = MIXED.replace("-N", "-1");
         let bad = good.replace("cpu: 100m", "cpu: lots");
         let twice = format!("{good}---\n{good}");
@@ -1681,17 +1837,24 @@ status:
             let path = dir.join("bad.yaml");
             std::fs::write(&path, &text).unwrap();
             let file = path.display().to_string();
-            let early = Inventory::load(std::slice::from_ref(&path), false).map(|_| ());
-            let in_order = read_in_order(&file, &text).map(|_| ());
+            let early = Inventory::load(std::slice::from_ref(&path), false)
+                .map(|inv| inv.warnings)
+                .map_err(|e| e.to_string());
+            let in_order = read_in_order(&file, &text)
+                .map(|inv| inv.warnings)
+                .map_err(|e| e.to_string());
             let _ = std::fs::remove_dir_all(&dir);
-            let early = early.unwrap_err().to_string();
-            assert_eq!(early, in_order.unwrap_err().to_string());
-            assert!(early.contains("bad.yaml"), "{early}");
+            assert_eq!(early, in_order);
+            let said = match early {
+                Ok(warnings) => warnings.join("\n"),
+                Err(e) => e,
+            };
+            assert!(said.contains("bad.yaml"), "{said}");
         }
     }
 
     #[test]
-    fn files_read_ahead_are_taken_in_order_and_the_first_error_wins() {
+    fn files_read_ahead_are_taken_in_order_and_every_error_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, text: &str| {
             let path = dir.path().join(name);
@@ -1717,8 +1880,9 @@ status:
         }
         assert_eq!(all.workloads.len(), 6);
         assert_eq!(fields(&all), fields(&one_by_one));
-        // An error in the first file is the error, whatever the files after it hold (a
-        // missing one, read ahead meanwhile); a missing file after good ones is named.
+        // Every file is read: an error in the first file and a missing one after it (read
+        // ahead meanwhile) are both named, in input order; a missing file after good ones is
+        // named.
         let bad = write(
             "bad.yaml",
             &MIXED.replace("-N", "-x").replace("cpu: 100m", "cpu: lots"),
@@ -1729,10 +1893,70 @@ status:
             .unwrap_err()
             .to_string();
         assert!(err.contains("bad.yaml") && err.contains("lots"), "{err}");
+        assert!(err.contains("missing.yaml"), "{err}");
+        assert!(
+            err.find("bad.yaml") < err.find("missing.yaml"),
+            "in input order: {err}"
+        );
         let err = Inventory::load(&[a, b, missing], false)
             .map(|_| ())
             .unwrap_err()
             .to_string();
         assert!(err.contains("missing.yaml"), "{err}");
+    }
+
+    #[test]
+    fn type_errors_in_a_manifests_words() {
+        for (serde, want) in [
+            (
+                "invalid type: string \"30\", expected i64",
+                "invalid type: got a string (\"30\"), expected an integer (write the number without quotes)",
+            ),
+            (
+                "invalid type: integer `5`, expected a string",
+                "invalid type: got an integer (5), expected a string",
+            ),
+            (
+                "invalid type: sequence, expected a map",
+                "invalid type: got a list, expected a mapping",
+            ),
+            (
+                "invalid type: string \"x\", expected struct Toleration",
+                "invalid type: got a string (\"x\"), expected a mapping",
+            ),
+            ("missing field `containers`", "missing field `containers`"),
+        ] {
+            assert_eq!(plain_type_error(serde), want, "{serde}");
+        }
+    }
+
+    #[test]
+    fn a_yaml_reading_limit_is_named_in_words_with_the_file() {
+        let deep = format!(
+            "a:\n{}",
+            (1..80)
+                .map(|i| format!("{}b:\n", "  ".repeat(i)))
+                .collect::<String>()
+        );
+        let err = parse_documents("deep.yaml", &deep)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("deep.yaml: invalid YAML: line ")
+                && err
+                    .contains("mappings and lists nested more than 64 deep, the most repel reads"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("Depth {") && !err.contains("<input>"),
+            "{err}"
+        );
+        let bad = "a: [1, 2\n";
+        let err = parse_documents("bad.yaml", bad)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("<input>"), "{err}");
     }
 }
