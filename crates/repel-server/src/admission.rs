@@ -251,6 +251,7 @@ impl Admission {
                     obj["metadata"]["uid"] = json!(crate::store::new_uid());
                     crate::defaults::job_selector(&mut obj);
                 }
+                errors.extend(crate::workloads::validate(&r.kind, &obj, None));
             }
             "PriorityClass" => crate::defaults::priority_class(&mut obj),
             "LimitRange" => crate::defaults::limit_range(&mut obj),
@@ -456,6 +457,14 @@ impl Admission {
         let meta_errors = meta::update_errors(&typed_meta(r, &new)?);
         if !meta_errors.is_empty() {
             return Err(invalid(r, &name, &meta_errors));
+        }
+        // The workload strategies' ValidateUpdate, on the object and its scale (not on a
+        // status write, which validates the status only).
+        if sub != Some("status") {
+            let errors = crate::workloads::validate(&r.kind, &new, Some(old));
+            if !errors.is_empty() {
+                return Err(invalid(r, &name, &errors));
+            }
         }
         match r.kind.as_str() {
             "Node" => {
