@@ -296,6 +296,8 @@ fn seed_order(obj: &Value) -> u8 {
 /// with `spec.nodeName` run). Kinds the server does not serve are skipped. An object the API
 /// server would refuse is left out, with a warning (`Kind/ns/name: message`) in the result.
 pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
+    let restored = restore_uids(objects);
+    let objects = restored.as_slice();
     let mut warnings = Vec::new();
     let mut namespaces: Vec<String> = SYSTEM_NAMESPACES.iter().map(|s| s.to_string()).collect();
     for o in objects {
@@ -351,17 +353,19 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
             None
         };
         let status = o.get("status").cloned();
-        let mut obj = match app
-            .admission
-            .create(&app.store, &r, ns_opt, o.clone(), &none)
-        {
-            Ok(obj) => obj,
-            Err(e) => {
-                let msg = e.1["message"].as_str().unwrap_or("refused").to_string();
-                warnings.push(format!("{label}: {msg}"));
-                continue;
-            }
-        };
+        let uid = o["metadata"]["uid"].as_str();
+        let mut obj =
+            match app
+                .admission
+                .create_restored(&app.store, &r, ns_opt, o.clone(), &none, uid)
+            {
+                Ok(obj) => obj,
+                Err(e) => {
+                    let msg = e.1["message"].as_str().unwrap_or("refused").to_string();
+                    warnings.push(format!("{label}: {msg}"));
+                    continue;
+                }
+            };
         // A manifest's status is what the cluster reported; keep it (admission resets pods').
         if let Some(s) = status
             && r.kind != "Pod"
@@ -396,6 +400,93 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         }
     }
     Ok(warnings)
+}
+
+/// A starting cluster is restored state, so its objects keep their identities:
+/// 1. an object keeps the uid it has;
+/// 2. one without a uid takes the uid its dependents' `ownerReferences` give it (kind and
+///    name, in the dependent's namespace or cluster-scoped), else a new one;
+/// 3. an owner reference without a uid gets its owner's.
+///
+/// So `serve`'s controllers, `snapshot` and every `--kubeconfig` command agree with the files
+/// about who owns what.
+pub fn restore_uids(objects: &[Value]) -> Vec<Value> {
+    use std::collections::HashMap;
+    type Key = (String, String, String);
+    let key = |kind: &str, ns: &str, name: &str| -> Key {
+        (kind.to_string(), ns.to_string(), name.to_string())
+    };
+    let refs = |o: &Value| -> Vec<(String, String, String)> {
+        o["metadata"]["ownerReferences"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|r| {
+                        let s = |f: &str| r[f].as_str().unwrap_or("").to_string();
+                        (s("kind"), s("name"), s("uid"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut referenced: HashMap<Key, String> = HashMap::new();
+    for o in objects {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or("");
+        for (kind, name, uid) in refs(o) {
+            if !uid.is_empty() {
+                referenced.entry(key(&kind, ns, &name)).or_insert(uid);
+            }
+        }
+    }
+    let mut out: Vec<Value> = objects.to_vec();
+    let mut uids: HashMap<Key, String> = HashMap::new();
+    for o in &mut out {
+        let kind = o["kind"].as_str().unwrap_or("").to_string();
+        let ns = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if !o["metadata"].is_object() || name.is_empty() {
+            continue;
+        }
+        let uid = match o["metadata"]["uid"].as_str().filter(|u| !u.is_empty()) {
+            Some(u) => u.to_string(),
+            None => {
+                let from_refs = referenced
+                    .get(&key(&kind, &ns, &name))
+                    .or_else(|| referenced.get(&key(&kind, "", &name)))
+                    .cloned();
+                let u = from_refs.unwrap_or_else(crate::store::new_uid);
+                o["metadata"]["uid"] = json!(u);
+                u
+            }
+        };
+        uids.insert(key(&kind, &ns, &name), uid);
+    }
+    for o in &mut out {
+        let ns = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let Some(list) = o["metadata"]["ownerReferences"].as_array_mut() else {
+            continue;
+        };
+        for r in list {
+            if r["uid"].as_str().is_some_and(|u| !u.is_empty()) {
+                continue;
+            }
+            let kind = r["kind"].as_str().unwrap_or("");
+            let name = r["name"].as_str().unwrap_or("");
+            if let Some(u) = uids
+                .get(&key(kind, &ns, name))
+                .or_else(|| uids.get(&key(kind, "", name)))
+            {
+                r["uid"] = json!(u);
+            }
+        }
+    }
+    out
 }
 
 fn seed_error(object: &str, name: &str, body: &Value) -> ServerError {
