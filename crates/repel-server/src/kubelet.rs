@@ -100,12 +100,17 @@ pub fn join_node(node: &mut Value) {
         }
     }
     let st = &mut node["status"];
-    if st["capacity"].is_null() {
-        st["capacity"] =
-            json!({"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"});
-    }
-    if st["allocatable"].is_null() {
-        st["allocatable"] = st["capacity"].clone();
+    // A kubelet reports capacity and allocatable (capacity less its reservations), so never
+    // an allocatable above the capacity: a node given only one has the other equal to it.
+    match (st["capacity"].is_null(), st["allocatable"].is_null()) {
+        (true, true) => {
+            st["capacity"] =
+                json!({"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"});
+            st["allocatable"] = st["capacity"].clone();
+        }
+        (true, false) => st["capacity"] = st["allocatable"].clone(),
+        (false, true) => st["allocatable"] = st["capacity"].clone(),
+        (false, false) => {}
     }
     if st["addresses"].is_null() {
         st["addresses"] = json!([
@@ -135,15 +140,7 @@ pub fn join_node(node: &mut Value) {
     if st["conditions"].is_null() {
         st["conditions"] = healthy_conditions(&now);
     } else if let Some(cs) = st["conditions"].as_array_mut() {
-        // The kubelet's heartbeat and transition times, where the manifest has none (a
-        // hand-written or generated node): `kubectl describe node` prints them.
-        for c in cs.iter_mut().filter(|c| c.is_object()) {
-            for key in ["lastHeartbeatTime", "lastTransitionTime"] {
-                if c[key].is_null() {
-                    c[key] = json!(now);
-                }
-            }
-        }
+        complete_conditions(cs, &now);
     }
     if is_ready(node)
         && let Some(taints) = node
@@ -159,6 +156,44 @@ pub fn join_node(node: &mut Value) {
             spec.remove("taints");
         }
     }
+}
+
+/// Upstream's reason and message for a condition the kubelet stopped posting
+/// (node lifecycle controller, `tryUpdateNodeHealth`).
+pub const NODE_STATUS_UNKNOWN: (&str, &str) =
+    ("NodeStatusUnknown", "Kubelet stopped posting node status.");
+
+/// A manifest's conditions as a kubelet posts them: the pressure conditions a manifest left
+/// out are added (healthy, or Unknown as the node lifecycle controller marks every condition
+/// of a node whose Ready is Unknown), in the kubelet's order (MemoryPressure, DiskPressure,
+/// PIDPressure, Ready, then any other), and every condition gets heartbeat and transition times
+/// where it has none (`kubectl describe node` prints them).
+fn complete_conditions(cs: &mut Vec<Value>, now: &str) {
+    let unknown = cs
+        .iter()
+        .any(|c| c["type"] == "Ready" && c["status"] == "Unknown");
+    let healthy = healthy_conditions(now);
+    let mut ordered = Vec::new();
+    for h in healthy.as_array().into_iter().flatten() {
+        match cs.iter().position(|c| c["type"] == h["type"]) {
+            Some(i) => ordered.push(cs.remove(i)),
+            None if unknown => {
+                let (reason, message) = NODE_STATUS_UNKNOWN;
+                let ty = h["type"].as_str().unwrap_or("");
+                ordered.push(condition(ty, "Unknown", reason, message, now));
+            }
+            None => ordered.push(h.clone()),
+        }
+    }
+    ordered.append(cs);
+    for c in ordered.iter_mut().filter(|c| c.is_object()) {
+        for key in ["lastHeartbeatTime", "lastTransitionTime"] {
+            if c[key].is_null() {
+                c[key] = json!(now);
+            }
+        }
+    }
+    *cs = ordered;
 }
 
 /// Whether a node's Ready condition is True.
@@ -219,7 +254,13 @@ pub fn run_pod(pod: &mut Value, node: &Value) {
                 .collect()
         })
         .unwrap_or_default();
-    let pod_ip = ip_for("10.244", &format!("{ns}/{name}"));
+    // A hostNetwork pod shares its node's network namespace: its IP is the node's.
+    let host_network = pod["spec"]["hostNetwork"].as_bool() == Some(true);
+    let pod_ip = if host_network {
+        host_ip.as_str().unwrap_or("").to_string()
+    } else {
+        ip_for("10.244", &format!("{ns}/{name}"))
+    };
     let st = &mut pod["status"];
     st["phase"] = json!("Running");
     st["conditions"] = json!([
