@@ -37,7 +37,24 @@ pub enum IncludeObject {
     Object,
 }
 
+/// Upstream's 400 for an `includeObject` it does not know (`handlers/response.go` `asTable`).
+pub fn unrecognized_include_object(value: &str) -> String {
+    format!("unrecognized includeObject value: {value:?}")
+}
+
 impl IncludeObject {
+    /// The `includeObject` query parameter as upstream's `asTable` reads it: `None`,
+    /// `Metadata` or empty (the default), `Object`; anything else is refused with
+    /// [`unrecognized_include_object`].
+    pub fn parse(s: &str) -> Result<IncludeObject, String> {
+        match s {
+            "None" => Ok(IncludeObject::None),
+            "Metadata" | "" => Ok(IncludeObject::Metadata),
+            "Object" => Ok(IncludeObject::Object),
+            other => Err(unrecognized_include_object(other)),
+        }
+    }
+
     /// The `includeObject` query parameter (`None`, `Metadata`, `Object`); anything else is
     /// the default.
     pub fn from_query(s: &str) -> IncludeObject {
@@ -119,18 +136,8 @@ pub fn table(
             if let Some(c) = row_conditions(kind, obj) {
                 row.insert("conditions".into(), c);
             }
-            match include {
-                IncludeObject::None => {}
-                IncludeObject::Metadata => {
-                    let metadata = obj.get("metadata").cloned().unwrap_or_else(|| json!({}));
-                    row.insert(
-                        "object".into(),
-                        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}),
-                    );
-                }
-                IncludeObject::Object => {
-                    row.insert("object".into(), (*obj).clone());
-                }
+            if let Some(o) = row_object(obj, include) {
+                row.insert("object".into(), o);
             }
             Value::Object(row)
         })
@@ -139,6 +146,21 @@ pub fn table(
 }
 
 /// A `meta.k8s.io/v1` Table of `rows` under `column_definitions`, at `rv` (none when empty).
+/// A row's `object`: the object's metadata as `PartialObjectMetadata`, the whole object, or
+/// none (upstream `asTable`).
+pub(crate) fn row_object(obj: &Value, include: IncludeObject) -> Option<Value> {
+    match include {
+        IncludeObject::None => None,
+        IncludeObject::Metadata => {
+            let metadata = obj.get("metadata").cloned().unwrap_or_else(|| json!({}));
+            Some(
+                json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}),
+            )
+        }
+        IncludeObject::Object => Some(obj.clone()),
+    }
+}
+
 pub(crate) fn envelope(rv: &str, column_definitions: Vec<Value>, rows: Vec<Value>) -> Value {
     let mut metadata = Map::new();
     if !rv.is_empty() {

@@ -226,8 +226,9 @@ fn serve_prints_how_to_reach_it_and_writes_a_kubeconfig_with_the_token() {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
+    // A token means HTTPS: kubectl sends a bearer token only over TLS.
     assert!(
-        first.starts_with("repel serve: listening on http://127.0.0.1:"),
+        first.starts_with("repel serve: listening on https://127.0.0.1:"),
         "{first}"
     );
     assert!(first.ends_with(" (2 nodes, 0 pods)"), "{first}");
@@ -238,17 +239,22 @@ fn serve_prints_how_to_reach_it_and_writes_a_kubeconfig_with_the_token() {
     assert_eq!(lines.next().unwrap().unwrap(), "  kubectl get nodes");
     let text = std::fs::read_to_string(&kc).unwrap();
     assert!(text.contains("  user: {token: \"t0k3n\"}\n"), "{text}");
-    let addr: SocketAddr = first
-        .split("http://")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let (code, _) = request(addr, "GET", "/api/v1/nodes", None).unwrap();
-    assert_eq!(code, 401, "the token is required");
+    assert!(text.contains("certificate-authority-data: "), "{text}");
+    // The real kubectl reaches it with that kubeconfig (when installed).
+    let cache = tempfile::tempdir().unwrap();
+    if let Ok(out) = Command::new("kubectl")
+        .arg(format!("--kubeconfig={}", kc.display()))
+        .arg(format!("--cache-dir={}", cache.path().display()))
+        .args(["get", "nodes", "-o", "name"])
+        .output()
+    {
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            2,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -279,6 +285,10 @@ fn listen_takes_a_host_name_and_refuses_an_empty_token() {
         (
             &["--listen", "0.0.0.0:0", "--token", ""][..],
             "error: --token must not be empty\n",
+        ),
+        (
+            &["--listen", "127.0.0.1:0", "--token", "t"][..],
+            "error: --token needs TLS, as kubectl sends a bearer token only over HTTPS: give --kubeconfig-out FILE (the server then generates a certificate and writes its CA there) or --tls-cert-file and --tls-private-key-file\n",
         ),
         (
             &["--listen", "127.0.0.1:0", "--tls"][..],

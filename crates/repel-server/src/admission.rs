@@ -138,8 +138,23 @@ impl Admission {
         store: &Store,
         r: &Resource,
         namespace: Option<&str>,
+        obj: Value,
+        query: &HashMap<String, String>,
+    ) -> Result<Value, ApiError> {
+        self.create_restored(store, r, namespace, obj, query, None)
+    }
+
+    /// [`Admission::create`] of an object restored from a starting cluster, which keeps `uid`
+    /// (a client's uid is dropped, as upstream drops it; a restored one is the object's
+    /// identity, which its dependents' `ownerReferences` and a Job's selector name).
+    pub fn create_restored(
+        &self,
+        store: &Store,
+        r: &Resource,
+        namespace: Option<&str>,
         mut obj: Value,
         query: &HashMap<String, String>,
+        uid: Option<&str>,
     ) -> Result<Value, ApiError> {
         if !obj.is_object() {
             return Err(
@@ -190,6 +205,9 @@ impl Admission {
             if let Some(m) = obj["metadata"].as_object_mut() {
                 m.remove(f);
             }
+        }
+        if let Some(u) = uid.filter(|u| !u.is_empty()) {
+            obj["metadata"]["uid"] = json!(u);
         }
         let mut obj = roundtrip(r, &obj)?;
         if tracks_generation(r) {
@@ -248,9 +266,12 @@ impl Admission {
                 if r.kind == "Job" {
                     // The handler fills the uid before the strategy's PrepareForCreate, whose
                     // generated selector names it.
-                    obj["metadata"]["uid"] = json!(crate::store::new_uid());
+                    if obj["metadata"]["uid"].as_str().is_none_or(str::is_empty) {
+                        obj["metadata"]["uid"] = json!(crate::store::new_uid());
+                    }
                     crate::defaults::job_selector(&mut obj);
                 }
+                errors.extend(crate::workloads::validate(&r.kind, &obj, None));
             }
             "PriorityClass" => crate::defaults::priority_class(&mut obj),
             "LimitRange" => crate::defaults::limit_range(&mut obj),
@@ -456,6 +477,14 @@ impl Admission {
         let meta_errors = meta::update_errors(&typed_meta(r, &new)?);
         if !meta_errors.is_empty() {
             return Err(invalid(r, &name, &meta_errors));
+        }
+        // The workload strategies' ValidateUpdate, on the object and its scale (not on a
+        // status write, which validates the status only).
+        if sub != Some("status") {
+            let errors = crate::workloads::validate(&r.kind, &new, Some(old));
+            if !errors.is_empty() {
+                return Err(invalid(r, &name, &errors));
+            }
         }
         match r.kind.as_str() {
             "Node" => {

@@ -19,6 +19,7 @@ use crate::request::{ApiError, Target, json_reply, status_error, wants_table};
 use crate::resources::Resource;
 use crate::store::{StoreError, ns_name};
 use crate::time;
+use repel_api::table::IncludeObject;
 
 /// The error a write closure returns: the store's, or an API error already built.
 #[derive(Debug)]
@@ -119,12 +120,19 @@ fn field_selector(
 }
 
 /// A Table of `objs` for `r`, as the list's or watch event's body (a custom resource's with
-/// its CRD's printer columns).
-pub fn table(r: &Resource, objs: &[&Value], rv: &str) -> Value {
+/// its CRD's printer columns), each row's `object` as `include` asks (kubectl's `--sort-by`
+/// asks for whole objects).
+pub fn table(r: &Resource, objs: &[&Value], rv: &str, include: IncludeObject) -> Value {
     match &r.custom {
-        Some(c) => repel_api::table::custom_table(&c.columns, objs, time::now(), rv),
-        None => repel_api::table::table_for(&r.kind, objs, time::now(), rv),
+        Some(c) => repel_api::table::custom_table(&c.columns, objs, time::now(), rv, include),
+        None => repel_api::table::table(&r.kind, objs, time::now(), rv, include),
     }
+}
+
+/// The request's `includeObject` (upstream `asTable`: 400 for a value it does not know).
+pub fn include_object(query: &HashMap<String, String>) -> Result<IncludeObject, ApiError> {
+    IncludeObject::parse(query.get("includeObject").map_or("", String::as_str))
+        .map_err(|m| ApiError::from(status::bad_request(&m)))
 }
 
 /// A custom object as `r`'s version shows it: the CRD's conversion is `None`, which changes
@@ -353,11 +361,12 @@ async fn handle_resource(
                 .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
             let obj = at_version(r, obj);
             if wants_table(accept(&headers)) {
+                let include = include_object(&query)?;
                 let rv = obj["metadata"]["resourceVersion"]
                     .as_str()
                     .unwrap_or("")
                     .to_string();
-                return Ok(json_reply(200, &table(r, &[&obj], &rv)));
+                return Ok(json_reply(200, &table(r, &[&obj], &rv, include)));
             }
             Ok(reply(200, &obj))
         }
@@ -716,7 +725,7 @@ fn list(
     };
     let metadata = page.metadata();
     if wants_table(accept) {
-        let mut t = table(r, &refs, &page.rv.to_string());
+        let mut t = table(r, &refs, &page.rv.to_string(), include_object(query)?);
         t["metadata"] = metadata;
         return Ok(json_reply(200, &t));
     }

@@ -100,6 +100,19 @@ pub fn control_plane(app: &App) -> ControlPlane {
 }
 
 impl Driver {
+    /// A driver taking over from a scenario that recorded its events through `correlator`:
+    /// an event the scenario recorded, recorded again, counts up the Event it wrote (as one
+    /// recorder would) instead of writing another.
+    pub fn taking_over(
+        app: Arc<App>,
+        scale: f64,
+        correlator: repel_engine::event_correlator::Correlator,
+    ) -> Driver {
+        let mut d = Driver::new(app, scale);
+        d.correlator = correlator;
+        d
+    }
+
     /// A driver over `app`'s store; `scale` cluster seconds pass per wall second.
     pub fn new(app: Arc<App>, scale: f64) -> Driver {
         let mut view = View::build(&app.store);

@@ -39,6 +39,38 @@ fn crd(kind: &str, plural: &str, columns: Value) -> Value {
     })
 }
 
+/// The NodePool's `karpenter.sh/v1` printer columns, as Karpenter's CRD declares them
+/// (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodepools.yaml`).
+pub fn nodepool_columns() -> Value {
+    json!([
+        {"jsonPath": ".spec.template.spec.nodeClassRef.name", "name": "NodeClass", "type": "string"},
+        {"jsonPath": ".status.nodes", "name": "Nodes", "type": "string"},
+        {"jsonPath": ".status.conditions[?(@.type==\"Ready\")].status", "name": "Ready", "type": "string"},
+        {"jsonPath": ".metadata.creationTimestamp", "name": "Age", "type": "date"},
+        {"jsonPath": ".spec.weight", "name": "Weight", "priority": 1, "type": "integer"},
+        {"jsonPath": ".status.resources.cpu", "name": "CPU", "priority": 1, "type": "string"},
+        {"jsonPath": ".status.resources.memory", "name": "Memory", "priority": 1, "type": "string"}
+    ])
+}
+
+/// The NodeClaim's `karpenter.sh/v1` printer columns, as Karpenter's CRD declares them
+/// (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodeclaims.yaml`).
+pub fn nodeclaim_columns() -> Value {
+    json!([
+        {"jsonPath": ".metadata.labels.node\\.kubernetes\\.io/instance-type", "name": "Type", "type": "string"},
+        {"jsonPath": ".metadata.labels.karpenter\\.sh/capacity-type", "name": "Capacity", "type": "string"},
+        {"jsonPath": ".metadata.labels.topology\\.kubernetes\\.io/zone", "name": "Zone", "type": "string"},
+        {"jsonPath": ".status.nodeName", "name": "Node", "type": "string"},
+        {"jsonPath": ".status.conditions[?(@.type==\"Ready\")].status", "name": "Ready", "type": "string"},
+        {"jsonPath": ".metadata.creationTimestamp", "name": "Age", "type": "date"},
+        {"jsonPath": ".status.imageID", "name": "ImageID", "priority": 1, "type": "string"},
+        {"jsonPath": ".status.providerID", "name": "ID", "priority": 1, "type": "string"},
+        {"jsonPath": ".metadata.labels.karpenter\\.sh/nodepool", "name": "NodePool", "priority": 1, "type": "string"},
+        {"jsonPath": ".spec.nodeClassRef.name", "name": "NodeClass", "priority": 1, "type": "string"},
+        {"jsonPath": ".status.conditions[?(@.type==\"Drifted\")].status", "name": "Drifted", "priority": 1, "type": "string"}
+    ])
+}
+
 /// Installs the NodePool and NodeClaim CRDs (a fresh store only).
 pub fn install(app: &Arc<App>) {
     let none = std::collections::HashMap::new();
@@ -47,20 +79,8 @@ pub fn install(app: &Arc<App>) {
         return;
     };
     for obj in [
-        crd(
-            "NodePool",
-            "nodepools",
-            json!([{"name": "Weight", "type": "integer", "jsonPath": ".spec.weight", "priority": 1}]),
-        ),
-        crd(
-            "NodeClaim",
-            "nodeclaims",
-            json!([
-                {"name": "Type", "type": "string", "jsonPath": ".metadata.labels.node\\.kubernetes\\.io/instance-type"},
-                {"name": "Node", "type": "string", "jsonPath": ".status.nodeName"},
-                {"name": "NodePool", "type": "string", "jsonPath": ".metadata.labels.karpenter\\.sh/nodepool", "priority": 1}
-            ]),
-        ),
+        crd("NodePool", "nodepools", nodepool_columns()),
+        crd("NodeClaim", "nodeclaims", nodeclaim_columns()),
     ] {
         if let Ok(obj) = app.admission.create(&app.store, &r, None, obj, &none) {
             let _ = app.store.create("customresourcedefinitions", obj);
@@ -98,6 +118,9 @@ pub fn nodeclaim(c: &repel_engine::controllers::karpenter::Claim) -> Value {
     let mut status = json!({});
     if let Some(n) = &c.node {
         status["nodeName"] = json!(n);
+        // Registered and running: Karpenter's Ready condition (what the Ready column reads).
+        status["conditions"] =
+            json!([{"type": "Ready", "status": "True", "reason": "Ready", "message": ""}]);
     }
     json!({
         "apiVersion": "karpenter.sh/v1",

@@ -100,12 +100,17 @@ pub fn join_node(node: &mut Value) {
         }
     }
     let st = &mut node["status"];
-    if st["capacity"].is_null() {
-        st["capacity"] =
-            json!({"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"});
-    }
-    if st["allocatable"].is_null() {
-        st["allocatable"] = st["capacity"].clone();
+    // A kubelet reports capacity and allocatable (capacity less its reservations), so never
+    // an allocatable above the capacity: a node given only one has the other equal to it.
+    match (st["capacity"].is_null(), st["allocatable"].is_null()) {
+        (true, true) => {
+            st["capacity"] =
+                json!({"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"});
+            st["allocatable"] = st["capacity"].clone();
+        }
+        (true, false) => st["capacity"] = st["allocatable"].clone(),
+        (false, true) => st["allocatable"] = st["capacity"].clone(),
+        (false, false) => {}
     }
     if st["addresses"].is_null() {
         st["addresses"] = json!([
@@ -135,15 +140,7 @@ pub fn join_node(node: &mut Value) {
     if st["conditions"].is_null() {
         st["conditions"] = healthy_conditions(&now);
     } else if let Some(cs) = st["conditions"].as_array_mut() {
-        // The kubelet's heartbeat and transition times, where the manifest has none (a
-        // hand-written or generated node): `kubectl describe node` prints them.
-        for c in cs.iter_mut().filter(|c| c.is_object()) {
-            for key in ["lastHeartbeatTime", "lastTransitionTime"] {
-                if c[key].is_null() {
-                    c[key] = json!(now);
-                }
-            }
-        }
+        complete_conditions(cs, &now);
     }
     if is_ready(node)
         && let Some(taints) = node
@@ -159,6 +156,44 @@ pub fn join_node(node: &mut Value) {
             spec.remove("taints");
         }
     }
+}
+
+/// Upstream's reason and message for a condition the kubelet stopped posting
+/// (node lifecycle controller, `tryUpdateNodeHealth`).
+pub const NODE_STATUS_UNKNOWN: (&str, &str) =
+    ("NodeStatusUnknown", "Kubelet stopped posting node status.");
+
+/// A manifest's conditions as a kubelet posts them: the pressure conditions a manifest left
+/// out are added (healthy, or Unknown as the node lifecycle controller marks every condition
+/// of a node whose Ready is Unknown), in the kubelet's order (MemoryPressure, DiskPressure,
+/// PIDPressure, Ready, then any other), and every condition gets heartbeat and transition times
+/// where it has none (`kubectl describe node` prints them).
+fn complete_conditions(cs: &mut Vec<Value>, now: &str) {
+    let unknown = cs
+        .iter()
+        .any(|c| c["type"] == "Ready" && c["status"] == "Unknown");
+    let healthy = healthy_conditions(now);
+    let mut ordered = Vec::new();
+    for h in healthy.as_array().into_iter().flatten() {
+        match cs.iter().position(|c| c["type"] == h["type"]) {
+            Some(i) => ordered.push(cs.remove(i)),
+            None if unknown => {
+                let (reason, message) = NODE_STATUS_UNKNOWN;
+                let ty = h["type"].as_str().unwrap_or("");
+                ordered.push(condition(ty, "Unknown", reason, message, now));
+            }
+            None => ordered.push(h.clone()),
+        }
+    }
+    ordered.append(cs);
+    for c in ordered.iter_mut().filter(|c| c.is_object()) {
+        for key in ["lastHeartbeatTime", "lastTransitionTime"] {
+            if c[key].is_null() {
+                c[key] = json!(now);
+            }
+        }
+    }
+    *cs = ordered;
 }
 
 /// Whether a node's Ready condition is True.
@@ -219,7 +254,13 @@ pub fn run_pod(pod: &mut Value, node: &Value) {
                 .collect()
         })
         .unwrap_or_default();
-    let pod_ip = ip_for("10.244", &format!("{ns}/{name}"));
+    // A hostNetwork pod shares its node's network namespace: its IP is the node's.
+    let host_network = pod["spec"]["hostNetwork"].as_bool() == Some(true);
+    let pod_ip = if host_network {
+        host_ip.as_str().unwrap_or("").to_string()
+    } else {
+        ip_for("10.244", &format!("{ns}/{name}"))
+    };
     let st = &mut pod["status"];
     st["phase"] = json!("Running");
     st["conditions"] = json!([
@@ -296,6 +337,8 @@ fn seed_order(obj: &Value) -> u8 {
 /// with `spec.nodeName` run). Kinds the server does not serve are skipped. An object the API
 /// server would refuse is left out, with a warning (`Kind/ns/name: message`) in the result.
 pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
+    let restored = restore_uids(objects);
+    let objects = restored.as_slice();
     let mut warnings = Vec::new();
     let mut namespaces: Vec<String> = SYSTEM_NAMESPACES.iter().map(|s| s.to_string()).collect();
     for o in objects {
@@ -351,17 +394,19 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
             None
         };
         let status = o.get("status").cloned();
-        let mut obj = match app
-            .admission
-            .create(&app.store, &r, ns_opt, o.clone(), &none)
-        {
-            Ok(obj) => obj,
-            Err(e) => {
-                let msg = e.1["message"].as_str().unwrap_or("refused").to_string();
-                warnings.push(format!("{label}: {msg}"));
-                continue;
-            }
-        };
+        let uid = o["metadata"]["uid"].as_str();
+        let mut obj =
+            match app
+                .admission
+                .create_restored(&app.store, &r, ns_opt, o.clone(), &none, uid)
+            {
+                Ok(obj) => obj,
+                Err(e) => {
+                    let msg = e.1["message"].as_str().unwrap_or("refused").to_string();
+                    warnings.push(format!("{label}: {msg}"));
+                    continue;
+                }
+            };
         // A manifest's status is what the cluster reported; keep it (admission resets pods').
         if let Some(s) = status
             && r.kind != "Pod"
@@ -396,6 +441,93 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         }
     }
     Ok(warnings)
+}
+
+/// A starting cluster is restored state, so its objects keep their identities:
+/// 1. an object keeps the uid it has;
+/// 2. one without a uid takes the uid its dependents' `ownerReferences` give it (kind and
+///    name, in the dependent's namespace or cluster-scoped), else a new one;
+/// 3. an owner reference without a uid gets its owner's.
+///
+/// So `serve`'s controllers, `snapshot` and every `--kubeconfig` command agree with the files
+/// about who owns what.
+pub fn restore_uids(objects: &[Value]) -> Vec<Value> {
+    use std::collections::HashMap;
+    type Key = (String, String, String);
+    let key = |kind: &str, ns: &str, name: &str| -> Key {
+        (kind.to_string(), ns.to_string(), name.to_string())
+    };
+    let refs = |o: &Value| -> Vec<(String, String, String)> {
+        o["metadata"]["ownerReferences"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|r| {
+                        let s = |f: &str| r[f].as_str().unwrap_or("").to_string();
+                        (s("kind"), s("name"), s("uid"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut referenced: HashMap<Key, String> = HashMap::new();
+    for o in objects {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or("");
+        for (kind, name, uid) in refs(o) {
+            if !uid.is_empty() {
+                referenced.entry(key(&kind, ns, &name)).or_insert(uid);
+            }
+        }
+    }
+    let mut out: Vec<Value> = objects.to_vec();
+    let mut uids: HashMap<Key, String> = HashMap::new();
+    for o in &mut out {
+        let kind = o["kind"].as_str().unwrap_or("").to_string();
+        let ns = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if !o["metadata"].is_object() || name.is_empty() {
+            continue;
+        }
+        let uid = match o["metadata"]["uid"].as_str().filter(|u| !u.is_empty()) {
+            Some(u) => u.to_string(),
+            None => {
+                let from_refs = referenced
+                    .get(&key(&kind, &ns, &name))
+                    .or_else(|| referenced.get(&key(&kind, "", &name)))
+                    .cloned();
+                let u = from_refs.unwrap_or_else(crate::store::new_uid);
+                o["metadata"]["uid"] = json!(u);
+                u
+            }
+        };
+        uids.insert(key(&kind, &ns, &name), uid);
+    }
+    for o in &mut out {
+        let ns = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let Some(list) = o["metadata"]["ownerReferences"].as_array_mut() else {
+            continue;
+        };
+        for r in list {
+            if r["uid"].as_str().is_some_and(|u| !u.is_empty()) {
+                continue;
+            }
+            let kind = r["kind"].as_str().unwrap_or("");
+            let name = r["name"].as_str().unwrap_or("");
+            if let Some(u) = uids
+                .get(&key(kind, &ns, name))
+                .or_else(|| uids.get(&key(kind, "", name)))
+            {
+                r["uid"] = json!(u);
+            }
+        }
+    }
+    out
 }
 
 fn seed_error(object: &str, name: &str, body: &Value) -> ServerError {

@@ -27,6 +27,7 @@
 //!   status, rendered.
 //! - [`net`]: connections: TLS, HTTP/1.1 and HTTP/2, body limit, timeouts, bearer tokens.
 //! - [`time`]: timestamps as the API server writes them.
+//! - [`workloads`]: apps/v1 and batch/v1 validation (selector, template, replicas, strategy).
 
 pub mod admission;
 pub mod api;
@@ -50,6 +51,7 @@ pub mod store;
 pub mod time;
 pub mod view;
 pub mod watch;
+pub mod workloads;
 pub mod writer;
 
 use std::net::SocketAddr;

@@ -3,21 +3,24 @@
 //! plane `repel simulate` runs, with its steps and checks) plays on the wall clock scaled by
 //! `--time-scale`, and every pass's actions are written to the store as [`crate::driver`]'s are
 //! ([`crate::writer`]), so `kubectl get pods -w` shows the scenario unfold. Its events are the
-//! simulation's, in its order; each carries its cluster time (seconds since the scenario's
-//! start) in the annotation [`CLUSTER_TIME_ANNOTATION`] and as its timestamps (the server's
-//! start plus that time).
+//! simulation's, in its order, recorded through upstream's recorders' correlator on cluster
+//! time (an identical event counts up the Event recorded); each carries its cluster time
+//! (seconds since the scenario's start) in the annotation [`CLUSTER_TIME_ANNOTATION`] and is
+//! stamped with the wall time it was played at (the start plus its cluster time over
+//! `--time-scale`), so `kubectl get events` ages it as it saw it happen.
 //!
 //! While the scenario plays, the simulation is the cluster: what clients write meanwhile is
 //! stored but not seen by it. At the scenario's end (its `until`, else its last step or
 //! check) the server's own driver takes over from the store as it stands, and the cluster goes
 //! on as under plain `repel serve`.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use repel_engine::actions::Changes;
 use repel_engine::clock::Millis;
+use repel_engine::event_correlator::Correlator;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::Scenario;
 use repel_engine::sim::ScenarioRun;
@@ -81,6 +84,9 @@ pub struct ScenarioDriver {
     scale: f64,
     started: Instant,
     run: ScenarioRun,
+    /// The recorders' correlator the scenario's events went through, handed to the driver
+    /// that takes over.
+    correlator: Arc<Mutex<Correlator>>,
 }
 
 impl ScenarioDriver {
@@ -88,7 +94,10 @@ impl ScenarioDriver {
     /// simulation's first pass is written at once.
     pub fn new(app: Arc<App>, scale: f64, setup: ScenarioSetup) -> ScenarioDriver {
         let zero_unix_ms = (time::now_nanos() / 1_000_000) as Millis;
+        let scale = if scale > 0.0 { scale } else { 1.0 };
         let writer_app = app.clone();
+        let correlator = Arc::new(Mutex::new(Correlator::new()));
+        let recorder = correlator.clone();
         let mut first = true;
         let observer = Box::new(
             move |_now: Millis,
@@ -102,15 +111,20 @@ impl ScenarioDriver {
                     eprintln!("repel serve: scenario write failed: {e}");
                 }
                 let changes = Changes::of(c, &actions);
+                // A scenario's events are the simulation's, recorded as upstream's recorders
+                // record them (identical ones counted in one Event).
+                let mut recorder = recorder.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Err(e) = write(
                     &writer_app.store,
                     &writer_app.admission,
                     c,
                     &changes,
                     events,
-                    EventClock::Scenario { zero_unix_ms },
-                    // A scenario's events are the simulation's, each one stored.
-                    None,
+                    EventClock::Scenario {
+                        zero_unix_ms,
+                        scale,
+                    },
+                    Some(&mut recorder),
                 ) {
                     eprintln!("repel serve: scenario write failed: {e}");
                 }
@@ -121,9 +135,10 @@ impl ScenarioDriver {
         run.sim.plane.workloads.record(true);
         ScenarioDriver {
             app,
-            scale: if scale > 0.0 { scale } else { 1.0 },
+            scale,
             started: Instant::now(),
             run,
+            correlator,
         }
     }
 
@@ -187,7 +202,13 @@ impl ScenarioDriver {
                     "repel serve: the scenario ended at {}; the cluster goes on",
                     repel_engine::clock::human(self.run.until)
                 );
-                Driver::new(app, self.scale).run().await;
+                let correlator = std::mem::take(
+                    &mut *self
+                        .correlator
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner),
+                );
+                Driver::taking_over(app, self.scale, correlator).run().await;
                 return;
             }
             tokio::time::sleep(TICK).await;

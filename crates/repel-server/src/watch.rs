@@ -54,6 +54,11 @@ pub fn watch(
     as_table: bool,
 ) -> Result<Response, ApiError> {
     let sel = Selectors::parse(&r, query)?;
+    let include = if as_table {
+        crate::api::include_object(query)?
+    } else {
+        repel_api::table::IncludeObject::default()
+    };
     // Upstream: none or 0 is the server's default; a negative timeout has already expired,
     // so the watch ends at once (after nothing).
     let timeout = match opts.timeout_seconds {
@@ -112,7 +117,7 @@ pub fn watch(
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            Arc::new(table(&r, &[&obj], &rv))
+            Arc::new(table(&r, &[&obj], &rv, include))
         } else {
             obj
         }

@@ -270,7 +270,7 @@ fn event_ops(
         {
             let at = match clock {
                 EventClock::Wall => wall_ms,
-                EventClock::Scenario { zero_unix_ms } => zero_unix_ms + e.at_ms,
+                EventClock::Scenario { zero_unix_ms, .. } => zero_unix_ms + e.at_ms,
             };
             let o = &ev["involvedObject"];
             let outcome = c.record(
@@ -820,8 +820,8 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
             component(&e.reason, kind)
         },
     );
-    if let EventClock::Scenario { zero_unix_ms } = clock {
-        let at = repel_engine::controllers::node_lifecycle::sim_timestamp(zero_unix_ms + e.at_ms);
+    if let EventClock::Scenario { .. } = clock {
+        let at = repel_engine::controllers::node_lifecycle::sim_timestamp(clock.stamp(e.at_ms));
         ev["firstTimestamp"] = json!(time::rfc3339(at));
         ev["lastTimestamp"] = ev["firstTimestamp"].clone();
         ev["metadata"]["annotations"] =
@@ -835,16 +835,37 @@ fn event_object(store: &Store, e: &EngineEvent, clock: EventClock) -> Option<Val
 pub const CLUSTER_TIME_ANNOTATION: &str = "repel.dev/cluster-time";
 
 /// Which time events carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum EventClock {
     /// The wall clock's (`serve`'s control plane runs on a scaled clock of its own).
     Wall,
-    /// A scenario's: its cluster time 0 is `zero_unix_ms`; each event also carries its time in
-    /// [`CLUSTER_TIME_ANNOTATION`].
+    /// A scenario's: it started at the Unix time `zero_unix_ms` and plays `scale` cluster
+    /// seconds per wall second. An event at cluster time `t` is stamped with the wall time it
+    /// was played at, `zero_unix_ms + t / scale` (what `kubectl get events` ages), and carries
+    /// `t` in [`CLUSTER_TIME_ANNOTATION`]; the recorders' correlator counts on cluster time,
+    /// the controllers' own clock.
     Scenario {
         /// The Unix time (ms) of the scenario's time 0.
         zero_unix_ms: repel_engine::clock::Millis,
+        /// `--time-scale`: cluster seconds per wall second (positive).
+        scale: f64,
     },
+}
+
+impl EventClock {
+    /// The wall time (Unix ms) an event at cluster time `at_ms` is stamped with.
+    pub fn stamp(self, at_ms: repel_engine::clock::Millis) -> repel_engine::clock::Millis {
+        match self {
+            EventClock::Wall => at_ms,
+            EventClock::Scenario {
+                zero_unix_ms,
+                scale,
+            } => {
+                let scale = if scale > 0.0 { scale } else { 1.0 };
+                zero_unix_ms + (at_ms as f64 / scale).round() as repel_engine::clock::Millis
+            }
+        }
+    }
 }
 
 #[cfg(test)]

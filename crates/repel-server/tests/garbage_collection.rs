@@ -351,3 +351,46 @@ spec:
     assert_eq!(left.len(), 2, "{left:?} {all:#?} {evs:#?}");
     assert!(left.iter().all(|(_, owners)| owners.is_empty()), "{left:?}");
 }
+
+#[test]
+fn a_starting_cluster_keeps_its_uids_and_its_owner_references() {
+    if !have_kubectl() {
+        return;
+    }
+    let uid = "11111111-2222-3333-4444-555555555555";
+    let mut owner = config_map("owner", None);
+    owner["metadata"]["uid"] = json!(uid);
+    let child = config_map("child", Some(&owner));
+    // An owner without a uid takes the one its dependent names.
+    let named = "66666666-7777-8888-9999-000000000000";
+    let mut owner2 = config_map("owner2", None);
+    owner2["metadata"]["uid"] = json!(named);
+    let child2 = config_map("child2", Some(&owner2));
+    owner2["metadata"].as_object_mut().unwrap().remove("uid");
+    // A reference without a uid gets its owner's.
+    let owner3 = config_map("owner3", None);
+    let mut child3 = config_map("child3", Some(&owner3));
+    child3["metadata"]["ownerReferences"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("uid");
+    let s = start(vec![owner, child, owner2, child2, owner3, child3]);
+    let got = |n: &str| s.get("configmaps", "default", n).unwrap();
+    assert_eq!(got("owner")["metadata"]["uid"], uid);
+    assert_eq!(got("child")["metadata"]["ownerReferences"][0]["uid"], uid);
+    assert_eq!(got("owner2")["metadata"]["uid"], named);
+    let owner3_uid = got("owner3")["metadata"]["uid"].clone();
+    assert_eq!(owner3_uid.as_str().map(str::len), Some(36));
+    assert_eq!(
+        got("child3")["metadata"]["ownerReferences"][0]["uid"],
+        owner3_uid
+    );
+    // So the collector sees the same owners the files name.
+    let out = s.kubectl(&["delete", "configmap", "owner", "owner2", "owner3"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for name in ["child", "child2", "child3"] {
+        wait_for(&format!("{name} collected"), || {
+            s.get("configmaps", "default", name).is_none()
+        });
+    }
+}

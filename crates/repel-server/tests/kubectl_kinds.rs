@@ -189,3 +189,61 @@ fn ingress_classes_and_webhook_configurations_are_stored_and_listed() {
     let o = s.kubectl(&["run", "p", "--image=nginx"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
 }
+
+/// Two Events whose `lastTimestamp` order is the reverse of their names'.
+const EVENTS: &str = "apiVersion: v1
+kind: Event
+metadata:
+  name: a-late
+  namespace: default
+involvedObject:
+  kind: Pod
+  name: web-1
+  namespace: default
+reason: Late
+message: the later one
+type: Normal
+firstTimestamp: \"2025-12-07T10:05:00Z\"
+lastTimestamp: \"2025-12-07T10:05:00Z\"
+count: 1
+---
+apiVersion: v1
+kind: Event
+metadata:
+  name: b-early
+  namespace: default
+involvedObject:
+  kind: Pod
+  name: web-0
+  namespace: default
+reason: Early
+message: the earlier one
+type: Warning
+firstTimestamp: \"2025-12-07T10:00:00Z\"
+lastTimestamp: \"2025-12-07T10:00:00Z\"
+count: 1
+";
+
+#[test]
+fn sort_by_a_field_outside_metadata_reads_the_whole_objects_kubectl_asks_for() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write("events.yaml", EVENTS);
+    s.kubectl_ok(&["create", "-f", &f]);
+    // kubectl asks for `includeObject=Object` and sorts the rows by the objects' field.
+    let out = s.kubectl_ok(&["get", "events", "--sort-by=.lastTimestamp"]);
+    let reasons: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|r| ["Early", "Late"].contains(r))
+        .collect();
+    assert_eq!(reasons, ["Early", "Late"], "{out}");
+    let out = s.kubectl_ok(&["get", "events", "--sort-by=.involvedObject.name"]);
+    assert!(
+        out.find("web-0").unwrap() < out.find("web-1").unwrap(),
+        "{out}"
+    );
+}

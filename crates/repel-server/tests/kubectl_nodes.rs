@@ -239,3 +239,79 @@ fn describe_node_shows_taints_and_cordon_uncordon_work() {
         "Error from server (NotFound): nodes \"nope\" not found\n"
     );
 }
+
+/// Karpenter's v1 printer columns, from kubernetes-sigs/karpenter at
+/// 2266468104f36373ed002241afaee2d3bbc26078
+/// (https://github.com/kubernetes-sigs/karpenter/blob/2266468104f36373ed002241afaee2d3bbc26078/pkg/apis/crds/karpenter.sh_nodepools.yaml
+/// and `karpenter.sh_nodeclaims.yaml`), as `kubectl get -o wide` heads them.
+const NODEPOOL_WIDE_HEADER: &str = "NAME NODECLASS NODES READY AGE WEIGHT CPU MEMORY";
+const NODECLAIM_WIDE_HEADER: &str =
+    "NAME TYPE CAPACITY ZONE NODE READY AGE IMAGEID ID NODEPOOL NODECLASS DRIFTED";
+
+#[test]
+fn simulated_nodes_look_like_a_kubelets() {
+    if !have_kubectl() {
+        return;
+    }
+    // A hand-written node: only Ready, only allocatable.
+    let mut n = node("node1", json!(null));
+    n["status"] = json!({
+        "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+        "conditions": [{"type": "Ready", "status": "True"}]
+    });
+    let mut hostnet = pod("kube-system", "agent", Some("node1"));
+    hostnet["spec"]["hostNetwork"] = json!(true);
+    let s = start(vec![n, hostnet, pod("default", "web", Some("node1"))]);
+    let out = s.kubectl_ok(&["describe", "node", "node1"]);
+    for line in [
+        "MemoryPressure   False",
+        "KubeletHasSufficientMemory   kubelet has sufficient memory available",
+        "DiskPressure     False",
+        "KubeletHasNoDiskPressure     kubelet has no disk pressure",
+        "PIDPressure      False",
+        "KubeletHasSufficientPID      kubelet has sufficient PID available",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    let node = s.get("nodes", "", "node1").unwrap();
+    assert_eq!(node["status"]["capacity"], node["status"]["allocatable"]);
+    let types: Vec<&str> = node["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]
+    );
+    let node_ip = node["status"]["addresses"][0]["address"].as_str().unwrap();
+    let ip = s.kubectl_ok(&[
+        "get",
+        "pod",
+        "-n",
+        "kube-system",
+        "agent",
+        "-o",
+        "jsonpath={.status.podIP}",
+    ]);
+    assert_eq!(ip, node_ip, "a hostNetwork pod has its node's IP");
+    let ip = s.kubectl_ok(&["get", "pod", "web", "-o", "jsonpath={.status.podIP}"]);
+    assert_ne!(ip, node_ip);
+    // Karpenter's CRDs carry Karpenter's own printer columns.
+    let f = s.write(
+        "np.yaml",
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}]\n",
+    );
+    s.kubectl_ok(&["apply", "-f", &f]);
+    let out = s.kubectl_ok(&["get", "nodepools", "-o", "wide"]);
+    assert_eq!(table_rows(&out, 4)[0], NODEPOOL_WIDE_HEADER, "{out}");
+    assert!(table_rows(&out, 4)[1].starts_with("gpu default "), "{out}");
+    let claim = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": "gpu-abc", "labels": {"karpenter.sh/nodepool": "gpu"}},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}});
+    let f = s.write("nc.json", &claim.to_string());
+    s.kubectl_ok(&["create", "-f", &f]);
+    let out = s.kubectl_ok(&["get", "nodeclaims", "-o", "wide"]);
+    assert_eq!(table_rows(&out, 6)[0], NODECLAIM_WIDE_HEADER, "{out}");
+}

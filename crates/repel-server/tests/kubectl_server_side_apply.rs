@@ -174,3 +174,96 @@ fn client_side_writes_record_their_managers() {
         2
     );
 }
+
+/// A Deployment whose metadata is only its name (the shape of `kubectl create deployment
+/// --dry-run -o yaml` and of most manifests' first lines).
+fn bare_deployment(replicas: u32) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels:
+      app: api
+  template:
+    metadata:
+      labels:
+        app: api
+    spec:
+      containers:
+      - name: nginx
+        image: nginx
+"
+    )
+}
+
+#[test]
+fn another_managers_apply_conflicts_on_the_changed_field_only() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write("api.yaml", &bare_deployment(2));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "api").unwrap();
+    let fields = &d["metadata"]["managedFields"][0]["fieldsV1"];
+    assert!(fields.get("f:metadata").is_none(), "{fields}");
+    assert_eq!(
+        fields["f:spec"]["f:selector"],
+        json!({}),
+        "atomic: {fields}"
+    );
+    let f3 = s.write("api3.yaml", &bare_deployment(3));
+    let o = s.kubectl(&["apply", "--server-side", "--field-manager=other", "-f", &f3]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas\n"
+        ),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn client_side_then_server_side_apply_takes_the_last_applied_fields_as_upstream() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write("api.yaml", &bare_deployment(2));
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // Another writer scales it: replicas no longer match the last-applied annotation.
+    let o = s.kubectl(&["scale", "deploy", "api", "--replicas=5"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let f3 = s.write("api3.yaml", &bare_deployment(3));
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f3]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .starts_with("error: Apply failed with 1 conflict: conflict with \"kubectl")
+            && o.stderr.contains(": .spec.replicas\n"),
+        "{}",
+        o.stderr
+    );
+    // Unchanged replicas: the client-side fields are taken without a conflict and the
+    // annotation follows the applied file.
+    let f5 = s.write(
+        "api5.yaml",
+        &bare_deployment(5).replace("image: nginx", "image: nginx:1.27"),
+    );
+    let o = s.kubectl(&["apply", "--server-side", "-f", &f5]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d = s.get("deployments", "default", "api").unwrap();
+    let last = d["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+        .as_str()
+        .unwrap();
+    assert!(last.contains("\"replicas\":5"), "{last}");
+    assert!(last.contains("\"image\":\"nginx:1.27\""), "{last}");
+    assert!(last.ends_with("}\n"), "{last:?}");
+}

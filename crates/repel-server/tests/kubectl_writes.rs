@@ -266,3 +266,66 @@ fn strict_field_validation_refuses_unknown_fields_and_selectors_filter() {
         "Error from server (BadRequest): Unable to find \"/v1, Resource=pods\" that match label selector \"\", field selector \"spec.foo=x\": field label not supported: spec.foo\n"
     );
 }
+
+#[test]
+fn a_deployment_whose_selector_misses_its_template_gets_upstreams_422() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let f = s.write(
+        "web.yaml",
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: other
+    spec:
+      containers:
+      - name: nginx
+        image: nginx
+",
+    );
+    let o = s.kubectl(&["apply", "-f", &f]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert_eq!(
+        o.stderr.trim_end(),
+        format!(
+            "The Deployment \"web\" is invalid: spec.template.metadata.labels: Invalid value: {{\"app\":\"other\"}}: `selector` does not match template `labels`"
+        )
+    );
+    assert!(s.get("deployments", "default", "web").is_none());
+    // A Job's template must not restart Always.
+    let j = s.write(
+        "job.yaml",
+        "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: once
+spec:
+  template:
+    spec:
+      restartPolicy: Always
+      containers:
+      - name: c
+        image: busybox
+",
+    );
+    let o = s.kubectl(&["create", "-f", &j]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(
+            "spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: \"OnFailure\", \"Never\""
+        ),
+        "{}",
+        o.stderr
+    );
+}

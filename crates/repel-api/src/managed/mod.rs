@@ -84,6 +84,17 @@ fn is_ignored(path: &[String], subresource: &str) -> bool {
     }
 }
 
+/// Whether a field is atomic (owned and replaced whole) in upstream's schema: the
+/// `+structType=atomic` `LabelSelector` of a workload or a PodDisruptionBudget and the
+/// `+mapType=atomic` `nodeSelector` of a pod (k8s.io/api v1.32), among the types repel's
+/// schema reaches.
+fn atomic(ty: Ty, field: &str) -> bool {
+    matches!(
+        (ty, field),
+        (Ty::WorkloadSpec | Ty::PdbSpec, "selector") | (Ty::PodSpec, "nodeSelector")
+    )
+}
+
 /// The key of a list item: `{"name":"x"}` for a keyed list, the value for a set.
 fn item_key(item: &Value, key: &str) -> Option<String> {
     if key.is_empty() {
@@ -127,7 +138,17 @@ fn set_of(
                 schema::lookup(ty, k)
             };
             let node = match child {
-                Value::Object(_) => Value::Object(set_of(meta.ty, child, path, sub, custom)),
+                Value::Object(_) if !custom && atomic(ty, k) => json!({}),
+                Value::Object(cm) => {
+                    let set = set_of(meta.ty, child, path, sub, custom);
+                    // An object all of whose fields are stripped (`metadata` holding only
+                    // `name`) is no field of its own; an empty one is.
+                    if set.is_empty() && !cm.is_empty() {
+                        path.pop();
+                        continue;
+                    }
+                    Value::Object(set)
+                }
                 Value::Array(items) if meta.strategy == Strategy::Merge && !custom => {
                     let mut lm = Map::new();
                     for item in items {
@@ -474,6 +495,7 @@ fn merge(ty: Ty, live: &Value, applied: &Value, custom: bool) -> Value {
             schema::lookup(ty, k)
         };
         let merged = match (out.get(k), av) {
+            _ if !custom && atomic(ty, k) => av.clone(),
             (Some(lv @ Value::Object(_)), Value::Object(_)) => merge(meta.ty, lv, av, custom),
             (Some(Value::Array(li)), Value::Array(ai))
                 if meta.strategy == Strategy::Merge && !custom =>
@@ -569,6 +591,7 @@ pub fn apply(
     let Some(live) = live else {
         let mut obj = applied.clone();
         obj["metadata"]["managedFields"] = Value::Array(finish(vec![entry(w, applied_set)]));
+        update_last_applied(&mut obj, applied, w.manager);
         return Ok(obj);
     };
     let mut merged = merge(ty, live, applied, custom);
@@ -598,17 +621,27 @@ pub fn apply(
             }
         }
     }
-    // Upstream's lastAppliedManager: `kubectl`'s first server-side apply of an object it
-    // applied client-side takes, without a conflict, the fields of its last-applied
-    // annotation.
-    let upgrade = w.manager == "kubectl"
-        && live["metadata"]["annotations"][LAST_APPLIED]
-            .as_str()
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .map(|last| field_set(kind, &last, w.subresource, custom))
-            .is_some_and(|last| conflict_paths.iter().all(|p| contains(&last, p)));
-    if !conflicts.is_empty() && !force && !upgrade {
-        return Err(Conflicts { list: conflicts });
+    if !conflicts.is_empty() && !force {
+        // Upstream's lastAppliedManager: `kubectl`'s server-side apply of an object it applied
+        // client-side may take, without a conflict, the fields of its last-applied annotation
+        // whose values the live object still has; the other conflicts stand.
+        let allowed = if w.manager == "kubectl" {
+            allowed_from_last_applied(kind, custom, live, w.subresource)
+        } else {
+            None
+        };
+        let Some(allowed) = allowed else {
+            return Err(Conflicts { list: conflicts });
+        };
+        let left: Vec<(String, String)> = conflicts
+            .into_iter()
+            .zip(&conflict_paths)
+            .filter(|(_, p)| !has_leaf(&allowed, p))
+            .map(|(c, _)| c)
+            .collect();
+        if !left.is_empty() {
+            return Err(Conflicts { list: left });
+        }
     }
     for e in &mut others {
         for p in &changed {
@@ -623,7 +656,121 @@ pub fn apply(
     }
     others.push(entry(w, applied_set));
     merged["metadata"]["managedFields"] = Value::Array(finish(others));
+    update_last_applied(&mut merged, applied, w.manager);
     Ok(merged)
+}
+
+/// Whether `path` is a leaf (an owned field) of `set`.
+fn has_leaf(set: &Value, path: &[String]) -> bool {
+    let mut cur = set;
+    for p in path {
+        match cur.get(p) {
+            Some(c) => cur = c,
+            None => return false,
+        }
+    }
+    cur.as_object().is_some_and(|m| m.is_empty())
+}
+
+/// Upstream `lastAppliedManager.allowedConflictsFromLastApplied` (k8s.io/apimachinery
+/// `util/managedfields/internal/lastappliedmanager.go`, v1.32): the fields of the live
+/// object's last-applied annotation less those whose value the live object changed since.
+/// 1. The annotation missing or empty allows nothing (`None`).
+/// 2. So does one that is not a JSON object of the live object's apiVersion and kind
+///    (upstream's type converter cannot read it).
+/// 3. Otherwise every leaf of its field set is allowed unless both it and the live object
+///    have the field with different values (upstream's `Compare(...).Modified`).
+fn allowed_from_last_applied(
+    kind: &str,
+    custom: bool,
+    live: &Value,
+    subresource: &str,
+) -> Option<Value> {
+    let text = live["metadata"]["annotations"][LAST_APPLIED]
+        .as_str()
+        .filter(|t| !t.is_empty())?;
+    let last: Value = serde_json::from_str(text).ok()?;
+    if !last.is_object() || last["apiVersion"] != live["apiVersion"] || last["kind"] != live["kind"]
+    {
+        return None;
+    }
+    let set = field_set(kind, &last, subresource, custom);
+    let mut allowed = json!({});
+    for p in leaves(&set) {
+        let modified = match (value_at(&last, &p), value_at(live, &p)) {
+            (Some(a), Some(b)) => p.last().is_none_or(|l| l != ".") && a != b,
+            _ => false,
+        };
+        if !modified {
+            insert(&mut allowed, &p);
+        }
+    }
+    Some(allowed)
+}
+
+/// Upstream's limit on the total size of an object's annotations
+/// (`apimachinery/pkg/api/validation.TotalAnnotationSizeLimitB`).
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Upstream `lastAppliedUpdater.Apply` (k8s.io/apimachinery
+/// `util/managedfields/internal/lastappliedupdater.go`, v1.32): after a successful apply,
+/// 1. only by the manager `kubectl`,
+/// 2. only when the object already has a non-empty last-applied annotation,
+/// 3. the annotation becomes the applied configuration without that annotation, encoded as Go
+///    encodes an unstructured object (keys sorted, HTML characters escaped, a final newline);
+/// 4. when the annotations would then exceed 256 KiB, the annotation is removed
+///    (`SetLastApplied`).
+fn update_last_applied(obj: &mut Value, applied: &Value, manager: &str) {
+    if manager != "kubectl"
+        || obj["metadata"]["annotations"][LAST_APPLIED]
+            .as_str()
+            .is_none_or(str::is_empty)
+    {
+        return;
+    }
+    let mut config = applied.clone();
+    if let Some(a) = config["metadata"]["annotations"].as_object_mut() {
+        a.shift_remove(LAST_APPLIED);
+    }
+    let text = format!("{}\n", go_json(&config));
+    let Some(annotations) = obj["metadata"]["annotations"].as_object_mut() else {
+        return;
+    };
+    annotations.insert(LAST_APPLIED.into(), Value::String(text));
+    let size: usize = annotations
+        .iter()
+        .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+        .sum();
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT {
+        annotations.shift_remove(LAST_APPLIED);
+    }
+}
+
+/// A value as Go's `encoding/json` writes a `map[string]interface{}`: keys sorted, `<`, `>`,
+/// `&`, U+2028 and U+2029 escaped.
+fn go_json(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v)
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ fn an_apply_owns_what_it_sets_in_fieldsv1_form() {
             "f:metadata": {"f:labels": {"f:app": {}}},
             "f:spec": {
                 "f:replicas": {},
-                "f:selector": {"f:matchLabels": {"f:app": {}}},
+                "f:selector": {},
                 "f:template": {
                     "f:metadata": {"f:labels": {"f:app": {}}},
                     "f:spec": {"f:containers": {"k:{\"name\":\"nginx\"}": {
@@ -220,4 +220,427 @@ fn status_and_identity_are_not_owned_and_user_agents_name_managers() {
         path_string(&["f:metadata".into(), "f:finalizers".into(), "v:\"x\"".into()]),
         ".metadata.finalizers[=\"x\"]"
     );
+}
+
+/// A Deployment of upstream's `lastappliedmanager_test.go` shape: `labels` (none when empty),
+/// `replicas`, the selector's and the template's `app` label (no selector when empty), and
+/// the containers (name, image).
+fn my_deployment(
+    labels: &str,
+    replicas: i64,
+    selector: &str,
+    tmpl: &str,
+    containers: &[(&str, &str)],
+) -> Value {
+    let mut d = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "my-deployment"},
+        "spec": {"replicas": replicas,
+            "template": {"metadata": {"labels": {"app": tmpl}},
+                "spec": {"containers": containers.iter()
+                    .map(|(n, i)| json!({"name": n, "image": i})).collect::<Vec<_>>()}}}
+    });
+    if !labels.is_empty() {
+        d["metadata"]["labels"] = json!({"app": labels});
+    }
+    if !selector.is_empty() {
+        d["spec"]["selector"] = json!({"matchLabels": {"app": selector}});
+    }
+    d
+}
+
+/// A Pod of upstream's `TestPodApply`: `nodeName` (none when empty) and `nodeSelector`.
+fn test_pod(node_name: &str, node_selector: Value) -> Value {
+    let mut p = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "test", "namespace": "test"},
+        "spec": {"containers": [{"args": ["-v=2"], "command": ["controller"],
+            "image": "some.registry/app:latest", "name": "doJob"}],
+            "nodeSelector": node_selector}
+    });
+    if !node_name.is_empty() {
+        p["spec"]["nodeName"] = json!(node_name);
+    }
+    p
+}
+
+/// Whether every field of `want` is in `got` with its value (upstream's
+/// `apiequality.Semantic.DeepDerivative(applied, live)`).
+fn derivative(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => w
+            .iter()
+            .all(|(k, v)| g.get(k).is_some_and(|gv| derivative(v, gv))),
+        (Value::Array(w), Value::Array(g)) => {
+            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| derivative(a, b))
+        }
+        _ => want == got,
+    }
+}
+
+/// Upstream `testConflicts`: `original` carries `last_applied` (the original itself when
+/// `None`) and is written by the update manager `test_client_side_apply`; `applied` is then
+/// applied by `manager`, and conflicts with exactly `expect` (paths as upstream prints them),
+/// which force resolves; the live object ends up holding the applied values.
+fn test_conflicts(
+    name: &str,
+    last_applied: Option<&str>,
+    original: Value,
+    applied: Value,
+    manager: &str,
+    expect: &[&str],
+) {
+    let api_version = original["apiVersion"].as_str().unwrap().to_string();
+    let kind = original["kind"].as_str().unwrap().to_string();
+    let mut live = original.clone();
+    let last = last_applied.map_or_else(|| original.to_string(), str::to_string);
+    live["metadata"]["annotations"] = json!({LAST_APPLIED: last});
+    let updater = Writer {
+        manager: "test_client_side_apply",
+        apply: false,
+        api_version: &api_version,
+        subresource: "",
+        time: "2026-12-03T15:00:00Z",
+    };
+    let mf = after_update(&kind, false, None, &live, &updater);
+    live["metadata"]["managedFields"] = json!(mf);
+    let applier = Writer {
+        manager,
+        apply: true,
+        api_version: &api_version,
+        subresource: "",
+        time: "2026-12-03T15:01:00Z",
+    };
+    let result = apply(&kind, false, Some(&live), &applied, &applier, false);
+    let result = if expect.is_empty() {
+        result.unwrap_or_else(|c| panic!("{name}: expected no error but got {}", c.message()))
+    } else {
+        let c = result.expect_err(name);
+        let mut got: Vec<&str> = c.list.iter().map(|(_, p)| p.as_str()).collect();
+        got.sort_unstable();
+        let mut want = expect.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want, "{name}");
+        let who = format!("\"test_client_side_apply\" using {api_version}");
+        assert!(
+            c.list.iter().all(|(m, _)| *m == who),
+            "{name}: {:?}",
+            c.list
+        );
+        apply(&kind, false, Some(&live), &applied, &applier, true)
+            .unwrap_or_else(|c| panic!("{name}: force: {}", c.message()))
+    };
+    assert!(derivative(&applied, &result), "{name}: {result:#}");
+}
+
+#[test]
+fn apply_using_last_applied_annotation() {
+    let d = my_deployment;
+    let c = |n: &'static str, i: &'static str| (n, i);
+    test_conflicts(
+        "test conflicts due to fields not allowed by last-applied",
+        Some(
+            &d(
+                "",
+                3,
+                "my-app",
+                "my-app",
+                &[c("my-c", "my-image-v1"), c("my-c2", "my-image2")],
+            )
+            .to_string(),
+        ),
+        d(
+            "my-app",
+            100,
+            "my-app",
+            "my-app",
+            &[c("my-c", "my-image-v2")],
+        ),
+        d(
+            "my-new-label",
+            333,
+            "my-new-label",
+            "my-new-label",
+            &[c("my-c", "my-image-new")],
+        ),
+        "kubectl",
+        &[
+            ".metadata.labels.app",
+            ".spec.replicas",
+            ".spec.template.spec.containers[name=\"my-c\"].image",
+        ],
+    );
+    test_conflicts(
+        "expect conflict on replicas, which does not match last applied",
+        Some(&d("my-app", 3, "my-app", "my-app", &[c("my-c", "my-image")]).to_string()),
+        d("my-app", 100, "my-app", "my-app", &[c("my-c", "my-image")]),
+        d("my-new-label", 3, "", "my-app", &[c("my-c", "my-image")]),
+        "kubectl",
+        &[".spec.replicas"],
+    );
+    test_conflicts(
+        "applied object matches original",
+        None,
+        d("my-app", 100, "my-app", "my-app", &[c("my-c", "my-image")]),
+        d("my-app", 100, "my-app", "my-app", &[c("my-c", "my-image")]),
+        "kubectl",
+        &[],
+    );
+    test_conflicts(
+        "test allowed update with no conflicts",
+        None,
+        d("my-app", 3, "my-app", "my-app", &[c("my-c", "my-image")]),
+        d(
+            "my-new-label",
+            333,
+            "my-new-label",
+            "my-new-label",
+            &[c("my-c", "my-image")],
+        ),
+        "kubectl",
+        &[],
+    );
+    test_conflicts(
+        "expect conflicts because field manager is NOT kubectl",
+        Some(&d("my-app", 3, "my-app", "my-app", &[c("my-c", "my-image-v1")]).to_string()),
+        d(
+            "my-app",
+            100,
+            "my-app",
+            "my-app",
+            &[c("my-c", "my-image-v2")],
+        ),
+        d(
+            "my-new-label",
+            333,
+            "my-new-label",
+            "my-new-label",
+            &[c("my-c", "my-image-new")],
+        ),
+        "not_kubectl",
+        &[
+            ".metadata.labels.app",
+            ".spec.replicas",
+            ".spec.selector",
+            ".spec.template.metadata.labels.app",
+            ".spec.template.spec.containers[name=\"my-c\"].image",
+        ],
+    );
+    test_conflicts(
+        "test allowed update with no conflicts (an image)",
+        None,
+        d("my-app", 3, "my-app", "my-app", &[c("my-c", "my-image")]),
+        d(
+            "my-new-label",
+            3,
+            "my-app",
+            "my-app",
+            &[c("my-c", "my-new-image")],
+        ),
+        "kubectl",
+        &[],
+    );
+    test_conflicts(
+        "expect changes to fail because field manager is not kubectl",
+        None,
+        d("my-app", 100, "my-app", "my-app", &[c("my-c", "my-image")]),
+        d(
+            "my-new-label",
+            3,
+            "my-app",
+            "my-app",
+            &[c("my-c", "my-new-image")],
+        ),
+        "not_kubectl",
+        &[
+            ".metadata.labels.app",
+            ".spec.replicas",
+            ".spec.template.spec.containers[name=\"my-c\"].image",
+        ],
+    );
+    let bare = |v: &str, replicas: i64| {
+        json!({"apiVersion": v, "kind": "Deployment",
+            "metadata": {"name": "my-deployment"}, "spec": {"replicas": replicas}})
+    };
+    test_conflicts(
+        "update replicas",
+        None,
+        bare("apps/v1", 3),
+        bare("apps/v1", 100),
+        "kubectl",
+        &[],
+    );
+    test_conflicts(
+        "expect conflict due to apiVersion mismatch with last-applied",
+        Some(&bare("extensions/v1beta1", 3).to_string()),
+        bare("apps/v1", 3),
+        bare("apps/v1", 100),
+        "kubectl",
+        &[".spec.replicas"],
+    );
+    test_conflicts(
+        "expect conflict due to invalid object",
+        Some(r#"{"apiVersion":"foo","kind":"bar","spec":"expect conflict due to invalid object"}"#),
+        bare("apps/v1", 3),
+        bare("apps/v1", 100),
+        "kubectl",
+        &[".spec.replicas"],
+    );
+    test_conflicts(
+        "last-applied is empty",
+        Some(""),
+        bare("apps/v1", 3),
+        bare("apps/v1", 100),
+        "kubectl",
+        &[".spec.replicas"],
+    );
+}
+
+#[test]
+fn pod_apply() {
+    let master = json!({"node-role.kubernetes.io/master": ""});
+    test_conflicts(
+        "All accepted while using the same field manager",
+        None,
+        test_pod("definetlyControlPlane", master.clone()),
+        test_pod("", json!({"node-role.kubernetes.io/worker": ""})),
+        "kubectl",
+        &[],
+    );
+    test_conflicts(
+        "test selector update not allowed by last-applied",
+        None,
+        test_pod("definetlyControlPlane", master.clone()),
+        test_pod(
+            "definetlyControlPlane",
+            json!({"node-role.kubernetes.io/master": "", "otherNodeType": ""}),
+        ),
+        "not_kubectl",
+        &[".spec.nodeSelector"],
+    );
+    test_conflicts(
+        "purging selector not allowed for different manager",
+        None,
+        test_pod("definetlyControlPlane", master.clone()),
+        test_pod("another", json!({})),
+        "not_kubectl",
+        &[".spec.nodeSelector", ".spec.nodeName"],
+    );
+    test_conflicts(
+        "same manager could purge nodeSelector",
+        None,
+        test_pod("definetlyControlPlane", master),
+        test_pod("another", json!({})),
+        "kubectl",
+        &[],
+    );
+}
+
+#[test]
+fn last_applied_updater() {
+    let mut applied = my_deployment("my-app", 20, "my-app", "my-app", &[("my-c", "my-image")]);
+    applied["metadata"]["annotations"] = json!({LAST_APPLIED: "nonempty"});
+    let live = apply(
+        "Deployment",
+        false,
+        None,
+        &applied,
+        &w("NOT-KUBECTL", true, "2026-12-03T15:00:00Z"),
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        live["metadata"]["annotations"][LAST_APPLIED], "nonempty",
+        "expected last applied annotation to be NOT updated"
+    );
+    let live = apply(
+        "Deployment",
+        false,
+        Some(&live),
+        &applied,
+        &w("kubectl", true, "2026-12-03T15:01:00Z"),
+        false,
+    )
+    .unwrap();
+    let last = live["metadata"]["annotations"][LAST_APPLIED]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        last,
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"labels\":{\"app\":\"my-app\"},\"name\":\"my-deployment\"},\"spec\":{\"replicas\":20,\"selector\":{\"matchLabels\":{\"app\":\"my-app\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"my-app\"}},\"spec\":{\"containers\":[{\"image\":\"my-image\",\"name\":\"my-c\"}]}}}}\n",
+        "expected last applied annotation to be updated, as Go encodes it"
+    );
+}
+
+#[test]
+fn large_last_applied() {
+    // "old object + new object last-applied annotation is too big"
+    let cm = |n: usize| {
+        let mut data = serde_json::Map::new();
+        data.insert("k".into(), json!("v"));
+        for i in 0..n {
+            data.insert(
+                format!(
+                    "this-key-is-very-long-so-as-to-create-a-very-large-serialized-fieldset-{i}"
+                ),
+                json!("A"),
+            );
+        }
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "large-update-test-cm", "namespace": "default",
+                "annotations": {LAST_APPLIED: "nonempty"}},
+            "data": data})
+    };
+    let mut wr = w("kubectl", true, "2026-12-03T15:00:00Z");
+    wr.api_version = "v1";
+    let live = apply("ConfigMap", false, None, &cm(0), &wr, false).unwrap();
+    let last = live["metadata"]["annotations"][LAST_APPLIED]
+        .as_str()
+        .unwrap();
+    assert!(
+        !last.is_empty() && last != "nonempty",
+        "expected an updated last-applied annotation"
+    );
+    let live = apply("ConfigMap", false, Some(&live), &cm(9999), &wr, false).unwrap();
+    assert!(
+        live["metadata"]["annotations"].get(LAST_APPLIED).is_none(),
+        "expected no last applied annotation"
+    );
+}
+
+#[test]
+fn an_object_holding_only_its_name_owns_no_metadata() {
+    // kubectl apply --server-side, then another manager applies only a new replicas: one
+    // conflict, on .spec.replicas (metadata.name and namespace are stripped upstream).
+    let live = apply(
+        "Deployment",
+        false,
+        None,
+        &deployment(2, "nginx"),
+        &w("kubectl", true, "2026-12-03T15:00:00Z"),
+        false,
+    )
+    .unwrap();
+    let mut other = deployment(3, "nginx");
+    other["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("labels");
+    let set = field_set("Deployment", &other, "", false);
+    assert!(set.get("f:metadata").is_none(), "{set}");
+    let c = apply(
+        "Deployment",
+        false,
+        Some(&live),
+        &other,
+        &w("other", true, "2026-12-03T15:01:00Z"),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(
+        c.message(),
+        "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas"
+    );
+    // The selector is atomic (`+structType=atomic`): owned whole.
+    assert_eq!(set["f:spec"]["f:selector"], json!({}));
 }

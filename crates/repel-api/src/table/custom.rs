@@ -311,16 +311,26 @@ fn bracket(inner: &str) -> Option<Step> {
     Some(Step::Filter(field, equal, lit))
 }
 
-/// A table of custom objects with `columns`, rows carrying `PartialObjectMetadata`.
-pub fn custom_table(columns: &[PrinterColumn], objs: &[&Value], now: Timestamp, rv: &str) -> Value {
+/// A table of custom objects with `columns`, rows carrying what `include` says.
+pub fn custom_table(
+    columns: &[PrinterColumn],
+    objs: &[&Value],
+    now: Timestamp,
+    rv: &str,
+    include: super::IncludeObject,
+) -> Value {
     let rows: Vec<Value> = objs
         .iter()
         .map(|obj| {
-            let metadata = obj.get("metadata").cloned().unwrap_or_else(|| json!({}));
-            json!({
-                "cells": custom_cells(columns, obj, now),
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata},
-            })
+            let mut row = Map::new();
+            row.insert(
+                "cells".into(),
+                Value::Array(custom_cells(columns, obj, now)),
+            );
+            if let Some(o) = super::row_object(obj, include) {
+                row.insert("object".into(), o);
+            }
+            Value::Object(row)
         })
         .collect();
     super::envelope(rv, custom_columns(columns), rows)

@@ -1083,3 +1083,18 @@ fn node_wide_columns_as_upstream() {
         assert_eq!(row_cells("Node", &node, now())[col], json!(want), "{name}");
     }
 }
+
+#[test]
+fn include_object_values_as_upstreams_as_table_reads_them() {
+    assert_eq!(IncludeObject::parse(""), Ok(IncludeObject::Metadata));
+    assert_eq!(
+        IncludeObject::parse("Metadata"),
+        Ok(IncludeObject::Metadata)
+    );
+    assert_eq!(IncludeObject::parse("Object"), Ok(IncludeObject::Object));
+    assert_eq!(IncludeObject::parse("None"), Ok(IncludeObject::None));
+    assert_eq!(
+        IncludeObject::parse("object"),
+        Err("unrecognized includeObject value: \"object\"".to_string())
+    );
+}

@@ -45,7 +45,9 @@ pub struct ServeArgs {
     /// Cluster seconds per wall-clock second for the controllers (60 = a minute per second).
     #[arg(long = "time-scale", default_value_t = 1.0)]
     pub time_scale: f64,
-    /// Require `Authorization: Bearer TOKEN` on every request.
+    /// Require `Authorization: Bearer TOKEN` on every request; served over HTTPS (a generated
+    /// certificate, its CA in --kubeconfig-out, unless --tls-cert-file is given), as kubectl
+    /// sends a token only over HTTPS.
     #[arg(long)]
     pub token: Option<String>,
     /// Serve HTTPS with this PEM certificate (chain); needs --tls-private-key-file.
@@ -193,6 +195,12 @@ fn resolve_listen(listen: &str) -> Result<SocketAddr, CliError> {
         .ok_or_else(|| CliError::Usage(format!("--listen {listen}: no address")))
 }
 
+/// Why `--token` alone is refused: kubectl would send the token over plain HTTP never.
+pub const MSG_TOKEN_NEEDS_TLS: &str = "--token needs TLS, as kubectl sends a bearer token only over HTTPS: give --kubeconfig-out FILE (the server then generates a certificate and writes its CA there) or --tls-cert-file and --tls-private-key-file";
+
+/// Why a generated certificate needs `--kubeconfig-out`.
+pub const MSG_GENERATED_CERT_NEEDS_KUBECONFIG: &str = "a generated certificate needs --kubeconfig-out FILE to hand its CA to clients (or give --tls-cert-file and --tls-private-key-file)";
+
 /// Runs the server until interrupted.
 pub fn run(args: ServeArgs) -> Result<u8, CliError> {
     let admission = args.admission.config()?;
@@ -205,9 +213,13 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
             cert: cert.clone(),
             key: key.clone(),
         },
-        _ if args.tls || !listen.ip().is_loopback() => repel_server::net::TlsSource::Generate {
-            extra_names: args.tls_san.clone(),
-        },
+        // kubectl sends a bearer token only over HTTPS (client-go reads a kubeconfig's
+        // credentials only for a TLS transport), so a token means TLS.
+        _ if args.tls || args.token.is_some() || !listen.ip().is_loopback() => {
+            repel_server::net::TlsSource::Generate {
+                extra_names: args.tls_san.clone(),
+            }
+        }
         _ => repel_server::net::TlsSource::None,
     };
     // (A non-loopback address without a token is refused by the server first, naming that.)
@@ -215,9 +227,12 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         && args.kubeconfig_out.is_none()
         && (args.token.is_some() || listen.ip().is_loopback())
     {
-        return Err(CliError::Usage(
-            "a generated certificate needs --kubeconfig-out FILE to hand its CA to clients (or give --tls-cert-file and --tls-private-key-file)".to_string(),
-        ));
+        let msg = if args.token.is_some() && !args.tls {
+            MSG_TOKEN_NEEDS_TLS
+        } else {
+            MSG_GENERATED_CERT_NEEDS_KUBECONFIG
+        };
+        return Err(CliError::Usage(msg.to_string()));
     }
     // A scenario brings its cluster, its admission plugins (with the command line's over them,
     // as for `simulate`) and its feature gates.
