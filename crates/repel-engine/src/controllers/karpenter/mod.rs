@@ -4,7 +4,7 @@
 //!
 //! - **Provisioning.** A pod the scheduler left Unschedulable (not a DaemonSet's) is first
 //!   offered to the NodeClaims already launching; then to the NodePools, heaviest `weight` first
-//!   (then by name). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the
+//!   (then by name, in reverse order). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the
 //!   pod tolerates every one of the pool's `taints` — every effect is hard, PreferNoSchedule
 //!   included, `startupTaints` are ignored — its node selector and first required node-affinity
 //!   term are compatible with the pool's requirements and template labels, and an instance
@@ -343,8 +343,10 @@ fn pool_types(pool: &Pool) -> Vec<&'static InstanceType> {
     CATALOGUE.iter().filter(|t| t.cloud == pool.cloud).collect()
 }
 
-/// The Karpenter NodePools among `pools`, in the order Karpenter tries them: heaviest `weight`
-/// first, then by name.
+/// The Karpenter NodePools among `pools`, in the order Karpenter tries them — Karpenter's
+/// `OrderByWeight` (`pkg/utils/nodepool/nodepool.go`, v1.14.1):
+/// 1. the heaviest `spec.weight` first (no weight is 0);
+/// 2. among equal weights, the names in **reverse** order (`nps[a].Name > nps[b].Name`).
 fn karpenter_order<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> Vec<&'a Pool> {
     let mut ordered: Vec<&Pool> = pools
         .into_iter()
@@ -354,7 +356,7 @@ fn karpenter_order<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> Vec<&'a Poo
         b.weight
             .unwrap_or(0)
             .cmp(&a.weight.unwrap_or(0))
-            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| b.name.cmp(&a.name))
     });
     ordered
 }
@@ -1062,7 +1064,7 @@ pub struct PoolVerdict {
     pub reason: Option<String>,
 }
 
-/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name),
+/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name in reverse),
 /// judged for `pod` as the provisioner judges it with no claim in flight, `daemons` the
 /// DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node fits.
 pub fn judge_pools(

@@ -83,3 +83,95 @@ fn instance_types_by_requirements_and_size() {
             .all(|t| repel_core::pool_nodes::is_graviton(t.name))
     );
 }
+
+/// A Karpenter NodePool named `name` of `weight`, on AWS.
+fn weighted(name: &str, weight: Option<i64>) -> Pool {
+    Pool {
+        name: name.into(),
+        provider: "karpenter",
+        cloud: "aws",
+        weight,
+        ..Pool::default()
+    }
+}
+
+/// Karpenter's `OrderByWeight` tests (`pkg/utils/nodepool/suite_test.go`, v1.14.1), the pools
+/// shuffled by a seeded generator instead of `mutable.Shuffle`.
+#[test]
+fn order_by_weight() {
+    let mut rng = crate::rng::Rng::new(7);
+    let shuffle = |pools: &mut Vec<Pool>, rng: &mut crate::rng::Rng| {
+        for i in (1..pools.len()).rev() {
+            let j = usize::try_from(rng.below(i as u64 + 1)).unwrap_or(0);
+            pools.swap(i, j);
+        }
+    };
+    // "should order the NodePools by weight"
+    let mut pools: Vec<Pool> = (0..10)
+        .map(|i| weighted(&format!("np-{i}"), Some(1 + (i * 37 % 100))))
+        .collect();
+    shuffle(&mut pools, &mut rng);
+    let ordered = karpenter_order(&pools);
+    let mut last = 101;
+    for p in &ordered {
+        let w = p.weight.unwrap_or(0);
+        assert!(
+            w <= last,
+            "should order the NodePools by weight: {} ({w}) after {last}",
+            p.name
+        );
+        last = w;
+    }
+    // "should order the NodePools by name when the weights are the same"
+    let mut pools: Vec<Pool> = (0..10)
+        .map(|i| weighted(&format!("np-{i}"), Some(10)))
+        .collect();
+    shuffle(&mut pools, &mut rng);
+    let ordered = karpenter_order(&pools);
+    let mut last = "zzzzzzzzzzzzzzzzzzzzzzzz".to_string();
+    for p in &ordered {
+        assert!(
+            p.name < last,
+            "should order the NodePools by name when the weights are the same: {} after {last}",
+            p.name
+        );
+        last = p.name.clone();
+    }
+    // No weight is weight 0, ordered with the pools of weight 0.
+    let unweighted = [
+        weighted("a", None),
+        weighted("b", Some(0)),
+        weighted("c", Some(1)),
+    ];
+    let names: Vec<&str> = karpenter_order(&unweighted)
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, vec!["c", "b", "a"]);
+}
+
+/// Of two NodePools of equal weight that both take a pod, Karpenter launches from the one
+/// whose name sorts last (the first `OrderByWeight` puts first): `judge_pools`, explain's and
+/// `repel pools`' answer, says so.
+#[test]
+fn equal_weight_pools_are_tried_in_reverse_name_order() {
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}
+    }))
+    .unwrap_or_default();
+    let info = crate::cluster::PodInfo::new(pod, 0);
+    let verdicts = judge_pools(
+        &[
+            weighted("general-a", Some(5)),
+            weighted("general-b", Some(5)),
+        ],
+        &[],
+        &info,
+    );
+    let launch = verdicts
+        .iter()
+        .find(|v| v.reason.is_none())
+        .map(|v| v.pool.as_str());
+    assert_eq!(launch, Some("general-b"));
+}
