@@ -616,3 +616,39 @@ fn check_validates_a_nodeclaims_taints() {
     );
     assert!(!err.contains("skipping"), "{err}");
 }
+
+/// A pod that only a PreferNoSchedule-tainted NodePool can take: Karpenter relaxes it last with
+/// a toleration for PreferNoSchedule taints (`toleratePreferNoScheduleTaints`) and launches a
+/// node from that pool. `repel explain` and `repel pools` say so alike.
+#[test]
+fn a_pod_only_a_prefer_no_schedule_pool_takes_is_provisioned_there() {
+    let soft = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+        "metadata": {"name": "soft"},
+        "spec": {"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "taints": [{"key": "foo", "value": "bar", "effect": "PreferNoSchedule"}],
+            "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}}}});
+    let web = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}});
+    let files = [("soft.json", soft), ("web.json", web)];
+    let (code, out, err) = run(&["explain", "pod/web"], &files);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Karpenter would launch a node for it from NodePool soft (c5.large), once it relaxes the pod (adding: toleration for PreferNoSchedule taints)."),
+        "{out}"
+    );
+    let (code, out, err) = run(&["explain", "pod/web", "-o", "json"], &files);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["nodePools"],
+        json!([{"pool": "soft", "instanceType": "c5.large",
+                "relaxed": "adding: toleration for PreferNoSchedule taints"}])
+    );
+    let (code, out, err) = run(&["pools", "-o", "json"], &files);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pools"][0]["provisions"], json!(["default/web"]));
+    assert_eq!(v["pools"][0]["refuses"], json!([]));
+}

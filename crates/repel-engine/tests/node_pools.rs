@@ -145,7 +145,8 @@ fn a_pool_that_refuses_every_pod_says_why_once() {
     let pools = vec![nodepool(
         "gpu",
         0,
-        json!([{"key": "nvidia.com/gpu", "effect": "PreferNoSchedule"}]),
+        json!([{"key": "nvidia.com/gpu", "effect": "NoSchedule"},
+               {"key": "team", "value": "ml", "effect": "PreferNoSchedule"}]),
         json!(null),
         json!([]),
     )];
@@ -167,14 +168,95 @@ fn a_pool_that_refuses_every_pod_says_why_once() {
         .filter(|e| e.reason == "FailedScheduling" && e.message.starts_with("Failed to schedule"))
         .map(|e| e.message.as_str())
         .collect();
-    // PreferNoSchedule is hard for Karpenter.
+    // The reason is the last attempt's: the pod relaxed with a toleration for PreferNoSchedule
+    // taints, so only the NoSchedule taint is named.
     assert_eq!(
         failed,
         vec![
-            "Failed to schedule pod, incompatible with nodepool \"gpu\", daemonset overhead={}, did not tolerate taint (taint=nvidia.com/gpu:PreferNoSchedule)"
+            "Failed to schedule pod, incompatible with nodepool \"gpu\", daemonset overhead={}, did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)"
         ]
     );
     assert!(sim.cluster.nodes.is_empty());
+}
+
+/// Karpenter's provisioning suite (`pkg/controllers/provisioning/suite_test.go`, v1.14.1):
+/// PreferNoSchedule taints are hard for Karpenter's scheduler, but its last relaxation of a pod
+/// no NodePool takes is a toleration for them (`toleratePreferNoScheduleTaints`), so a pod only
+/// a PreferNoSchedule-tainted pool can take gets a node from it; one another pool takes does
+/// not. `judge_pools` (explain's and `repel pools`' answer) says the same.
+#[test]
+fn prefer_no_schedule_taints_are_tolerated_last() {
+    let soft = json!([{"key": "foo", "value": "bar", "effect": "PreferNoSchedule"}]);
+    // "should tolerate PreferNoSchedule taint only after trying to relax Affinity terms"
+    let p = pod(
+        "p",
+        json!({"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "preference": {"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["invalid"]}]}},
+                {"weight": 1, "preference": {"matchExpressions": [
+                    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["invalid"]}]}}]}},
+               "containers": [{"name": "c", "image": "x"}]}),
+    );
+    let pools = vec![nodepool("default", 0, soft.clone(), json!(null), json!([]))];
+    let verdicts = judge_pools(&pools, &[], &PodInfo::new(p.clone(), 0));
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0].reason, None, "{verdicts:?}");
+    assert_eq!(
+        verdicts[0].relaxed.as_deref(),
+        Some(repel_engine::controllers::karpenter::RELAXED_PREFER_NO_SCHEDULE)
+    );
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pods: vec![p],
+            pools,
+            ..Default::default()
+        },
+        cfg(),
+    );
+    sim.advance_to(60_000);
+    assert_eq!(sim.cluster.nodes.len(), 1, "{:?}", sim.events);
+    let node = &sim.cluster.nodes[0];
+    assert!(
+        node.taints.iter().any(|t| t.key == "foo"
+            && t.value.as_deref() == Some("bar")
+            && t.effect == "PreferNoSchedule"),
+        "{:?}",
+        node.taints
+    );
+    let id = sim.cluster.pod_id("default", "p").unwrap();
+    assert_eq!(sim.cluster.pods[id].node, Some(0));
+
+    // "should not match NodePool with PreferNoSchedule taint when other NodePool match": the
+    // tainted pool is tried first (equal weights, names in reverse) and still not chosen.
+    let pools = vec![
+        nodepool("zz-soft", 0, soft, json!(null), json!([])),
+        nodepool("default", 0, json!(null), json!(null), json!([])),
+    ];
+    let p = pod("p", json!({"containers": [{"name": "c", "image": "x"}]}));
+    let verdicts = judge_pools(&pools, &[], &PodInfo::new(p.clone(), 0));
+    assert_eq!(verdicts[0].pool, "zz-soft");
+    assert_eq!(
+        verdicts[0].reason.as_deref(),
+        Some(
+            "incompatible with nodepool \"zz-soft\", daemonset overhead={}, did not tolerate taint (taint=foo=bar:PreferNoSchedule)"
+        )
+    );
+    assert_eq!(verdicts[1].reason, None);
+    assert_eq!(verdicts[1].relaxed, None);
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pods: vec![p],
+            pools,
+            ..Default::default()
+        },
+        cfg(),
+    );
+    sim.advance_to(60_000);
+    assert_eq!(sim.cluster.nodes.len(), 1);
+    assert_eq!(
+        sim.cluster.nodes[0].labels["karpenter.sh/nodepool"],
+        "default"
+    );
 }
 
 fn aks(count: i64, taints: Value) -> Pool {

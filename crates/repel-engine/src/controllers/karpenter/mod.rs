@@ -4,12 +4,15 @@
 //!
 //! - **Provisioning.** A pod the scheduler left Unschedulable (not a DaemonSet's) is first
 //!   offered to the NodeClaims already launching; then to the NodePools, heaviest `weight` first
-//!   (then by name, in reverse order). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the
-//!   pod tolerates every one of the pool's `taints` — every effect is hard, PreferNoSchedule
-//!   included, `startupTaints` are ignored — its node selector and first required node-affinity
-//!   term are compatible with the pool's requirements and template labels, and an instance
-//!   type fits the pod with the DaemonSet pods the pool's nodes would run; the pool's `limits`
-//!   are checked first. The instance type is the smallest that fits (fewest vCPUs, then least
+//!   (then by name, in reverse order). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`,
+//!   in its order) the pod tolerates every one of the pool's `taints` — every effect is hard,
+//!   PreferNoSchedule included, `startupTaints` are ignored — its node selector and first
+//!   required node-affinity term are compatible with the pool's requirements and template
+//!   labels, and an instance type fits the pod with the DaemonSet pods the pool's nodes would
+//!   run; the pool's `limits` are checked first. When nothing takes the pod and a NodePool has a
+//!   PreferNoSchedule taint, it is tried again with a toleration for PreferNoSchedule taints
+//!   (Karpenter's last relaxation, `toleratePreferNoScheduleTaints`), and a failure's reasons
+//!   are that attempt's. The instance type is the smallest that fits (fewest vCPUs, then least
 //!   memory) — repel's stand-in for Karpenter's cheapest price, the catalogue having no prices.
 //!   The pod gets Karpenter's `Nominated` event ("Pod should schedule on: nodeclaim/NAME"), or
 //!   when no pool takes it a `FailedScheduling` event "Failed to schedule pod, " with every
@@ -41,7 +44,7 @@ pub mod requirements;
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::core::v1::{PodSpec, Taint};
+use k8s_openapi::api::core::v1::{PodSpec, Taint, Toleration};
 use repel_core::instance_types::{CATALOGUE, InstanceType};
 use repel_core::pool_nodes::pool_node;
 use repel_core::pools::{NODEPOOL_LABEL, Pool};
@@ -729,93 +732,60 @@ impl Karpenter {
         }
         crate::scheduler::Scheduler::queue_order(cluster, &mut pending);
         // `pools` come in Karpenter's order (see `karpenter_order`).
-        let ordered = pools;
+        let overheads: Vec<Resources> = pools
+            .iter()
+            .map(|pool| Self::daemon_overhead(daemons, pool, &pool_requirements(pool)))
+            .collect();
+        let relax = relaxes_prefer_no_schedule(pools.iter().copied());
         let mut changed = false;
-        let mut overheads: HashMap<String, Resources> = HashMap::new();
         for p in pending {
             let pod = &cluster.pods[p];
             let key = pod.key();
             let (ns, name) = (pod.namespace.clone(), pod.name.clone());
-            let pod_reqs = Requirements::of_pod(pod.spec(), false);
-            let mut need = pod.requests.clone();
-            need.allowed_pod_number += 1;
-            // In-flight claims first, fewest pods first.
-            let mut order: Vec<usize> = (0..self.claims.len())
-                .filter(|i| !self.claims[*i].initialized && !self.claims[*i].disrupting)
-                .collect();
-            order.sort_by_key(|i| self.claims[*i].pods.len());
-            let mut placed = None;
-            for i in order {
-                let c = &self.claims[i];
-                let Some(pool) = ordered.iter().find(|x| x.name == c.pool) else {
-                    continue;
-                };
-                if taint_errors(&pool.taints, pod.tolerations()).is_some()
-                    || c.requirements.compatible(&pod_reqs).is_err()
-                {
-                    continue;
-                }
-                let mut total = c.requests.clone();
-                total.add(&need);
-                let options: Vec<&'static InstanceType> = c
-                    .options
-                    .iter()
-                    .copied()
-                    .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
-                    .collect();
-                if options.is_empty() {
-                    continue;
-                }
-                placed = Some((i, total, options));
-                break;
+            // Karpenter's `trySchedule`: add the pod, and while that fails relax it and add it
+            // again; the toleration for PreferNoSchedule taints is its last relaxation.
+            let mut added = self.add(pod, pod.tolerations(), pools, &overheads);
+            if added.is_err()
+                && relax
+                && let Some(relaxed) = tolerate_prefer_no_schedule_taints(pod.tolerations())
+            {
+                added = self.add(pod, &relaxed, pools, &overheads);
             }
-            if let Some((i, total, options)) = placed {
-                let mut reqs = self.claims[i].requirements.clone();
-                for r in pod_reqs.0.values() {
-                    reqs.add(r.clone());
+            match added {
+                Ok(Added::InFlight {
+                    claim,
+                    requests,
+                    options,
+                    requirements,
+                }) => {
+                    let c = &mut self.claims[claim];
+                    c.requests = requests;
+                    c.options = options;
+                    c.requirements = requirements;
+                    c.pods.push(key.clone());
+                    events.push(Event::normal(
+                        now,
+                        "Nominated",
+                        pod_object(&ns, &name),
+                        None,
+                        nominated_message(c),
+                    ));
+                    changed = true;
                 }
-                let c = &mut self.claims[i];
-                c.requests = total;
-                c.options = options;
-                c.requirements = reqs;
-                c.pods.push(key.clone());
-                events.push(Event::normal(
-                    now,
-                    "Nominated",
-                    pod_object(&ns, &name),
-                    None,
-                    nominated_message(c),
-                ));
-                changed = true;
-                continue;
-            }
-            // A new claim from the first NodePool that takes the pod.
-            let mut errs: Vec<String> = Vec::new();
-            let mut made = None;
-            for pool in ordered {
-                let overhead = overheads
-                    .entry(pool.name.clone())
-                    .or_insert_with(|| {
-                        Self::daemon_overhead(daemons, pool, &pool_requirements(pool))
-                    })
-                    .clone();
-                match try_pool(&self.claims, pool, pod, &overhead) {
-                    Ok((reqs, total, fitting)) => {
-                        made = Some((pool, reqs, total, fitting));
-                        break;
-                    }
-                    Err(e) => errs.push(e),
-                }
-            }
-            match made {
-                Some((pool, reqs, total, options)) => {
+                Ok(Added::New {
+                    pool,
+                    requests,
+                    options,
+                    requirements,
+                }) => {
+                    let pool = pools[pool];
                     self.counter += 1;
                     let claim = Claim {
                         name: self.claim_name(cluster, pool),
                         pool: pool.name.clone(),
                         options,
-                        requests: total,
-                        requirements: reqs,
+                        requests,
+                        requirements,
                         pods: vec![key.clone()],
                         launch_at: now + LAUNCH_DELAY,
                         node: None,
@@ -835,7 +805,7 @@ impl Karpenter {
                     self.last_failure.remove(&key);
                     changed = true;
                 }
-                None => {
+                Err(errs) => {
                     let message = format!("Failed to schedule pod, {}", errs.join("; "));
                     if self.last_failure.get(&key) != Some(&message) {
                         self.last_failure.insert(key.clone(), message.clone());
@@ -852,6 +822,74 @@ impl Karpenter {
             }
         }
         changed
+    }
+
+    /// Karpenter's `Scheduler.add` for a pod with `tolerations` (its own, or relaxed): the
+    /// NodeClaims already launching first (fewest pods first), then a new claim from the first
+    /// of `pools` (in Karpenter's order, `overheads` beside them) that takes it; else every
+    /// pool's reason.
+    fn add(
+        &self,
+        pod: &crate::cluster::PodInfo,
+        tolerations: &[Toleration],
+        pools: &[&Pool],
+        overheads: &[Resources],
+    ) -> Result<Added, Vec<String>> {
+        let pod_reqs = Requirements::of_pod(pod.spec(), false);
+        let mut need = pod.requests.clone();
+        need.allowed_pod_number += 1;
+        // In-flight claims first, fewest pods first.
+        let mut order: Vec<usize> = (0..self.claims.len())
+            .filter(|i| !self.claims[*i].initialized && !self.claims[*i].disrupting)
+            .collect();
+        order.sort_by_key(|i| self.claims[*i].pods.len());
+        for i in order {
+            let c = &self.claims[i];
+            let Some(pool) = pools.iter().find(|x| x.name == c.pool) else {
+                continue;
+            };
+            if taint_errors(&pool.taints, tolerations).is_some()
+                || c.requirements.compatible(&pod_reqs).is_err()
+            {
+                continue;
+            }
+            let mut total = c.requests.clone();
+            total.add(&need);
+            let options: Vec<&'static InstanceType> = c
+                .options
+                .iter()
+                .copied()
+                .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
+                .collect();
+            if options.is_empty() {
+                continue;
+            }
+            let mut requirements = c.requirements.clone();
+            for r in pod_reqs.0.values() {
+                requirements.add(r.clone());
+            }
+            return Ok(Added::InFlight {
+                claim: i,
+                requests: total,
+                options,
+                requirements,
+            });
+        }
+        let mut errs: Vec<String> = Vec::new();
+        for (i, pool) in pools.iter().enumerate() {
+            match try_pool(&self.claims, pool, pod, tolerations, &overheads[i]) {
+                Ok((requirements, requests, options)) => {
+                    return Ok(Added::New {
+                        pool: i,
+                        requests,
+                        options,
+                        requirements,
+                    });
+                }
+                Err(e) => errs.push(e),
+            }
+        }
+        Err(errs)
     }
 
     /// Takes in the NodeClaims of the input (a cluster's, exported): each belongs to the
@@ -953,8 +991,9 @@ impl Karpenter {
     }
 }
 
-/// Whether NodePool `pool` would launch a node for `pod` (Karpenter's `Scheduler.add` for one
-/// template: limits, then `NodeClaim.CanAdd`'s taints, requirements, instance types), given
+/// Whether NodePool `pool` would launch a node for `pod` with `tolerations` (Karpenter's
+/// `Scheduler.add` for one template: limits, then `NodeClaim.CanAdd`'s taints, requirements,
+/// instance types), given
 /// the claims launched so far and the pool's DaemonSet overhead: the narrowed requirements, the
 /// total requests and the fitting instance types smallest first, or Karpenter's error text.
 #[allow(clippy::type_complexity)]
@@ -962,6 +1001,7 @@ fn try_pool(
     claims: &[Claim],
     pool: &Pool,
     pod: &crate::cluster::PodInfo,
+    tolerations: &[Toleration],
     overhead: &Resources,
 ) -> Result<(Requirements, Resources, Vec<&'static InstanceType>), String> {
     let pod_reqs = Requirements::of_pod(pod.spec(), false);
@@ -999,7 +1039,7 @@ fn try_pool(
         pool.name,
         resources_string(overhead)
     );
-    if let Some(e) = taint_errors(&pool.taints, pod.tolerations()) {
+    if let Some(e) = taint_errors(&pool.taints, tolerations) {
         return Err(format!("{prefix}{e}"));
     }
     if let Err(e) = base.compatible(&pod_reqs) {
@@ -1059,37 +1099,113 @@ pub struct PoolVerdict {
     /// The instance type it would launch (the smallest that fits), when it takes the pod.
     #[serde(rename = "instanceType", skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
-    /// Karpenter's reason when it does not (`incompatible with nodepool "gpu", …`).
+    /// Karpenter's reason when it does not (`did not tolerate taint (taint=…)`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How Karpenter relaxed the pod before this judgement, in its log's words
+    /// ([`RELAXED_PREFER_NO_SCHEDULE`]), when no NodePool took the pod as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relaxed: Option<String>,
 }
 
-/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name in reverse),
-/// judged for `pod` as the provisioner judges it with no claim in flight, `daemons` the
-/// DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node fits.
+/// The reason Karpenter logs when it relaxes a pod by tolerating PreferNoSchedule taints
+/// (`Preferences.toleratePreferNoScheduleTaints`, `pkg/controllers/provisioning/scheduling/
+/// preferences.go`, v1.14.1).
+pub const RELAXED_PREFER_NO_SCHEDULE: &str = "adding: toleration for PreferNoSchedule taints";
+
+/// Karpenter's `Preferences.toleratePreferNoScheduleTaints` (`pkg/controllers/provisioning/
+/// scheduling/preferences.go`, v1.14.1): the pod's tolerations plus `{operator: Exists, effect:
+/// PreferNoSchedule}`, or `None` when one of them already is that toleration (Go's
+/// `MatchToleration`: the same key, operator, value and effect) and nothing is relaxed.
+pub fn tolerate_prefer_no_schedule_taints(tolerations: &[Toleration]) -> Option<Vec<Toleration>> {
+    let field = |v: &Option<String>| v.clone().unwrap_or_default();
+    let already = tolerations.iter().any(|t| {
+        field(&t.key).is_empty()
+            && field(&t.operator) == "Exists"
+            && field(&t.value).is_empty()
+            && field(&t.effect) == "PreferNoSchedule"
+    });
+    if already {
+        return None;
+    }
+    let mut relaxed = tolerations.to_vec();
+    relaxed.push(Toleration {
+        operator: Some("Exists".into()),
+        effect: Some("PreferNoSchedule".into()),
+        ..Toleration::default()
+    });
+    Some(relaxed)
+}
+
+/// Whether Karpenter's scheduler relaxes a pod with a toleration for PreferNoSchedule taints:
+/// `NewScheduler` turns it on when a NodePool's template has a PreferNoSchedule taint
+/// (`pkg/controllers/provisioning/scheduling/scheduler.go`, v1.14.1).
+fn relaxes_prefer_no_schedule<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> bool {
+    pools
+        .into_iter()
+        .any(|p| p.taints.iter().any(|t| t.effect == "PreferNoSchedule"))
+}
+
+/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name in
+/// reverse), judged for `pod` as the provisioner judges it with no claim in flight, `daemons`
+/// the DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node
+/// fits. When no pool takes the pod as it is and a pool has a PreferNoSchedule taint, the
+/// verdicts are those for the pod relaxed as Karpenter relaxes it last (tolerating
+/// PreferNoSchedule taints), each saying so in `relaxed`.
 pub fn judge_pools(
     pools: &[Pool],
     daemons: &[PodSpec],
     pod: &crate::cluster::PodInfo,
 ) -> Vec<PoolVerdict> {
-    karpenter_order(pools)
-        .into_iter()
-        .map(|pool| {
-            let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
-            match try_pool(&[], pool, pod, &overhead) {
-                Ok((_, _, types)) => PoolVerdict {
+    let ordered = karpenter_order(pools);
+    let judge = |tolerations: &[Toleration], relaxed: Option<&str>| -> Vec<PoolVerdict> {
+        ordered
+            .iter()
+            .map(|pool| {
+                let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
+                let (instance_type, reason) = match try_pool(&[], pool, pod, tolerations, &overhead)
+                {
+                    Ok((_, _, types)) => (types.first().map(|t| t.name.to_string()), None),
+                    Err(e) => (None, Some(e)),
+                };
+                PoolVerdict {
                     pool: pool.name.clone(),
-                    instance_type: types.first().map(|t| t.name.to_string()),
-                    reason: None,
-                },
-                Err(e) => PoolVerdict {
-                    pool: pool.name.clone(),
-                    instance_type: None,
-                    reason: Some(e),
-                },
-            }
-        })
-        .collect()
+                    instance_type,
+                    reason,
+                    relaxed: relaxed.map(str::to_string),
+                }
+            })
+            .collect()
+    };
+    let verdicts = judge(pod.tolerations(), None);
+    if verdicts.iter().any(|v| v.reason.is_none())
+        || !relaxes_prefer_no_schedule(ordered.iter().copied())
+    {
+        return verdicts;
+    }
+    match tolerate_prefer_no_schedule_taints(pod.tolerations()) {
+        Some(relaxed) => judge(&relaxed, Some(RELAXED_PREFER_NO_SCHEDULE)),
+        None => verdicts,
+    }
+}
+
+/// Where [`Karpenter::add`] puts a pod.
+enum Added {
+    /// On claim `claim`, already launching: its requests, instance types and requirements
+    /// with the pod.
+    InFlight {
+        claim: usize,
+        requests: Resources,
+        options: Vec<&'static InstanceType>,
+        requirements: Requirements,
+    },
+    /// On a new claim of pool `pool` (an index into the pools tried).
+    New {
+        pool: usize,
+        requests: Resources,
+        options: Vec<&'static InstanceType>,
+        requirements: Requirements,
+    },
 }
 
 /// `Pod should schedule on: nodeclaim/NAME` (and `, node/NAME` once registered).
