@@ -450,6 +450,74 @@ fn daemonset_overhead_counts_despite_a_startup_taint() {
     );
 }
 
+/// Karpenter's provisioning suite (`pkg/controllers/provisioning/suite_test.go`, v1.14.1),
+/// "should consider a daemonset schedulable with a PreferNoSchedule taint": the DaemonSet's pod
+/// counts in the overhead of a pool tainted PreferNoSchedule (`isDaemonPodCompatible` adds the
+/// toleration), so the node launched is large enough for it and the pod, and both run there.
+#[test]
+fn daemonset_overhead_counts_on_a_prefer_no_schedule_pool() {
+    let pools = vec![nodepool(
+        "default",
+        0,
+        json!([{"key": "test", "effect": "PreferNoSchedule"}]),
+        json!(null),
+        json!([]),
+    )];
+    let ds: repel_core::workload::Workload = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "kube-system"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                 "template": {"metadata": {"labels": {"app": "agent"}},
+                              "spec": {"containers": [{"name": "d", "image": "agent",
+                                  "resources": {"requests": {"cpu": "2", "memory": "2Gi"}}}]}}}
+    }))
+    .map(repel_core::workload::Workload::DaemonSet)
+    .unwrap();
+    let ds_spec: k8s_openapi::api::core::v1::PodSpec = serde_json::from_value(json!({
+        "containers": [{"name": "d", "image": "agent",
+            "resources": {"requests": {"cpu": "2", "memory": "2Gi"}}}]
+    }))
+    .unwrap();
+    let p = pod(
+        "p",
+        json!({"containers": [{"name": "c", "image": "x",
+            "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}),
+    );
+    let verdicts = judge_pools(&pools, &[ds_spec], &PodInfo::new(p.clone(), 0));
+    let want = verdicts[0]
+        .instance_type
+        .clone()
+        .expect("the pool takes it");
+    assert_eq!(
+        repel_core::instance_types::lookup(&want).unwrap().cpu,
+        4,
+        "{verdicts:?}"
+    );
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pods: vec![p],
+            workloads: vec![ds],
+            pools,
+            ..Default::default()
+        },
+        cfg(),
+    );
+    sim.advance_to(120_000);
+    assert_eq!(sim.cluster.nodes.len(), 1, "{:?}", sim.events);
+    assert_eq!(
+        sim.cluster.nodes[0].labels["node.kubernetes.io/instance-type"],
+        want
+    );
+    let running: Vec<String> = sim
+        .cluster
+        .pods
+        .iter()
+        .filter(|p| !p.deleted && p.node == Some(0))
+        .map(|p| p.key())
+        .collect();
+    assert_eq!(running.len(), 2, "the pod and the DaemonSet's: {running:?}");
+}
+
 /// Karpenter's provisioning suite, "should schedule pods that tolerate taints": Equal with the
 /// value, Exists on the key with and without the effect, and a bare Exists all tolerate
 /// `nvidia.com/gpu=true:NoSchedule`.

@@ -9,7 +9,7 @@
 //!   PreferNoSchedule included, `startupTaints` are ignored — its node selector and first
 //!   required node-affinity term are compatible with the pool's requirements and template
 //!   labels, and an instance type fits the pod with the DaemonSet pods the pool's nodes would
-//!   run; the pool's `limits` are checked first. When nothing takes the pod and a NodePool has a
+//!   run (a DaemonSet pod tolerates PreferNoSchedule taints there); the pool's `limits` are checked first. When nothing takes the pod and a NodePool has a
 //!   PreferNoSchedule taint, it is tried again with a toleration for PreferNoSchedule taints
 //!   (Karpenter's last relaxation, `toleratePreferNoScheduleTaints`), and a failure's reasons
 //!   are that attempt's. The instance type is the smallest that fits (fewest vCPUs, then least
@@ -381,18 +381,20 @@ fn provisionable(cluster: &Cluster, p: PodId) -> bool {
 }
 
 impl Karpenter {
-    /// A NodePool's DaemonSet overhead (Karpenter's `getDaemonOverhead`): the requests of
-    /// every DaemonSet's pod template that tolerates the pool's taints (not its startup taints)
-    /// and is compatible with its requirements, each counting one pod.
+    /// A NodePool's DaemonSet overhead (Karpenter's `buildDaemonOverheadGroups` with
+    /// `isDaemonPodCompatible`, `pkg/controllers/provisioning/scheduling/scheduler.go`,
+    /// v1.14.1): the requests of every DaemonSet's pod template that
+    /// 1. tolerates the pool's taints (not its startup taints), with a toleration for
+    ///    PreferNoSchedule taints added ("a daemon pod shouldn't respect the preference"), and
+    /// 2. is compatible with the pool's requirements,
+    ///
+    /// each counting one pod.
     fn daemon_overhead(daemons: &[PodSpec], pool: &Pool, reqs: &Requirements) -> Resources {
         let mut total = Resources::default();
         for spec in daemons {
-            if taint_errors(
-                &pool.taints,
-                spec.tolerations.as_deref().unwrap_or_default(),
-            )
-            .is_some()
-            {
+            let own = spec.tolerations.as_deref().unwrap_or_default();
+            let tolerations = tolerate_prefer_no_schedule_taints(own);
+            if taint_errors(&pool.taints, tolerations.as_deref().unwrap_or(own)).is_some() {
                 continue;
             }
             if reqs.compatible(&Requirements::of_pod(spec, false)).is_err() {
