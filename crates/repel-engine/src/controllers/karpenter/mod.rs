@@ -3,7 +3,9 @@
 //! initialization and disruption controllers, as far as taints and scheduling need them.
 //!
 //! - **Provisioning.** A pod the scheduler left Unschedulable (not a DaemonSet's) is first
-//!   offered to the NodeClaims already launching; then to the NodePools, heaviest `weight` first
+//!   offered to the NodeClaims already launching (those of earlier passes by name, as
+//!   Karpenter's `sortExistingNodes` walks its existing nodes, then this pass's, fewest pods
+//!   first); then to the NodePools, heaviest `weight` first
 //!   (then by name, in reverse order). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`,
 //!   in its order) the pod tolerates every one of the pool's `taints` — every effect is hard,
 //!   PreferNoSchedule included, `startupTaints` are ignored — its node selector and first
@@ -739,6 +741,9 @@ impl Karpenter {
             .map(|pool| Self::daemon_overhead(daemons, pool, &pool_requirements(pool)))
             .collect();
         let relax = relaxes_prefer_no_schedule(pools.iter().copied());
+        // The claims made before this pass are Karpenter's existing (in-flight) nodes; those
+        // made in it, its new NodeClaims.
+        let first_new = self.claims.len();
         let mut changed = false;
         for p in pending {
             let pod = &cluster.pods[p];
@@ -746,12 +751,12 @@ impl Karpenter {
             let (ns, name) = (pod.namespace.clone(), pod.name.clone());
             // Karpenter's `trySchedule`: add the pod, and while that fails relax it and add it
             // again; the toleration for PreferNoSchedule taints is its last relaxation.
-            let mut added = self.add(pod, pod.tolerations(), pools, &overheads);
+            let mut added = self.add(pod, pod.tolerations(), pools, &overheads, first_new);
             if added.is_err()
                 && relax
                 && let Some(relaxed) = tolerate_prefer_no_schedule_taints(pod.tolerations())
             {
-                added = self.add(pod, &relaxed, pools, &overheads);
+                added = self.add(pod, &relaxed, pools, &overheads, first_new);
             }
             match added {
                 Ok(Added::InFlight {
@@ -826,26 +831,35 @@ impl Karpenter {
         changed
     }
 
-    /// Karpenter's `Scheduler.add` for a pod with `tolerations` (its own, or relaxed): the
-    /// NodeClaims already launching first (fewest pods first), then a new claim from the first
-    /// of `pools` (in Karpenter's order, `overheads` beside them) that takes it; else every
-    /// pool's reason.
+    /// Karpenter's `Scheduler.add` (`pkg/controllers/provisioning/scheduling/scheduler.go`,
+    /// v1.14.1) for a pod with `tolerations` (its own, or relaxed), in its order:
+    /// 1. the existing nodes — the claims made before this pass (`self.claims[..first_new]`)
+    ///    — in `sortExistingNodes`' order: initialized first, then by name;
+    /// 2. the claims made in this pass (`newNodeClaims`), fewest pods first;
+    /// 3. a new claim from the first of `pools` (in Karpenter's order, `overheads` beside
+    ///    them) that takes the pod; else every pool's reason.
+    ///
+    /// An initialized node is left to the kube-scheduler, which has already found the pod no
+    /// room there: only claims not yet initialized (and not being disrupted) are walked, so
+    /// the existing ones go by name alone.
     fn add(
         &self,
         pod: &crate::cluster::PodInfo,
         tolerations: &[Toleration],
         pools: &[&Pool],
         overheads: &[Resources],
+        first_new: usize,
     ) -> Result<Added, Vec<String>> {
         let pod_reqs = Requirements::of_pod(pod.spec(), false);
         let mut need = pod.requests.clone();
         need.allowed_pod_number += 1;
-        // In-flight claims first, fewest pods first.
-        let mut order: Vec<usize> = (0..self.claims.len())
-            .filter(|i| !self.claims[*i].initialized && !self.claims[*i].disrupting)
-            .collect();
-        order.sort_by_key(|i| self.claims[*i].pods.len());
-        for i in order {
+        let open = |i: &usize| !self.claims[*i].initialized && !self.claims[*i].disrupting;
+        let first_new = first_new.min(self.claims.len());
+        let mut existing: Vec<usize> = (0..first_new).filter(open).collect();
+        existing.sort_by(|a, b| self.claims[*a].name.cmp(&self.claims[*b].name));
+        let mut new: Vec<usize> = (first_new..self.claims.len()).filter(open).collect();
+        new.sort_by_key(|i| self.claims[*i].pods.len());
+        for i in existing.into_iter().chain(new) {
             let c = &self.claims[i];
             let Some(pool) = pools.iter().find(|x| x.name == c.pool) else {
                 continue;

@@ -175,3 +175,76 @@ fn equal_weight_pools_are_tried_in_reverse_name_order() {
         .map(|v| v.pool.as_str());
     assert_eq!(launch, Some("general-b"));
 }
+
+/// A claim of pool `default` launched in an earlier pass, not yet initialized, with `pods`
+/// nominated to it.
+fn in_flight(pool: &Pool, name: &str, pods: &[&str]) -> Claim {
+    Claim {
+        name: name.into(),
+        pool: pool.name.clone(),
+        options: repel_core::instance_types::lookup("m5.large")
+            .into_iter()
+            .collect(),
+        requests: Resources::default(),
+        requirements: pool_requirements(pool),
+        pods: pods.iter().map(|p| p.to_string()).collect(),
+        launch_at: LAUNCH_DELAY,
+        node: None,
+        hash: String::new(),
+        initialized: false,
+        replaces: None,
+        disrupting: false,
+    }
+}
+
+/// Karpenter's scheduler walks its existing nodes in `sortExistingNodes`' order — initialized
+/// first, then by name (`pkg/controllers/provisioning/scheduling/scheduler.go`, v1.14.1) —
+/// not in the order they were made nor by how few pods they hold (that is the order of the
+/// NodeClaims made within one pass).
+#[test]
+fn existing_nodes_are_walked_by_name() {
+    let pool = weighted("default", None);
+    let cases: [(&str, Vec<Claim>); 2] = [
+        (
+            "claims made c, a, b: the pod goes to a",
+            vec![
+                in_flight(&pool, "default-c", &[]),
+                in_flight(&pool, "default-a", &[]),
+                in_flight(&pool, "default-b", &[]),
+            ],
+        ),
+        (
+            "a holds two pods and b none: the pod still goes to a",
+            vec![
+                in_flight(&pool, "default-b", &[]),
+                in_flight(&pool, "default-a", &["default/x", "default/y"]),
+            ],
+        ),
+    ];
+    for (case, claims) in cases {
+        let mut cluster = Cluster::new();
+        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}
+        }))
+        .unwrap_or_default();
+        let id = cluster.add_pod(pod);
+        cluster.pods[id].set_condition("PodScheduled", "False", Some("Unschedulable"), None);
+        let mut k = Karpenter {
+            claims,
+            ..Karpenter::default()
+        };
+        let mut events = Vec::new();
+        k.provision(0, &mut cluster, &mut events, &[&pool], &[]);
+        let nominated: Vec<&str> = events
+            .iter()
+            .filter(|e| e.reason == "Nominated")
+            .map(|e| e.message.as_str())
+            .collect();
+        assert_eq!(
+            nominated,
+            vec!["Pod should schedule on: nodeclaim/default-a"],
+            "{case}"
+        );
+    }
+}
