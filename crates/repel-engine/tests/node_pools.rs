@@ -581,6 +581,42 @@ fn drift_replaces_the_node_unless_a_pod_blocks_it() {
         sim.advance_to(60_000);
         let first = sim.cluster.nodes[0].name.clone();
         step(&mut sim, 60_000, StepAction::Apply(vec![np("b")]));
+        sim.settle();
+        let disrupted = |sim: &Simulation| {
+            sim.cluster.nodes[0]
+                .taints
+                .iter()
+                .any(|t| t.key == "karpenter.sh/disrupted" && t.effect == "NoSchedule")
+        };
+        if !blocked {
+            // Karpenter's disruption queue suite, "should keep nodes tainted when replacements
+            // haven't finished initialization" (`pkg/controllers/disruption/queue_test.go`,
+            // v1.14.1): `StartCommand` cordons the old node before it launches the
+            // replacement, and the taint stays while the replacement is not initialized.
+            assert!(disrupted(&sim), "tainted with the replacement's launch");
+            assert_eq!(sim.plane.karpenter.claims.len(), 2);
+            assert_eq!(sim.cluster.nodes.len(), 1, "the replacement is launching");
+            // A pod that arrives meanwhile does not land on the drifted node: it goes to the
+            // replacement.
+            step(
+                &mut sim,
+                70_000,
+                StepAction::Apply(vec![json!({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "late", "namespace": "default"},
+                    "spec": {"tolerations": [{"key": "team", "operator": "Exists"}],
+                             "containers": [{"name": "c", "image": "nginx"}]}})]),
+            );
+            let late = sim.cluster.pod_id("default", "late").unwrap();
+            assert_eq!(sim.cluster.pods[late].node, None, "not on {first}");
+            sim.advance_to(89_000);
+            assert!(
+                disrupted(&sim),
+                "still tainted until the replacement registers"
+            );
+        } else {
+            assert!(!disrupted(&sim), "a blocked node is not tainted");
+        }
         sim.advance_to(300_000);
         let reasons: Vec<(&str, &str)> = sim
             .events
@@ -599,16 +635,20 @@ fn drift_replaces_the_node_unless_a_pod_blocks_it() {
             assert_eq!(sim.cluster.nodes.len(), 1);
             assert_eq!(sim.cluster.nodes[0].name, first);
         } else {
+            // Karpenter's `Terminating` events: on the Node and on its NodeClaim.
             assert_eq!(
                 reasons,
                 vec![
                     ("DisruptionLaunching", "Launching NodeClaim: Drifted"),
-                    ("DisruptionTerminating", "Disrupting Node: Drifted")
+                    ("DisruptionTerminating", "Disrupting Node: Drifted"),
+                    ("DisruptionTerminating", "Disrupting NodeClaim: Drifted")
                 ]
             );
             assert_eq!(sim.cluster.nodes.len(), 1);
             assert_ne!(sim.cluster.nodes[0].name, first);
             assert_eq!(sim.cluster.nodes[0].taints[0].value.as_deref(), Some("b"));
+            let late = sim.cluster.pod_id("default", "late").unwrap();
+            assert_eq!(sim.cluster.pods[late].node, Some(0), "on the replacement");
         }
     }
 }

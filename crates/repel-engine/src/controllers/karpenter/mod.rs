@@ -30,9 +30,10 @@
 //!   DaemonSet or a person must (`kubectl taint … key-` in a scenario).
 //! - **Drift**: a NodePool applied with another template (its taints, startup taints, labels,
 //!   annotations… — [`repel_core::pools::Pool::template_hash`]) drifts every node it launched
-//!   before. Each drifted node with pods gets a replacement claim first ("Launching NodeClaim:
-//!   Drifted"); once the replacement is initialized the old node is tainted
-//!   `karpenter.sh/disrupted:NoSchedule` ("Disrupting Node: Drifted") and its pods evicted
+//!   before. Each drifted node with pods is tainted `karpenter.sh/disrupted:NoSchedule` and
+//!   gets a replacement claim in the same pass ("Launching NodeClaim: Drifted"); once the
+//!   replacement is initialized the old node is disrupted ("Disrupting Node: Drifted",
+//!   "Disrupting NodeClaim: Drifted") and its pods evicted
 //!   (PodDisruptionBudgets respected, one eviction per budget-allowed disruption per pass;
 //!   DaemonSet pods and pods that tolerate the disrupted taint are neither evicted nor waited
 //!   for), then it is deleted. A node or pod with `karpenter.sh/do-not-disrupt` blocks it
@@ -556,54 +557,7 @@ impl Karpenter {
                 continue;
             };
             if !claim.disrupting {
-                // do-not-disrupt on the node or on a pod blocks it.
-                let node_meta = &cluster.nodes[id].node.metadata;
-                let blocked = if crate::drain::karpenter::do_not_disrupt(
-                    node_meta
-                        .annotations
-                        .as_ref()
-                        .and_then(|a| a.get(DO_NOT_DISRUPT))
-                        .map(String::as_str),
-                    None,
-                    now_unix,
-                ) {
-                    Some(format!(
-                        "disruption is blocked through the {DO_NOT_DISRUPT:?} annotation"
-                    ))
-                } else {
-                    cluster.nodes[id].pods.iter().find_map(|p| {
-                        let pod = &cluster.pods[*p];
-                        crate::drain::karpenter::do_not_disrupt(
-                            pod.meta
-                                .annotations
-                                .as_ref()
-                                .and_then(|a| a.get(DO_NOT_DISRUPT))
-                                .map(String::as_str),
-                            None,
-                            now_unix,
-                        )
-                        .then(|| crate::drain::karpenter::pod_blocks_message(&pod.key()))
-                    })
-                };
-                if let Some(msg) = blocked {
-                    if self.last_blocked.get(&node_name) != Some(&msg) {
-                        self.last_blocked.insert(node_name.clone(), msg.clone());
-                        events.push(Event::normal(
-                            now,
-                            "DisruptionBlocked",
-                            format!("Node/{node_name}"),
-                            Some(node_name.clone()),
-                            msg,
-                        ));
-                    }
-                    continue;
-                }
-                let has_pods = cluster.nodes[id].pods.iter().any(|p| {
-                    let pod = &cluster.pods[*p];
-                    !pod.deleted
-                        && repel_core::workload::controller_of(&pod.meta)
-                            .is_none_or(|(k, _)| k != "DaemonSet")
-                });
+                // The replacement launched for this claim, and whether it is initialized.
                 let replacement = snapshot
                     .iter()
                     .zip(self.claims.iter())
@@ -615,45 +569,83 @@ impl Karpenter {
                             .find(|c: &&Claim| c.replaces.as_deref() == Some(claim.name.as_str()))
                             .map(|_| false)
                     });
-                match (has_pods, replacement) {
-                    (true, None) => {
-                        // A replacement first: the same instance options, the pool's template
-                        // now.
-                        self.counter += 1;
-                        let name = self.claim_name(cluster, pool);
-                        events.push(Event::normal(
-                            now,
-                            "DisruptionLaunching",
-                            format!("NodeClaim/{name}"),
-                            None,
-                            "Launching NodeClaim: Drifted".to_string(),
-                        ));
-                        new_claims.push(Claim {
-                            name,
-                            pool: pool.name.clone(),
-                            options: claim.options.clone(),
-                            requests: Resources::default(),
-                            requirements: pool_requirements(pool),
-                            pods: Vec::new(),
-                            launch_at: now + LAUNCH_DELAY,
-                            node: None,
-                            hash: pool.template_hash.clone(),
-                            initialized: false,
-                            replaces: Some(claim.name.clone()),
-                            disrupting: false,
+                match replacement {
+                    // The command started: wait for its replacement to initialize.
+                    Some(false) => continue,
+                    Some(true) => {}
+                    None => {
+                        // do-not-disrupt on the node or on a pod blocks it.
+                        if let Some(msg) = self.blocked(cluster, id, now_unix) {
+                            if self.last_blocked.get(&node_name) != Some(&msg) {
+                                self.last_blocked.insert(node_name.clone(), msg.clone());
+                                events.push(Event::normal(
+                                    now,
+                                    "DisruptionBlocked",
+                                    format!("Node/{node_name}"),
+                                    Some(node_name.clone()),
+                                    msg,
+                                ));
+                            }
+                            continue;
+                        }
+                        let has_pods = cluster.nodes[id].pods.iter().any(|p| {
+                            let pod = &cluster.pods[*p];
+                            !pod.deleted
+                                && repel_core::workload::controller_of(&pod.meta)
+                                    .is_none_or(|(k, _)| k != "DaemonSet")
                         });
-                        changed = true;
-                        continue;
+                        if has_pods {
+                            // Karpenter's `Queue.StartCommand`: "Cordon the old nodes before
+                            // we launch the replacements to prevent new pods from scheduling
+                            // to the old nodes" — the disrupted taint first, then the
+                            // replacement (the same instance options, the pool's template
+                            // now); the node is terminated once the replacement is
+                            // initialized.
+                            crate::drain::karpenter::taint_disrupted(cluster, id);
+                            self.counter += 1;
+                            let name = self.claim_name(cluster, pool);
+                            events.push(Event::normal(
+                                now,
+                                "DisruptionLaunching",
+                                format!("NodeClaim/{name}"),
+                                None,
+                                "Launching NodeClaim: Drifted".to_string(),
+                            ));
+                            new_claims.push(Claim {
+                                name,
+                                pool: pool.name.clone(),
+                                options: claim.options.clone(),
+                                requests: Resources::default(),
+                                requirements: pool_requirements(pool),
+                                pods: Vec::new(),
+                                launch_at: now + LAUNCH_DELAY,
+                                node: None,
+                                hash: pool.template_hash.clone(),
+                                initialized: false,
+                                replaces: Some(claim.name.clone()),
+                                disrupting: false,
+                            });
+                            changed = true;
+                            continue;
+                        }
                     }
-                    (true, Some(false)) => continue,
-                    _ => {}
                 }
+                // Karpenter's `waitOrTerminate`: the replacements initialized (or none needed),
+                // the NodeClaim is deleted with a `DisruptionTerminating` event on the Node and
+                // on the NodeClaim (`disruption/events/events.go` `Terminating`, v1.14.1).
                 events.push(Event::normal(
                     now,
                     "DisruptionTerminating",
                     format!("Node/{node_name}"),
                     Some(node_name.clone()),
                     "Disrupting Node: Drifted".to_string(),
+                ));
+                events.push(Event::normal(
+                    now,
+                    "DisruptionTerminating",
+                    format!("NodeClaim/{}", claim.name),
+                    None,
+                    "Disrupting NodeClaim: Drifted".to_string(),
                 ));
                 crate::drain::karpenter::taint_disrupted(cluster, id);
                 self.claims[i].disrupting = true;
@@ -698,6 +690,38 @@ impl Karpenter {
         self.claims.retain(|c| !(c.disrupting && c.node.is_none()));
         self.claims.extend(new_claims);
         (removed, changed)
+    }
+
+    /// Why `karpenter.sh/do-not-disrupt` blocks disrupting node `id` (on the node, or on one
+    /// of its pods), in Karpenter's words; `None` when nothing does.
+    fn blocked(&self, cluster: &Cluster, id: NodeId, now_unix: Millis) -> Option<String> {
+        let node_meta = &cluster.nodes[id].node.metadata;
+        if crate::drain::karpenter::do_not_disrupt(
+            node_meta
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(DO_NOT_DISRUPT))
+                .map(String::as_str),
+            None,
+            now_unix,
+        ) {
+            return Some(format!(
+                "disruption is blocked through the {DO_NOT_DISRUPT:?} annotation"
+            ));
+        }
+        cluster.nodes[id].pods.iter().find_map(|p| {
+            let pod = &cluster.pods[*p];
+            crate::drain::karpenter::do_not_disrupt(
+                pod.meta
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(DO_NOT_DISRUPT))
+                    .map(String::as_str),
+                None,
+                now_unix,
+            )
+            .then(|| crate::drain::karpenter::pod_blocks_message(&pod.key()))
+        })
     }
 
     /// A fresh NodeClaim name for `pool`.
