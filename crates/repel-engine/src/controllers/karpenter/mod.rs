@@ -18,8 +18,8 @@
 //!   memory) — repel's stand-in for Karpenter's cheapest price, the catalogue having no prices.
 //!   The pod gets Karpenter's `Nominated` event ("Pod should schedule on: nodeclaim/NAME"), or
 //!   when no pool takes it a `FailedScheduling` event "Failed to schedule pod, " with every
-//!   pool's reason (`incompatible with nodepool "gpu", daemonset overhead={…}, did not tolerate
-//!   taint (taint=…)`) — once per distinct message.
+//!   pool's reason joined by `; ` (`did not tolerate taint (taint=…)`, `incompatible
+//!   requirements, …`, as Karpenter v1.14.1 words them) — once per distinct message.
 //! - **Launch and registration.** [`LAUNCH_DELAY`] after the claim, its Node appears (named as
 //!   the claim, as Karpenter's kwok provider names it) with the pool's labels, the
 //!   `karpenter.sh/nodepool`, capacity-type and instance-type labels, its taints and startup
@@ -1031,11 +1031,24 @@ impl Karpenter {
     }
 }
 
+/// Karpenter's error when a NodePool's `limits` leave room for none of its instance types
+/// (`Scheduler.addToNewNodeClaim`, `pkg/controllers/provisioning/scheduling/scheduler.go`,
+/// v1.14.1), followed by operatorpkg's `serrors.Wrap` values: ` (NodePool=NAME)`.
+pub const EXCEED_LIMITS: &str = "all available instance types exceed limits for nodepool";
+
+/// Karpenter's prefix of a requirements error (`NodeClaim.CanAdd`,
+/// `pkg/controllers/provisioning/scheduling/nodeclaim.go`, v1.14.1).
+pub const INCOMPATIBLE_REQUIREMENTS: &str = "incompatible requirements";
+
 /// Whether NodePool `pool` would launch a node for `pod` with `tolerations` (Karpenter's
 /// `Scheduler.add` for one template: limits, then `NodeClaim.CanAdd`'s taints, requirements,
-/// instance types), given
-/// the claims launched so far and the pool's DaemonSet overhead: the narrowed requirements, the
-/// total requests and the fitting instance types smallest first, or Karpenter's error text.
+/// instance types), given the claims launched so far and the pool's DaemonSet overhead: the
+/// narrowed requirements, the total requests and the fitting instance types smallest first, or
+/// Karpenter's error text as v1.14.1 words it (`pkg/scheduling/taints.go` `Tolerates`,
+/// `nodeclaim.go` `CanAdd` and `InstanceTypeFilterError.Error`, `scheduler.go`
+/// `addToNewNodeClaim`). Since v1.5.0 the text is the error alone: v1.0–v1.4 wrapped it as
+/// `incompatible with nodepool "NAME", daemonset overhead={…}, …`, a wrapper the
+/// parallelised `addToNewNodeClaim` (kubernetes-sigs/karpenter#2126) dropped.
 #[allow(clippy::type_complexity)]
 fn try_pool(
     claims: &[Claim],
@@ -1068,22 +1081,14 @@ fn try_pool(
                     .is_none_or(|l| i128::from(used.memory + cap.memory) * 1000 <= i128::from(l))
         });
         if types.is_empty() {
-            return Err(format!(
-                "all available instance types exceed limits for nodepool: {:?}",
-                pool.name
-            ));
+            return Err(format!("{EXCEED_LIMITS} (NodePool={})", pool.name));
         }
     }
-    let prefix = format!(
-        "incompatible with nodepool {:?}, daemonset overhead={}, ",
-        pool.name,
-        resources_string(overhead)
-    );
     if let Some(e) = taint_errors(&pool.taints, tolerations) {
-        return Err(format!("{prefix}{e}"));
+        return Err(e);
     }
     if let Err(e) = base.compatible(&pod_reqs) {
-        return Err(format!("{prefix}incompatible requirements, {e}"));
+        return Err(format!("{INCOMPATIBLE_REQUIREMENTS}, {e}"));
     }
     let mut reqs = base.clone();
     for r in pod_reqs.0.values() {
@@ -1121,8 +1126,17 @@ fn try_pool(
         pod_only.allowed_pod_number += 1;
         let mut with_daemons = overhead.clone();
         with_daemons.add(&pod_only);
+        // "special case for a user typo I saw reported once": a CPU request of a million or
+        // more.
+        let typo = if what == "no instance type has enough resources"
+            && pod.requests.milli_cpu >= 1_000_000_000
+        {
+            " (CPU request >= 1 Million, m vs M typo?)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "{prefix}{what}, requirements={}, resources={}",
+            "{what}, requirements={}, resources={}{typo}",
             reqs.to_karpenter_string(),
             resources_string(&with_daemons)
         ));

@@ -248,3 +248,54 @@ fn existing_nodes_are_walked_by_name() {
         );
     }
 }
+
+/// Karpenter's scheduling errors as v1.14.1 words them: no `incompatible with nodepool "NAME",
+/// daemonset overhead=…,` wrapper (dropped in v1.5.0), the limits error with operatorpkg's
+/// structured value, the typo hint of a CPU request of a million.
+#[test]
+fn scheduling_errors_as_karpenter_words_them() {
+    let pod = |cpu: &str| {
+        let p: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx",
+                     "resources": {"requests": {"cpu": cpu}}}]}
+        }))
+        .unwrap_or_default();
+        crate::cluster::PodInfo::new(p, 0)
+    };
+    let mut limited = weighted("default", None);
+    limited.limits.insert("cpu".into(), "1".into());
+    let small = pod("100m");
+    let cases: [(&str, &Pool, &crate::cluster::PodInfo, &str); 3] = [
+        (
+            "limits that leave room for no instance type",
+            &limited,
+            &small,
+            "all available instance types exceed limits for nodepool (NodePool=default)",
+        ),
+        (
+            "an untolerated taint, the error alone",
+            &Pool {
+                taints: vec![Taint {
+                    key: "nvidia.com/gpu".into(),
+                    value: None,
+                    effect: "NoSchedule".into(),
+                    time_added: None,
+                }],
+                ..weighted("gpu", None)
+            },
+            &small,
+            "did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)",
+        ),
+        (
+            "a million CPUs",
+            &weighted("default", None),
+            &pod("1M"),
+            "no instance type has enough resources, requirements=karpenter.sh/nodepool In [default], resources={\"cpu\":\"1M\",\"pods\":\"1\"} (CPU request >= 1 Million, m vs M typo?)",
+        ),
+    ];
+    for (case, pool, pod, want) in cases {
+        let got = try_pool(&[], pool, pod, pod.tolerations(), &Resources::default());
+        assert_eq!(got.err().as_deref(), Some(want), "{case}");
+    }
+}
