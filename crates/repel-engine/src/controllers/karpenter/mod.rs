@@ -5,16 +5,17 @@
 //! - **Provisioning.** A pod the scheduler left Unschedulable (not a DaemonSet's) is first
 //!   offered to the NodeClaims already launching (those of earlier passes by name, as
 //!   Karpenter's `sortExistingNodes` walks its existing nodes, then this pass's, fewest pods
-//!   first); then to the NodePools, heaviest `weight` first
-//!   (then by name, in reverse order). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`,
-//!   in its order) the pod tolerates every one of the pool's `taints` — every effect is hard,
-//!   PreferNoSchedule included, `startupTaints` are ignored — its node selector and first
-//!   required node-affinity term are compatible with the pool's requirements and template
-//!   labels, and an instance type fits the pod with the DaemonSet pods the pool's nodes would
-//!   run (a DaemonSet pod tolerates PreferNoSchedule taints there); the pool's `limits` are checked first. When nothing takes the pod and a NodePool has a
-//!   PreferNoSchedule taint, it is tried again with a toleration for PreferNoSchedule taints
-//!   (Karpenter's last relaxation, `toleratePreferNoScheduleTaints`), and a failure's reasons
-//!   are that attempt's. The instance type is the smallest that fits (fewest vCPUs, then least
+//!   first); then to the NodePools, heaviest `weight` first (then by name, in reverse order).
+//!   A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the pod tolerates
+//!   every one of the pool's `taints` — every effect is hard, PreferNoSchedule included,
+//!   `startupTaints` are ignored — its node selector and first required node-affinity term are
+//!   compatible with the pool's requirements and template labels, and an instance type fits
+//!   the pod with the DaemonSet pods the pool's nodes would run (a DaemonSet pod tolerates
+//!   PreferNoSchedule taints there); the pool's `limits` are checked first. When nothing takes
+//!   the pod and a NodePool has a PreferNoSchedule taint, it is tried again with a toleration
+//!   for PreferNoSchedule taints (Karpenter's last relaxation,
+//!   `toleratePreferNoScheduleTaints`), and a failure's reasons are that attempt's. The
+//!   instance type is the smallest that fits (fewest vCPUs, then least
 //!   memory) — repel's stand-in for Karpenter's cheapest price, the catalogue having no prices.
 //!   The pod gets Karpenter's `Nominated` event ("Pod should schedule on: nodeclaim/NAME"), or
 //!   when no pool takes it a `FailedScheduling` event "Failed to schedule pod, " with every
