@@ -700,12 +700,17 @@ pub fn human(
     }
     if let Some(launch) = r.node_pools.iter().find(|p| p.reason.is_none()) {
         out.push_str(&format!(
-            "\nKarpenter would launch a node for it from NodePool {}{}.\n",
+            "\nKarpenter would launch a node for it from NodePool {}{}{}.\n",
             launch.pool,
             launch
                 .instance_type
                 .as_deref()
                 .map(|t| format!(" ({t})"))
+                .unwrap_or_default(),
+            launch
+                .relaxed
+                .as_deref()
+                .map(|r| format!(", once it relaxes the pod ({r})"))
                 .unwrap_or_default()
         ));
     } else if !r.node_pools.is_empty() {

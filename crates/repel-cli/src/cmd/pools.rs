@@ -95,7 +95,7 @@ pub struct PoolRow {
 pub struct RefusedPod {
     /// `ns/name`.
     pub pod: String,
-    /// Karpenter's text (`incompatible with nodepool "gpu", …`).
+    /// Karpenter's text (`did not tolerate taint (taint=…)`, …).
     pub reason: String,
 }
 

@@ -3,18 +3,24 @@
 //! initialization and disruption controllers, as far as taints and scheduling need them.
 //!
 //! - **Provisioning.** A pod the scheduler left Unschedulable (not a DaemonSet's) is first
-//!   offered to the NodeClaims already launching; then to the NodePools, heaviest `weight` first
-//!   (then by name). A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the
-//!   pod tolerates every one of the pool's `taints` — every effect is hard, PreferNoSchedule
-//!   included, `startupTaints` are ignored — its node selector and first required node-affinity
-//!   term are compatible with the pool's requirements and template labels, and an instance
-//!   type fits the pod with the DaemonSet pods the pool's nodes would run; the pool's `limits`
-//!   are checked first. The instance type is the smallest that fits (fewest vCPUs, then least
+//!   offered to the NodeClaims already launching (those of earlier passes by name, as
+//!   Karpenter's `sortExistingNodes` walks its existing nodes, then this pass's, fewest pods
+//!   first); then to the NodePools, heaviest `weight` first (then by name, in reverse order).
+//!   A NodePool takes it when (Karpenter's `NodeClaim.CanAdd`, in its order) the pod tolerates
+//!   every one of the pool's `taints` — every effect is hard, PreferNoSchedule included,
+//!   `startupTaints` are ignored — its node selector and first required node-affinity term are
+//!   compatible with the pool's requirements and template labels, and an instance type fits
+//!   the pod with the DaemonSet pods the pool's nodes would run (a DaemonSet pod tolerates
+//!   PreferNoSchedule taints there); the pool's `limits` are checked first. When nothing takes
+//!   the pod and a NodePool has a PreferNoSchedule taint, it is tried again with a toleration
+//!   for PreferNoSchedule taints (Karpenter's last relaxation,
+//!   `toleratePreferNoScheduleTaints`), and a failure's reasons are that attempt's. The
+//!   instance type is the smallest that fits (fewest vCPUs, then least
 //!   memory) — repel's stand-in for Karpenter's cheapest price, the catalogue having no prices.
 //!   The pod gets Karpenter's `Nominated` event ("Pod should schedule on: nodeclaim/NAME"), or
 //!   when no pool takes it a `FailedScheduling` event "Failed to schedule pod, " with every
-//!   pool's reason (`incompatible with nodepool "gpu", daemonset overhead={…}, did not tolerate
-//!   taint (taint=…)`) — once per distinct message.
+//!   pool's reason joined by `; ` (`did not tolerate taint (taint=…)`, `incompatible
+//!   requirements, …`, as Karpenter v1.14.1 words them) — once per distinct message.
 //! - **Launch and registration.** [`LAUNCH_DELAY`] after the claim, its Node appears (named as
 //!   the claim, as Karpenter's kwok provider names it) with the pool's labels, the
 //!   `karpenter.sh/nodepool`, capacity-type and instance-type labels, its taints and startup
@@ -25,9 +31,10 @@
 //!   DaemonSet or a person must (`kubectl taint … key-` in a scenario).
 //! - **Drift**: a NodePool applied with another template (its taints, startup taints, labels,
 //!   annotations… — [`repel_core::pools::Pool::template_hash`]) drifts every node it launched
-//!   before. Each drifted node with pods gets a replacement claim first ("Launching NodeClaim:
-//!   Drifted"); once the replacement is initialized the old node is tainted
-//!   `karpenter.sh/disrupted:NoSchedule` ("Disrupting Node: Drifted") and its pods evicted
+//!   before. Each drifted node with pods is tainted `karpenter.sh/disrupted:NoSchedule` and
+//!   gets a replacement claim in the same pass ("Launching NodeClaim: Drifted"); once the
+//!   replacement is initialized the old node is disrupted ("Disrupting Node: Drifted",
+//!   "Disrupting NodeClaim: Drifted") and its pods evicted
 //!   (PodDisruptionBudgets respected, one eviction per budget-allowed disruption per pass;
 //!   DaemonSet pods and pods that tolerate the disrupted taint are neither evicted nor waited
 //!   for), then it is deleted. A node or pod with `karpenter.sh/do-not-disrupt` blocks it
@@ -41,7 +48,7 @@ pub mod requirements;
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::core::v1::{PodSpec, Taint};
+use k8s_openapi::api::core::v1::{PodSpec, Taint, Toleration};
 use repel_core::instance_types::{CATALOGUE, InstanceType};
 use repel_core::pool_nodes::pool_node;
 use repel_core::pools::{NODEPOOL_LABEL, Pool};
@@ -343,8 +350,10 @@ fn pool_types(pool: &Pool) -> Vec<&'static InstanceType> {
     CATALOGUE.iter().filter(|t| t.cloud == pool.cloud).collect()
 }
 
-/// The Karpenter NodePools among `pools`, in the order Karpenter tries them: heaviest `weight`
-/// first, then by name.
+/// The Karpenter NodePools among `pools`, in the order Karpenter tries them — Karpenter's
+/// `OrderByWeight` (`pkg/utils/nodepool/nodepool.go`, v1.14.1):
+/// 1. the heaviest `spec.weight` first (no weight is 0);
+/// 2. among equal weights, the names in **reverse** order (`nps[a].Name > nps[b].Name`).
 fn karpenter_order<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> Vec<&'a Pool> {
     let mut ordered: Vec<&Pool> = pools
         .into_iter()
@@ -354,7 +363,7 @@ fn karpenter_order<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> Vec<&'a Poo
         b.weight
             .unwrap_or(0)
             .cmp(&a.weight.unwrap_or(0))
-            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| b.name.cmp(&a.name))
     });
     ordered
 }
@@ -376,18 +385,20 @@ fn provisionable(cluster: &Cluster, p: PodId) -> bool {
 }
 
 impl Karpenter {
-    /// A NodePool's DaemonSet overhead (Karpenter's `getDaemonOverhead`): the requests of
-    /// every DaemonSet's pod template that tolerates the pool's taints (not its startup taints)
-    /// and is compatible with its requirements, each counting one pod.
+    /// A NodePool's DaemonSet overhead (Karpenter's `buildDaemonOverheadGroups` with
+    /// `isDaemonPodCompatible`, `pkg/controllers/provisioning/scheduling/scheduler.go`,
+    /// v1.14.1): the requests of every DaemonSet's pod template that
+    /// 1. tolerates the pool's taints (not its startup taints), with a toleration for
+    ///    PreferNoSchedule taints added ("a daemon pod shouldn't respect the preference"), and
+    /// 2. is compatible with the pool's requirements,
+    ///
+    /// each counting one pod.
     fn daemon_overhead(daemons: &[PodSpec], pool: &Pool, reqs: &Requirements) -> Resources {
         let mut total = Resources::default();
         for spec in daemons {
-            if taint_errors(
-                &pool.taints,
-                spec.tolerations.as_deref().unwrap_or_default(),
-            )
-            .is_some()
-            {
+            let own = spec.tolerations.as_deref().unwrap_or_default();
+            let tolerations = tolerate_prefer_no_schedule_taints(own);
+            if taint_errors(&pool.taints, tolerations.as_deref().unwrap_or(own)).is_some() {
                 continue;
             }
             if reqs.compatible(&Requirements::of_pod(spec, false)).is_err() {
@@ -547,54 +558,7 @@ impl Karpenter {
                 continue;
             };
             if !claim.disrupting {
-                // do-not-disrupt on the node or on a pod blocks it.
-                let node_meta = &cluster.nodes[id].node.metadata;
-                let blocked = if crate::drain::karpenter::do_not_disrupt(
-                    node_meta
-                        .annotations
-                        .as_ref()
-                        .and_then(|a| a.get(DO_NOT_DISRUPT))
-                        .map(String::as_str),
-                    None,
-                    now_unix,
-                ) {
-                    Some(format!(
-                        "disruption is blocked through the {DO_NOT_DISRUPT:?} annotation"
-                    ))
-                } else {
-                    cluster.nodes[id].pods.iter().find_map(|p| {
-                        let pod = &cluster.pods[*p];
-                        crate::drain::karpenter::do_not_disrupt(
-                            pod.meta
-                                .annotations
-                                .as_ref()
-                                .and_then(|a| a.get(DO_NOT_DISRUPT))
-                                .map(String::as_str),
-                            None,
-                            now_unix,
-                        )
-                        .then(|| crate::drain::karpenter::pod_blocks_message(&pod.key()))
-                    })
-                };
-                if let Some(msg) = blocked {
-                    if self.last_blocked.get(&node_name) != Some(&msg) {
-                        self.last_blocked.insert(node_name.clone(), msg.clone());
-                        events.push(Event::normal(
-                            now,
-                            "DisruptionBlocked",
-                            format!("Node/{node_name}"),
-                            Some(node_name.clone()),
-                            msg,
-                        ));
-                    }
-                    continue;
-                }
-                let has_pods = cluster.nodes[id].pods.iter().any(|p| {
-                    let pod = &cluster.pods[*p];
-                    !pod.deleted
-                        && repel_core::workload::controller_of(&pod.meta)
-                            .is_none_or(|(k, _)| k != "DaemonSet")
-                });
+                // The replacement launched for this claim, and whether it is initialized.
                 let replacement = snapshot
                     .iter()
                     .zip(self.claims.iter())
@@ -606,45 +570,83 @@ impl Karpenter {
                             .find(|c: &&Claim| c.replaces.as_deref() == Some(claim.name.as_str()))
                             .map(|_| false)
                     });
-                match (has_pods, replacement) {
-                    (true, None) => {
-                        // A replacement first: the same instance options, the pool's template
-                        // now.
-                        self.counter += 1;
-                        let name = self.claim_name(cluster, pool);
-                        events.push(Event::normal(
-                            now,
-                            "DisruptionLaunching",
-                            format!("NodeClaim/{name}"),
-                            None,
-                            "Launching NodeClaim: Drifted".to_string(),
-                        ));
-                        new_claims.push(Claim {
-                            name,
-                            pool: pool.name.clone(),
-                            options: claim.options.clone(),
-                            requests: Resources::default(),
-                            requirements: pool_requirements(pool),
-                            pods: Vec::new(),
-                            launch_at: now + LAUNCH_DELAY,
-                            node: None,
-                            hash: pool.template_hash.clone(),
-                            initialized: false,
-                            replaces: Some(claim.name.clone()),
-                            disrupting: false,
+                match replacement {
+                    // The command started: wait for its replacement to initialize.
+                    Some(false) => continue,
+                    Some(true) => {}
+                    None => {
+                        // do-not-disrupt on the node or on a pod blocks it.
+                        if let Some(msg) = self.blocked(cluster, id, now_unix) {
+                            if self.last_blocked.get(&node_name) != Some(&msg) {
+                                self.last_blocked.insert(node_name.clone(), msg.clone());
+                                events.push(Event::normal(
+                                    now,
+                                    "DisruptionBlocked",
+                                    format!("Node/{node_name}"),
+                                    Some(node_name.clone()),
+                                    msg,
+                                ));
+                            }
+                            continue;
+                        }
+                        let has_pods = cluster.nodes[id].pods.iter().any(|p| {
+                            let pod = &cluster.pods[*p];
+                            !pod.deleted
+                                && repel_core::workload::controller_of(&pod.meta)
+                                    .is_none_or(|(k, _)| k != "DaemonSet")
                         });
-                        changed = true;
-                        continue;
+                        if has_pods {
+                            // Karpenter's `Queue.StartCommand`: "Cordon the old nodes before
+                            // we launch the replacements to prevent new pods from scheduling
+                            // to the old nodes" — the disrupted taint first, then the
+                            // replacement (the same instance options, the pool's template
+                            // now); the node is terminated once the replacement is
+                            // initialized.
+                            crate::drain::karpenter::taint_disrupted(cluster, id);
+                            self.counter += 1;
+                            let name = self.claim_name(cluster, pool);
+                            events.push(Event::normal(
+                                now,
+                                "DisruptionLaunching",
+                                format!("NodeClaim/{name}"),
+                                None,
+                                "Launching NodeClaim: Drifted".to_string(),
+                            ));
+                            new_claims.push(Claim {
+                                name,
+                                pool: pool.name.clone(),
+                                options: claim.options.clone(),
+                                requests: Resources::default(),
+                                requirements: pool_requirements(pool),
+                                pods: Vec::new(),
+                                launch_at: now + LAUNCH_DELAY,
+                                node: None,
+                                hash: pool.template_hash.clone(),
+                                initialized: false,
+                                replaces: Some(claim.name.clone()),
+                                disrupting: false,
+                            });
+                            changed = true;
+                            continue;
+                        }
                     }
-                    (true, Some(false)) => continue,
-                    _ => {}
                 }
+                // Karpenter's `waitOrTerminate`: the replacements initialized (or none needed),
+                // the NodeClaim is deleted with a `DisruptionTerminating` event on the Node and
+                // on the NodeClaim (`disruption/events/events.go` `Terminating`, v1.14.1).
                 events.push(Event::normal(
                     now,
                     "DisruptionTerminating",
                     format!("Node/{node_name}"),
                     Some(node_name.clone()),
                     "Disrupting Node: Drifted".to_string(),
+                ));
+                events.push(Event::normal(
+                    now,
+                    "DisruptionTerminating",
+                    format!("NodeClaim/{}", claim.name),
+                    None,
+                    "Disrupting NodeClaim: Drifted".to_string(),
                 ));
                 crate::drain::karpenter::taint_disrupted(cluster, id);
                 self.claims[i].disrupting = true;
@@ -691,6 +693,38 @@ impl Karpenter {
         (removed, changed)
     }
 
+    /// Why `karpenter.sh/do-not-disrupt` blocks disrupting node `id` (on the node, or on one
+    /// of its pods), in Karpenter's words; `None` when nothing does.
+    fn blocked(&self, cluster: &Cluster, id: NodeId, now_unix: Millis) -> Option<String> {
+        let node_meta = &cluster.nodes[id].node.metadata;
+        if crate::drain::karpenter::do_not_disrupt(
+            node_meta
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(DO_NOT_DISRUPT))
+                .map(String::as_str),
+            None,
+            now_unix,
+        ) {
+            return Some(format!(
+                "disruption is blocked through the {DO_NOT_DISRUPT:?} annotation"
+            ));
+        }
+        cluster.nodes[id].pods.iter().find_map(|p| {
+            let pod = &cluster.pods[*p];
+            crate::drain::karpenter::do_not_disrupt(
+                pod.meta
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(DO_NOT_DISRUPT))
+                    .map(String::as_str),
+                None,
+                now_unix,
+            )
+            .then(|| crate::drain::karpenter::pod_blocks_message(&pod.key()))
+        })
+    }
+
     /// A fresh NodeClaim name for `pool`.
     fn claim_name(&self, cluster: &Cluster, pool: &Pool) -> String {
         let mut attempt = 0;
@@ -727,93 +761,63 @@ impl Karpenter {
         }
         crate::scheduler::Scheduler::queue_order(cluster, &mut pending);
         // `pools` come in Karpenter's order (see `karpenter_order`).
-        let ordered = pools;
+        let overheads: Vec<Resources> = pools
+            .iter()
+            .map(|pool| Self::daemon_overhead(daemons, pool, &pool_requirements(pool)))
+            .collect();
+        let relax = relaxes_prefer_no_schedule(pools.iter().copied());
+        // The claims made before this pass are Karpenter's existing (in-flight) nodes; those
+        // made in it, its new NodeClaims.
+        let first_new = self.claims.len();
         let mut changed = false;
-        let mut overheads: HashMap<String, Resources> = HashMap::new();
         for p in pending {
             let pod = &cluster.pods[p];
             let key = pod.key();
             let (ns, name) = (pod.namespace.clone(), pod.name.clone());
-            let pod_reqs = Requirements::of_pod(pod.spec(), false);
-            let mut need = pod.requests.clone();
-            need.allowed_pod_number += 1;
-            // In-flight claims first, fewest pods first.
-            let mut order: Vec<usize> = (0..self.claims.len())
-                .filter(|i| !self.claims[*i].initialized && !self.claims[*i].disrupting)
-                .collect();
-            order.sort_by_key(|i| self.claims[*i].pods.len());
-            let mut placed = None;
-            for i in order {
-                let c = &self.claims[i];
-                let Some(pool) = ordered.iter().find(|x| x.name == c.pool) else {
-                    continue;
-                };
-                if taint_errors(&pool.taints, pod.tolerations()).is_some()
-                    || c.requirements.compatible(&pod_reqs).is_err()
-                {
-                    continue;
-                }
-                let mut total = c.requests.clone();
-                total.add(&need);
-                let options: Vec<&'static InstanceType> = c
-                    .options
-                    .iter()
-                    .copied()
-                    .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
-                    .collect();
-                if options.is_empty() {
-                    continue;
-                }
-                placed = Some((i, total, options));
-                break;
+            // Karpenter's `trySchedule`: add the pod, and while that fails relax it and add it
+            // again; the toleration for PreferNoSchedule taints is its last relaxation.
+            let mut added = self.add(pod, pod.tolerations(), pools, &overheads, first_new);
+            if added.is_err()
+                && relax
+                && let Some(relaxed) = tolerate_prefer_no_schedule_taints(pod.tolerations())
+            {
+                added = self.add(pod, &relaxed, pools, &overheads, first_new);
             }
-            if let Some((i, total, options)) = placed {
-                let mut reqs = self.claims[i].requirements.clone();
-                for r in pod_reqs.0.values() {
-                    reqs.add(r.clone());
+            match added {
+                Ok(Added::InFlight {
+                    claim,
+                    requests,
+                    options,
+                    requirements,
+                }) => {
+                    let c = &mut self.claims[claim];
+                    c.requests = requests;
+                    c.options = options;
+                    c.requirements = requirements;
+                    c.pods.push(key.clone());
+                    events.push(Event::normal(
+                        now,
+                        "Nominated",
+                        pod_object(&ns, &name),
+                        None,
+                        nominated_message(c),
+                    ));
+                    changed = true;
                 }
-                let c = &mut self.claims[i];
-                c.requests = total;
-                c.options = options;
-                c.requirements = reqs;
-                c.pods.push(key.clone());
-                events.push(Event::normal(
-                    now,
-                    "Nominated",
-                    pod_object(&ns, &name),
-                    None,
-                    nominated_message(c),
-                ));
-                changed = true;
-                continue;
-            }
-            // A new claim from the first NodePool that takes the pod.
-            let mut errs: Vec<String> = Vec::new();
-            let mut made = None;
-            for pool in ordered {
-                let overhead = overheads
-                    .entry(pool.name.clone())
-                    .or_insert_with(|| {
-                        Self::daemon_overhead(daemons, pool, &pool_requirements(pool))
-                    })
-                    .clone();
-                match try_pool(&self.claims, pool, pod, &overhead) {
-                    Ok((reqs, total, fitting)) => {
-                        made = Some((pool, reqs, total, fitting));
-                        break;
-                    }
-                    Err(e) => errs.push(e),
-                }
-            }
-            match made {
-                Some((pool, reqs, total, options)) => {
+                Ok(Added::New {
+                    pool,
+                    requests,
+                    options,
+                    requirements,
+                }) => {
+                    let pool = pools[pool];
                     self.counter += 1;
                     let claim = Claim {
                         name: self.claim_name(cluster, pool),
                         pool: pool.name.clone(),
                         options,
-                        requests: total,
-                        requirements: reqs,
+                        requests,
+                        requirements,
                         pods: vec![key.clone()],
                         launch_at: now + LAUNCH_DELAY,
                         node: None,
@@ -833,7 +837,7 @@ impl Karpenter {
                     self.last_failure.remove(&key);
                     changed = true;
                 }
-                None => {
+                Err(errs) => {
                     let message = format!("Failed to schedule pod, {}", errs.join("; "));
                     if self.last_failure.get(&key) != Some(&message) {
                         self.last_failure.insert(key.clone(), message.clone());
@@ -850,6 +854,83 @@ impl Karpenter {
             }
         }
         changed
+    }
+
+    /// Karpenter's `Scheduler.add` (`pkg/controllers/provisioning/scheduling/scheduler.go`,
+    /// v1.14.1) for a pod with `tolerations` (its own, or relaxed), in its order:
+    /// 1. the existing nodes — the claims made before this pass (`self.claims[..first_new]`)
+    ///    — in `sortExistingNodes`' order: initialized first, then by name;
+    /// 2. the claims made in this pass (`newNodeClaims`), fewest pods first;
+    /// 3. a new claim from the first of `pools` (in Karpenter's order, `overheads` beside
+    ///    them) that takes the pod; else every pool's reason.
+    ///
+    /// An initialized node is left to the kube-scheduler, which has already found the pod no
+    /// room there: only claims not yet initialized (and not being disrupted) are walked, so
+    /// the existing ones go by name alone.
+    fn add(
+        &self,
+        pod: &crate::cluster::PodInfo,
+        tolerations: &[Toleration],
+        pools: &[&Pool],
+        overheads: &[Resources],
+        first_new: usize,
+    ) -> Result<Added, Vec<String>> {
+        let pod_reqs = Requirements::of_pod(pod.spec(), false);
+        let mut need = pod.requests.clone();
+        need.allowed_pod_number += 1;
+        let open = |i: &usize| !self.claims[*i].initialized && !self.claims[*i].disrupting;
+        let first_new = first_new.min(self.claims.len());
+        let mut existing: Vec<usize> = (0..first_new).filter(open).collect();
+        existing.sort_by(|a, b| self.claims[*a].name.cmp(&self.claims[*b].name));
+        let mut new: Vec<usize> = (first_new..self.claims.len()).filter(open).collect();
+        new.sort_by_key(|i| self.claims[*i].pods.len());
+        for i in existing.into_iter().chain(new) {
+            let c = &self.claims[i];
+            let Some(pool) = pools.iter().find(|x| x.name == c.pool) else {
+                continue;
+            };
+            if taint_errors(&pool.taints, tolerations).is_some()
+                || c.requirements.compatible(&pod_reqs).is_err()
+            {
+                continue;
+            }
+            let mut total = c.requests.clone();
+            total.add(&need);
+            let options: Vec<&'static InstanceType> = c
+                .options
+                .iter()
+                .copied()
+                .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
+                .collect();
+            if options.is_empty() {
+                continue;
+            }
+            let mut requirements = c.requirements.clone();
+            for r in pod_reqs.0.values() {
+                requirements.add(r.clone());
+            }
+            return Ok(Added::InFlight {
+                claim: i,
+                requests: total,
+                options,
+                requirements,
+            });
+        }
+        let mut errs: Vec<String> = Vec::new();
+        for (i, pool) in pools.iter().enumerate() {
+            match try_pool(&self.claims, pool, pod, tolerations, &overheads[i]) {
+                Ok((requirements, requests, options)) => {
+                    return Ok(Added::New {
+                        pool: i,
+                        requests,
+                        options,
+                        requirements,
+                    });
+                }
+                Err(e) => errs.push(e),
+            }
+        }
+        Err(errs)
     }
 
     /// Takes in the NodeClaims of the input (a cluster's, exported): each belongs to the
@@ -951,15 +1032,30 @@ impl Karpenter {
     }
 }
 
-/// Whether NodePool `pool` would launch a node for `pod` (Karpenter's `Scheduler.add` for one
-/// template: limits, then `NodeClaim.CanAdd`'s taints, requirements, instance types), given
-/// the claims launched so far and the pool's DaemonSet overhead: the narrowed requirements, the
-/// total requests and the fitting instance types smallest first, or Karpenter's error text.
+/// Karpenter's error when a NodePool's `limits` leave room for none of its instance types
+/// (`Scheduler.addToNewNodeClaim`, `pkg/controllers/provisioning/scheduling/scheduler.go`,
+/// v1.14.1), followed by operatorpkg's `serrors.Wrap` values: ` (NodePool=NAME)`.
+pub const EXCEED_LIMITS: &str = "all available instance types exceed limits for nodepool";
+
+/// Karpenter's prefix of a requirements error (`NodeClaim.CanAdd`,
+/// `pkg/controllers/provisioning/scheduling/nodeclaim.go`, v1.14.1).
+pub const INCOMPATIBLE_REQUIREMENTS: &str = "incompatible requirements";
+
+/// Whether NodePool `pool` would launch a node for `pod` with `tolerations` (Karpenter's
+/// `Scheduler.add` for one template: limits, then `NodeClaim.CanAdd`'s taints, requirements,
+/// instance types), given the claims launched so far and the pool's DaemonSet overhead: the
+/// narrowed requirements, the total requests and the fitting instance types smallest first, or
+/// Karpenter's error text as v1.14.1 words it (`pkg/scheduling/taints.go` `Tolerates`,
+/// `nodeclaim.go` `CanAdd` and `InstanceTypeFilterError.Error`, `scheduler.go`
+/// `addToNewNodeClaim`). Since v1.5.0 the text is the error alone: v1.0–v1.4 wrapped it as
+/// `incompatible with nodepool "NAME", daemonset overhead={…}, …`, a wrapper the
+/// parallelised `addToNewNodeClaim` (kubernetes-sigs/karpenter#2126) dropped.
 #[allow(clippy::type_complexity)]
 fn try_pool(
     claims: &[Claim],
     pool: &Pool,
     pod: &crate::cluster::PodInfo,
+    tolerations: &[Toleration],
     overhead: &Resources,
 ) -> Result<(Requirements, Resources, Vec<&'static InstanceType>), String> {
     let pod_reqs = Requirements::of_pod(pod.spec(), false);
@@ -986,22 +1082,14 @@ fn try_pool(
                     .is_none_or(|l| i128::from(used.memory + cap.memory) * 1000 <= i128::from(l))
         });
         if types.is_empty() {
-            return Err(format!(
-                "all available instance types exceed limits for nodepool: {:?}",
-                pool.name
-            ));
+            return Err(format!("{EXCEED_LIMITS} (NodePool={})", pool.name));
         }
     }
-    let prefix = format!(
-        "incompatible with nodepool {:?}, daemonset overhead={}, ",
-        pool.name,
-        resources_string(overhead)
-    );
-    if let Some(e) = taint_errors(&pool.taints, pod.tolerations()) {
-        return Err(format!("{prefix}{e}"));
+    if let Some(e) = taint_errors(&pool.taints, tolerations) {
+        return Err(e);
     }
     if let Err(e) = base.compatible(&pod_reqs) {
-        return Err(format!("{prefix}incompatible requirements, {e}"));
+        return Err(format!("{INCOMPATIBLE_REQUIREMENTS}, {e}"));
     }
     let mut reqs = base.clone();
     for r in pod_reqs.0.values() {
@@ -1039,8 +1127,17 @@ fn try_pool(
         pod_only.allowed_pod_number += 1;
         let mut with_daemons = overhead.clone();
         with_daemons.add(&pod_only);
+        // "special case for a user typo I saw reported once": a CPU request of a million or
+        // more.
+        let typo = if what == "no instance type has enough resources"
+            && pod.requests.milli_cpu >= 1_000_000_000
+        {
+            " (CPU request >= 1 Million, m vs M typo?)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "{prefix}{what}, requirements={}, resources={}",
+            "{what}, requirements={}, resources={}{typo}",
             reqs.to_karpenter_string(),
             resources_string(&with_daemons)
         ));
@@ -1057,37 +1154,113 @@ pub struct PoolVerdict {
     /// The instance type it would launch (the smallest that fits), when it takes the pod.
     #[serde(rename = "instanceType", skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
-    /// Karpenter's reason when it does not (`incompatible with nodepool "gpu", …`).
+    /// Karpenter's reason when it does not (`did not tolerate taint (taint=…)`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How Karpenter relaxed the pod before this judgement, in its log's words
+    /// ([`RELAXED_PREFER_NO_SCHEDULE`]), when no NodePool took the pod as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relaxed: Option<String>,
 }
 
-/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name),
-/// judged for `pod` as the provisioner judges it with no claim in flight, `daemons` the
-/// DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node fits.
+/// The reason Karpenter logs when it relaxes a pod by tolerating PreferNoSchedule taints
+/// (`Preferences.toleratePreferNoScheduleTaints`, `pkg/controllers/provisioning/scheduling/
+/// preferences.go`, v1.14.1).
+pub const RELAXED_PREFER_NO_SCHEDULE: &str = "adding: toleration for PreferNoSchedule taints";
+
+/// Karpenter's `Preferences.toleratePreferNoScheduleTaints` (`pkg/controllers/provisioning/
+/// scheduling/preferences.go`, v1.14.1): the pod's tolerations plus `{operator: Exists, effect:
+/// PreferNoSchedule}`, or `None` when one of them already is that toleration (Go's
+/// `MatchToleration`: the same key, operator, value and effect) and nothing is relaxed.
+pub fn tolerate_prefer_no_schedule_taints(tolerations: &[Toleration]) -> Option<Vec<Toleration>> {
+    let field = |v: &Option<String>| v.clone().unwrap_or_default();
+    let already = tolerations.iter().any(|t| {
+        field(&t.key).is_empty()
+            && field(&t.operator) == "Exists"
+            && field(&t.value).is_empty()
+            && field(&t.effect) == "PreferNoSchedule"
+    });
+    if already {
+        return None;
+    }
+    let mut relaxed = tolerations.to_vec();
+    relaxed.push(Toleration {
+        operator: Some("Exists".into()),
+        effect: Some("PreferNoSchedule".into()),
+        ..Toleration::default()
+    });
+    Some(relaxed)
+}
+
+/// Whether Karpenter's scheduler relaxes a pod with a toleration for PreferNoSchedule taints:
+/// `NewScheduler` turns it on when a NodePool's template has a PreferNoSchedule taint
+/// (`pkg/controllers/provisioning/scheduling/scheduler.go`, v1.14.1).
+fn relaxes_prefer_no_schedule<'a>(pools: impl IntoIterator<Item = &'a Pool>) -> bool {
+    pools
+        .into_iter()
+        .any(|p| p.taints.iter().any(|t| t.effect == "PreferNoSchedule"))
+}
+
+/// Every Karpenter NodePool of `pools`, in the order Karpenter tries them (weight, then name in
+/// reverse), judged for `pod` as the provisioner judges it with no claim in flight, `daemons`
+/// the DaemonSets' pod templates: `repel explain` and `repel pools` ask this of a pod no node
+/// fits. When no pool takes the pod as it is and a pool has a PreferNoSchedule taint, the
+/// verdicts are those for the pod relaxed as Karpenter relaxes it last (tolerating
+/// PreferNoSchedule taints), each saying so in `relaxed`.
 pub fn judge_pools(
     pools: &[Pool],
     daemons: &[PodSpec],
     pod: &crate::cluster::PodInfo,
 ) -> Vec<PoolVerdict> {
-    karpenter_order(pools)
-        .into_iter()
-        .map(|pool| {
-            let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
-            match try_pool(&[], pool, pod, &overhead) {
-                Ok((_, _, types)) => PoolVerdict {
+    let ordered = karpenter_order(pools);
+    let judge = |tolerations: &[Toleration], relaxed: Option<&str>| -> Vec<PoolVerdict> {
+        ordered
+            .iter()
+            .map(|pool| {
+                let overhead = Karpenter::daemon_overhead(daemons, pool, &pool_requirements(pool));
+                let (instance_type, reason) = match try_pool(&[], pool, pod, tolerations, &overhead)
+                {
+                    Ok((_, _, types)) => (types.first().map(|t| t.name.to_string()), None),
+                    Err(e) => (None, Some(e)),
+                };
+                PoolVerdict {
                     pool: pool.name.clone(),
-                    instance_type: types.first().map(|t| t.name.to_string()),
-                    reason: None,
-                },
-                Err(e) => PoolVerdict {
-                    pool: pool.name.clone(),
-                    instance_type: None,
-                    reason: Some(e),
-                },
-            }
-        })
-        .collect()
+                    instance_type,
+                    reason,
+                    relaxed: relaxed.map(str::to_string),
+                }
+            })
+            .collect()
+    };
+    let verdicts = judge(pod.tolerations(), None);
+    if verdicts.iter().any(|v| v.reason.is_none())
+        || !relaxes_prefer_no_schedule(ordered.iter().copied())
+    {
+        return verdicts;
+    }
+    match tolerate_prefer_no_schedule_taints(pod.tolerations()) {
+        Some(relaxed) => judge(&relaxed, Some(RELAXED_PREFER_NO_SCHEDULE)),
+        None => verdicts,
+    }
+}
+
+/// Where [`Karpenter::add`] puts a pod.
+enum Added {
+    /// On claim `claim`, already launching: its requests, instance types and requirements
+    /// with the pod.
+    InFlight {
+        claim: usize,
+        requests: Resources,
+        options: Vec<&'static InstanceType>,
+        requirements: Requirements,
+    },
+    /// On a new claim of pool `pool` (an index into the pools tried).
+    New {
+        pool: usize,
+        requests: Resources,
+        options: Vec<&'static InstanceType>,
+        requirements: Requirements,
+    },
 }
 
 /// `Pod should schedule on: nodeclaim/NAME` (and `, node/NAME` once registered).
