@@ -35,6 +35,7 @@ pub mod crd;
 pub mod defaults;
 pub mod discovery;
 pub mod driver;
+pub mod event_ttl;
 pub mod eviction;
 pub mod finalizers;
 pub mod karpenter;
@@ -98,6 +99,9 @@ pub struct Config {
     /// A scenario to play live (`--scenario`): its cluster is the seed, and its simulation
     /// drives the cluster until its end ([`scenario`]).
     pub scenario: Option<scenario::ScenarioSetup>,
+    /// How long an Event lives after its last write, in cluster time (kube-apiserver's
+    /// `--event-ttl`, 1 h by default; [`event_ttl`]).
+    pub event_ttl: Duration,
 }
 
 /// Why the server could not start.
@@ -289,6 +293,10 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         }
         None => tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run()),
     };
+    tokio::spawn(event_ttl::run(
+        app.store.clone(),
+        event_ttl::wall_ttl(cfg.event_ttl, cfg.time_scale),
+    ));
     let router = router(app.clone());
     let https = tls.is_some();
     let ca_pem = tls.as_ref().and_then(|t| t.ca_pem.clone());

@@ -48,6 +48,7 @@ fn tolerations_of(admission: AdmissionConfig) -> Vec<Value> {
             tls: repel_server::net::TlsSource::None,
             request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
             scenario: None,
+            event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
         }))
         .unwrap();
     let (code, body) = post(

@@ -394,3 +394,64 @@ fn a_starting_cluster_keeps_its_uids_and_its_owner_references() {
         });
     }
 }
+
+/// kube-apiserver's `--event-ttl`: an Event no one writes again is gone a TTL after its last
+/// write, in cluster time (scaled by `--time-scale`); a recent one stays.
+#[test]
+fn events_expire_a_ttl_after_their_last_write() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let cfg = repel_server::Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        data_dir: None,
+        token: None,
+        // 60 cluster seconds at 600 per wall second: 0.1 s of wall clock.
+        time_scale: 600.0,
+        seed: Vec::new(),
+        admission: repel_server::Admission::default(),
+        tls: repel_server::net::TlsSource::None,
+        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
+        scenario: None,
+        event_ttl: std::time::Duration::from_secs(60),
+    };
+    let s = support::start_config(cfg, rt);
+    let now = repel_server::time::now();
+    let event = |name: &str, last: String| {
+        json!({"apiVersion": "v1", "kind": "Event",
+               "metadata": {"name": name, "namespace": "default"},
+               "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+               "reason": "Scheduled", "message": "m", "type": "Normal",
+               "lastTimestamp": last})
+    };
+    let later = now
+        .checked_add(k8s_openapi::jiff::SignedDuration::from_hours(1))
+        .unwrap();
+    s.app
+        .store
+        .create("events", event("old", repel_server::time::rfc3339(now)))
+        .unwrap();
+    s.app
+        .store
+        .create(
+            "events",
+            event("recent", repel_server::time::rfc3339(later)),
+        )
+        .unwrap();
+    let names = || -> Vec<String> {
+        s.app
+            .store
+            .list("events", None)
+            .0
+            .iter()
+            .filter_map(|e| e["metadata"]["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while names().contains(&"old".to_string()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(names(), ["recent"]);
+}

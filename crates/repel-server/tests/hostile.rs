@@ -64,6 +64,7 @@ fn config(listen: &str, token: Option<&str>, tls: TlsSource) -> Config {
         tls,
         request_timeout: Duration::from_secs(1),
         scenario: None,
+        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
     }
 }
 

@@ -46,6 +46,7 @@ fn config(token: Option<&str>, listen: &str) -> Config {
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
         scenario: None,
+        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
     }
 }
 

@@ -482,6 +482,7 @@ fn crds_and_their_objects_survive_a_restart() {
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
         scenario: None,
+        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
     };
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()

@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// How long a request may take before its 504 (kube-apiserver's --request-timeout).
     #[arg(long = "request-timeout", value_name = "DURATION", default_value = "1m0s", value_parser = parse_duration)]
     pub request_timeout: std::time::Duration,
+    /// How long an Event is kept after its last write, in cluster time (kube-apiserver's
+    /// --event-ttl; scaled by --time-scale to the wall clock).
+    #[arg(long = "event-ttl", value_name = "DURATION", default_value = "1h0m0s", value_parser = parse_duration)]
+    pub event_ttl: std::time::Duration,
     /// Write a kubeconfig for this server to FILE.
     #[arg(long = "kubeconfig-out", value_name = "FILE")]
     pub kubeconfig_out: Option<PathBuf>,
@@ -264,6 +268,7 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         tls,
         request_timeout: args.request_timeout,
         scenario,
+        event_ttl: args.event_ttl,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

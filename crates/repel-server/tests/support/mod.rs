@@ -62,6 +62,7 @@ pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
         tls: repel_server::net::TlsSource::None,
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
         scenario: None,
+        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
     };
     start_config(cfg, rt)
 }

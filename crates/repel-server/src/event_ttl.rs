@@ -1,0 +1,147 @@
+//! kube-apiserver's `--event-ttl`: Events expire.
+//!
+//! kube-apiserver stores each Event with a lease of `--event-ttl` (1 h by default), renewed by
+//! every write of it, so an Event no one writes again is gone an hour after its last write.
+//! Without it a store that runs for long (or restarts a scheduler that records a
+//! `FailedScheduling` for every pending pod each time) holds every Event ever recorded.
+//!
+//! repel's TTL is in cluster time, as the rest of `repel serve`'s clock: `ttl` cluster seconds
+//! are `ttl / --time-scale` wall-clock seconds. An Event's last write is the latest of its
+//! `lastTimestamp`, `eventTime`, `series.lastObservedTime` and `metadata.creationTimestamp`
+//! (what the recorders and clients stamp on each write). A sweep every tenth of the TTL (at
+//! least every 50 ms, at most every 10 s) deletes the expired ones, each a `DELETED` to watchers
+//! as etcd's lease expiry is.
+
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+use serde_json::Value;
+
+use crate::store::Store;
+
+/// kube-apiserver's default `--event-ttl`.
+pub const DEFAULT_EVENT_TTL: Duration = Duration::from_secs(3600);
+
+/// The resources that hold Events (core/v1 and events.k8s.io/v1 share one store).
+const EVENTS: &str = "events";
+
+/// When an Event was last written, as it says.
+pub fn last_write(ev: &Value) -> Option<Timestamp> {
+    [
+        &ev["lastTimestamp"],
+        &ev["eventTime"],
+        &ev["series"]["lastObservedTime"],
+        &ev["metadata"]["creationTimestamp"],
+    ]
+    .into_iter()
+    .filter_map(|v| v.as_str().and_then(crate::time::parse))
+    .max()
+}
+
+/// Whether an Event last written at `last` has outlived `ttl` (wall clock) at `now`.
+pub fn expired(last: Timestamp, now: Timestamp, ttl: Duration) -> bool {
+    let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    now.as_millisecond().saturating_sub(last.as_millisecond()) > ttl
+}
+
+/// The wall-clock TTL of `ttl` cluster time at `time_scale` cluster seconds per wall second.
+pub fn wall_ttl(ttl: Duration, time_scale: f64) -> Duration {
+    let scale = if time_scale.is_finite() && time_scale > 0.0 {
+        time_scale
+    } else {
+        1.0
+    };
+    Duration::try_from_secs_f64(ttl.as_secs_f64() / scale).unwrap_or(Duration::MAX)
+}
+
+/// Deletes the Events of `store` that have outlived `ttl` (wall clock) at `now`; returns how
+/// many. An Event without any timestamp is kept.
+pub fn sweep(store: &Store, now: Timestamp, ttl: Duration) -> usize {
+    let (events, _) = store.list(EVENTS, None);
+    let mut gone = 0;
+    for ev in events {
+        let Some(last) = last_write(&ev) else {
+            continue;
+        };
+        if !expired(last, now, ttl) {
+            continue;
+        }
+        let (ns, name) = crate::store::ns_name(&ev);
+        if store.delete(EVENTS, &ns, &name).is_ok() {
+            gone += 1;
+        }
+    }
+    gone
+}
+
+/// Sweeps `store` for ever, every tenth of `ttl` (wall clock; 50 ms to 10 s).
+pub async fn run(store: std::sync::Arc<Store>, ttl: Duration) {
+    let period = (ttl / 10).clamp(Duration::from_millis(50), Duration::from_secs(10));
+    loop {
+        tokio::time::sleep(period).await;
+        sweep(&store, crate::time::now(), ttl);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn at(s: &str) -> Timestamp {
+        crate::time::parse(s).unwrap_or(Timestamp::UNIX_EPOCH)
+    }
+
+    #[test]
+    fn an_event_lives_ttl_after_its_last_write() {
+        let ev = json!({"metadata": {"name": "e", "namespace": "default",
+                                     "creationTimestamp": "2026-12-07T10:00:00Z"},
+                        "lastTimestamp": "2026-12-07T10:30:00Z"});
+        let last = last_write(&ev).unwrap_or(Timestamp::UNIX_EPOCH);
+        assert_eq!(last, at("2026-12-07T10:30:00Z"), "the count's last write");
+        assert!(!expired(
+            last,
+            at("2026-12-07T11:30:00Z"),
+            DEFAULT_EVENT_TTL
+        ));
+        assert!(expired(last, at("2026-12-07T11:30:01Z"), DEFAULT_EVENT_TTL));
+        // events.k8s.io/v1: the series' last observation.
+        let series = json!({"eventTime": "2026-12-07T10:00:00.000000Z",
+                            "series": {"count": 3, "lastObservedTime": "2026-12-07T10:45:00.000000Z"}});
+        assert_eq!(last_write(&series), Some(at("2026-12-07T10:45:00Z")));
+        assert_eq!(last_write(&json!({"metadata": {"name": "x"}})), None);
+    }
+
+    #[test]
+    fn the_ttl_is_cluster_time_scaled_to_the_wall_clock() {
+        assert_eq!(wall_ttl(DEFAULT_EVENT_TTL, 1.0), DEFAULT_EVENT_TTL);
+        assert_eq!(wall_ttl(DEFAULT_EVENT_TTL, 60.0), Duration::from_secs(60));
+        assert_eq!(wall_ttl(DEFAULT_EVENT_TTL, 0.0), DEFAULT_EVENT_TTL);
+    }
+
+    #[test]
+    fn a_sweep_deletes_only_expired_events() {
+        let store = Store::in_memory();
+        for (name, last) in [
+            ("old", "2026-12-07T09:00:00Z"),
+            ("new", "2026-12-07T10:59:00Z"),
+        ] {
+            let ev = json!({"apiVersion": "v1", "kind": "Event",
+                            "metadata": {"name": name, "namespace": "default"},
+                            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+                            "reason": "Scheduled", "message": "m", "type": "Normal",
+                            "lastTimestamp": last});
+            assert!(store.create(EVENTS, ev).is_ok());
+        }
+        assert_eq!(
+            sweep(&store, at("2026-12-07T11:00:00Z"), DEFAULT_EVENT_TTL),
+            1
+        );
+        let (left, _) = store.list(EVENTS, None);
+        let names: Vec<&str> = left
+            .iter()
+            .filter_map(|e| e["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(names, ["new"]);
+    }
+}
