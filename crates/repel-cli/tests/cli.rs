@@ -863,6 +863,32 @@ fn taint_all_and_selector() {
         json!("maintenance"),
         "dry run leaves the file alone"
     );
+    // A directory is read when nothing is written (its files, as kubectl reads -f DIR), and
+    // refused when it would be rewritten.
+    let d = std::path::Path::new(f).parent().unwrap().to_str().unwrap();
+    let before = std::fs::read_to_string(f).unwrap();
+    let (code, out, err) = run(&[
+        "taint",
+        "nodes",
+        "a",
+        "dedicated=x:NoSchedule",
+        "--dry-run",
+        "-f",
+        d,
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "node/a tainted (dry run)\n"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["taint", "nodes", "a", "dedicated=x:NoSchedule", "-f", d]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a directory"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(f).unwrap(),
+        before,
+        "nothing written"
+    );
 }
 
 // ---------------------------------------------------------------- admit

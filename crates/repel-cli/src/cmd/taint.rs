@@ -317,6 +317,9 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
         }
     };
     let prints = dry_run || args.output.is_some();
+    // A directory is read as kubectl reads `-f DIR` (its manifests, not recursively) when
+    // nothing is written; rewriting a whole directory in place is refused.
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
     for p in &args.files {
         if p == Path::new("-") && !prints {
             return Err(CliError::Usage(
@@ -324,14 +327,18 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
             ));
         }
         if p.is_dir() {
-            return Err(CliError::Usage(format!(
-                "{}: is a directory; repel taint rewrites files, so -f takes files",
-                p.display()
-            )));
+            if !prints {
+                return Err(CliError::Usage(format!(
+                    "{}: is a directory; repel taint rewrites files, so -f takes files (a directory is read with --dry-run or -o)",
+                    p.display()
+                )));
+            }
+            paths.extend(crate::input::expand_paths(std::slice::from_ref(p), false)?);
+        } else {
+            paths.push(p.clone());
         }
     }
-    let mut files: Vec<FileDocs> = args
-        .files
+    let mut files: Vec<FileDocs> = paths
         .iter()
         .map(|p| load_file(p))
         .collect::<Result<_, _>>()?;
