@@ -201,7 +201,9 @@ pub struct KarpenterPool {
     pub name: String,
     /// `spec.disruption.consolidationPolicy` (default `WhenEmptyOrUnderutilized`).
     pub policy: Option<String>,
-    /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
+    /// `spec.disruption.consolidateAfter` as Karpenter holds it
+    /// ([`repel_core::pools::consolidate_after`]: `0s` when unset); `None` is `Never`, which
+    /// disables consolidation.
     pub consolidate_after: Option<String>,
 }
 
@@ -260,7 +262,7 @@ fn moved(v: super::NodeVerdict) -> Removable {
 
 /// Consolidation as Karpenter finds it, deletion only (repel has no prices, so no replacement
 /// by a cheaper node): nodes of a known NodePool (`karpenter.sh/nodepool`) whose pool has
-/// consolidation on (`consolidateAfter` set) and that `karpenter.sh/do-not-disrupt` does not
+/// consolidation on (`consolidateAfter` other than `Never`) and that `karpenter.sh/do-not-disrupt` does not
 /// protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
 /// empty candidate at once), **multi-node** (the candidates of `WhenEmptyOrUnderutilized` pools,
 /// fewest pods first, at most 100: the largest prefix of two or more that can all go together,
