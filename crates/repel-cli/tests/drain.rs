@@ -325,3 +325,29 @@ fn consolidate_as_karpenter_disables_only_never_pools() {
         "{err}"
     );
 }
+
+#[test]
+fn consolidate_takes_the_gpu_threshold() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--scale-down-gpu-utilization-threshold",
+        "1.5",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--scale-down-gpu-utilization-threshold must be between 0 and 1, not 1.5"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--scale-down-gpu-utilization-threshold",
+        "0.3",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -69,6 +69,9 @@ pub struct Options {
     /// The workload objects the cluster holds, `(kind, namespace, name)`: the controllers
     /// cluster-autoscaler's listers find.
     pub controllers: std::collections::BTreeSet<(String, String, String)>,
+    /// `--scale-down-gpu-utilization-threshold` (default 0.5): a GPU node's threshold in
+    /// consolidation ([`super::consolidate::utilization`]).
+    pub scale_down_gpu_utilization_threshold: f64,
 }
 
 impl Default for Options {
@@ -79,6 +82,7 @@ impl Default for Options {
             skip_nodes_with_custom_controller_pods: true,
             bsp_disruption_timeout: 3600,
             controllers: Default::default(),
+            scale_down_gpu_utilization_threshold: 0.5,
         }
     }
 }

@@ -7,6 +7,8 @@
 //!    of its pods' CPU and memory requests over its allocatable, DaemonSet and mirror pods
 //!    included (`--ignore-daemonsets-utilization` false) — is above
 //!    `--scale-down-utilization-threshold` (0.5; exactly 0.5 is eligible): `NotUnderutilized`.
+//!    A GPU node ([`node_gpu`]) is judged by its GPU's utilisation alone, against
+//!    `--scale-down-gpu-utilization-threshold` (0.5).
 //! 2. **Removal**: the eligible nodes, empty ones first (no pod to move), then the others, in
 //!    input order within each group; each is judged as [`super::ca`] judges a drain, on the
 //!    cluster with the earlier removals done (their pods where they moved, their budgets
@@ -59,20 +61,96 @@ pub struct ConsolidateReport {
     pub kept: Vec<Kept>,
 }
 
-/// A node's utilisation: (cpu, memory) requests over allocatable.
-pub fn utilization(c: &Cluster, node: usize) -> (f64, f64) {
+/// `GPUVendorResourceNames` (cluster-autoscaler `utils/gpu/gpu.go`), in its order.
+pub const GPU_VENDOR_RESOURCE_NAMES: [&str; 5] = [
+    "nvidia.com/gpu",
+    "habana.ai/gaudi",
+    "gpu.intel.com/xe",
+    "amd.com/gpu",
+    "microsoft.com/directx",
+];
+
+/// The cloud providers' `GPULabel`s repel knows (cluster-autoscaler reads only its own
+/// provider's): GCE's (`cloudprovider/gce`) and AWS's (`cloudprovider/aws`).
+pub const GPU_LABELS: [&str; 2] = [
+    "cloud.google.com/gke-accelerator",
+    "k8s.amazonaws.com/accelerator",
+];
+
+/// A node's GPU resource when it is a GPU node (cluster-autoscaler `utils/gpu/gpu.go`,
+/// `GetNodeGPUFromCloudProvider`, release 1.37):
+/// 1. `NodeHasGpu`: the node carries a GPU label ([`GPU_LABELS`]), or a non-zero allocatable
+///    of one of [`GPU_VENDOR_RESOURCE_NAMES`] — GPU hardware, ready or not.
+/// 2. `DetectNodeGPUResourceName`: the first of those resources with a non-zero
+///    allocatable, else `nvidia.com/gpu`.
+pub fn node_gpu(c: &Cluster, node: usize) -> Option<&'static str> {
     let n = &c.nodes[node];
-    let ratio = |used: i64, total: i64| {
-        if total <= 0 {
-            0.0
-        } else {
-            used as f64 / total as f64
-        }
-    };
-    (
-        ratio(n.requested.milli_cpu, n.allocatable.milli_cpu),
-        ratio(n.requested.memory, n.allocatable.memory),
-    )
+    let allocated = GPU_VENDOR_RESOURCE_NAMES
+        .into_iter()
+        .find(|r| n.allocatable.scalar.get(*r).is_some_and(|v| *v != 0));
+    let labelled = n
+        .node
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| GPU_LABELS.iter().any(|k| l.contains_key(*k)));
+    match allocated {
+        Some(r) => Some(r),
+        None if labelled => Some(GPU_VENDOR_RESOURCE_NAMES[0]),
+        None => None,
+    }
+}
+
+/// A node's utilisation as cluster-autoscaler computes it (`simulator/utilization/info.go`,
+/// `Calculate`, release 1.37): requests over allocatable, per resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Utilization {
+    /// CPU (0 on a GPU node, which is judged by its GPUs alone).
+    pub cpu: f64,
+    /// Memory (0 on a GPU node).
+    pub memory: f64,
+    /// The GPU resource and its utilisation, on a GPU node ([`node_gpu`]).
+    pub gpu: Option<(&'static str, f64)>,
+    /// The figure compared with the threshold: the GPU's on a GPU node, else the larger of
+    /// CPU and memory.
+    pub utilization: f64,
+}
+
+/// Requests over allocatable: 0 where nothing is allocatable (cluster-autoscaler's error
+/// for a missing or zero allocatable; on a GPU node it means an unready GPU: 0, "so we can
+/// still scale down a node with unready GPU").
+fn ratio(used: i64, total: i64) -> f64 {
+    if total <= 0 {
+        0.0
+    } else {
+        used as f64 / total as f64
+    }
+}
+
+/// Node `node`'s utilisation (`Calculate`): on a GPU node ([`node_gpu`]) its GPU's alone,
+/// CPU and memory skipped; otherwise the larger of CPU and memory. DaemonSet and mirror pods
+/// count (`--ignore-daemonsets-utilization` and `--ignore-mirror-pods-utilization` false).
+pub fn utilization(c: &Cluster, node: usize) -> Utilization {
+    let n = &c.nodes[node];
+    if let Some(gpu) = node_gpu(c, node) {
+        let used = n.requested.scalar.get(gpu).copied().unwrap_or(0);
+        let total = n.allocatable.scalar.get(gpu).copied().unwrap_or(0);
+        let u = ratio(used, total);
+        return Utilization {
+            cpu: 0.0,
+            memory: 0.0,
+            gpu: Some((gpu, u)),
+            utilization: u,
+        };
+    }
+    let cpu = ratio(n.requested.milli_cpu, n.allocatable.milli_cpu);
+    let memory = ratio(n.requested.memory, n.allocatable.memory);
+    Utilization {
+        cpu,
+        memory,
+        gpu: None,
+        utilization: cpu.max(memory),
+    }
 }
 
 /// Consolidation as cluster-autoscaler finds it (see the module documentation); `threshold`
@@ -119,17 +197,29 @@ pub fn cluster_autoscaler_with(
             ));
             continue;
         }
-        let (cpu, mem) = utilization(c, i);
-        let u = cpu.max(mem);
-        if u > threshold {
+        let util = utilization(c, i);
+        let u = util.utilization;
+        // isNodeAtOrBelowUtilizationThreshold: a GPU node against the GPU threshold.
+        let limit = match util.gpu {
+            Some(_) => opts.scale_down_gpu_utilization_threshold,
+            None => threshold,
+        };
+        if u > limit {
+            let message = match util.gpu {
+                Some((gpu, g)) => format!(
+                    "utilization {u:.2} ({gpu} {g:.2}: a GPU node, judged by its GPUs alone) is above the GPU threshold {limit}"
+                ),
+                None => format!(
+                    "utilization {u:.2} (cpu {:.2}, memory {:.2}) is above the threshold {limit}",
+                    util.cpu, util.memory
+                ),
+            };
             kept.push((
                 i,
                 Kept {
                     node: n.name.clone(),
                     reason: "NotUnderutilized".to_string(),
-                    message: format!(
-                        "utilization {u:.2} (cpu {cpu:.2}, memory {mem:.2}) is above the threshold {threshold}"
-                    ),
+                    message,
                 },
             ));
             continue;

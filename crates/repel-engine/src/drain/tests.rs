@@ -551,7 +551,7 @@ fn consolidation_keeps_busy_and_disabled_nodes_and_removes_empty_ones_first() {
     c.add_node(off);
     c.add_pod(requesting("a", "busy", "3"));
     c.add_pod(requesting("b", "light", "1"));
-    assert_eq!(utilization(&c, 0).0, 0.75);
+    assert_eq!(utilization(&c, 0).cpu, 0.75);
     let r = cluster_autoscaler(&c, &opts(), 0.5, &ca_cfg(false));
     let removed: Vec<&str> = r.removable.iter().map(|n| n.node.as_str()).collect();
     // The empty node first; then "light", whose pod moves to "busy" (one core left) or "off"
@@ -1268,3 +1268,5 @@ fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster()
     }
     assert!(checked > 20, "{checked} nodes compared");
 }
+
+mod ca_upstream;
