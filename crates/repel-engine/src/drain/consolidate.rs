@@ -2,8 +2,10 @@
 //! pods go — as cluster-autoscaler's scale-down would find them (`pkg/core/scaledown`:
 //! eligibility, then the planner's removal simulation).
 //!
-//! 1. **Eligibility**: a node annotated `cluster-autoscaler.kubernetes.io/scale-down-disabled:
-//!    "true"` is kept (`ScaleDownDisabledAnnotation`); so is one whose utilisation — the larger
+//! 1. **Eligibility**: a node tainted `ToBeDeletedByClusterAutoscaler` less than 5 minutes
+//!    ago is kept (`CurrentlyBeingDeleted`: cluster-autoscaler is deleting it); one annotated
+//!    `cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"` is kept
+//!    (`ScaleDownDisabledAnnotation`); so is one whose utilisation — the larger
 //!    of its pods' CPU and memory requests over its allocatable, DaemonSet and mirror pods
 //!    included (`--ignore-daemonsets-utilization` false) — is above
 //!    `--scale-down-utilization-threshold` (0.5; exactly 0.5 is eligible): `NotUnderutilized`.
@@ -179,6 +181,17 @@ pub fn cluster_autoscaler_with(
     let state0 = State::new(c);
     let on = super::PodsOn::new(c);
     for (i, n) in c.nodes.iter().enumerate() {
+        if let Some(ago) = ca::being_deleted(c, i, cfg.now_unix) {
+            kept.push((
+                i,
+                Kept {
+                    node: n.name.clone(),
+                    reason: "CurrentlyBeingDeleted".to_string(),
+                    message: ca::being_deleted_message(ago),
+                },
+            ));
+            continue;
+        }
         let disabled = n
             .node
             .metadata

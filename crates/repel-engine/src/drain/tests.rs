@@ -54,6 +54,7 @@ fn opts() -> Options {
         controllers: vec![
             ("ReplicaSet".into(), "default".into(), "web".into()),
             ("ReplicaSet".into(), "kube-system".into(), "web".into()),
+            ("DaemonSet".into(), "default".into(), "agent".into()),
         ]
         .into_iter()
         .collect(),
