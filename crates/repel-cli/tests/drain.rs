@@ -326,6 +326,62 @@ fn consolidate_as_karpenter_disables_only_never_pools() {
     );
 }
 
+/// A pod whose DaemonSet is not among the objects read: kubectl's `daemonSetFilter` fails
+/// with the API server's NotFound error (with or without `--ignore-daemonsets`; `--force`
+/// deletes the pod), cluster-autoscaler's replica-count rule with `ControllerNotFound`.
+#[test]
+fn an_orphaned_daemon_set_pod_as_kubectl_and_cluster_autoscaler() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "agent-x", "namespace": "kube-system",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "name": "agent", "uid": "uid-agent", "controller": true}]},
+        "spec": {"nodeName": "a", "containers": [{"name": "c", "image": "agent"}]},
+        "status": {"phase": "Running"}});
+    let items = vec![node("a", "blue"), node("b", "blue"), agent];
+    let path = dir.path().join("c.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    let f = path.to_str().unwrap();
+    for flags in [&[][..], &["--ignore-daemonsets"][..]] {
+        let mut args = vec!["drain", "a", "-o", "json", "-f", f];
+        args.extend_from_slice(flags);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 1, "{flags:?}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["nodes"][0]["message"],
+            "cannot delete daemonsets.apps \"agent\" not found: kube-system/agent-x",
+            "{flags:?}"
+        );
+    }
+    let (code, out, err) = run(&["drain", "a", "--force", "-o", "json", "-f", f]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["nodes"][0]["pods"][0]["action"], "gone", "{v}");
+    let (code, out, err) = run(&[
+        "drain",
+        "a",
+        "--as",
+        "cluster-autoscaler",
+        "-o",
+        "json",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["nodes"][0]["pods"][0],
+        json!({"pod": "kube-system/agent-x", "action": "blocked", "reason": "ControllerNotFound",
+               "message": "daemonset for kube-system/agent-x is not present, err: daemonset.apps \"agent\" not found"})
+    );
+}
+
 #[test]
 fn consolidate_takes_the_gpu_threshold() {
     let (_d, f) = cluster();

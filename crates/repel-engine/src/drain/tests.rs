@@ -1272,3 +1272,4 @@ fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster()
 
 mod ca_upstream;
 mod karpenter_upstream;
+mod kubectl_upstream;
