@@ -365,14 +365,16 @@ fn moved(v: super::NodeVerdict) -> Removable {
 
 /// Consolidation as Karpenter finds it, deletion only (repel has no prices, so no replacement
 /// by a cheaper node): nodes of a known NodePool (`karpenter.sh/nodepool`) whose pool has
-/// consolidation on (`consolidateAfter` other than `Never`) and that `karpenter.sh/do-not-disrupt` does not
-/// protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
+/// consolidation on (`consolidateAfter` other than `Never`) and that
+/// `karpenter.sh/do-not-disrupt` does not protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
 /// empty candidate at once), **multi-node** (the candidates of `WhenEmptyOrUnderutilized` pools,
 /// fewest pods first, at most 100: the largest prefix of two or more that can all go together,
 /// by binary search), **single-node** (the first that can go alone), until no method finds one.
 pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> ConsolidateReport {
     let mut kept: Vec<(usize, Kept)> = Vec::new();
     let mut candidates: Vec<(usize, String, bool)> = Vec::new(); // (index, name, underutilized ok)
+    // A candidate node's NodePool, for the texts.
+    let mut pool_of: std::collections::HashMap<String, String> = Default::default();
     for (i, n) in c.nodes.iter().enumerate() {
         let keep = |reason: &str, message: String| {
             (
@@ -419,6 +421,7 @@ pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> Con
             continue;
         }
         let underutilized = pool.policy.as_deref() != Some("WhenEmpty");
+        pool_of.insert(n.name.clone(), pool.name.clone());
         candidates.push((i, n.name.clone(), underutilized));
     }
     // Reschedulable pods per candidate (Karpenter's disruption cost, simplified to their count).
@@ -516,11 +519,14 @@ pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> Con
             continue;
         }
         let k = if !underutilized {
+            // consolidation.go ShouldDisrupt's Unconsolidatable event.
             Kept {
                 node: name.clone(),
                 reason: "WhenEmpty".to_string(),
-                message: "consolidationPolicy WhenEmpty: only an empty node is consolidated"
-                    .to_string(),
+                message: format!(
+                    "NodePool {:?} has non-empty consolidation disabled",
+                    pool_of.get(name).map(String::as_str).unwrap_or_default()
+                ),
             }
         } else if let Some(v) = last_refusal.remove(name) {
             Kept {

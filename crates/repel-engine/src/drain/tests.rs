@@ -808,6 +808,11 @@ fn karpenter_consolidation_emptiness_then_multi_node_and_what_stays() {
         r.kept[1].message,
         "NodePool \"frozen\" has consolidation disabled"
     );
+    // consolidation.go ShouldDisrupt's text for a WhenEmpty pool's busy node.
+    assert_eq!(
+        r.kept[3].message,
+        "NodePool \"quiet\" has non-empty consolidation disabled"
+    );
 }
 
 /// A generated cluster with every pod placed, as `repel drain` loads one, and the controllers
