@@ -234,3 +234,176 @@ fn consolidate_finds_the_removable_nodes() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Karpenter's `consolidateAfter` (karpenter `pkg/apis/v1/nodepool.go`, `duration.go`,
+/// `nodepool_conversion.go`; `disruption/emptiness.go` `ShouldDisrupt`): unset is the CRD's
+/// `0s`, a v1beta1 `WhenUnderutilized` pool converts to `0s`, and only `Never` disables
+/// consolidation.
+#[test]
+fn consolidate_as_karpenter_disables_only_never_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = |api: &str, name: &str, disruption: Value| {
+        let mut p = json!({"apiVersion": api, "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": []}}}});
+        if !disruption.is_null() {
+            p["spec"]["disruption"] = disruption;
+        }
+        p
+    };
+    let empty = |name: &str, pool: &str| {
+        let mut n = node(name, "x");
+        n["metadata"]["labels"]["karpenter.sh/nodepool"] = json!(pool);
+        n
+    };
+    let items = vec![
+        pool("karpenter.sh/v1", "unset", Value::Null),
+        pool(
+            "karpenter.sh/v1",
+            "never",
+            json!({"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "Never"}),
+        ),
+        pool(
+            "karpenter.sh/v1beta1",
+            "old",
+            json!({"consolidationPolicy": "WhenUnderutilized"}),
+        ),
+        empty("u", "unset"),
+        empty("n", "never"),
+        empty("o", "old"),
+    ];
+    let path = dir.path().join("pools.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "consolidate",
+        "--as",
+        "karpenter",
+        "-o",
+        "json",
+        "-f",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let removed: Vec<&str> = v["removable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(removed, ["u", "o"], "{v}");
+    assert_eq!(
+        v["kept"],
+        json!([{"node": "n", "reason": "ConsolidationDisabled",
+                "message": "NodePool \"never\" has consolidation disabled"}])
+    );
+    // A value the CRD refuses is an error naming the pool and the field.
+    let bad = pool(
+        "karpenter.sh/v1",
+        "typo",
+        json!({"consolidateAfter": "10 minutes"}),
+    );
+    std::fs::write(&path, serde_json::to_string(&bad).unwrap()).unwrap();
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--as",
+        "karpenter",
+        "-f",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "NodePool typo: spec.disruption.consolidateAfter: Invalid value: \"10 minutes\""
+        ),
+        "{err}"
+    );
+}
+
+/// A pod whose DaemonSet is not among the objects read: kubectl's `daemonSetFilter` fails
+/// with the API server's NotFound error (with or without `--ignore-daemonsets`; `--force`
+/// deletes the pod), cluster-autoscaler's replica-count rule with `ControllerNotFound`.
+#[test]
+fn an_orphaned_daemon_set_pod_as_kubectl_and_cluster_autoscaler() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "agent-x", "namespace": "kube-system",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "name": "agent", "uid": "uid-agent", "controller": true}]},
+        "spec": {"nodeName": "a", "containers": [{"name": "c", "image": "agent"}]},
+        "status": {"phase": "Running"}});
+    let items = vec![node("a", "blue"), node("b", "blue"), agent];
+    let path = dir.path().join("c.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .unwrap(),
+    )
+    .unwrap();
+    let f = path.to_str().unwrap();
+    for flags in [&[][..], &["--ignore-daemonsets"][..]] {
+        let mut args = vec!["drain", "a", "-o", "json", "-f", f];
+        args.extend_from_slice(flags);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 1, "{flags:?}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["nodes"][0]["message"],
+            "cannot delete daemonsets.apps \"agent\" not found: kube-system/agent-x",
+            "{flags:?}"
+        );
+    }
+    let (code, out, err) = run(&["drain", "a", "--force", "-o", "json", "-f", f]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["nodes"][0]["pods"][0]["action"], "gone", "{v}");
+    let (code, out, err) = run(&[
+        "drain",
+        "a",
+        "--as",
+        "cluster-autoscaler",
+        "-o",
+        "json",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["nodes"][0]["pods"][0],
+        json!({"pod": "kube-system/agent-x", "action": "blocked", "reason": "ControllerNotFound",
+               "message": "daemonset for kube-system/agent-x is not present, err: daemonset.apps \"agent\" not found"})
+    );
+}
+
+#[test]
+fn consolidate_takes_the_gpu_threshold() {
+    let (_d, f) = cluster();
+    let f = f.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--scale-down-gpu-utilization-threshold",
+        "1.5",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--scale-down-gpu-utilization-threshold must be between 0 and 1, not 1.5"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "consolidate",
+        "--scale-down-gpu-utilization-threshold",
+        "0.3",
+        "-f",
+        f,
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

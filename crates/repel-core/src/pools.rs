@@ -47,7 +47,9 @@ pub struct Pool {
     pub labels: BTreeMap<String, String>,
     /// `spec.disruption.consolidationPolicy` (`WhenEmpty`, `WhenEmptyOrUnderutilized`).
     pub consolidation_policy: Option<String>,
-    /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
+    /// `spec.disruption.consolidateAfter` as Karpenter holds it (a `NillableDuration`): the
+    /// duration as written, `0s` when unset (see [`consolidate_after`]); `None` for `Never`,
+    /// the only value that disables consolidation.
     pub consolidate_after: Option<String>,
     /// The label that marks the pool's nodes, with its value.
     pub node_label: (&'static str, String),
@@ -144,9 +146,7 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         consolidation_policy: v["spec"]["disruption"]["consolidationPolicy"]
             .as_str()
             .map(str::to_string),
-        consolidate_after: v["spec"]["disruption"]["consolidateAfter"]
-            .as_str()
-            .map(str::to_string),
+        consolidate_after: consolidate_after(v)?,
         node_label: (NODEPOOL_LABEL, name_of(v)),
         system: false,
         instance_types: karpenter_instance_types(spec),
@@ -179,6 +179,91 @@ pub fn karpenter_pool(v: &Value) -> Result<Pool, String> {
         template_hash: template_hash(&v["spec"]["template"]),
         ..Pool::default()
     })
+}
+
+/// `NEVER`: the `consolidateAfter` (and `expireAfter`) value that disables the duration
+/// (karpenter `pkg/apis/v1/duration.go`).
+pub const NEVER: &str = "Never";
+/// The CRD's pattern for `spec.disruption.consolidateAfter` (karpenter `pkg/apis/v1/nodepool.go`).
+pub const CONSOLIDATE_AFTER_PATTERN: &str = "^(([0-9]+(s|m|h))+|Never)$";
+
+/// Whether `s` matches [`CONSOLIDATE_AFTER_PATTERN`]: `Never`, or one or more `<digits><s|m|h>`.
+fn consolidate_after_matches(s: &str) -> bool {
+    if s == NEVER {
+        return true;
+    }
+    let mut digits = 0;
+    let mut parts = 0;
+    for c in s.chars() {
+        match c {
+            '0'..='9' => digits += 1,
+            's' | 'm' | 'h' if digits > 0 => {
+                digits = 0;
+                parts += 1;
+            }
+            _ => return false,
+        }
+    }
+    parts > 0 && digits == 0
+}
+
+/// A NodePool's `spec.disruption.consolidateAfter` as Karpenter v1 holds it (`None`: `Never`,
+/// consolidation disabled), mirroring karpenter v1.x:
+/// 1. `karpenter.sh/v1` (`pkg/apis/v1/nodepool.go`): the field defaults to `0s` (the
+///    `disruption` stanza's `+kubebuilder:default:={consolidateAfter: "0s"}`); `Never` is a
+///    `NillableDuration` without a duration.
+/// 2. `karpenter.sh/v1beta1` (`pkg/apis/v1/nodepool_conversion.go`, `Disruption.convertFrom`):
+///    a `WhenUnderutilized` pool (the v1beta1 default policy) becomes `0s` whatever it says;
+///    any other keeps its value, and none or `Never` is disabled.
+/// 3. A value the CRD's pattern refuses is an error, as the API server words it.
+pub fn consolidate_after(v: &Value) -> Result<Option<String>, String> {
+    const FIELD: &str = "spec.disruption.consolidateAfter";
+    let disruption = &v["spec"]["disruption"];
+    let written = match &disruption["consolidateAfter"] {
+        Value::Null => None,
+        Value::String(s) => Some(s.as_str()),
+        other => {
+            let t = json_type(other);
+            return Err(format!(
+                "{FIELD}: Invalid value: {t:?}: {FIELD} in body must be of type string: {t:?}"
+            ));
+        }
+    };
+    if let Some(s) = written
+        && !consolidate_after_matches(s)
+    {
+        return Err(format!(
+            "{FIELD}: Invalid value: {s:?}: {FIELD} in body should match '{CONSOLIDATE_AFTER_PATTERN}'"
+        ));
+    }
+    let v1beta1 = v["apiVersion"].as_str() == Some("karpenter.sh/v1beta1");
+    if v1beta1 {
+        let policy = disruption["consolidationPolicy"]
+            .as_str()
+            .unwrap_or("WhenUnderutilized");
+        if policy == "WhenUnderutilized" {
+            return Ok(Some("0s".to_string()));
+        }
+        return Ok(written.filter(|s| *s != NEVER).map(str::to_string));
+    }
+    Ok(match written {
+        None => Some("0s".to_string()),
+        Some(NEVER) => None,
+        Some(s) => Some(s.to_string()),
+    })
+}
+
+/// The JSON type of a value, as the API server names it in a type error.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 /// The digest of a NodePool template for drift (see [`Pool::template_hash`]): the template
@@ -779,6 +864,94 @@ mod tests {
                 "duplicate taint Key/Effect pair dup=NoSchedule",
             ]
         );
+    }
+
+    /// karpenter `pkg/apis/v1/nodepool_default_test.go` ("CEL/Default"),
+    /// `nodepool_conversion_test.go` ("Disruption") and `duration.go` (`Never`): which
+    /// `consolidateAfter` Karpenter v1 holds.
+    #[test]
+    fn consolidate_after_as_karpenter_v1_holds_it() {
+        let np = |version: &str, disruption: Value| {
+            json!({"apiVersion": format!("karpenter.sh/{version}"), "kind": "NodePool",
+                   "metadata": {"name": "p"}, "spec": {"disruption": disruption}})
+        };
+        let cases: Vec<(&str, Value, Option<&str>)> = vec![
+            (
+                "should default the disruption stanza when undefined",
+                np("v1", Value::Null),
+                Some("0s"),
+            ),
+            (
+                "a v1 pool without consolidateAfter has the CRD's default",
+                np("v1", json!({"consolidationPolicy": "WhenEmpty"})),
+                Some("0s"),
+            ),
+            (
+                "Never disables consolidation",
+                np("v1", json!({"consolidateAfter": "Never"})),
+                None,
+            ),
+            (
+                "a duration is kept as written",
+                np("v1", json!({"consolidateAfter": "1h30m"})),
+                Some("1h30m"),
+            ),
+            (
+                "should convert v1beta1 nodepool consolidateAfter to 0 for WhenUnderutilized",
+                np(
+                    "v1beta1",
+                    json!({"consolidationPolicy": "WhenUnderutilized"}),
+                ),
+                Some("0s"),
+            ),
+            (
+                "a v1beta1 pool's default policy is WhenUnderutilized",
+                np("v1beta1", Value::Null),
+                Some("0s"),
+            ),
+            (
+                "should convert v1beta1 nodepool consolidateAfter for WhenEmpty",
+                np(
+                    "v1beta1",
+                    json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "2121s"}),
+                ),
+                Some("2121s"),
+            ),
+            (
+                "a v1beta1 WhenEmpty pool with Never stays disabled",
+                np(
+                    "v1beta1",
+                    json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}),
+                ),
+                None,
+            ),
+        ];
+        for (name, v, want) in cases {
+            let got = karpenter_pool(&v).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(got.consolidate_after.as_deref(), want, "{name}");
+        }
+        for (bad, want) in [
+            (
+                json!("5x"),
+                "spec.disruption.consolidateAfter: Invalid value: \"5x\": \
+                 spec.disruption.consolidateAfter in body should match \
+                 '^(([0-9]+(s|m|h))+|Never)$'",
+            ),
+            (
+                json!(30),
+                "spec.disruption.consolidateAfter: Invalid value: \"integer\": \
+                 spec.disruption.consolidateAfter in body must be of type string: \"integer\"",
+            ),
+        ] {
+            let got = karpenter_pool(&np("v1", json!({"consolidateAfter": bad})));
+            assert_eq!(got.err().as_deref(), Some(want));
+        }
+        for ok in ["0s", "10m", "1h30m", "Never"] {
+            assert!(consolidate_after_matches(ok), "{ok}");
+        }
+        for bad in ["", "s", "1", "1.5h", "1d", "never", "1h "] {
+            assert!(!consolidate_after_matches(bad), "{bad:?}");
+        }
     }
 
     #[test]

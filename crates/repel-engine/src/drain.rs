@@ -743,16 +743,16 @@ fn kubectl(
                 continue;
             }
             let p = &work.pods[id];
-            let has_controller = p
-                .meta
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|o| o.controller == Some(true));
+            let ctrl = controller(p).map(|(kind, _)| kind);
             let finished = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
-            if finished || !has_controller {
+            // An unfinished DaemonSet pod passes the filters only when its DaemonSet is not
+            // found and --force deletes it: nothing recreates it.
+            let orphan = ctrl == Some("DaemonSet");
+            if finished || ctrl.is_none() || orphan {
                 let why = if finished {
                     "finished: deleted, nothing replaces it"
+                } else if orphan {
+                    "its DaemonSet is not found: deleted for good (--force)"
                 } else {
                     "no controller: deleted for good (--force)"
                 };
@@ -845,6 +845,8 @@ fn kubectl(
 fn kubectl_reason(message: &str) -> &'static str {
     if message.contains("DaemonSet-managed Pods") {
         "DaemonSetPod"
+    } else if message.starts_with("daemonsets.apps ") && message.ends_with(" not found") {
+        "DaemonSetNotFound"
     } else if message.contains("Pods with local storage") {
         "LocalStorage"
     } else if message.contains("Pods that declare no controller") {

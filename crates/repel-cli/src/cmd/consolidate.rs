@@ -30,6 +30,10 @@ pub struct ConsolidateArgs {
     /// cluster-autoscaler: --scale-down-utilization-threshold (0-1; default 0.5).
     #[arg(long = "scale-down-utilization-threshold", default_value_t = 0.5)]
     pub threshold: f64,
+    /// cluster-autoscaler: --scale-down-gpu-utilization-threshold (0-1; default 0.5): a GPU
+    /// node's threshold, against its GPU utilisation alone.
+    #[arg(long = "scale-down-gpu-utilization-threshold", default_value_t = 0.5)]
+    pub gpu_threshold: f64,
     #[command(flatten)]
     pub ca: CaFlags,
     #[command(flatten)]
@@ -45,11 +49,15 @@ pub struct ConsolidateArgs {
 
 /// Runs `repel consolidate`: exit 0 (a what-if finds what it finds).
 pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(CliError::Usage(format!(
-            "--scale-down-utilization-threshold must be between 0 and 1, not {}",
-            args.threshold
-        )));
+    for (flag, value) in [
+        ("--scale-down-utilization-threshold", args.threshold),
+        ("--scale-down-gpu-utilization-threshold", args.gpu_threshold),
+    ] {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(CliError::Usage(format!(
+                "{flag} must be between 0 and 1, not {value}"
+            )));
+        }
     }
     let (built, controllers, node_pools, compiled) = load(
         &args.inputs,
@@ -58,7 +66,8 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
         "consolidate",
         matches!(args.as_, As::ClusterAutoscaler),
     )?;
-    let opts = args.ca.options(controllers);
+    let mut opts = args.ca.options(controllers);
+    opts.scale_down_gpu_utilization_threshold = args.gpu_threshold;
     let cfg = DrainConfig {
         decider: Decider::ClusterAutoscaler(opts.clone()),
         independent: false,

@@ -217,6 +217,14 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
                 .as_deref()
                 .map(|s| selector(s, "--pod-selector"))
                 .transpose()?,
+            // daemonSetFilter's lookup: the DaemonSets read.
+            daemon_sets: Some(std::sync::Arc::new(
+                controllers
+                    .iter()
+                    .filter(|(kind, _, _)| kind == "DaemonSet")
+                    .map(|(_, ns, name)| (ns.clone(), name.clone()))
+                    .collect(),
+            )),
         }),
         As::ClusterAutoscaler => Decider::ClusterAutoscaler(args.ca.options(controllers)),
         As::Karpenter => Decider::Karpenter,

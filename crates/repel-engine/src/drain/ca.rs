@@ -4,13 +4,17 @@
 //! §1).
 //!
 //! # The rules, in their order (the first decisive outcome wins)
-//! mirror (SkipDrain), long-terminating (SkipDrain), replica count (`ControllerNotFound`, only
-//! with `--skip-nodes-with-custom-controller-pods`, the default), DaemonSet (DrainOk),
+//! mirror (SkipDrain), long-terminating (SkipDrain), replica count (`ControllerNotFound`, its
+//! listers' lookups — ReplicationController, `apps` DaemonSet, Job, ReplicaSet, `apps`
+//! StatefulSet — only with `--skip-nodes-with-custom-controller-pods`, the default), DaemonSet
+//! (DrainOk),
 //! `safe-to-evict: "true"` (DrainOk), terminal (DrainOk), `safe-to-evict: "on-completion"`
 //! (WaitForCompletion), replicated (`NotReplicated`), system (`UnmovableKubeSystemPod`, with
 //! `--skip-nodes-with-system-pods`), `safe-to-evict: "false"` (`NotSafeToEvictAnnotation`),
 //! local storage (`LocalStorageRequested`, with `--skip-nodes-with-local-storage`), PDB
-//! (`NotEnoughPdb`). The texts are upstream's `fmt.Errorf`s.
+//! (`NotEnoughPdb`). The texts are upstream's `fmt.Errorf`s. Before the rules, a node tainted
+//! `ToBeDeletedByClusterAutoscaler` less than 5 minutes ago is `CurrentlyBeingDeleted` and one
+//! annotated `scale-down-disabled: "true"` is `ScaleDownDisabledAnnotation` (eligibility).
 //!
 //! # The simulation
 //! The node is kept as a copy without pods, tainted `ToBeDeletedByClusterAutoscaler=<unix
@@ -54,6 +58,12 @@ pub const TO_BE_DELETED_TAINT: &str = "ToBeDeletedByClusterAutoscaler";
 pub const SCALE_DOWN_DISABLED: &str = "cluster-autoscaler.kubernetes.io/scale-down-disabled";
 /// `PodLongTerminatingExtraThreshold`, seconds.
 const LONG_TERMINATING_EXTRA: i64 = 30;
+/// `DaemonSetPodAnnotationKey` (`utils/pod`): a pod annotated `"true"` counts as a DaemonSet's.
+pub const DAEMONSET_POD: &str = "cluster-autoscaler.kubernetes.io/daemonset-pod";
+/// `MaxCloudProviderNodeDeletionTime`, seconds (`core/scaledown/actuation`).
+const MAX_CLOUD_PROVIDER_NODE_DELETION: i64 = 5 * 60;
+/// `MaxKubernetesEmptyNodeDeletionTime`, seconds (`core/scaledown/actuation`).
+const MAX_KUBERNETES_EMPTY_NODE_DELETION: i64 = 3 * 60;
 
 /// cluster-autoscaler's flags that change the judgement.
 #[derive(Debug, Clone)]
@@ -69,6 +79,9 @@ pub struct Options {
     /// The workload objects the cluster holds, `(kind, namespace, name)`: the controllers
     /// cluster-autoscaler's listers find.
     pub controllers: std::collections::BTreeSet<(String, String, String)>,
+    /// `--scale-down-gpu-utilization-threshold` (default 0.5): a GPU node's threshold in
+    /// consolidation ([`super::consolidate::utilization`]).
+    pub scale_down_gpu_utilization_threshold: f64,
 }
 
 impl Default for Options {
@@ -79,6 +92,7 @@ impl Default for Options {
             skip_nodes_with_custom_controller_pods: true,
             bsp_disruption_timeout: 3600,
             controllers: Default::default(),
+            scale_down_gpu_utilization_threshold: 0.5,
         }
     }
 }
@@ -129,9 +143,56 @@ fn pod_annotation<'a>(p: &'a PodInfo, key: &str) -> Option<&'a str> {
     annotation(&p.meta, key)
 }
 
-/// Whether the pod's controller is a DaemonSet.
+/// `IsDaemonSetPod` (cluster-autoscaler `utils/pod/pod.go`): the pod's controller is of kind
+/// `DaemonSet` (any group), or it is annotated `cluster-autoscaler.kubernetes.io/daemonset-pod:
+/// "true"`.
 pub fn is_daemon_set_pod(p: &PodInfo) -> bool {
     controller(p).is_some_and(|(k, _)| k == "DaemonSet")
+        || pod_annotation(p, DAEMONSET_POD) == Some("true")
+}
+
+/// The pod's controller reference (`drain.ControllerRef`).
+fn controller_ref(
+    p: &PodInfo,
+) -> Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
+    p.meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+}
+
+/// The group of an `apiVersion` (`schema.ParseGroupVersion`): `""` for `v1`, `apps` for
+/// `apps/v1`; `None` for a string with more than one `/`, which upstream refuses.
+fn api_group(api_version: &str) -> Option<&str> {
+    match api_version.matches('/').count() {
+        0 => Some(""),
+        1 => api_version.split_once('/').map(|(g, _)| g),
+        _ if api_version == "/" => Some(""),
+        _ => None,
+    }
+}
+
+/// `IsNodeBeingDeleted` (cluster-autoscaler `core/scaledown/actuation`, release 1.37): the
+/// node's `ToBeDeletedByClusterAutoscaler` taint (the first, its value Unix seconds as
+/// `GetToBeDeletedTime` parses it; an unparsable value is none) set less than
+/// `max(MaxCloudProviderNodeDeletionTime, MaxKubernetesEmptyNodeDeletionTime)` (5 min) before
+/// `now`. Returns how many seconds ago.
+pub fn being_deleted(c: &Cluster, node: NodeId, now: i64) -> Option<i64> {
+    let taint = c.nodes[node]
+        .taints
+        .iter()
+        .find(|t| t.key == TO_BE_DELETED_TAINT)?;
+    let at: i64 = taint.value.as_deref().unwrap_or("").parse().ok()?;
+    let ago = now.saturating_sub(at);
+    (ago < MAX_CLOUD_PROVIDER_NODE_DELETION || ago < MAX_KUBERNETES_EMPTY_NODE_DELETION)
+        .then_some(ago)
+}
+
+/// The `CurrentlyBeingDeleted` text for a node tainted `ago` seconds ago (upstream only logs
+/// "Skipping node from delete consideration - it is currently being deleted").
+pub fn being_deleted_message(ago: i64) -> String {
+    format!("tainted {TO_BE_DELETED_TAINT} {ago}s ago: it is currently being deleted")
 }
 
 fn restart_policy(p: &PodInfo) -> &str {
@@ -181,30 +242,37 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
         return Status::SkipDrain;
     }
     let ctrl = controller(p);
-    let is_ds = ctrl.is_some_and(|(k, _)| k == "DaemonSet");
+    let is_ds = is_daemon_set_pod(p);
     // replicacount (the listers)
     if opts.skip_nodes_with_custom_controller_pods
-        && let Some((kind, cname)) = ctrl
+        && let Some(r) = controller_ref(p)
+        && let Some(group) = api_group(&r.api_version)
     {
+        let (kind, cname) = (r.kind.as_str(), r.name.as_str());
         let found = |k: &str| {
             opts.controllers
                 .contains(&(k.to_string(), ns.to_string(), cname.to_string()))
         };
-        // upstream's texts: the replication controllers' separator is ", err:", the others'
-        // ": err:".
+        // upstream's texts: "replication controller … is not available, err:", "daemonset …
+        // is not present, err:", the others "…: err:". A DaemonSet or StatefulSet of
+        // another group has no lister: undecided.
         let lister = match kind {
-            "ReplicationController" | "ReplicaSet" => Some(("replication controller", ",")),
-            "Job" => Some(("job", ":")),
-            "StatefulSet" => Some(("statefulset", ":")),
+            "ReplicationController" => Some(("replication controller", "is not available,")),
+            _ if is_ds => {
+                (group == "apps" && kind == "DaemonSet").then_some(("daemonset", "is not present,"))
+            }
+            "Job" => Some(("job", "is not available:")),
+            "ReplicaSet" => Some(("replication controller", "is not available,")),
+            "StatefulSet" => (group == "apps").then_some(("statefulset", "is not available:")),
             _ => None,
         };
-        if let Some((what, sep)) = lister
+        if let Some((what, missing)) = lister
             && !found(kind)
         {
             return Status::Block(
                 "ControllerNotFound",
                 format!(
-                    "{what} for {ns}/{name} is not available{sep} err: {}",
+                    "{what} for {ns}/{name} {missing} err: {}",
                     not_found(kind, cname)
                 ),
             );
@@ -368,6 +436,15 @@ fn judge_inner(
     undo: &mut Undo,
 ) -> Result<(NodeVerdict, Vec<PodId>), NodeVerdict> {
     let name = work.nodes[node].name.clone();
+    if let Some(ago) = being_deleted(work, node, cfg.now_unix) {
+        return Err(NodeVerdict {
+            node: name,
+            drainable: false,
+            reason: Some("CurrentlyBeingDeleted".to_string()),
+            message: Some(being_deleted_message(ago)),
+            pods: Vec::new(),
+        });
+    }
     if work.nodes[node]
         .node
         .metadata
@@ -392,7 +469,7 @@ fn judge_inner(
     for id in &on_node {
         let k = key(work, *id);
         let p = &work.pods[*id];
-        let is_ds = controller(p).is_some_and(|(kind, _)| kind == "DaemonSet");
+        let is_ds = is_daemon_set_pod(p);
         let action = match drainable(work, *id, opts, state, cfg.now_unix) {
             Status::Block(reason, message) => {
                 if blocking.is_none() {

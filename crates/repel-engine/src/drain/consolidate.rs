@@ -2,11 +2,15 @@
 //! pods go — as cluster-autoscaler's scale-down would find them (`pkg/core/scaledown`:
 //! eligibility, then the planner's removal simulation).
 //!
-//! 1. **Eligibility**: a node annotated `cluster-autoscaler.kubernetes.io/scale-down-disabled:
-//!    "true"` is kept (`ScaleDownDisabledAnnotation`); so is one whose utilisation — the larger
+//! 1. **Eligibility**: a node tainted `ToBeDeletedByClusterAutoscaler` less than 5 minutes
+//!    ago is kept (`CurrentlyBeingDeleted`: cluster-autoscaler is deleting it); one annotated
+//!    `cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"` is kept
+//!    (`ScaleDownDisabledAnnotation`); so is one whose utilisation — the larger
 //!    of its pods' CPU and memory requests over its allocatable, DaemonSet and mirror pods
 //!    included (`--ignore-daemonsets-utilization` false) — is above
 //!    `--scale-down-utilization-threshold` (0.5; exactly 0.5 is eligible): `NotUnderutilized`.
+//!    A GPU node ([`node_gpu`]) is judged by its GPU's utilisation alone, against
+//!    `--scale-down-gpu-utilization-threshold` (0.5).
 //! 2. **Removal**: the eligible nodes, empty ones first (no pod to move), then the others, in
 //!    input order within each group; each is judged as [`super::ca`] judges a drain, on the
 //!    cluster with the earlier removals done (their pods where they moved, their budgets
@@ -59,20 +63,96 @@ pub struct ConsolidateReport {
     pub kept: Vec<Kept>,
 }
 
-/// A node's utilisation: (cpu, memory) requests over allocatable.
-pub fn utilization(c: &Cluster, node: usize) -> (f64, f64) {
+/// `GPUVendorResourceNames` (cluster-autoscaler `utils/gpu/gpu.go`), in its order.
+pub const GPU_VENDOR_RESOURCE_NAMES: [&str; 5] = [
+    "nvidia.com/gpu",
+    "habana.ai/gaudi",
+    "gpu.intel.com/xe",
+    "amd.com/gpu",
+    "microsoft.com/directx",
+];
+
+/// The cloud providers' `GPULabel`s repel knows (cluster-autoscaler reads only its own
+/// provider's): GCE's (`cloudprovider/gce`) and AWS's (`cloudprovider/aws`).
+pub const GPU_LABELS: [&str; 2] = [
+    "cloud.google.com/gke-accelerator",
+    "k8s.amazonaws.com/accelerator",
+];
+
+/// A node's GPU resource when it is a GPU node (cluster-autoscaler `utils/gpu/gpu.go`,
+/// `GetNodeGPUFromCloudProvider`, release 1.37):
+/// 1. `NodeHasGpu`: the node carries a GPU label ([`GPU_LABELS`]), or a non-zero allocatable
+///    of one of [`GPU_VENDOR_RESOURCE_NAMES`] — GPU hardware, ready or not.
+/// 2. `DetectNodeGPUResourceName`: the first of those resources with a non-zero
+///    allocatable, else `nvidia.com/gpu`.
+pub fn node_gpu(c: &Cluster, node: usize) -> Option<&'static str> {
     let n = &c.nodes[node];
-    let ratio = |used: i64, total: i64| {
-        if total <= 0 {
-            0.0
-        } else {
-            used as f64 / total as f64
-        }
-    };
-    (
-        ratio(n.requested.milli_cpu, n.allocatable.milli_cpu),
-        ratio(n.requested.memory, n.allocatable.memory),
-    )
+    let allocated = GPU_VENDOR_RESOURCE_NAMES
+        .into_iter()
+        .find(|r| n.allocatable.scalar.get(*r).is_some_and(|v| *v != 0));
+    let labelled = n
+        .node
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| GPU_LABELS.iter().any(|k| l.contains_key(*k)));
+    match allocated {
+        Some(r) => Some(r),
+        None if labelled => Some(GPU_VENDOR_RESOURCE_NAMES[0]),
+        None => None,
+    }
+}
+
+/// A node's utilisation as cluster-autoscaler computes it (`simulator/utilization/info.go`,
+/// `Calculate`, release 1.37): requests over allocatable, per resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Utilization {
+    /// CPU (0 on a GPU node, which is judged by its GPUs alone).
+    pub cpu: f64,
+    /// Memory (0 on a GPU node).
+    pub memory: f64,
+    /// The GPU resource and its utilisation, on a GPU node ([`node_gpu`]).
+    pub gpu: Option<(&'static str, f64)>,
+    /// The figure compared with the threshold: the GPU's on a GPU node, else the larger of
+    /// CPU and memory.
+    pub utilization: f64,
+}
+
+/// Requests over allocatable: 0 where nothing is allocatable (cluster-autoscaler's error
+/// for a missing or zero allocatable; on a GPU node it means an unready GPU: 0, "so we can
+/// still scale down a node with unready GPU").
+fn ratio(used: i64, total: i64) -> f64 {
+    if total <= 0 {
+        0.0
+    } else {
+        used as f64 / total as f64
+    }
+}
+
+/// Node `node`'s utilisation (`Calculate`): on a GPU node ([`node_gpu`]) its GPU's alone,
+/// CPU and memory skipped; otherwise the larger of CPU and memory. DaemonSet and mirror pods
+/// count (`--ignore-daemonsets-utilization` and `--ignore-mirror-pods-utilization` false).
+pub fn utilization(c: &Cluster, node: usize) -> Utilization {
+    let n = &c.nodes[node];
+    if let Some(gpu) = node_gpu(c, node) {
+        let used = n.requested.scalar.get(gpu).copied().unwrap_or(0);
+        let total = n.allocatable.scalar.get(gpu).copied().unwrap_or(0);
+        let u = ratio(used, total);
+        return Utilization {
+            cpu: 0.0,
+            memory: 0.0,
+            gpu: Some((gpu, u)),
+            utilization: u,
+        };
+    }
+    let cpu = ratio(n.requested.milli_cpu, n.allocatable.milli_cpu);
+    let memory = ratio(n.requested.memory, n.allocatable.memory);
+    Utilization {
+        cpu,
+        memory,
+        gpu: None,
+        utilization: cpu.max(memory),
+    }
 }
 
 /// Consolidation as cluster-autoscaler finds it (see the module documentation); `threshold`
@@ -101,6 +181,17 @@ pub fn cluster_autoscaler_with(
     let state0 = State::new(c);
     let on = super::PodsOn::new(c);
     for (i, n) in c.nodes.iter().enumerate() {
+        if let Some(ago) = ca::being_deleted(c, i, cfg.now_unix) {
+            kept.push((
+                i,
+                Kept {
+                    node: n.name.clone(),
+                    reason: "CurrentlyBeingDeleted".to_string(),
+                    message: ca::being_deleted_message(ago),
+                },
+            ));
+            continue;
+        }
         let disabled = n
             .node
             .metadata
@@ -119,17 +210,29 @@ pub fn cluster_autoscaler_with(
             ));
             continue;
         }
-        let (cpu, mem) = utilization(c, i);
-        let u = cpu.max(mem);
-        if u > threshold {
+        let util = utilization(c, i);
+        let u = util.utilization;
+        // isNodeAtOrBelowUtilizationThreshold: a GPU node against the GPU threshold.
+        let limit = match util.gpu {
+            Some(_) => opts.scale_down_gpu_utilization_threshold,
+            None => threshold,
+        };
+        if u > limit {
+            let message = match util.gpu {
+                Some((gpu, g)) => format!(
+                    "utilization {u:.2} ({gpu} {g:.2}: a GPU node, judged by its GPUs alone) is above the GPU threshold {limit}"
+                ),
+                None => format!(
+                    "utilization {u:.2} (cpu {:.2}, memory {:.2}) is above the threshold {limit}",
+                    util.cpu, util.memory
+                ),
+            };
             kept.push((
                 i,
                 Kept {
                     node: n.name.clone(),
                     reason: "NotUnderutilized".to_string(),
-                    message: format!(
-                        "utilization {u:.2} (cpu {cpu:.2}, memory {mem:.2}) is above the threshold {threshold}"
-                    ),
+                    message,
                 },
             ));
             continue;
@@ -201,7 +304,9 @@ pub struct KarpenterPool {
     pub name: String,
     /// `spec.disruption.consolidationPolicy` (default `WhenEmptyOrUnderutilized`).
     pub policy: Option<String>,
-    /// `spec.disruption.consolidateAfter` (`None`: consolidation disabled).
+    /// `spec.disruption.consolidateAfter` as Karpenter holds it
+    /// ([`repel_core::pools::consolidate_after`]: `0s` when unset); `None` is `Never`, which
+    /// disables consolidation.
     pub consolidate_after: Option<String>,
 }
 
@@ -260,14 +365,16 @@ fn moved(v: super::NodeVerdict) -> Removable {
 
 /// Consolidation as Karpenter finds it, deletion only (repel has no prices, so no replacement
 /// by a cheaper node): nodes of a known NodePool (`karpenter.sh/nodepool`) whose pool has
-/// consolidation on (`consolidateAfter` set) and that `karpenter.sh/do-not-disrupt` does not
-/// protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
+/// consolidation on (`consolidateAfter` other than `Never`) and that
+/// `karpenter.sh/do-not-disrupt` does not protect are candidates; then, as Karpenter's methods run pass after pass: **emptiness** (every
 /// empty candidate at once), **multi-node** (the candidates of `WhenEmptyOrUnderutilized` pools,
 /// fewest pods first, at most 100: the largest prefix of two or more that can all go together,
 /// by binary search), **single-node** (the first that can go alone), until no method finds one.
 pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> ConsolidateReport {
     let mut kept: Vec<(usize, Kept)> = Vec::new();
     let mut candidates: Vec<(usize, String, bool)> = Vec::new(); // (index, name, underutilized ok)
+    // A candidate node's NodePool, for the texts.
+    let mut pool_of: std::collections::HashMap<String, String> = Default::default();
     for (i, n) in c.nodes.iter().enumerate() {
         let keep = |reason: &str, message: String| {
             (
@@ -314,6 +421,7 @@ pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> Con
             continue;
         }
         let underutilized = pool.policy.as_deref() != Some("WhenEmpty");
+        pool_of.insert(n.name.clone(), pool.name.clone());
         candidates.push((i, n.name.clone(), underutilized));
     }
     // Reschedulable pods per candidate (Karpenter's disruption cost, simplified to their count).
@@ -411,11 +519,14 @@ pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> Con
             continue;
         }
         let k = if !underutilized {
+            // consolidation.go ShouldDisrupt's Unconsolidatable event.
             Kept {
                 node: name.clone(),
                 reason: "WhenEmpty".to_string(),
-                message: "consolidationPolicy WhenEmpty: only an empty node is consolidated"
-                    .to_string(),
+                message: format!(
+                    "NodePool {:?} has non-empty consolidation disabled",
+                    pool_of.get(name).map(String::as_str).unwrap_or_default()
+                ),
             }
         } else if let Some(v) = last_refusal.remove(name) {
             Kept {

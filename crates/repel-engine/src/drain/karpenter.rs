@@ -6,17 +6,21 @@
 //! - The node annotated `karpenter.sh/do-not-disrupt` (`"true"` or a positive Go duration):
 //!   `DoNotDisrupt`, "disruption is blocked through the "karpenter.sh/do-not-disrupt"
 //!   annotation".
-//! - A pod annotated `karpenter.sh/do-not-disrupt`, `"true"`, or a positive duration not yet
-//!   past since the pod started (an invalid value is ignored): `DoNotDisrupt`, `pod has
-//!   "karpenter.sh/do-not-disrupt" annotation (Pod=ns/name)`.
-//! - A pod whose budgets allow no eviction: `PDBViolation`, "pdb prevents pod evictions
-//!   (PodDisruptionBudget=[ns/name])" (or "eviction does not support multiple PDBs
-//!   (PodDisruptionBudget(s)=[ns/a ns/b])" for a pod two budgets select). The values after
-//!   the texts are Karpenter's structured errors (operatorpkg `serrors.Wrap`, whose `Error()`
-//!   prints `message (key=value)`).
+//! - An active pod (neither finished nor terminating) annotated `karpenter.sh/do-not-disrupt`,
+//!   `"true"`, or a positive duration not yet past since the pod started (an invalid value is
+//!   ignored) — DaemonSet and mirror pods included: `DoNotDisrupt`, `pod has
+//!   "karpenter.sh/do-not-disrupt" annotation (Pod=ns/name)`. Checked on every pod before any
+//!   budget, so such a pod is the node's message.
+//! - An evictable pod (active, not tolerating `karpenter.sh/disrupted:NoSchedule`, not a
+//!   mirror pod — a DaemonSet's counts) whose budgets allow no eviction: `PDBViolation`, "pdb
+//!   prevents pod evictions (PodDisruptionBudget=[ns/name])" (or "eviction does not support
+//!   multiple PDBs (PodDisruptionBudget(s)=[ns/a ns/b])" for a pod two budgets select). The
+//!   values after the texts are Karpenter's structured errors (operatorpkg `serrors.Wrap`,
+//!   whose `Error()` prints `message (key=value)`).
 //!
 //! # What moves
-//! Every pod but DaemonSet, mirror, finished pods and pods that tolerate
+//! Every pod but DaemonSet, mirror, finished and terminating pods (a StatefulSet's
+//! terminating pod moves: its replacement waits for it) and pods that tolerate
 //! `karpenter.sh/disrupted:NoSchedule` (neither evicted nor waited for); a pod without a
 //! controller is evicted and gone. The others are placed as Karpenter's own scheduler places
 //! them on the remaining nodes: every taint hard (PreferNoSchedule included), the `Gt`/`Lt`
@@ -128,8 +132,79 @@ pub(crate) fn harden_taints(work: &mut Cluster) {
     }
 }
 
-/// Karpenter's rules for node `node` and its pods: `Err` with the verdict when the node is not
-/// simulated, else the pods judged so far and those to move.
+/// `IsTerminating`: the pod has a `deletionTimestamp` (or is being deleted on a node whose
+/// kubelet is away).
+fn is_terminating(p: &PodInfo) -> bool {
+    p.meta.deletion_timestamp.is_some() || p.terminating
+}
+
+/// `IsOwnedBy` (karpenter `pkg/utils/pod/scheduling.go`): any owner reference (controller or
+/// not) of this `apiVersion` and kind.
+fn owned_by(p: &PodInfo, api_version: &str, kind: &str) -> bool {
+    p.meta
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.api_version == api_version && o.kind == kind)
+}
+
+/// The budgets' refusal of an evictable pod (karpenter `pkg/utils/pdb/pdb.go`,
+/// `isEvictable` with `zeroDisruptions`): two budgets or more select it ("eviction does not
+/// support multiple PDBs"), or its one budget allows no disruption — unless the budget's
+/// `unhealthyPodEvictionPolicy` is `AlwaysAllow` and the pod is not ready.
+fn pdb_refusal(work: &Cluster, p: &PodInfo) -> Option<(&'static str, String)> {
+    let pdbs = selecting_pdbs(work, p);
+    if pdbs.len() > 1 {
+        return Some((
+            "PDBViolation",
+            format!(
+                "eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{}])",
+                pdb_keys(work, &pdbs)
+            ),
+        ));
+    }
+    let i = *pdbs.first()?;
+    let budget = &work.pdbs[i];
+    let always_allow = budget
+        .spec
+        .as_ref()
+        .and_then(|s| s.unhealthy_pod_eviction_policy.as_deref())
+        == Some("AlwaysAllow");
+    let unready = p
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "False"));
+    if always_allow && unready {
+        return None;
+    }
+    let allowed = budget
+        .status
+        .as_ref()
+        .and_then(|s| s.disruptions_allowed)
+        .unwrap_or_else(|| crate::disruption::disruptions_allowed(budget, work));
+    (allowed < 1).then(|| {
+        (
+            "PDBViolation",
+            format!(
+                "pdb prevents pod evictions (PodDisruptionBudget=[{}])",
+                pdb_keys(work, &pdbs)
+            ),
+        )
+    })
+}
+
+/// Karpenter's rules for node `node` and its pods (karpenter `pkg/controllers/state/
+/// statenode.go` `ValidatePodsDisruptable`, `pkg/utils/pod/scheduling.go`, v1.x): `Err` with
+/// the verdict when the node is not simulated, else the pods judged so far and those to move.
+/// 1. `karpenter.sh/do-not-disrupt` on the node blocks it.
+/// 2. An active pod's (neither terminal nor terminating) do-not-disrupt blocks it, whatever
+///    the pod: "we will allow Mirror Pods and DaemonSets to block disruption using this
+///    annotation"; the first such pod is the node's message.
+/// 3. Else the budgets of every evictable pod (active, not tolerating
+///    `karpenter.sh/disrupted:NoSchedule`, not a mirror pod): DaemonSet pods count.
+/// 4. The reschedulable pods move (`IsReschedulable`: active, or a StatefulSet's terminating
+///    pod; not a DaemonSet's, not a mirror pod).
 fn rules(
     work: &Cluster,
     node: NodeId,
@@ -156,85 +231,84 @@ fn rules(
     }
     let mut pods = Vec::new();
     let mut to_move: Vec<PodId> = Vec::new();
-    let mut blocking: Option<String> = None;
+    // ValidatePodsDisruptable: every pod's do-not-disrupt first, then the budgets.
+    let mut blocking_dnd: Option<String> = None;
+    let mut blocking_pdb: Option<String> = None;
     for id in on_node {
         let k = key(work, id);
         let p = &work.pods[id];
         let ctrl = controller(p).map(|(kind, _)| kind);
-        let action = if ctrl == Some("DaemonSet") {
-            PodAction::Stays {
-                why: "DaemonSet pod".to_string(),
+        let terminal = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
+        let terminating = is_terminating(p);
+        // IsActive: neither terminal nor terminating.
+        let active = !terminal && !terminating;
+        let mirror = owned_by(p, "v1", "Node")
+            || annotation(&p.meta, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some();
+        let daemon = owned_by(p, "apps/v1", "DaemonSet");
+        let tolerates = tolerates_disrupted(p, &gates);
+        let started = p
+            .status
+            .as_ref()
+            .and_then(|s| s.start_time.as_ref())
+            .map(|t| t.0.as_second());
+        // IsDisruptable: an active pod's do-not-disrupt blocks, a DaemonSet's or a mirror
+        // pod's too.
+        let dnd = active && do_not_disrupt(annotation(&p.meta, DO_NOT_DISRUPT), started, now);
+        // IsEvictable: only the pods Karpenter would evict answer to their budgets.
+        let evictable = active && !tolerates && !mirror && !dnd;
+        let refusal = if dnd {
+            Some(("DoNotDisrupt", pod_blocks_message(&k)))
+        } else if evictable {
+            pdb_refusal(work, p)
+        } else {
+            None
+        };
+        let action = if let Some((reason, message)) = refusal {
+            let first = if dnd {
+                &mut blocking_dnd
+            } else {
+                &mut blocking_pdb
+            };
+            first.get_or_insert_with(|| message.clone());
+            PodAction::Blocked {
+                reason: reason.to_string(),
+                message,
             }
-        } else if ctrl == Some("Node")
-            || annotation(&p.meta, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some()
-        {
+        } else if mirror {
             PodAction::Stays {
                 why: "mirror pod".to_string(),
             }
-        } else if matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed) {
+        } else if daemon {
+            PodAction::Stays {
+                why: "DaemonSet pod".to_string(),
+            }
+        } else if terminal {
             PodAction::Gone {
                 why: "finished: nothing to move".to_string(),
             }
-        } else if tolerates_disrupted(p, &gates) {
+        } else if terminating && !owned_by(p, "apps/v1", "StatefulSet") {
+            // IsReschedulable: only a StatefulSet's terminating pod is rescheduled (its
+            // replacement waits for it to go).
+            PodAction::Gone {
+                why: "terminating: already being deleted, not rescheduled".to_string(),
+            }
+        } else if tolerates {
             PodAction::Stays {
                 why: format!(
                     "tolerates {DISRUPTED_TAINT}:NoSchedule: neither evicted nor waited for"
                 ),
             }
-        } else {
-            let started = p
-                .status
-                .as_ref()
-                .and_then(|s| s.start_time.as_ref())
-                .map(|t| t.0.as_second());
-            let pdbs = selecting_pdbs(work, p);
-            let allowed = |i: usize| {
-                work.pdbs[i]
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.disruptions_allowed)
-                    .unwrap_or_else(|| crate::disruption::disruptions_allowed(&work.pdbs[i], work))
-            };
-            let refusal = if do_not_disrupt(annotation(&p.meta, DO_NOT_DISRUPT), started, now) {
-                Some(("DoNotDisrupt", pod_blocks_message(&k)))
-            } else if pdbs.len() > 1 {
-                Some((
-                    "PDBViolation",
-                    format!(
-                        "eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{}])",
-                        pdb_keys(work, &pdbs)
-                    ),
-                ))
-            } else if pdbs.first().is_some_and(|i| allowed(*i) < 1) {
-                Some((
-                    "PDBViolation",
-                    format!(
-                        "pdb prevents pod evictions (PodDisruptionBudget=[{}])",
-                        pdb_keys(work, &pdbs)
-                    ),
-                ))
-            } else {
-                None
-            };
-            match refusal {
-                Some((reason, message)) => {
-                    blocking.get_or_insert_with(|| message.clone());
-                    PodAction::Blocked {
-                        reason: reason.to_string(),
-                        message,
-                    }
-                }
-                None if ctrl.is_none() => PodAction::Gone {
-                    why: "no controller: evicted, nothing recreates it".to_string(),
-                },
-                None => {
-                    to_move.push(id);
-                    continue;
-                }
+        } else if ctrl.is_none() && !terminating {
+            PodAction::Gone {
+                why: "no controller: evicted, nothing recreates it".to_string(),
             }
+        } else {
+            to_move.push(id);
+            continue;
         };
         pods.push(PodVerdict { pod: k, action });
     }
+    let blocking = blocking_dnd.or(blocking_pdb);
     if let Some(message) = blocking {
         return Err(not_drained(
             work,

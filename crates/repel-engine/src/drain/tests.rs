@@ -54,6 +54,7 @@ fn opts() -> Options {
         controllers: vec![
             ("ReplicaSet".into(), "default".into(), "web".into()),
             ("ReplicaSet".into(), "kube-system".into(), "web".into()),
+            ("DaemonSet".into(), "default".into(), "agent".into()),
         ]
         .into_iter()
         .collect(),
@@ -551,7 +552,7 @@ fn consolidation_keeps_busy_and_disabled_nodes_and_removes_empty_ones_first() {
     c.add_node(off);
     c.add_pod(requesting("a", "busy", "3"));
     c.add_pod(requesting("b", "light", "1"));
-    assert_eq!(utilization(&c, 0).0, 0.75);
+    assert_eq!(utilization(&c, 0).cpu, 0.75);
     let r = cluster_autoscaler(&c, &opts(), 0.5, &ca_cfg(false));
     let removed: Vec<&str> = r.removable.iter().map(|n| n.node.as_str()).collect();
     // The empty node first; then "light", whose pod moves to "busy" (one core left) or "off"
@@ -806,6 +807,11 @@ fn karpenter_consolidation_emptiness_then_multi_node_and_what_stays() {
     assert_eq!(
         r.kept[1].message,
         "NodePool \"frozen\" has consolidation disabled"
+    );
+    // consolidation.go ShouldDisrupt's text for a WhenEmpty pool's busy node.
+    assert_eq!(
+        r.kept[3].message,
+        "NodePool \"quiet\" has non-empty consolidation disabled"
     );
 }
 
@@ -1268,3 +1274,7 @@ fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster()
     }
     assert!(checked > 20, "{checked} nodes compared");
 }
+
+mod ca_upstream;
+mod karpenter_upstream;
+mod kubectl_upstream;

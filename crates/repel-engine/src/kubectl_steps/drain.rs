@@ -13,8 +13,9 @@
 //!   `repel:` note. The pod stays, the node stays cordoned, the step fails as kubectl's drain
 //!   would (by timing out, or by being interrupted).
 //! - Evicted pods go at once: `--grace-period` is accepted and has no effect.
-//! - A DaemonSet named by a pod's owner reference is taken to exist (the cluster holds pods, not
-//!   workloads), so the orphaned-DaemonSet case of upstream's filter does not arise.
+//! - A DaemonSet named by a pod's owner reference is taken to exist here (the cluster holds
+//!   pods, not workloads); `repel drain` gives the DaemonSets it read
+//!   ([`DrainOptions::daemon_sets`]) and meets upstream's orphaned-DaemonSet case.
 //! - `--skip-wait-for-delete-timeout` is accepted; no pod is ever terminating here.
 
 use repel_core::labels::LabelSelector;
@@ -62,6 +63,9 @@ pub struct DrainOptions {
     pub timeout: Option<Millis>,
     /// `--pod-selector`.
     pub pod_selector: Option<LabelSelector>,
+    /// The DaemonSets the API server holds, `(namespace, name)`, which `daemonSetFilter` looks
+    /// a pod's controller up in; `None` takes every DaemonSet a pod names to exist.
+    pub daemon_sets: Option<std::sync::Arc<std::collections::BTreeSet<(String, String)>>>,
 }
 
 mod filters;
@@ -221,6 +225,7 @@ fn command(rest: &[String]) -> Result<DrainCommand, KubectlResult> {
             disable_eviction: p.on("disable-eviction"),
             timeout,
             pod_selector,
+            daemon_sets: None,
         },
         names: p.args.clone(),
         selector: p.get("selector").map(str::to_string),

@@ -36,11 +36,23 @@ impl PodDeleteStatus {
 
 /// Upstream `metav1.GetControllerOf`: the owner reference with `controller: true`.
 fn controller_kind(meta: &ObjectMeta) -> Option<&str> {
+    controller_of(meta).map(|o| o.kind.as_str())
+}
+
+/// Upstream `metav1.GetControllerOf`.
+fn controller_of(
+    meta: &ObjectMeta,
+) -> Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
     meta.owner_references
         .iter()
         .flatten()
         .find(|o| o.controller == Some(true))
-        .map(|o| o.kind.as_str())
+}
+
+/// The API server's NotFound message for a DaemonSet (`apierrors.NewNotFound` on
+/// `daemonsets.apps`), as `err.Error()` gives it to kubectl.
+pub fn daemon_set_not_found(name: &str) -> String {
+    format!("daemonsets.apps {name:?} not found")
 }
 
 fn finished(info: &PodInfo) -> bool {
@@ -54,8 +66,11 @@ fn finished(info: &PodInfo) -> bool {
 /// Upstream `makeFilters` + `filterPods` (kubectl v1.32 `pkg/drain`), for one pod. The filters
 /// run in order and stop at the first that does not delete; the last status is the pod's:
 ///
-/// 1. `daemonSetFilter`: a pod whose controller is a DaemonSet and that has not finished is an
-///    error without `--ignore-daemonsets`, else a warning and not deleted.
+/// 1. `daemonSetFilter`: a pod whose controller is a DaemonSet and that has not finished: when
+///    the DaemonSet is not found, the API server's NotFound error (`daemonsets.apps "x" not
+///    found`) unless `--force`, which deletes it with that warning — `--ignore-daemonsets`
+///    does not help; else an error without `--ignore-daemonsets`, else a warning and not
+///    deleted.
 /// 2. `mirrorPodFilter`: a pod with the `kubernetes.io/config.mirror` annotation is skipped.
 /// 3. `localStorageFilter`: an unfinished pod with an emptyDir volume is an error without
 ///    `--delete-emptydir-data`, else a warning (later filters may overwrite it, as upstream).
@@ -79,8 +94,24 @@ pub fn filter_pod(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
 }
 
 fn daemon_set_filter(info: &PodInfo, opts: &DrainOptions) -> PodDeleteStatus {
-    if controller_kind(&info.meta) != Some("DaemonSet") || finished(info) {
+    let Some(owner) = controller_of(&info.meta).filter(|o| o.kind == "DaemonSet") else {
         return PodDeleteStatus::Okay;
+    };
+    if finished(info) {
+        return PodDeleteStatus::Okay;
+    }
+    if let Some(known) = &opts.daemon_sets
+        && !known.contains(&(info.namespace.clone(), owner.name.clone()))
+    {
+        // d.Client.AppsV1().DaemonSets(ns).Get(…): NotFound.
+        let err = daemon_set_not_found(&owner.name);
+        if opts.force {
+            return PodDeleteStatus::Warning {
+                delete: true,
+                message: err,
+            };
+        }
+        return PodDeleteStatus::Error(err);
     }
     if !opts.ignore_daemonsets {
         return PodDeleteStatus::Error(DAEMON_SET_FATAL.to_string());
