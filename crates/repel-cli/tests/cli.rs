@@ -1938,3 +1938,43 @@ fn test_reports_every_scenario_even_after_an_unreadable_one() {
         "{v}"
     );
 }
+
+#[test]
+fn a_retried_drain_prints_as_one_kubectl_drain_over_time() {
+    // kubectl's evictPods: each attempt prints `evicting pod`, then its result; a 429 is
+    // retried 5 s later with `evicting pod` again; the node is cordoned (and said so) once.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/drain-with-pdb.yaml")
+        .display()
+        .to_string();
+    let (code, v) = json_out(&["simulate", &example, "-o", "json"]);
+    assert_eq!(code, 0);
+    let drain = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"].as_str().unwrap().starts_with("kubectl drain"))
+        .unwrap();
+    let out: Vec<&str> = drain["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let (a, b) = ("web-857968576-qtd9x", "web-857968576-vms75");
+    assert_eq!(
+        out,
+        [
+            "node/node-a cordoned".to_string(),
+            format!("evicting pod default/{a}"),
+            format!("evicting pod default/{b}"),
+            format!(
+                "error when evicting pods/\"{b}\" -n \"default\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."
+            ),
+            format!("pod/{a} evicted"),
+            format!("evicting pod default/{b}"),
+            format!("pod/{b} evicted"),
+            "node/node-a drained".to_string(),
+        ]
+    );
+}

@@ -91,6 +91,19 @@ pub struct KubectlResult {
     pub deleted_node_ids: Vec<NodeId>,
     /// Pods whose eviction a PodDisruptionBudget refused (429): kubectl retries them every 5 s.
     pub blocked: Vec<PodId>,
+    /// Every line of `stdout` and `stderr` in the order kubectl writes them (a terminal shows
+    /// both streams interleaved so), each with the stream it went to.
+    pub transcript: Vec<(Stream, String)>,
+}
+
+/// Which of kubectl's output streams a line went to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stream {
+    /// Standard output.
+    #[default]
+    Out,
+    /// Standard error.
+    Err,
 }
 
 impl KubectlResult {
@@ -102,11 +115,22 @@ impl KubectlResult {
     }
 
     fn out(&mut self, line: impl Into<String>) {
-        self.stdout.push(line.into());
+        let line = line.into();
+        self.transcript.push((Stream::Out, line.clone()));
+        self.stdout.push(line);
     }
 
     fn err(&mut self, line: impl Into<String>) {
-        self.stderr.push(line.into());
+        let line = line.into();
+        self.transcript.push((Stream::Err, line.clone()));
+        self.stderr.push(line);
+    }
+
+    /// [`KubectlResult::err`] for each line.
+    fn errs(&mut self, lines: impl IntoIterator<Item = String>) {
+        for line in lines {
+            self.err(line);
+        }
     }
 
     /// Ends with an error (`error: msg` unless it already says so), exit status 1.

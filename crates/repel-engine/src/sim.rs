@@ -26,7 +26,7 @@ use crate::controllers::node_lifecycle::{NodeLifecycleConfig, NodeLifecycleContr
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
 use crate::events::Event;
-use crate::kubectl_steps::run_kubectl;
+use crate::kubectl_steps::{Stream, run_kubectl};
 use crate::load::{ClusterInput, assume_allocatable, build_cluster};
 use crate::scenario::{Expectation, ExpectedPhase, ObjectRef, Scenario, Step, StepAction};
 use crate::scheduler::fast::FastScheduler;
@@ -435,28 +435,22 @@ impl Simulation {
             .filter(|d| *d > 0);
         let started = self.now;
         let mut lines: Vec<String> = Vec::new();
+        let mut attempt = 0;
         loop {
+            attempt += 1;
             let r = run_kubectl(line, &mut self.cluster, &self.cfg.gates);
             let out_of_time = timeout.is_some_and(|t| self.now + 5_000 > started + t)
                 || self.now >= self.until_hint;
-            if r.blocked.is_empty() || out_of_time {
-                lines.extend(drain_output(&r.stdout, &r.stderr));
+            let last = r.blocked.is_empty() || out_of_time;
+            if last && attempt == 1 {
+                // One attempt: kubectl's whole run, as one command shows it.
+                lines.extend(r.transcript.into_iter().map(|(_, l)| l));
                 return (lines, r.ok);
             }
-            // An attempt that will be retried: what kubectl shows of it is the evictions and the
-            // "will retry after 5s" lines.
-            lines.extend(
-                r.stdout
-                    .iter()
-                    .filter(|l| !l.ends_with(" drained"))
-                    .cloned(),
-            );
-            lines.extend(
-                r.stderr
-                    .iter()
-                    .filter(|l| l.contains("(will retry after 5s)"))
-                    .cloned(),
-            );
+            lines.extend(retried_attempt(&r.transcript, attempt, last));
+            if last {
+                return (lines, r.ok);
+            }
             let next = self.now + 5_000;
             self.advance_to(next);
         }
@@ -857,22 +851,56 @@ fn with_program(program: &str, line: &str) -> String {
     }
 }
 
-/// A drain's output in the order a terminal shows it: kubectl prints the cordon lines, then its
-/// `Warning:` about the pods it leaves (stderr), then the evictions, then the errors.
-fn drain_output(stdout: &[String], stderr: &[String]) -> Vec<String> {
-    let cordons = stdout
-        .iter()
-        .take_while(|l| l.ends_with("cordoned"))
-        .count();
-    let (warnings, errors): (Vec<&String>, Vec<&String>) =
-        stderr.iter().partition(|l| l.starts_with("Warning: "));
-    stdout[..cordons]
-        .iter()
-        .chain(warnings)
-        .chain(&stdout[cordons..])
-        .chain(errors)
-        .cloned()
-        .collect()
+/// What kubectl shows of attempt `attempt` of a drain the simulation retries every 5 s, as one
+/// `kubectl drain` prints it over time (upstream `evictPods`: each pod's goroutine prints
+/// `evicting pod` at every attempt and the 429's `(will retry after 5s)` line after it):
+/// 1. the first attempt's cordon lines and warnings, which kubectl prints once;
+/// 2. each attempt's `evicting pod`, `pod/x evicted` and `will retry` lines, in the order they
+///    were written (not `already cordoned`, not a second `evicting pod` line for a pod before
+///    its attempt's result);
+/// 3. the last attempt's end (`node/x drained`, or its errors); the `repel:` notes of a drain
+///    run as one attempt are not shown, since the simulation retries for real.
+fn retried_attempt(transcript: &[(Stream, String)], attempt: usize, last: bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut retried: Vec<String> = Vec::new();
+    for (stream, line) in transcript {
+        if line.starts_with("repel: ") {
+            continue;
+        }
+        if attempt > 1 && (line.ends_with(" cordoned") || line.starts_with("Warning: ")) {
+            continue;
+        }
+        if let Some(pod) = line.strip_prefix("evicting pod ")
+            && retried.iter().any(|r| r == pod)
+        {
+            // The next attempt's line, which one run prints ahead of it.
+            continue;
+        }
+        if *stream == Stream::Err && line.contains("(will retry after 5s)") {
+            if let Some(pod) = will_retry_pod(line) {
+                retried.push(pod);
+            }
+            out.push(line.clone());
+            continue;
+        }
+        if *stream == Stream::Err && !last && !line.starts_with("Warning: ") {
+            continue;
+        }
+        if !last && line.ends_with(" drained") {
+            continue;
+        }
+        out.push(line.clone());
+    }
+    out
+}
+
+/// `ns/name` of kubectl's `error when evicting pods/"name" -n "ns" (will retry after 5s): …`.
+fn will_retry_pod(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("error when evicting pods/\"")?;
+    let (name, rest) = rest.split_once('"')?;
+    let rest = rest.strip_prefix(" -n \"")?;
+    let (ns, _) = rest.split_once('"')?;
+    Some(format!("{ns}/{name}"))
 }
 
 /// A whole run: events, steps, the final pods and the expectations' results.

@@ -290,7 +290,7 @@ pub(super) fn run(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
         Err(r) => return r,
     };
     let mut res = KubectlResult::new();
-    res.stderr.extend(cmd.deprecations.iter().cloned());
+    res.errs(cmd.deprecations.iter().cloned());
     let ids = match select_nodes(
         "drain",
         "drain NODE",
@@ -301,6 +301,12 @@ pub(super) fn run(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
         Ok(ids) => ids,
         Err(mut r) => {
             r.stderr.splice(0..0, cmd.deprecations.iter().cloned());
+            r.transcript.splice(
+                0..0,
+                cmd.deprecations
+                    .iter()
+                    .map(|d| (super::Stream::Err, d.clone())),
+            );
             return r;
         }
     };
@@ -335,7 +341,7 @@ pub(super) fn run(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
         [one] => one.clone(),
         many => many.iter().map(|e| go_aggregate(e)).collect(),
     };
-    res.stderr.extend(lines);
+    res.errs(lines);
     res.ok = false;
     res
 }

@@ -88,7 +88,7 @@ pub(super) fn taint(rest: &[String], cluster: &mut Cluster) -> KubectlResult {
         res.err(not_found("nodes", name));
     }
     if !errors.is_empty() {
-        res.stderr.extend(
+        res.errs(
             kubectl_stderr_for_nodes(&errors)
                 .lines()
                 .map(str::to_string),
@@ -123,7 +123,7 @@ pub(super) fn cordon(
         Err(r) => return r,
     };
     for id in ids {
-        res.stdout.push(cordon_node(cluster, id, desired));
+        res.out(cordon_node(cluster, id, desired));
     }
     res
 }
