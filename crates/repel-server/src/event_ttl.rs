@@ -121,11 +121,17 @@ mod tests {
 
     #[test]
     fn a_sweep_deletes_only_expired_events() {
+        use k8s_openapi::jiff::SignedDuration;
+        // The store stamps creationTimestamp with the wall clock: the sweep is two hours on.
+        let real = crate::time::now();
+        let shift = |h: i64| {
+            crate::time::rfc3339(
+                real.checked_add(SignedDuration::from_mins(h))
+                    .unwrap_or(real),
+            )
+        };
         let store = Store::in_memory();
-        for (name, last) in [
-            ("old", "2026-12-07T09:00:00Z"),
-            ("new", "2026-12-07T10:59:00Z"),
-        ] {
+        for (name, last) in [("old", shift(-60)), ("new", shift(90))] {
             let ev = json!({"apiVersion": "v1", "kind": "Event",
                             "metadata": {"name": name, "namespace": "default"},
                             "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
@@ -133,10 +139,10 @@ mod tests {
                             "lastTimestamp": last});
             assert!(store.create(EVENTS, ev).is_ok());
         }
-        assert_eq!(
-            sweep(&store, at("2026-12-07T11:00:00Z"), DEFAULT_EVENT_TTL),
-            1
-        );
+        let later = real
+            .checked_add(SignedDuration::from_mins(120))
+            .unwrap_or(real);
+        assert_eq!(sweep(&store, later, DEFAULT_EVENT_TTL), 1);
         let (left, _) = store.list(EVENTS, None);
         let names: Vec<&str> = left
             .iter()
