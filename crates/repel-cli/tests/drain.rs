@@ -145,6 +145,13 @@ fn nodes_by_selector_or_all_and_the_human_verdicts() {
         .map(|n| n["node"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["a", "b"]);
+    // A selector that picks no node says so.
+    let (code, _, err) = run(&["drain", "-l", "pool=none", "-f", f]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("warning: no node matches the selector \"pool=none\""),
+        "{err}"
+    );
     let (code, out, _) = run(&["drain", "--all", "--independent", "-f", f]);
     assert_eq!(code, 1);
     assert!(out.contains("node a: drainable (kubectl)"), "{out}");

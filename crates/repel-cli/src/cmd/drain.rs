@@ -196,10 +196,17 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
                     .is_some_and(|l| sel.matches(l))
             })
             .map(|n| n.name.clone())
-            .collect()
+            .collect::<Vec<_>>()
     } else {
         args.nodes.clone()
     };
+    if names.is_empty() {
+        // kubectl drain says nothing then; a what-if that judged nothing says why.
+        match &args.selector {
+            Some(s) => eprintln!("warning: no node matches the selector {s:?}"),
+            None => eprintln!("warning: the input holds no nodes"),
+        }
+    }
     let nodes = resolve(c, &names).map_err(|n| {
         CliError::Usage(format!(
             "Error from server (NotFound): nodes {n:?} not found"

@@ -382,7 +382,7 @@ fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> NodeVerdi
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
             message: Some(format!(
-                "{pending} pod(s) would schedule on no remaining node (no NodePool read to launch one)"
+                "{pending} pod(s) would schedule on no remaining node (the what-if launches no replacement node, whatever NodePools were read)"
             )),
             pods,
         };
