@@ -1171,6 +1171,18 @@ impl Cluster {
             }
             Workload::ReplicaSet(r) => ("ReplicaSet", &r.spec.selector, None),
             Workload::StatefulSet(s) => ("StatefulSet", &s.spec.selector, None),
+            // Upstream's DefaultSelector takes an RC's selector map as a set selector.
+            Workload::ReplicationController(r) => {
+                let set = r.spec.as_ref()?.selector.as_ref()?;
+                return Some((
+                    (
+                        "ReplicationController".to_string(),
+                        w.namespace().to_string(),
+                        owner.to_string(),
+                    ),
+                    repel_core::labels::LabelSelector::from_set(set),
+                ));
+            }
             _ => return None,
         };
         let Ok(mut sel) = label_selector_from_api(selector) else {
