@@ -1,7 +1,8 @@
 //! Workloads and the pods their controllers create, named as upstream names them.
 //!
 //! Pod names follow upstream's shapes: a Deployment's ReplicaSet is `NAME-<pod-template-hash>`
-//! and its pods `RS-<5 chars>`; a ReplicaSet's, DaemonSet's and Job's pods `NAME-<5 chars>`;
+//! and its pods `RS-<5 chars>`; a ReplicaSet's, ReplicationController's, DaemonSet's and Job's pods
+//! `NAME-<5 chars>`;
 //! a StatefulSet's `NAME-0 … NAME-(n-1)`; a CronJob's job `NAME-<minutes>` and its pods
 //! `JOB-<5 chars>`. The random parts use upstream's alphabet (`bcdfghjklmnpqrstvwxz2456789`) from
 //! a generator seeded by the caller, so the same seed gives the same names. The
@@ -18,7 +19,7 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet}
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{
     Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
-    PodSpec, PodTemplateSpec,
+    PodSpec, PodTemplateSpec, ReplicationController,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
@@ -51,6 +52,9 @@ pub enum Workload {
     Job(Box<Job>),
     /// batch/v1 CronJob.
     CronJob(Box<CronJob>),
+    /// v1 ReplicationController: kube-controller-manager runs it as a ReplicaSet whose
+    /// `spec.selector` map is `matchLabels` (pkg/controller/replication, v1.35).
+    ReplicationController(Box<ReplicationController>),
 }
 
 /// `From<Kind> for Workload` for each kind: the object goes into its box.
@@ -64,7 +68,15 @@ macro_rules! workload_from {
     };
 }
 
-workload_from!(Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob);
+workload_from!(
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    CronJob,
+    ReplicationController
+);
 
 impl Workload {
     /// The kind, as in manifests.
@@ -76,6 +88,7 @@ impl Workload {
             Workload::DaemonSet(_) => "DaemonSet",
             Workload::Job(_) => "Job",
             Workload::CronJob(_) => "CronJob",
+            Workload::ReplicationController(_) => "ReplicationController",
         }
     }
 
@@ -88,6 +101,7 @@ impl Workload {
             Workload::DaemonSet(o) => &o.metadata,
             Workload::Job(o) => &o.metadata,
             Workload::CronJob(o) => &o.metadata,
+            Workload::ReplicationController(o) => &o.metadata,
         }
     }
 
@@ -108,6 +122,9 @@ impl Workload {
         match self {
             Workload::Deployment(o) => Some((&o.spec.template, T)),
             Workload::ReplicaSet(o) => o.spec.template.as_ref().map(|t| (t, T)),
+            Workload::ReplicationController(o) => {
+                o.spec.as_ref()?.template.as_ref().map(|t| (t, T))
+            }
             Workload::StatefulSet(o) => Some((&o.spec.template, T)),
             Workload::DaemonSet(o) => Some((&o.spec.template, T)),
             Workload::Job(o) => o.spec.as_ref().map(|s| (&s.template, T)),
@@ -126,6 +143,9 @@ impl Workload {
         let n = match self {
             Workload::Deployment(o) => o.spec.replicas.unwrap_or(1),
             Workload::ReplicaSet(o) => o.spec.replicas.unwrap_or(1),
+            Workload::ReplicationController(o) => {
+                o.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1)
+            }
             Workload::StatefulSet(o) => o.spec.replicas.unwrap_or(1),
             Workload::DaemonSet(_) => 0,
             Workload::Job(o) => job_pods(o.spec.as_ref().map(|s| (s.parallelism, s.completions))),
@@ -145,6 +165,30 @@ fn job_pods(p: Option<(Option<i32>, Option<i32>)>) -> i32 {
     let (parallelism, completions) = p.unwrap_or((None, None));
     let par = parallelism.unwrap_or(1);
     completions.map_or(par, |c| par.min(c))
+}
+
+/// Upstream `SetDefaults_ReplicationController` (pkg/apis/core/v1/defaults.go, v1.35), as the
+/// API server applies it:
+///
+/// 1. When the template has labels: an empty `spec.selector` becomes them, and so do empty
+///    `metadata.labels`.
+/// 2. A missing `spec.replicas` becomes 1.
+pub fn set_defaults_replication_controller(rc: &mut ReplicationController) {
+    let spec = rc.spec.get_or_insert_with(Default::default);
+    let labels = spec
+        .template
+        .as_ref()
+        .and_then(|t| t.metadata.as_ref())
+        .and_then(|m| m.labels.clone());
+    if let Some(labels) = labels {
+        if spec.selector.as_ref().is_none_or(BTreeMap::is_empty) {
+            spec.selector = Some(labels.clone());
+        }
+        if rc.metadata.labels.as_ref().is_none_or(BTreeMap::is_empty) {
+            rc.metadata.labels = Some(labels);
+        }
+    }
+    spec.replicas.get_or_insert(1);
 }
 
 /// An object's namespace, `default` when unset.
@@ -640,8 +684,8 @@ fn pods_for(
                 emit(&spec, meta, None);
             }
         }
-        Workload::ReplicaSet(_) => {
-            let owner = self_owner("ReplicaSet");
+        Workload::ReplicaSet(_) | Workload::ReplicationController(_) => {
+            let owner = self_owner(w.kind());
             for _ in 0..count {
                 let pod_name = fresh(&mut rng, name, taken, &mut drawn);
                 emit(
@@ -731,9 +775,14 @@ fn pods_for(
     Some(spec)
 }
 
-/// The apiVersion of a controller kind that owns pods (`batch/v1` for a Job, else `apps/v1`).
+/// The apiVersion of a controller kind that owns pods (`batch/v1` for a Job, `v1` for a
+/// ReplicationController, else `apps/v1`).
 pub(crate) fn api_version_of(kind: &str) -> &'static str {
-    if kind == "Job" { "batch/v1" } else { "apps/v1" }
+    match kind {
+        "Job" => "batch/v1",
+        "ReplicationController" => "v1",
+        _ => "apps/v1",
+    }
 }
 
 /// The controller that owns an object (a pod), as `(kind, name)`, from the controller

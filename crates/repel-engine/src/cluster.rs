@@ -1171,6 +1171,18 @@ impl Cluster {
             }
             Workload::ReplicaSet(r) => ("ReplicaSet", &r.spec.selector, None),
             Workload::StatefulSet(s) => ("StatefulSet", &s.spec.selector, None),
+            // Upstream's DefaultSelector takes an RC's selector map as a set selector.
+            Workload::ReplicationController(r) => {
+                let set = r.spec.as_ref()?.selector.as_ref()?;
+                return Some((
+                    (
+                        "ReplicationController".to_string(),
+                        w.namespace().to_string(),
+                        owner.to_string(),
+                    ),
+                    repel_core::labels::LabelSelector::from_set(set),
+                ));
+            }
             _ => return None,
         };
         let Ok(mut sel) = label_selector_from_api(selector) else {
@@ -1283,5 +1295,35 @@ mod tests {
         // Deleted pods stay listed (callers filter them).
         c.delete_pod(like);
         assert_eq!(c.pods_owned_by("default", "ReplicaSet", "web-1"), &[like]);
+    }
+
+    /// Upstream `DefaultSelector` takes a ReplicationController's selector map as a set
+    /// selector: the RC's pods are spread by it, as a ReplicaSet's by its `matchLabels`.
+    #[test]
+    fn a_replication_controllers_selector_is_its_pods_default_spread_selector() {
+        let rc: k8s_openapi::api::core::v1::ReplicationController =
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"selector": {"app": "web"},
+                         "template": {"metadata": {"labels": {"app": "web"}}}}}))
+            .unwrap_or_default();
+        let w = repel_core::workload::Workload::from(rc);
+        let (key, sel) = Cluster::owner_selector(&w, "web").unwrap_or_else(|| {
+            (
+                Default::default(),
+                repel_core::labels::LabelSelector::nothing(),
+            )
+        });
+        assert_eq!(
+            key,
+            (
+                "ReplicationController".to_string(),
+                "default".to_string(),
+                "web".to_string()
+            )
+        );
+        let labels = |v: &str| [("app".to_string(), v.to_string())].into();
+        assert!(sel.matches(&labels("web")));
+        assert!(!sel.matches(&labels("db")));
     }
 }

@@ -207,6 +207,11 @@ const KINDS: &[(&[&str], &str, bool)] = &[
     (&["job", "jobs"], "Job", true),
     (&["cronjob", "cronjobs", "cj"], "CronJob", true),
     (
+        &["replicationcontroller", "replicationcontrollers", "rc"],
+        "ReplicationController",
+        true,
+    ),
+    (
         &["poddisruptionbudget", "poddisruptionbudgets", "pdb"],
         "PodDisruptionBudget",
         true,

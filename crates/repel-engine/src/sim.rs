@@ -365,7 +365,13 @@ impl Simulation {
                     );
                     out.push(format!("poddisruptionbudget.policy/{name} created"));
                 }
-                "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" => {
+                "Deployment"
+                | "ReplicaSet"
+                | "StatefulSet"
+                | "DaemonSet"
+                | "Job"
+                | "CronJob"
+                | "ReplicationController" => {
                     let w = match kind {
                         "Deployment" => {
                             Workload::Deployment(serde_json::from_value(v.clone()).map_err(bad)?)
@@ -380,6 +386,11 @@ impl Simulation {
                             Workload::DaemonSet(serde_json::from_value(v.clone()).map_err(bad)?)
                         }
                         "Job" => Workload::Job(serde_json::from_value(v.clone()).map_err(bad)?),
+                        "ReplicationController" => {
+                            let mut rc = serde_json::from_value(v.clone()).map_err(bad)?;
+                            repel_core::workload::set_defaults_replication_controller(&mut rc);
+                            Workload::from(rc)
+                        }
                         _ => Workload::CronJob(serde_json::from_value(v.clone()).map_err(bad)?),
                     };
                     let said = if self.plane.workloads.replace(w.clone()) {
@@ -517,18 +528,28 @@ impl Simulation {
                     }
                     None => return Err(format!("nodes \"{}\" not found", r.name)),
                 },
-                k @ ("deployment" | "replicaset" | "statefulset" | "daemonset" | "job"
-                | "cronjob") => {
+                k @ ("deployment"
+                | "replicaset"
+                | "statefulset"
+                | "daemonset"
+                | "job"
+                | "cronjob"
+                | "replicationcontroller") => {
                     // kubectl's background deletion: the object goes, the garbage collector
                     // takes its dependents (a Deployment's ReplicaSets live inside it here).
+                    // kubectl's `resource.group` (`replicationcontroller` of the core group).
+                    let dotted = |k: &str| match group_of(k) {
+                        "" => String::new(),
+                        g => format!(".{g}"),
+                    };
                     let Some(gone) = self.plane.workloads.remove(k, &ns, &r.name) else {
-                        return Err(format!("{k}s.{} \"{}\" not found", group_of(k), r.name));
+                        return Err(format!("{k}s{} \"{}\" not found", dotted(k), r.name));
                     };
                     self.plane.workloads.note_deleted(&ns, &gone);
                     for (kind, name) in gone {
                         self.plane.gc.owner_gone(&kind, &ns, &name, "");
                     }
-                    out.push(format!("{k}.{} \"{}\" deleted", group_of(k), r.name));
+                    out.push(format!("{k}{} \"{}\" deleted", dotted(k), r.name));
                 }
                 other => return Err(format!("deleting a {other} is not supported in a scenario")),
             }
@@ -1238,6 +1259,7 @@ impl ScenarioRun {
 fn group_of(kind: &str) -> &'static str {
     match kind {
         "job" | "cronjob" => "batch",
+        "replicationcontroller" => "",
         _ => "apps",
     }
 }

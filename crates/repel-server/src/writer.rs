@@ -81,6 +81,7 @@ pub fn component(reason: &str, kind: &str) -> &'static str {
             "StatefulSet" => "statefulset-controller",
             "Job" => "job-controller",
             "CronJob" => "cronjob-controller",
+            "ReplicationController" => "replication-controller",
             _ => "controllermanager",
         },
     }

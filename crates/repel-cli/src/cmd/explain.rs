@@ -61,6 +61,7 @@ fn workload_kind(s: &str) -> Option<&'static str> {
         "daemonset" | "daemonsets" | "ds" => "DaemonSet",
         "job" | "jobs" => "Job",
         "cronjob" | "cronjobs" | "cj" => "CronJob",
+        "replicationcontroller" | "replicationcontrollers" | "rc" => "ReplicationController",
         _ => return None,
     })
 }
@@ -68,7 +69,7 @@ fn workload_kind(s: &str) -> Option<&'static str> {
 /// The API group of a kind `kind/name` accepts (`""`: the core group).
 fn kind_group(kind: &str) -> &'static str {
     match kind {
-        "Pod" => "",
+        "Pod" | "ReplicationController" => "",
         "Job" | "CronJob" => "batch",
         _ => "apps",
     }
@@ -1025,6 +1026,8 @@ mod tests {
             ("cronjobs.v1.batch", Some("CronJob")),
             ("pod", Some("Pod")),
             ("pods.v1", Some("Pod")),
+            ("rc", Some("ReplicationController")),
+            ("replicationcontrollers.v1", Some("ReplicationController")),
             // A namespace: a DNS label, which has no dot.
             ("default", None),
             ("kube-system", None),

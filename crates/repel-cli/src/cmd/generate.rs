@@ -85,6 +85,7 @@ pub fn manifests(g: &Generated) -> Result<Vec<(&'static str, String)>, CliError>
             Workload::DaemonSet(o) => with_kind(o, "apps/v1", "DaemonSet")?,
             Workload::Job(o) => with_kind(o, "batch/v1", "Job")?,
             Workload::CronJob(o) => with_kind(o, "batch/v1", "CronJob")?,
+            Workload::ReplicationController(o) => with_kind(o, "v1", "ReplicationController")?,
         });
     }
     for p in &g.pods {

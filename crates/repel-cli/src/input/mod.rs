@@ -1027,6 +1027,11 @@ fn typed_as(source: &Source, kind: &str, v: &Value) -> Result<(Typed, Vec<String
                 }
                 "DaemonSet" => typed_strict(source, v).map(|(o, u)| (Workload::DaemonSet(o), u))?,
                 "Job" => typed_strict(source, v).map(|(o, u)| (Workload::Job(o), u))?,
+                "ReplicationController" => {
+                    let (mut rc, u) = typed_strict(source, v)?;
+                    repel_core::workload::set_defaults_replication_controller(&mut rc);
+                    (Workload::from(rc), u)
+                }
                 _ => typed_strict(source, v).map(|(o, u)| (Workload::CronJob(o), u))?,
             };
             (Typed::Workload(workload), unknown)
@@ -1035,7 +1040,7 @@ fn typed_as(source: &Source, kind: &str, v: &Value) -> Result<(Typed, Vec<String
 }
 
 /// The kinds [`Inventory::add`] keeps (anything else is skipped with a warning).
-const KNOWN_KINDS: [&str; 11] = [
+const KNOWN_KINDS: [&str; 12] = [
     "Node",
     "Pod",
     "Namespace",
@@ -1045,6 +1050,7 @@ const KNOWN_KINDS: [&str; 11] = [
     "DaemonSet",
     "Job",
     "CronJob",
+    "ReplicationController",
     "PodDisruptionBudget",
     "PriorityClass",
 ];
@@ -1190,7 +1196,13 @@ impl Inventory {
                 Some("Node") => nodes += 1,
                 Some("Pod") => pods += 1,
                 Some(
-                    "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob",
+                    "Deployment"
+                    | "ReplicaSet"
+                    | "StatefulSet"
+                    | "DaemonSet"
+                    | "Job"
+                    | "CronJob"
+                    | "ReplicationController",
                 ) => workloads += 1,
                 _ => {}
             }

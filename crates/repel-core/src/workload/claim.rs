@@ -8,7 +8,8 @@
 //!    name; the uid too when both sides carry one — a reference to another uid is someone
 //!    else's). A pod without a controller reference, not being deleted, is **adopted** by the
 //!    first workload in input order of its namespace whose selector matches its labels (the
-//!    ReplicaSet, DaemonSet, StatefulSet and Job controllers adopt; a StatefulSet only pods
+//!    ReplicaSet, ReplicationController, DaemonSet, StatefulSet and Job controllers adopt; a
+//!    StatefulSet only pods
 //!    named `SET-<ordinal>`; a Deployment adopts ReplicaSets, not pods; an empty selector adopts
 //!    nothing). Adopted pods get the controller reference, as upstream patches it in.
 //! 2. A ReplicaSet whose controller is a Deployment of the input (or an orphan ReplicaSet the
@@ -16,7 +17,7 @@
 //!    its pods count for the Deployment. So does a pod whose controller is a ReplicaSet named
 //!    `DEPLOYMENT-<hash>` that is not in the input, when the Deployment's selector matches it
 //!    (an export of pods and Deployments without their ReplicaSets).
-//! 3. ReplicaSet and Deployment: `replicas` (default 1) minus the active pods (not Succeeded,
+//! 3. ReplicaSet, ReplicationController and Deployment: `replicas` (default 1) minus the active pods (not Succeeded,
 //!    not Failed, not being deleted). Surplus pods are left as they are (repel deletes nothing
 //!    here). A Deployment's new pods belong to the ReplicaSet of its current template: the
 //!    input's ReplicaSet whose template equals the Deployment's (the `pod-template-hash` label
@@ -36,6 +37,7 @@
 //!    `CRONJOB-<minutes>`, belongs to it (that Job runs its pods); otherwise the pods of its next
 //!    run, as [`super::expand_pods`] makes them.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 /// The plan's indexes: keyed by names and numbers, hashed fast (not DoS-resistant: the keys are
@@ -165,21 +167,33 @@ pub struct Plan {
     pub adopt: Vec<(usize, OwnerReference)>,
 }
 
-fn selector_of(w: &Workload) -> Option<&LabelSelector> {
+/// The workload's selector; a ReplicationController's map as `matchLabels` (upstream
+/// `Convert_Map_string_To_string_To_v1_LabelSelector`, v1.35), `None` when it has none.
+fn selector_of(w: &Workload) -> Option<Cow<'_, LabelSelector>> {
+    Some(match w {
+        Workload::ReplicationController(rc) => Cow::Owned(LabelSelector {
+            match_labels: Some(rc.spec.as_ref()?.selector.clone()?),
+            match_expressions: None,
+        }),
+        other => Cow::Borrowed(borrowed_selector_of(other)?),
+    })
+}
+
+fn borrowed_selector_of(w: &Workload) -> Option<&LabelSelector> {
     match w {
         Workload::Deployment(d) => Some(&d.spec.selector),
         Workload::ReplicaSet(r) => Some(&r.spec.selector),
         Workload::StatefulSet(s) => Some(&s.spec.selector),
         Workload::DaemonSet(d) => Some(&d.spec.selector),
         Workload::Job(j) => j.spec.as_ref().and_then(|s| s.selector.as_ref()),
-        Workload::CronJob(_) => None,
+        Workload::CronJob(_) | Workload::ReplicationController(_) => None,
     }
 }
 
 /// A non-empty selector, parsed; an empty or invalid one selects nothing here.
 fn parsed_selector(w: &Workload) -> Option<Selector> {
     let s = selector_of(w)?;
-    let parsed = label_selector_from_api(s).ok()?;
+    let parsed = label_selector_from_api(&s).ok()?;
     (!parsed.is_empty() && !parsed.is_nothing()).then_some(parsed)
 }
 
@@ -205,6 +219,7 @@ fn names(r: &OwnerReference, kind: &str, meta: &ObjectMeta) -> bool {
 fn pod_owner_kind(w: &Workload) -> Option<&'static str> {
     match w {
         Workload::ReplicaSet(_) => Some("ReplicaSet"),
+        Workload::ReplicationController(_) => Some("ReplicationController"),
         Workload::StatefulSet(_) => Some("StatefulSet"),
         Workload::DaemonSet(_) => Some("DaemonSet"),
         Workload::Job(_) => Some("Job"),
@@ -418,10 +433,9 @@ pub fn plan(
                     )),
                     missing(w.pod_count()),
                 ),
-                Workload::ReplicaSet(rs) => (
-                    Some(own("ReplicaSet", &rs.metadata)),
-                    missing(w.pod_count()),
-                ),
+                Workload::ReplicaSet(_) | Workload::ReplicationController(_) => {
+                    (Some(own(w.kind(), w.metadata())), missing(w.pod_count()))
+                }
                 Workload::StatefulSet(s) => {
                     let start = s
                         .spec

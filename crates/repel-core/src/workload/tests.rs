@@ -255,3 +255,98 @@ fn safe_encode_and_fnv_are_upstreams() {
     assert_eq!(safe_encode_string("0"), "4");
     assert_eq!(safe_encode_string("123"), "567");
 }
+
+fn rc_from(v: serde_json::Value) -> ReplicationController {
+    serde_json::from_value(v).expect("test RC parses")
+}
+
+/// Upstream `TestSetDefaultReplicationController` (pkg/apis/core/v1/defaults_test.go): the
+/// selector, and the RC's labels, become the template's labels only when empty. Upstream's
+/// cases have no names; these say what each holds.
+#[test]
+fn set_default_replication_controller() {
+    use serde_json::json;
+    let template = json!({"metadata": {"labels": {"foo": "bar"}}});
+    let cases = [
+        (
+            "no labels, no selector: both defaulted",
+            json!({"spec": {"template": template}}),
+            true,
+            true,
+        ),
+        (
+            "labels given, no selector: the selector defaulted",
+            json!({"metadata": {"labels": {"bar": "foo"}}, "spec": {"template": template}}),
+            false,
+            true,
+        ),
+        (
+            "labels and selector given: neither defaulted",
+            json!({"metadata": {"labels": {"bar": "foo"}},
+                   "spec": {"selector": {"some": "other"}, "template": template}}),
+            false,
+            false,
+        ),
+        (
+            "selector given, no labels: the labels defaulted",
+            json!({"spec": {"selector": {"some": "other"}, "template": template}}),
+            true,
+            false,
+        ),
+    ];
+    for (name, v, expect_labels, expect_selector) in cases {
+        let mut rc = rc_from(v);
+        set_defaults_replication_controller(&mut rc);
+        let spec = rc.spec.clone().unwrap_or_default();
+        let labels = spec
+            .template
+            .and_then(|t| t.metadata)
+            .and_then(|m| m.labels);
+        assert_eq!(spec.selector == labels, expect_selector, "{name}");
+        assert_eq!(rc.metadata.labels == labels, expect_labels, "{name}");
+    }
+}
+
+/// Upstream `TestSetDefaultReplicationControllerReplicas`: a missing `replicas` is 1, a given
+/// one (0 too) is kept.
+#[test]
+fn set_default_replication_controller_replicas() {
+    use serde_json::json;
+    let template = json!({"metadata": {"labels": {"foo": "bar"}}});
+    for (replicas, want) in [(None, 1), (Some(0), 0), (Some(3), 3)] {
+        let mut rc = rc_from(json!({"spec": {"replicas": replicas, "template": template}}));
+        set_defaults_replication_controller(&mut rc);
+        assert_eq!(rc.spec.and_then(|s| s.replicas), Some(want), "{replicas:?}");
+    }
+}
+
+/// A ReplicationController's pods are a ReplicaSet's: `NAME-<5 chars>`, with the template's
+/// labels (no `pod-template-hash`), owned by the RC as `v1` `ReplicationController`.
+#[test]
+fn replication_controller_pods_are_named_and_owned_as_upstream() {
+    let rc = Workload::from(rc_from(serde_json::json!({
+        "metadata": {"name": "nginx", "namespace": "web", "uid": "uid-1"},
+        "spec": {"replicas": 3, "selector": {"app": "nginx"},
+                 "template": {"metadata": {"labels": {"app": "nginx"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})));
+    assert_eq!(rc.kind(), "ReplicationController");
+    assert_eq!(rc.pod_count(), 3);
+    let pods = expand_pods(&rc, &[], &FeatureGates::default(), 7);
+    assert_eq!(pods.len(), 3);
+    for p in &pods {
+        let name = p.metadata.name.clone().unwrap_or_default();
+        let suffix = name.strip_prefix("nginx-").unwrap_or_default();
+        assert_eq!(suffix.len(), 5, "{name}");
+        assert!(suffix.bytes().all(|b| NAME_ALPHABET.contains(&b)), "{name}");
+        assert_eq!(
+            p.metadata.labels,
+            Some([("app".to_string(), "nginx".to_string())].into())
+        );
+        let r = &p.metadata.owner_references.clone().unwrap_or_default()[0];
+        assert_eq!(
+            (r.api_version.as_str(), r.kind.as_str(), r.name.as_str()),
+            ("v1", "ReplicationController", "nginx")
+        );
+        assert_eq!((r.uid.as_str(), r.controller), ("uid-1", Some(true)));
+    }
+}

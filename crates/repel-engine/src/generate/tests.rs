@@ -28,6 +28,7 @@ fn json(g: &Generated) -> String {
             Workload::Job(o) => serde_json::to_value(o),
             Workload::ReplicaSet(o) => serde_json::to_value(o),
             Workload::CronJob(o) => serde_json::to_value(o),
+            Workload::ReplicationController(o) => serde_json::to_value(o),
         })
         .collect::<Result<_, _>>()
         .unwrap();

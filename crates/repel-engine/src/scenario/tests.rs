@@ -217,7 +217,7 @@ fn errors_name_the_field() {
          vec!["steps[0].node.heartbeats: expected a boolean, got a string"]),
         ("a bad delete reference", with(json!({"steps": [{"delete": ["pod", "widget/x", "node/ns/x"]}]})),
          vec!["steps[0].delete[0]: invalid object \"pod\": expected kind/name or kind/namespace/name, e.g. pod/default/web-0",
-              "steps[0].delete[1]: unsupported kind \"widget\": supported kinds: pod, node, namespace, deployment, replicaset, statefulset, daemonset, job, cronjob, poddisruptionbudget",
+              "steps[0].delete[1]: unsupported kind \"widget\": supported kinds: pod, node, namespace, deployment, replicaset, statefulset, daemonset, job, cronjob, replicationcontroller, poddisruptionbudget",
               "steps[0].delete[2]: invalid object \"node/ns/x\": a Node has no namespace"]),
         ("an applied object without kind", with(json!({"steps": [{"apply": [{"metadata": {}}, 3]}]})),
          vec!["steps[0].apply[0].kind: required value", "steps[0].apply[1]: expected a map (a Kubernetes object), got a number"]),

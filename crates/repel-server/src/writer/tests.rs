@@ -213,3 +213,16 @@ fn controller_statuses_get_upstreams_times_and_keep_them() {
     let ds = json!({"numberReady": 1});
     assert_eq!(with_times("daemonsets", ds.clone(), &Value::Null), ds);
 }
+
+/// A workload controller records under its own component (upstream's event sources); a
+/// ReplicationController's is the ReplicationManager's `replication-controller`.
+#[test]
+fn workload_events_come_from_their_controllers_component() {
+    for (kind, want) in [
+        ("ReplicaSet", "replicaset-controller"),
+        ("ReplicationController", "replication-controller"),
+        ("Job", "job-controller"),
+    ] {
+        assert_eq!(component("SuccessfulCreate", kind), want, "{kind}");
+    }
+}

@@ -18,6 +18,7 @@ fn workload(v: Value) -> Workload {
         "StatefulSet" => Workload::StatefulSet(parse(v)),
         "DaemonSet" => Workload::DaemonSet(parse(v)),
         "Job" => Workload::Job(parse(v)),
+        "ReplicationController" => Workload::ReplicationController(parse(v)),
         _ => Workload::CronJob(parse(v)),
     }
 }
@@ -170,6 +171,92 @@ fn adopted_orphans_get_the_controller_reference() {
     let ws = [workload(rs("web", 2, "web"))];
     let made = expand_planned(&ws[0], &p.workloads[0], 1, |n| n == "stray");
     assert_eq!(made.len(), 1);
+}
+
+fn rc(name: &str, replicas: i32, app: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ReplicationController",
+           "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+           "spec": {"replicas": replicas, "selector": {"app": app}, "template": template(app)}})
+}
+
+/// A ReplicationController claims as a ReplicaSet does (upstream runs the ReplicaSet
+/// controller over it, its selector map as `matchLabels`): it counts the pods whose controller
+/// reference names it and adopts the orphans its selector matches, naming itself `v1`
+/// `ReplicationController`.
+#[test]
+fn a_replication_controller_counts_and_adopts_as_a_replicaset() {
+    let owned = |name: &str, kind: &str, uid: &str| {
+        let mut p = pod(name, "web", Some((kind, "web", uid)), "Running");
+        if let Some(r) = p.metadata.owner_references.as_mut() {
+            r[0].api_version = "v1".into();
+        }
+        p
+    };
+    type Case = (&'static str, i32, Vec<Pod>, Create, Vec<usize>);
+    let cases: Vec<Case> = vec![
+        (
+            "an RC of 3 with one pod it owns creates two",
+            3,
+            vec![owned("web-abcde", "ReplicationController", "uid-web")],
+            Create::Pods(2),
+            vec![0],
+        ),
+        (
+            "a pod of a ReplicaSet of the same name is not the RC's",
+            1,
+            vec![owned("web-abcde", "ReplicaSet", "uid-web")],
+            Create::Pods(1),
+            vec![],
+        ),
+        (
+            "an orphan the selector matches is adopted and counted",
+            2,
+            vec![pod("stray", "web", None, "Running")],
+            Create::Pods(1),
+            vec![0],
+        ),
+        (
+            "an orphan the selector does not match stays an orphan",
+            1,
+            vec![pod("stray", "db", None, "Running")],
+            Create::Pods(1),
+            vec![],
+        ),
+    ];
+    for (name, replicas, pods, want, owned) in cases {
+        let (p, pods) = run(&[rc("web", replicas, "web")], pods, &[]);
+        assert_eq!(p.workloads[0].create, want, "{name}");
+        assert_eq!(p.workloads[0].owned, owned, "{name}");
+        assert_eq!(
+            p.workloads[0].owner,
+            Some(OwnerId {
+                kind: "ReplicationController".into(),
+                name: "web".into(),
+                uid: Some("uid-web".into()),
+            }),
+            "{name}"
+        );
+        if name.contains("adopted") {
+            let r = pods[0]
+                .metadata
+                .owner_references
+                .as_ref()
+                .and_then(|o| o.first())
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(
+                (
+                    r.api_version.as_str(),
+                    r.kind.as_str(),
+                    r.name.as_str(),
+                    r.uid.as_str(),
+                    r.controller
+                ),
+                ("v1", "ReplicationController", "web", "uid-web", Some(true)),
+                "{name}"
+            );
+        }
+    }
 }
 
 #[test]

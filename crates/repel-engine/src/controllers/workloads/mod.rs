@@ -208,7 +208,8 @@ impl WorkloadControllers {
             .map(|t| &t.workload)
     }
 
-    /// `kubectl scale`: sets the managed Deployment's, ReplicaSet's or StatefulSet's
+    /// `kubectl scale`: sets the managed Deployment's, ReplicaSet's, StatefulSet's or
+    /// ReplicationController's
     /// `spec.replicas` (through its scale subresource upstream; the generation moves on, as
     /// for any spec change) and, when recording, writes it; returns the count it had, or
     /// `None` when no such workload is managed.
@@ -218,6 +219,13 @@ impl WorkloadControllers {
             Workload::Deployment(d) => (d.spec.replicas.replace(replicas), "deployments"),
             Workload::ReplicaSet(r) => (r.spec.replicas.replace(replicas), "replicasets"),
             Workload::StatefulSet(s) => (s.spec.replicas.replace(replicas), "statefulsets"),
+            Workload::ReplicationController(r) => (
+                r.spec
+                    .get_or_insert_with(Default::default)
+                    .replicas
+                    .replace(replicas),
+                "replicationcontrollers",
+            ),
             _ => return None,
         };
         let was = was.unwrap_or(1);
@@ -226,6 +234,7 @@ impl WorkloadControllers {
                 Workload::Deployment(d) => &mut d.metadata,
                 Workload::ReplicaSet(r) => &mut r.metadata,
                 Workload::StatefulSet(s) => &mut s.metadata,
+                Workload::ReplicationController(r) => &mut r.metadata,
                 _ => return None,
             };
             meta.generation = Some(meta.generation.unwrap_or(1) + 1);
@@ -453,6 +462,7 @@ impl WorkloadControllers {
                 "DaemonSet" => "daemonsets",
                 "Job" => "jobs",
                 "CronJob" => "cronjobs",
+                "ReplicationController" => "replicationcontrollers",
                 _ => continue,
             };
             self.note(|| ObjectWrite::Delete {
@@ -695,7 +705,7 @@ impl WorkloadControllers {
         let pods = owned(cluster, &w, &okind, &oname);
         match &w {
             Workload::Deployment(_) => {}
-            Workload::ReplicaSet(_) => {
+            Workload::ReplicaSet(_) | Workload::ReplicationController(_) => {
                 let want = w.pod_count();
                 self.reconcile_replicas(i, &w, &oname, &object, &pods, want, now, cluster, events);
             }
@@ -1058,6 +1068,7 @@ impl Controller for WorkloadControllers {
                     Workload::ReplicaSet(_) => "replicasets",
                     Workload::StatefulSet(_) => "statefulsets",
                     Workload::DaemonSet(_) => "daemonsets",
+                    Workload::ReplicationController(_) => "replicationcontrollers",
                     _ => "jobs",
                 };
                 let (namespace, name) = (w.namespace().to_string(), w.name().to_string());

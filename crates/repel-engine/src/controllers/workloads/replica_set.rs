@@ -1,5 +1,7 @@
 //! The ReplicaSet controller's sync (upstream `pkg/controller/replicaset`, v1.35): a
-//! ReplicaSet's pods, created when missing and deleted in upstream's order when in excess.
+//! ReplicaSet's pods, created when missing and deleted in upstream's order when in excess. A
+//! ReplicationController's too: upstream's ReplicationManager is this controller over RCs
+//! converted to ReplicaSets (`pkg/controller/replication`).
 
 use std::collections::HashMap;
 
@@ -91,7 +93,13 @@ impl WorkloadControllers {
         }
         for _ in active.len()..want {
             let name = self.free_name(i, cluster, rs_name);
-            let pod = controller_pod(w, name.clone(), "ReplicaSet", rs_name, None);
+            // A ReplicationController's pods name it (upstream runs it as a ReplicaSet of
+            // GroupVersionKind v1/ReplicationController); a Deployment's, its ReplicaSet.
+            let kind = match w {
+                Workload::ReplicationController(_) => "ReplicationController",
+                _ => "ReplicaSet",
+            };
+            let pod = controller_pod(w, name.clone(), kind, rs_name, None);
             self.create(
                 cluster,
                 events,

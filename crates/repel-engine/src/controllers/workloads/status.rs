@@ -139,7 +139,8 @@ pub fn of(t: &Tracked, cluster: &Cluster, gates: &FeatureGates) -> Option<Value>
     };
     let value = match w {
         Workload::Deployment(_) => return None,
-        Workload::ReplicaSet(_) => {
+        // A ReplicationController's status has a ReplicaSet's fields (upstream converts it).
+        Workload::ReplicaSet(_) | Workload::ReplicationController(_) => {
             let template = w.template().map(|(t, _)| t.clone()).unwrap_or_default();
             let s = super::rollout::replica_set_status(cluster, &template, &pods);
             return Some(replica_set(&s, generation));

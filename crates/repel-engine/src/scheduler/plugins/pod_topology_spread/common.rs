@@ -194,7 +194,8 @@ pub fn system_default_constraints(
 /// Upstream `helper.DefaultSelector`: the selectors of the Services, ReplicationController,
 /// ReplicaSet or StatefulSet that select the pod, merged.
 ///
-/// repel keeps no Services; it finds the pod's owning ReplicaSet or StatefulSet through the pod's
+/// repel keeps no Services; it finds the pod's owning ReplicationController, ReplicaSet or
+/// StatefulSet through the pod's
 /// controller ownerReference in [`Cluster::owner_selectors`] (a Deployment's ReplicaSet selects
 /// `spec.selector` plus `pod-template-hash`). A pod nothing owns gets the empty selector, so
 /// system defaulting adds no constraints, as upstream does for a pod nothing selects.
