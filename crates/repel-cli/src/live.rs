@@ -23,8 +23,9 @@
 //! status. Metadata loses `managedFields`, `resourceVersion`, `generation`, `selfLink` and
 //! kubectl's `last-applied-configuration` annotation (it keeps `uid`, owner references,
 //! creation and deletion timestamps). A node's status loses its volumes, `daemonEndpoints`
-//! and `nodeInfo` (its `images` stay: the scheduler's ImageLocality reads them); a pod's status keeps `phase`, `conditions`, `reason`,
-//! `message`, `nominatedNodeName`, `qosClass` and `startTime`. Every command reads exactly
+//! and `nodeInfo` (its `images` stay: the scheduler's ImageLocality reads them); a pod's
+//! status keeps `phase`, `conditions`, `reason`, `message`, `nominatedNodeName`, `qosClass`
+//! and `startTime`. Every command reads exactly
 //! these stripped objects, whether from the cluster or from its snapshot, in the same order,
 //! so both give the same answer.
 

@@ -25,7 +25,11 @@
 //!    class (and per such node), and one pass over the feasible nodes adds the cached
 //!    resource scores and keeps the best in filter order.
 //!
-//! 7. **FitErrors per reason.** A compiled pod no node fits gets its diagnosis from node
+//! 7. **ImageLocality per node.** It reads only the nodes' images, which scheduling does not
+//!    change: a class whose images some node holds keeps its per-node scores (computed once)
+//!    and is scored node by node; in a cluster whose nodes report no images it is not read.
+//!
+//! 8. **FitErrors per reason.** A compiled pod no node fits gets its diagnosis from node
 //!    classes and from the reason each other node failed (see `unschedulable`), then the
 //!    reference's own PostFilter (preemption) and FitError text.
 //!
@@ -2586,9 +2590,6 @@ impl FastScheduler {
             }
         }
         run.raw = raw;
-        // InterPodAffinity: no pod in the cluster has affinity terms, so PreScore skips.
-        // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
-        // BestEffort pods): kept per node for the request.
         // ImageLocality (1): the nodes holding the pod's images, read through a per-node
         // scratch left all zero.
         if let Some(images) = &class.images {
@@ -2610,6 +2611,9 @@ impl FastScheduler {
                 }
             }
         }
+        // InterPodAffinity: no pod in the cluster has affinity terms, so PreScore skips.
+        // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
+        // BestEffort pods): kept per node for the request.
         let cache = run.scores(&class.score_key);
         let resource = &mut run.caches[cache].scores;
         let mut best = i64::MIN;

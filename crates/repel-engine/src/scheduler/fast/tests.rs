@@ -879,3 +879,60 @@ fn same_placements_with_node_images() {
         );
     }
 }
+
+#[test]
+fn what_if_placements_with_node_images_match_the_reference() {
+    // A drain what-if's placements (`FirstFit::place`, node 0 cordoned, every node scored
+    // from the first) on a cluster whose nodes hold the pods' images, against the reference's
+    // evaluation of the same cluster with node 0 cordoned, pod by pod.
+    let g = ClusterShape::Default.generate(&GenerateOptions {
+        nodes: 60,
+        pods: 1_200,
+        seed: 4,
+        taints_per_node: 0,
+    });
+    let mut input = g.input();
+    with_node_images(&mut input, 2);
+    let gates = FeatureGates::default();
+    let mut c = build_cluster(input, &gates, &AdmissionConfig::default(), 4).cluster;
+    let mut queue = c.pending();
+    Scheduler::queue_order(&c, &mut queue);
+    let mut r = c.clone();
+    r.set_unschedulable(0, true);
+    let mut ff = first_fit::FirstFit::new(gates, &c);
+    let mut reference = Scheduler::new(gates, Some(100), 0);
+    let (mut placed, mut scored, mut uncovered) = (0, 0, 0);
+    for &pod in queue.iter().take(400) {
+        let got = ff.place(&mut c, pod, 0);
+        let info = r.pods[pod].clone();
+        let eval = reference.evaluate(&r, &info);
+        let want = match eval.feasible.as_slice() {
+            [one] => Some(*one),
+            _ if eval.scores.is_empty() => None,
+            _ => reference.select_host(&eval.scores),
+        };
+        if eval.scores.iter().any(|s| {
+            s.plugins
+                .iter()
+                .any(|p| p.plugin == image_locality::NAME && p.score > 0)
+        }) {
+            scored += 1;
+        }
+        match got {
+            Some(got) => assert_eq!(got, want, "pod {}", info.key()),
+            // A pod the compiled path does not cover (a DaemonSet's, pinned to its node): the
+            // caller asks the reference.
+            None => uncovered += 1,
+        }
+        if let Some(n) = want {
+            c.bind(pod, n);
+            ff.moved(&c, pod, n, 1);
+            r.bind(pod, n);
+            placed += 1;
+        }
+    }
+    assert!(
+        placed > 300 && scored > 100 && uncovered < placed / 2,
+        "{placed} placed, {scored} scored by images, {uncovered} not covered"
+    );
+}
