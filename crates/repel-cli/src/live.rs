@@ -22,9 +22,10 @@
 //! [`strip`]: the objects as they would be written by hand, plus what repel reads of their
 //! status. Metadata loses `managedFields`, `resourceVersion`, `generation`, `selfLink` and
 //! kubectl's `last-applied-configuration` annotation (it keeps `uid`, owner references,
-//! creation and deletion timestamps). A node's status loses its `images`, volumes,
-//! `daemonEndpoints` and `nodeInfo`; a pod's status keeps `phase`, `conditions`, `reason`,
-//! `message`, `nominatedNodeName`, `qosClass` and `startTime`. Every command reads exactly
+//! creation and deletion timestamps). A node's status loses its volumes, `daemonEndpoints`
+//! and `nodeInfo` (its `images` stay: the scheduler's ImageLocality reads them); a pod's
+//! status keeps `phase`, `conditions`, `reason`, `message`, `nominatedNodeName`, `qosClass`
+//! and `startTime`. Every command reads exactly
 //! these stripped objects, whether from the cluster or from its snapshot, in the same order,
 //! so both give the same answer.
 
@@ -662,9 +663,9 @@ const METADATA_NOISE: &[&str] = &["managedFields", "resourceVersion", "generatio
 /// kubectl's record of the last applied manifest: a copy of the object, noise here.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
-/// A node's status fields repel does not read (large and changing).
+/// A node's status fields repel does not read (large and changing). Its `images` are read
+/// (ImageLocality scores the nodes holding a pod's images) and kept.
 const NODE_STATUS_NOISE: &[&str] = &[
-    "images",
     "volumesInUse",
     "volumesAttached",
     "daemonEndpoints",
@@ -970,12 +971,14 @@ mod tests {
             })
         );
         let mut node = json!({"kind": "Node", "metadata": {"name": "n", "annotations": {"a": "b"}},
-            "status": {"images": [{"names": ["x"]}], "allocatable": {"cpu": "4"}, "nodeInfo": {}}});
+            "status": {"images": [{"names": ["x"], "sizeBytes": 5}], "allocatable": {"cpu": "4"},
+                "nodeInfo": {}, "volumesInUse": ["v"]}});
         strip("Node", &mut node);
         assert_eq!(
             node,
             json!({"kind": "Node", "metadata": {"name": "n", "annotations": {"a": "b"}},
-                "status": {"allocatable": {"cpu": "4"}}})
+                "status": {"images": [{"names": ["x"], "sizeBytes": 5}], "allocatable": {"cpu": "4"}}}),
+            "a node's images are kept: ImageLocality reads them"
         );
     }
 

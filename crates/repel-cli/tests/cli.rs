@@ -307,6 +307,55 @@ fn explain_scores_prefer_no_schedule() {
 }
 
 #[test]
+fn explain_and_schedule_read_the_nodes_images() {
+    // Two of three nodes hold nginx:latest (500 MiB); the pod's `nginx` is read as
+    // `nginx:latest`. 500 MiB * 2/3 = 349,525,333 bytes: 100 * (349,525,333 - 23 MiB) /
+    // (1000 MiB - 23 MiB) = 31 (upstream ImageLocality, v1.35).
+    let dir = tempfile::tempdir().unwrap();
+    let with_image = |name: &str| {
+        let mut n = node(name, json!([]));
+        n["status"] = json!({"images": [{"names": ["docker.io/library/nginx:latest", "nginx:latest"],
+            "sizeBytes": 500 * 1024 * 1024}]});
+        n
+    };
+    let f = write_list(
+        dir.path(),
+        "s.json",
+        vec![
+            with_image("a"),
+            node("b", json!([])),
+            with_image("c"),
+            pod("p", json!([])),
+        ],
+    );
+    let (_, v) = json_out(&[
+        "explain",
+        "default/p",
+        "-f",
+        f.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let image = |i: usize| v["nodes"][i]["scores"]["ImageLocality"].clone();
+    assert_eq!(
+        [image(0), image(1), image(2)],
+        [json!(31), json!(0), json!(31)]
+    );
+    let (_, text, _) = run(&["explain", "default/p", "-f", f.to_str().unwrap()]);
+    assert!(text.contains("ImageLocality 31"), "{text}");
+    for engine in [&[][..], &["--reference"][..]] {
+        let mut args = vec!["schedule", "-f", f.to_str().unwrap(), "-o", "json"];
+        args.extend_from_slice(engine);
+        let (_, v) = json_out(&args);
+        assert_ne!(
+            v["placements"][0]["node"],
+            json!("b"),
+            "{engine:?}: a node holding the image wins"
+        );
+    }
+}
+
+#[test]
 fn explain_adds_the_default_tolerations_before_judging() {
     let (_, v) = json_out(&[
         "explain",

@@ -12,6 +12,7 @@ use repel_core::workload::namespace_of;
 
 use crate::actions::Action;
 use crate::resources::{Resources, node_allocatable, pod_non_zero_requests, pod_requests};
+use crate::scheduler::plugins::image_locality::ImageIndex;
 
 /// A pod's index in [`Cluster::pods`].
 pub type PodId = usize;
@@ -548,6 +549,9 @@ pub struct Cluster {
     /// whose controller changed). The workload controllers read their pods through it at
     /// every pass instead of scanning every pod per workload.
     owner_index: std::sync::OnceLock<HashMap<OwnerKey, Vec<PodId>>>,
+    /// The nodes' images by name ([`ImageIndex`]), built at the first
+    /// [`Cluster::image_index`] and dropped when a node is added, replaced or deleted.
+    images: std::sync::OnceLock<Arc<ImageIndex>>,
 }
 
 /// (namespace, kind, name) of a pod's controller.
@@ -677,6 +681,7 @@ impl Cluster {
             n.allocatable = fresh.allocatable;
             n.node = fresh.node;
         }
+        self.images = std::sync::OnceLock::new();
         self.touch_node(node);
     }
 
@@ -725,6 +730,7 @@ impl Cluster {
         }
         self.node_index.insert(info.name.clone(), id);
         self.nodes.push(info);
+        self.images = std::sync::OnceLock::new();
         self.note(|c| Action::CreateNode(c.node_name(id)));
         id
     }
@@ -977,6 +983,7 @@ impl Cluster {
             return Vec::new();
         }
         let info = self.nodes.remove(node);
+        self.images = std::sync::OnceLock::new();
         let shift = |n: NodeId| if n > node { n - 1 } else { n };
         let mut orphaned = Vec::new();
         for (id, p) in self.pods.iter_mut().enumerate() {
@@ -1006,6 +1013,13 @@ impl Cluster {
         let name = info.name;
         self.note(move |_| Action::DeleteNode(name));
         orphaned
+    }
+
+    /// The nodes' images by name, as ImageLocality reads them (built on first use, kept until
+    /// a node is added, replaced or deleted).
+    pub fn image_index(&self) -> &ImageIndex {
+        self.images
+            .get_or_init(|| Arc::new(ImageIndex::of(&self.nodes)))
     }
 
     /// Live pods (not deleted) bound to `node`.

@@ -25,7 +25,11 @@
 //!    class (and per such node), and one pass over the feasible nodes adds the cached
 //!    resource scores and keeps the best in filter order.
 //!
-//! 7. **FitErrors per reason.** A compiled pod no node fits gets its diagnosis from node
+//! 7. **ImageLocality per node.** It reads only the nodes' images, which scheduling does not
+//!    change: a class whose images some node holds keeps its per-node scores (computed once)
+//!    and is scored node by node; in a cluster whose nodes report no images it is not read.
+//!
+//! 8. **FitErrors per reason.** A compiled pod no node fits gets its diagnosis from node
 //!    classes and from the reason each other node failed (see `unschedulable`), then the
 //!    reference's own PostFilter (preemption) and FitError text.
 //!
@@ -52,7 +56,8 @@ use super::plugins::pod_topology_spread::common::{
 };
 use super::plugins::pod_topology_spread::scoring::{score_for_count, topology_normalizing_weight};
 use super::plugins::{
-    balanced_allocation, node_affinity, node_resources_fit, pod_topology_spread, taint_toleration,
+    balanced_allocation, image_locality, node_affinity, node_resources_fit, pod_topology_spread,
+    taint_toleration,
 };
 use super::{Outcome, Placement, Scheduler};
 use crate::cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
@@ -397,12 +402,19 @@ struct Selectors {
 
 /// The key of what the compiled path reads of a spec: the static plugins' fields (by their
 /// key, [`static_key_of`]), spread constraints, and what the requests are computed from (by
-/// their key, [`requests_key_of`]; `spec.nodeName` aside, which [`PodInfo`] keeps apart).
-fn spec_key(static_key: u128, requests_key: u128, spec: &PodSpec) -> u128 {
+/// their key, [`requests_key_of`]; `spec.nodeName` aside, which [`PodInfo`] keeps apart);
+/// with `images` (some node of the cluster reports images), the containers' images too, which
+/// ImageLocality reads (without, it scores every node 0 and they are not read).
+fn spec_key(static_key: u128, requests_key: u128, spec: &PodSpec, images: bool) -> u128 {
     let mut h = KeyHasher::new();
     h.feed(&static_key.to_le_bytes());
     h.feed(&requests_key.to_le_bytes());
     h.value(&spec.topology_spread_constraints);
+    if images {
+        for image in image_locality::pod_images(spec) {
+            h.str(image);
+        }
+    }
     h.finish()
 }
 
@@ -434,6 +446,8 @@ fn static_key_of(spec: &PodSpec) -> u128 {
 /// (nothing changes a queued pod's spec meanwhile).
 #[derive(Default)]
 struct SpecKeys {
+    /// Whether the containers' images enter the keys (see [`spec_key`]).
+    images: bool,
     /// By a shared spec's address: its [`spec_key`] and its [`SpecMemo`].
     by_address: FastMap<usize, (u128, Option<SpecMemo>)>,
     /// The scorers' requests by [`requests_key_of`]: a DaemonSet's pods each have a spec of
@@ -442,6 +456,14 @@ struct SpecKeys {
 }
 
 impl SpecKeys {
+    /// Empty, the containers' images in the keys when `cluster`'s nodes report images.
+    fn of_cluster(cluster: &Cluster) -> Self {
+        SpecKeys {
+            images: !cluster.image_index().is_empty(),
+            ..SpecKeys::default()
+        }
+    }
+
     /// A shared spec's [`spec_key`] and [`SpecMemo`] (found once per address).
     fn of(&mut self, spec: &Arc<PodSpec>) -> (u128, Option<SpecMemo>) {
         let ptr = Arc::as_ptr(spec) as usize;
@@ -455,7 +477,7 @@ impl SpecKeys {
             .entry(requests_key)
             .or_insert_with(|| score_key_of(spec));
         let facts = (
-            spec_key(static_key, requests_key, spec),
+            spec_key(static_key, requests_key, spec, self.images),
             score_key.map(|score_key| SpecMemo {
                 static_key,
                 score_key,
@@ -651,6 +673,7 @@ fn class_key_with(info: &PodInfo, label: u128, specs: &mut SpecKeys) -> u128 {
             static_key_of(info.spec()),
             requests_key_of(info.spec()),
             info.spec(),
+            specs.images,
         ),
     };
     let mut h = KeyHasher::new();
@@ -685,8 +708,12 @@ fn alike(a: &PodInfo, b: &PodInfo) -> (bool, bool) {
 /// on every core (they depend on nothing the batch changes: a queued pod is unbound until its
 /// own turn).
 fn class_keys(cluster: &Cluster, queue: &[PodId], drafts: bool) -> ClassKeys {
+    let images = !cluster.image_index().is_empty();
     let keys_of = |part: &[PodId]| -> ClassKeys {
-        let mut specs = SpecKeys::default();
+        let mut specs = SpecKeys {
+            images,
+            ..SpecKeys::default()
+        };
         let mut seen = std::collections::HashSet::<u128, foldhash::fast::FixedState>::default();
         let mut out = Vec::with_capacity(part.len());
         let mut found = Vec::with_capacity(part.len());
@@ -1097,6 +1124,10 @@ struct PodClass {
     /// Per hard constraint: the eligible domains (static) and how many.
     hard_present: Vec<Vec<bool>>,
     hard_domains: Vec<usize>,
+    /// ImageLocality's weighted score of the nodes holding the pod's images, those scoring
+    /// more than 0, ascending (`None`: every node scores 0). It reads only the nodes' images,
+    /// which scheduling does not change.
+    images: Option<Arc<[(NodeId, i64)]>>,
 }
 
 /// What the resource scores depend on: LeastAllocated's request and BalancedAllocation's
@@ -1173,6 +1204,8 @@ struct Run {
     class_raw: Vec<i64>,
     /// Scratch of `class_scores`: raw spread scores by zone slot, hostname label and count.
     raw_memo: Vec<i64>,
+    /// Scratch of `score_and_select`: ImageLocality's score per node (all 0 between pods).
+    image_scratch: Vec<i64>,
     /// Per pod, the class key it was scheduled with (0: none), kept for a what-if that starts
     /// from this state ([`FastScheduler::keep_state`]).
     class_keys: Vec<u128>,
@@ -1549,6 +1582,7 @@ impl Run {
             own_in_class: vec![0; classes],
             class_raw: vec![0; classes],
             raw_memo: Vec::new(),
+            image_scratch: Vec::new(),
             class_keys: Vec::new(),
             what_if: false,
             skip: None,
@@ -2204,7 +2238,19 @@ impl FastScheduler {
                 f
             }
         };
+        // ImageLocality: the nodes holding the pod's images (none when no node reports any).
+        let index = cluster.image_index();
+        let images = (!index.is_empty())
+            .then(|| {
+                index
+                    .scores(info.spec())
+                    .into_iter()
+                    .map(|(n, s)| (n, s.clamp(0, MAX_NODE_SCORE) * image_locality::WEIGHT))
+                    .collect::<Arc<[(NodeId, i64)]>>()
+            })
+            .filter(|s| !s.is_empty());
         Some(PodClass {
+            images,
             static_key,
             statics: facts.statics,
             skip_filters,
@@ -2544,6 +2590,27 @@ impl FastScheduler {
             }
         }
         run.raw = raw;
+        // ImageLocality (1): the nodes holding the pod's images, read through a per-node
+        // scratch left all zero.
+        if let Some(images) = &class.images {
+            let dense = &mut run.image_scratch;
+            if dense.len() < run.res.len() {
+                dense.resize(run.res.len(), 0);
+            }
+            for &(n, s) in images.iter() {
+                if let Some(d) = dense.get_mut(n) {
+                    *d = s;
+                }
+            }
+            for (s, n) in stat.iter_mut().zip(feasible) {
+                *s += dense.get(*n).copied().unwrap_or(0);
+            }
+            for &(n, _) in images.iter() {
+                if let Some(d) = dense.get_mut(n) {
+                    *d = 0;
+                }
+            }
+        }
         // InterPodAffinity: no pod in the cluster has affinity terms, so PreScore skips.
         // NodeResourcesFit (LeastAllocated, 1) and BalancedAllocation (1, skipped for
         // BestEffort pods): kept per node for the request.

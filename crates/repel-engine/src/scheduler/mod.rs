@@ -21,7 +21,7 @@ use crate::cluster::{Cluster, NodeId, PodId, PodInfo};
 use crate::rng::Rng;
 use framework::{Code, CycleState, MAX_NODE_SCORE, Plugin, Status};
 use plugins::{
-    balanced_allocation, inter_pod_affinity, node_affinity, node_name, node_ports,
+    balanced_allocation, image_locality, inter_pod_affinity, node_affinity, node_name, node_ports,
     node_resources_fit, node_unschedulable, pod_topology_spread, taint_toleration,
 };
 
@@ -51,7 +51,7 @@ impl Profile {
     /// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
     /// PodTopologySpread, InterPodAffinity; scores TaintToleration 3, NodeAffinity 2,
     /// PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
-    /// NodeResourcesBalancedAllocation 1. (Volume plugins, ImageLocality and DynamicResources
+    /// NodeResourcesBalancedAllocation 1, ImageLocality 1. (Volume plugins and DynamicResources
     /// have nothing to act on in repel's inputs.)
     pub fn default_profile(gates: FeatureGates) -> Self {
         let e = |plugin: Box<dyn Plugin>, filter: bool, weight: Option<i64>| Entry {
@@ -98,6 +98,11 @@ impl Profile {
                     false,
                     Some(balanced_allocation::WEIGHT),
                 ),
+                e(
+                    Box::new(image_locality::ImageLocality),
+                    false,
+                    Some(image_locality::WEIGHT),
+                ),
             ],
         }
     }
@@ -111,7 +116,8 @@ impl Profile {
 }
 
 /// A plugin's score weight in the default profile (TaintToleration 3; NodeAffinity,
-/// PodTopologySpread, InterPodAffinity 2; NodeResourcesFit, NodeResourcesBalancedAllocation 1).
+/// PodTopologySpread, InterPodAffinity 2; NodeResourcesFit, NodeResourcesBalancedAllocation,
+/// ImageLocality 1).
 pub fn default_weight(plugin: &str) -> Option<i64> {
     Profile::default_profile(FeatureGates::default())
         .entries

@@ -319,9 +319,12 @@ pub(super) struct Chain {
     fresh: bool,
 }
 
-/// Whether a class takes [`FastScheduler::select_by_class`].
+/// Whether a class takes [`FastScheduler::select_by_class`] (and the repeat path and a
+/// what-if's kept levels): scores equal per node class but for the hostname term, so not a
+/// class ImageLocality scores above 0 on some node (its score is the node's own).
 pub(super) fn by_class_shape(class: &PodClass) -> bool {
     matches!(&*class.statics, Statics::ByClass { .. })
+        && class.images.is_none()
         && class.soft.iter().filter(|s| s.hostname).count() <= 1
         && class.soft.iter().filter(|s| !s.hostname).count() <= 1
 }

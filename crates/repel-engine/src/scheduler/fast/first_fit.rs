@@ -41,7 +41,7 @@ impl FirstFit {
             sched: FastScheduler::new(gates, Some(100), 0),
             run: Run::new(cluster),
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: SpecKeys::default(),
+            specs: SpecKeys::of_cluster(cluster),
         }
     }
 
@@ -53,7 +53,7 @@ impl FirstFit {
             sched: FastScheduler::new(gates, Some(100), 0),
             run: Run::with_label_keys(cluster, label_keys),
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: SpecKeys::default(),
+            specs: SpecKeys::of_cluster(cluster),
         }
     }
 
@@ -76,7 +76,7 @@ impl FirstFit {
             sched,
             run,
             affinity_anywhere: cluster.pods.iter().any(has_pod_affinity),
-            specs: SpecKeys::default(),
+            specs: SpecKeys::of_cluster(cluster),
         }
     }
 

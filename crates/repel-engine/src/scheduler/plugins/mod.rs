@@ -1,6 +1,7 @@
 //! The plugins of upstream's default profile (v1.35), one file each.
 
 pub mod balanced_allocation;
+pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
