@@ -382,6 +382,16 @@ fn a_pod_that_fits_nowhere_else_keeps_the_node() {
         }
         other => panic!("{other:?}"),
     }
+    // As Karpenter: the what-if launches no replacement node, and says so rather than
+    // claiming no NodePool was read.
+    let r = drain(&c, &["a"], &cfg(Decider::Karpenter, true));
+    assert_eq!(r.nodes[0].reason.as_deref(), Some("NoPlaceToMovePods"));
+    assert_eq!(
+        r.nodes[0].message.as_deref(),
+        Some(
+            "1 pod(s) would schedule on no remaining node (the what-if launches no replacement node, whatever NodePools were read)"
+        )
+    );
 }
 
 #[test]
