@@ -226,6 +226,20 @@ impl Inputs {
 }
 
 impl CliError {
+    /// The error as the command line prints it on stderr: `error: …`, unless it is kubectl's
+    /// own form already (or a live cluster's answer, which says what it is).
+    pub fn line(&self) -> String {
+        let msg = self.to_string();
+        if msg.starts_with("error: ")
+            || msg.starts_with("Error from server")
+            || matches!(self, CliError::Live(_))
+        {
+            msg
+        } else {
+            format!("error: {msg}")
+        }
+    }
+
     fn exit_code(&self) -> u8 {
         2
     }
@@ -332,15 +346,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let msg = e.to_string();
-            if msg.starts_with("error: ")
-                || msg.starts_with("Error from server")
-                || matches!(e, CliError::Live(_))
-            {
-                eprintln!("{msg}");
-            } else {
-                eprintln!("error: {msg}");
-            }
+            eprintln!("{}", e.line());
             ExitCode::from(e.exit_code())
         }
     }

@@ -399,25 +399,12 @@ fn a_starting_cluster_keeps_its_uids_and_its_owner_references() {
 /// write, in cluster time (scaled by `--time-scale`); a recent one stays.
 #[test]
 fn events_expire_a_ttl_after_their_last_write() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    // 60 cluster seconds at 600 per wall second: 0.1 s of wall clock.
     let cfg = repel_server::Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        data_dir: None,
-        token: None,
-        // 60 cluster seconds at 600 per wall second: 0.1 s of wall clock.
-        time_scale: 600.0,
-        seed: Vec::new(),
-        admission: repel_server::Admission::default(),
-        tls: repel_server::net::TlsSource::None,
-        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
-        scenario: None,
         event_ttl: std::time::Duration::from_secs(60),
+        ..support::config(Vec::new(), 600.0)
     };
-    let s = support::start_config(cfg, rt);
+    let s = support::start_config(cfg, support::runtime());
     let now = repel_server::time::now();
     let event = |name: &str, last: String| {
         json!({"apiVersion": "v1", "kind": "Event",

@@ -76,29 +76,10 @@ fn create_twice_is_already_exists_and_admission_adds_tolerations() {
     }
     // PodTolerationRestriction is off in stock kube-apiserver: this server enables it, as
     // `repel serve --enable-admission-plugins PodTolerationRestriction` does.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut admission = repel_server::Admission::default();
-    admission.config.pod_toleration_restriction =
+    let mut cfg = support::config(vec![node("node1", json!(null))], 600.0);
+    cfg.admission.config.pod_toleration_restriction =
         Some(repel_core::defaults::PodTolerationRestrictionConfig::default());
-    let s = support::start_config(
-        repel_server::Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            data_dir: None,
-            token: None,
-            time_scale: 600.0,
-            seed: vec![node("node1", json!(null))],
-            admission,
-            tls: repel_server::net::TlsSource::None,
-            request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
-            scenario: None,
-            event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
-        },
-        rt,
-    );
+    let s = support::start_config(cfg, support::runtime());
     let f = s.write(
         "node.yaml",
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: node3\n  labels:\n    kubernetes.io/hostname: node3\nspec:\n  taints:\n  - key: dedicated\n    value: gpu\n    effect: NoSchedule\n",

@@ -250,17 +250,6 @@ fn is_scenario(path: &Path) -> bool {
         .is_some_and(|d| d.value.get("kind").and_then(Value::as_str) == Some("Scenario"))
 }
 
-/// An error as the command line prints it on stderr (`error: …`, unless it is kubectl's own
-/// form already).
-fn error_line(e: &CliError) -> String {
-    let msg = e.to_string();
-    if msg.starts_with("error: ") || msg.starts_with("Error from server") {
-        msg
-    } else {
-        format!("error: {msg}")
-    }
-}
-
 /// `repel test`'s exit code: 2 when a scenario could not be used, else 1 when one failed.
 fn test_exit(failed: usize, unusable: usize) -> u8 {
     if unusable > 0 {
@@ -292,7 +281,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
                 Ok(loaded) => loaded,
                 Err(e) => {
                     unusable += 1;
-                    eprintln!("{}", error_line(&e));
+                    eprintln!("{}", e.line());
                     rows.push(serde_json::json!({
                         "file": f.display().to_string(),
                         "passed": false,
@@ -331,7 +320,7 @@ pub fn run_tests(args: TestArgs) -> Result<u8, CliError> {
             Err(e) => {
                 unusable += 1;
                 outln!("ERROR {}  (could not be read)", f.display());
-                eprintln!("{}", error_line(&e));
+                eprintln!("{}", e.line());
                 continue;
             }
         };

@@ -47,12 +47,21 @@ pub fn start(seed: Vec<Value>) -> Server {
 }
 
 pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    start_config(config(seed, time_scale), runtime())
+}
+
+/// A two-worker runtime for a test server.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
-    let cfg = Config {
+        .unwrap()
+}
+
+/// A plain-HTTP, in-memory server's configuration with the defaults, for a test to change.
+pub fn config(seed: Vec<Value>, time_scale: f64) -> Config {
+    Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         data_dir: None,
         token: None,
@@ -63,8 +72,7 @@ pub fn start_with(seed: Vec<Value>, time_scale: f64) -> Server {
         request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
         scenario: None,
         event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
-    };
-    start_config(cfg, rt)
+    }
 }
 
 /// Starts a server with `cfg` on `rt`; its kubeconfig carries the token and the generated CA.
