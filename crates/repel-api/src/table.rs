@@ -75,6 +75,7 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "Event" => cells::event(obj, now),
         "Deployment" => cells::deployment(obj, now),
         "ReplicaSet" => cells::replica_set(obj, now),
+        "ReplicationController" => cells::replication_controller(obj, now),
         "DaemonSet" => cells::daemon_set(obj, now),
         "StatefulSet" => cells::stateful_set(obj, now),
         "Job" => cells::job(obj, now),

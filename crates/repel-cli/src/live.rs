@@ -163,11 +163,20 @@ pub const KINDS: &[Kind] = &[
         without: "CronJobs' next runs are not judged",
     },
     Kind {
+        resource: "replicationcontrollers",
+        path: "/api/v1/replicationcontrollers",
+        api_version: "v1",
+        kind: "ReplicationController",
+        file: "11-replicationcontrollers.yaml",
+        optional: false,
+        without: "pods owned by ReplicationControllers are judged without them (not replicated, not recreated)",
+    },
+    Kind {
         resource: "pods",
         path: "/api/v1/pods",
         api_version: "v1",
         kind: "Pod",
-        file: "11-pods.yaml",
+        file: "12-pods.yaml",
         optional: false,
         without: "no pod can be judged: workloads stand for the pods they would create",
     },
@@ -176,7 +185,7 @@ pub const KINDS: &[Kind] = &[
         path: "/apis/karpenter.sh/v1/nodepools",
         api_version: "karpenter.sh/v1",
         kind: "NodePool",
-        file: "12-nodepools.yaml",
+        file: "13-nodepools.yaml",
         optional: true,
         without: "Karpenter's NodePools are not judged",
     },
@@ -185,7 +194,7 @@ pub const KINDS: &[Kind] = &[
         path: "/apis/karpenter.sh/v1/nodeclaims",
         api_version: "karpenter.sh/v1",
         kind: "NodeClaim",
-        file: "13-nodeclaims.yaml",
+        file: "14-nodeclaims.yaml",
         optional: true,
         without: "Karpenter's NodeClaims are not judged",
     },
@@ -825,7 +834,7 @@ fn cluster_scoped(kind: &str) -> bool {
     )
 }
 
-/// Objects per snapshot file: a kind with more is written in parts (`11-pods-0001.yaml`, …),
+/// Objects per snapshot file: a kind with more is written in parts (`12-pods-0001.yaml`, …),
 /// each well under the most repel reads of one file ([`crate::input::MAX_INPUT_BYTES`]) even
 /// for pods ten times the size of a typical one.
 pub const OBJECTS_PER_FILE: usize = 10_000;
@@ -844,7 +853,9 @@ pub fn write_snapshot(
     for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
         let path = entry.map_err(|e| io(dir, e))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if KINDS.iter().any(|k| snapshot_file_of(k, name)) {
+        if KINDS.iter().any(|k| snapshot_file_of(k, name))
+            || FORMER_FILES.iter().any(|f| file_or_part(f, name))
+        {
             std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
         }
     }
@@ -896,8 +907,18 @@ pub fn write_snapshot(
 
 /// Whether `name` is a file [`write_snapshot`] writes for `kind`.
 fn snapshot_file_of(kind: &Kind, name: &str) -> bool {
-    let stem = kind.file.trim_end_matches(".yaml");
-    name == kind.file
+    file_or_part(kind.file, name)
+}
+
+/// The files earlier repel versions wrote before ReplicationControllers were read (pods were
+/// `11-`, pools `12-` and `13-`): removed too, so a snapshot taken again over an old one does
+/// not read its pods twice.
+const FORMER_FILES: &[&str] = &["11-pods.yaml", "12-nodepools.yaml", "13-nodeclaims.yaml"];
+
+/// Whether `name` is `file` or one of its parts (`STEM-0001.yaml`).
+fn file_or_part(file: &str, name: &str) -> bool {
+    let stem = file.trim_end_matches(".yaml");
+    name == file
         || name
             .strip_prefix(stem)
             .and_then(|r| r.strip_prefix('-'))
@@ -1001,7 +1022,14 @@ mod tests {
     #[test]
     fn a_large_kind_is_written_in_parts_and_stale_files_go() {
         let dir = tempfile::tempdir().unwrap();
-        for stale in ["11-pods.yaml", "11-pods-0009.yaml", "03-nodes.yaml"] {
+        for stale in [
+            "12-pods.yaml",
+            "12-pods-0009.yaml",
+            "03-nodes.yaml",
+            "11-pods.yaml",
+            "12-pods-0002.yaml",
+            "13-nodeclaims.yaml",
+        ] {
             std::fs::write(dir.path().join(stale), "---\n").unwrap();
         }
         std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
@@ -1029,9 +1057,9 @@ mod tests {
             names,
             [
                 ("03-nodes.yaml".to_string(), 1),
-                ("11-pods-0001.yaml".to_string(), OBJECTS_PER_FILE),
-                ("11-pods-0002.yaml".to_string(), OBJECTS_PER_FILE),
-                ("11-pods-0003.yaml".to_string(), 1)
+                ("12-pods-0001.yaml".to_string(), OBJECTS_PER_FILE),
+                ("12-pods-0002.yaml".to_string(), OBJECTS_PER_FILE),
+                ("12-pods-0003.yaml".to_string(), 1)
             ]
         );
         let mut left: Vec<String> = std::fs::read_dir(dir.path())
@@ -1043,16 +1071,16 @@ mod tests {
             left,
             [
                 "03-nodes.yaml",
-                "11-pods-0001.yaml",
-                "11-pods-0002.yaml",
-                "11-pods-0003.yaml",
+                "12-pods-0001.yaml",
+                "12-pods-0002.yaml",
+                "12-pods-0003.yaml",
                 "notes.txt"
             ]
         );
         // Every pod once, in order, across the parts.
         let mut names = Vec::new();
         for part in 1..=3 {
-            let text = std::fs::read_to_string(dir.path().join(format!("11-pods-{part:04}.yaml")))
+            let text = std::fs::read_to_string(dir.path().join(format!("12-pods-{part:04}.yaml")))
                 .unwrap();
             names.extend(
                 text.lines()
@@ -1064,7 +1092,7 @@ mod tests {
             .map(|i| format!("p{i}"))
             .collect();
         assert_eq!(names, want);
-        let last = std::fs::read_to_string(dir.path().join("11-pods-0003.yaml")).unwrap();
+        let last = std::fs::read_to_string(dir.path().join("12-pods-0003.yaml")).unwrap();
         assert_eq!(
             last,
             format!(

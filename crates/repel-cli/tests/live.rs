@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 /// A cluster for `repel serve -f`: three nodes (one with a GPU taint), a Deployment with a
-/// PodDisruptionBudget, a DaemonSet, a PriorityClass, a pod too large for any node, and
-/// `bare` pods (more than one page of pods).
+/// PodDisruptionBudget, a DaemonSet, a ReplicationController, a PriorityClass, a pod too large
+/// for any node, and `bare` pods (more than one page of pods).
 fn cluster_yaml(bare: usize) -> String {
     let mut s = String::new();
     for (name, taint) in [("n1", ""), ("n2", ""), ("gpu1", "gpu")] {
@@ -63,6 +63,17 @@ spec:
     metadata: {labels: {app: agent}}
     spec:
       containers: [{name: c, image: agent, resources: {requests: {cpu: 10m}}}]
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy, namespace: default}
+spec:
+  replicas: 1
+  selector: {app: legacy}
+  template:
+    metadata: {labels: {app: legacy}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]
 ---
 apiVersion: v1
 kind: Pod
@@ -129,10 +140,11 @@ fn serve(bare: usize, extra: &[&str]) -> Serve {
         text = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
         let placed = text.matches("  nodeName: ").count();
-        // 3 web pods, 2 agents (gpu1's taint keeps the third out), big, the bare pods.
-        if text.matches("kind: Pod\n").count() == 6 + bare
+        // 3 web pods, 2 agents (gpu1's taint keeps the third out), the RC's pod, big, the
+        // bare pods.
+        if text.matches("kind: Pod\n").count() == 7 + bare
             && text.contains("reason: Unschedulable")
-            && placed == 5 + bare
+            && placed == 6 + bare
         {
             return s;
         }
@@ -218,15 +230,16 @@ fn every_read_only_command_answers_the_same_on_the_cluster_and_on_its_snapshot()
             "05-deployments.yaml",
             "06-replicasets.yaml",
             "08-daemonsets.yaml",
-            "11-pods.yaml",
-            "12-nodepools.yaml",
+            "11-replicationcontrollers.yaml",
+            "12-pods.yaml",
+            "13-nodepools.yaml",
         ]
         .iter()
-        .filter(|f| *f != &"12-nodepools.yaml" || files.iter().any(|x| x == *f))
+        .filter(|f| *f != &"13-nodepools.yaml" || files.iter().any(|x| x == *f))
         .map(ToString::to_string)
         .collect::<Vec<_>>()
     );
-    let pods = std::fs::read_to_string(dir.path().join("11-pods.yaml")).unwrap();
+    let pods = std::fs::read_to_string(dir.path().join("12-pods.yaml")).unwrap();
     assert!(!pods.contains("managedFields"), "stripped");
     assert!(!pods.contains("resourceVersion"), "stripped");
     assert!(pods.contains("ownerReferences"), "owners kept");
@@ -236,6 +249,7 @@ fn every_read_only_command_answers_the_same_on_the_cluster_and_on_its_snapshot()
         &["explain", "big", "-o", "json"],
         &["explain", "deployment/web", "-o", "json"],
         &["explain", "ds/agent", "-n", "kube-system", "-o", "json"],
+        &["explain", "rc/legacy", "-o", "json"],
         &["drain", "--all", "--ignore-daemonsets", "-o", "json"],
         &[
             "drain",

@@ -69,6 +69,7 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "Event" => roundtrip_as::<core::v1::Event>(r, v),
         "Deployment" => roundtrip_as::<apps::v1::Deployment>(r, v),
         "ReplicaSet" => roundtrip_as::<apps::v1::ReplicaSet>(r, v),
+        "ReplicationController" => roundtrip_as::<core::v1::ReplicationController>(r, v),
         "StatefulSet" => roundtrip_as::<apps::v1::StatefulSet>(r, v),
         "DaemonSet" => roundtrip_as::<apps::v1::DaemonSet>(r, v),
         "Job" => roundtrip_as::<batch::v1::Job>(r, v),
@@ -261,7 +262,13 @@ impl Admission {
             "PersistentVolumeClaim" => crate::defaults::pvc(&mut obj),
             "StorageClass" => crate::defaults::storage_class(&mut obj),
             "HorizontalPodAutoscaler" => crate::defaults::hpa(&mut obj),
-            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob" => {
+            "Deployment"
+            | "ReplicaSet"
+            | "ReplicationController"
+            | "StatefulSet"
+            | "DaemonSet"
+            | "Job"
+            | "CronJob" => {
                 crate::defaults::workload(&r.kind, &mut obj);
                 if r.kind == "Job" {
                     // The handler fills the uid before the strategy's PrepareForCreate, whose
@@ -527,6 +534,7 @@ pub fn tracks_generation(r: &Resource) -> bool {
             r.kind.as_str(),
             "Deployment"
                 | "ReplicaSet"
+                | "ReplicationController"
                 | "StatefulSet"
                 | "DaemonSet"
                 | "Job"

@@ -874,10 +874,16 @@ fn set_replicas(r: &Resource, obj: &mut Value, replicas: i64) {
     cur[last.as_str()] = json!(replicas);
 }
 
-/// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet.
+/// The `autoscaling/v1` Scale of a Deployment, ReplicaSet or StatefulSet, or of a
+/// ReplicationController, whose selector is a plain label map (upstream `scaleFromRC`).
 pub fn scale_of(obj: &Value) -> Value {
     let m = &obj["metadata"];
-    let selector: Vec<String> = obj["spec"]["selector"]["matchLabels"]
+    let labels = if obj["kind"] == "ReplicationController" {
+        &obj["spec"]["selector"]
+    } else {
+        &obj["spec"]["selector"]["matchLabels"]
+    };
+    let selector: Vec<String> = labels
         .as_object()
         .map(|ls| {
             ls.iter()

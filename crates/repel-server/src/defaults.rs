@@ -227,7 +227,7 @@ fn default(obj: &mut Value, path: &[&str], v: Value) {
     }
 }
 
-/// apps/v1 and batch/v1 `SetDefaults_Deployment`, `_ReplicaSet`, `_StatefulSet`,
+/// apps/v1, batch/v1 and core/v1 `SetDefaults_Deployment`, `_ReplicaSet`, `_ReplicationController`, `_StatefulSet`,
 /// `_DaemonSet`, `_Job` and `_CronJob` (v1.32), the workload fields `kubectl get -o yaml` and kubectl's
 /// own checks read (`kubectl rollout status daemonset` needs `updateStrategy.type`), and the
 /// pod template's ([`pod_spec`]), so the pods made from it carry them too.
@@ -238,8 +238,29 @@ pub fn workload(kind: &str, obj: &mut Value) {
     if let Some(t) = template_spec(kind, obj) {
         pod_spec(t, false);
     }
+    if kind == "ReplicationController" {
+        // Core v1 `SetDefaults_ReplicationController`: the selector and the object's labels
+        // are the template's labels when unset or empty.
+        let labels = obj["spec"]["template"]["metadata"]["labels"].clone();
+        if labels.is_object() {
+            if obj["spec"]["selector"]
+                .as_object()
+                .is_none_or(|m| m.is_empty())
+            {
+                obj["spec"]["selector"] = labels.clone();
+            }
+            if obj["metadata"].is_object()
+                && obj["metadata"]["labels"]
+                    .as_object()
+                    .is_none_or(|m| m.is_empty())
+            {
+                obj["metadata"]["labels"] = labels;
+            }
+        }
+    }
     let spec = &mut obj["spec"];
     match kind {
+        "ReplicationController" => default(spec, &["replicas"], json!(1)),
         "Deployment" => {
             default(spec, &["replicas"], json!(1));
             default(spec, &["strategy", "type"], json!("RollingUpdate"));
@@ -383,7 +404,12 @@ fn default_str(v: &mut Value, field: &str, d: &str) {
 /// The template of a workload `kind`'s pods, where it has one.
 fn template_spec<'a>(kind: &str, obj: &'a mut Value) -> Option<&'a mut Value> {
     let path = match kind {
-        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => "/spec/template/spec",
+        "Deployment"
+        | "ReplicaSet"
+        | "ReplicationController"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "Job" => "/spec/template/spec",
         "CronJob" => "/spec/jobTemplate/spec/template/spec",
         _ => return None,
     };

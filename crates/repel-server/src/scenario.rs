@@ -70,7 +70,6 @@ pub fn seed_objects(input: &ClusterInput) -> Vec<Value> {
             Workload::DaemonSet(d) => push(&mut out, d),
             Workload::Job(j) => push(&mut out, j),
             Workload::CronJob(c) => push(&mut out, c),
-            // The server serves no ReplicationControllers: the seed skips it.
             Workload::ReplicationController(r) => push(&mut out, r),
         }
     }

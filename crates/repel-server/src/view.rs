@@ -38,6 +38,7 @@ pub const RESOURCES: &[&str] = &[
     "nodes",
     "deployments",
     "replicasets",
+    "replicationcontrollers",
     "statefulsets",
     "daemonsets",
     "jobs",
@@ -120,6 +121,7 @@ fn workload(resource: &str, v: &Value) -> Option<Workload> {
     match resource {
         "deployments" => typed(v).map(Workload::Deployment),
         "replicasets" => typed(v).map(Workload::ReplicaSet),
+        "replicationcontrollers" => typed(v).map(Workload::ReplicationController),
         "statefulsets" => typed(v).map(Workload::StatefulSet),
         "daemonsets" => typed(v).map(Workload::DaemonSet),
         "jobs" => typed(v).map(Workload::Job),
@@ -139,6 +141,7 @@ fn kind_of(resource: &str) -> Option<&'static str> {
     Some(match resource {
         "deployments" => "Deployment",
         "replicasets" => "ReplicaSet",
+        "replicationcontrollers" => "ReplicationController",
         "statefulsets" => "StatefulSet",
         "daemonsets" => "DaemonSet",
         "jobs" => "Job",

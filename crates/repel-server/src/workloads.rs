@@ -22,7 +22,13 @@
 //! - Job (`validateJobSpec`, `ValidateJobSpec`): `parallelism`, `completions`,
 //!   `activeDeadlineSeconds`, `backoffLimit` ≥ 0, `restartPolicy` `OnFailure` or `Never`, the
 //!   selector required and matching the template's labels.
-//! - apps/v1's `spec.selector` is immutable on update (the strategies' `ValidateUpdate`).
+//! - ReplicationController (core `ValidateReplicationControllerSpec` and
+//!   `ValidatePodTemplateSpecForRC`): `minReadySeconds` ≥ 0, the selector map required and not
+//!   empty, `replicas` ≥ 0, the template required, its labels matched by the selector, its
+//!   `restartPolicy` `Always` and no `activeDeadlineSeconds` (`must not be specified`).
+//! - apps/v1's `spec.selector` is immutable on update (the strategies' `ValidateUpdate`); a
+//!   ReplicationController's selector is not (`ValidateReplicationControllerUpdate` does not
+//!   check it).
 //!
 //! Not covered: the pod template's own `ValidatePodTemplateSpec` (beyond the tolerations the
 //! admission checks), `ValidateLabelSelector`'s key and value syntax, IntOrString percent syntax,
@@ -57,11 +63,14 @@ pub fn validate(kind: &str, obj: &Value, old: Option<&Value>) -> Vec<FieldError>
         "StatefulSet" => stateful_set(spec),
         "DaemonSet" => daemon_set(spec),
         "Job" => job(spec),
+        "ReplicationController" => replication_controller(spec),
         _ => return Vec::new(),
     };
     if let Some(old) = old {
         let old_spec = &old["spec"];
-        if kind != "Job" && spec.get("selector") != old_spec.get("selector") {
+        if !matches!(kind, "Job" | "ReplicationController")
+            && spec.get("selector") != old_spec.get("selector")
+        {
             errs.push(FieldError::invalid(
                 "spec.selector",
                 json_value(&spec["selector"]),
@@ -290,6 +299,56 @@ fn replica_set(spec: &Value) -> Vec<FieldError> {
     // Upstream's ReplicaSet reuses the Deployment's text.
     selector_present(spec, "empty selector is invalid for deployment", &mut errs);
     template_for_replica_set(spec, &mut errs);
+    errs
+}
+
+/// Upstream `ValidateReplicationControllerSpec` with `ValidatePodTemplateSpecForRC`
+/// (`pkg/apis/core/validation/validation.go`): the selector is a plain label map.
+fn replication_controller(spec: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    non_negative(spec, "minReadySeconds", &mut errs);
+    let selector: BTreeMap<String, String> = spec["selector"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if selector.is_empty() {
+        errs.push(FieldError::required("spec.selector", ""));
+    }
+    non_negative(spec, "replicas", &mut errs);
+    let template = &spec["template"];
+    if !template.is_object() {
+        errs.push(FieldError::required("spec.template", ""));
+        return errs;
+    }
+    let labels = &template["metadata"]["labels"];
+    let selected = selector
+        .iter()
+        .all(|(k, v)| labels.get(k).and_then(Value::as_str) == Some(v.as_str()));
+    if !selector.is_empty() && !selected {
+        errs.push(mismatch(spec));
+    }
+    let rp = restart_policy(spec);
+    if rp != "Always" {
+        errs.push(FieldError::not_supported(
+            "spec.template.spec.restartPolicy",
+            rp,
+            &["Always"],
+        ));
+    }
+    let deadline = &template["spec"]["activeDeadlineSeconds"];
+    if !deadline.is_null() {
+        errs.push(FieldError::invalid(
+            "spec.template.spec.activeDeadlineSeconds",
+            deadline
+                .as_i64()
+                .map_or_else(|| json_value(deadline), BadValue::Int),
+            "must not be specified",
+        ));
+    }
     errs
 }
 

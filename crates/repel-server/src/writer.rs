@@ -517,6 +517,7 @@ fn resource_of(kind: &str) -> Option<&'static str> {
         "Pod" => "pods",
         "Node" => "nodes",
         "ReplicaSet" => "replicasets",
+        "ReplicationController" => "replicationcontrollers",
         "StatefulSet" => "statefulsets",
         "DaemonSet" => "daemonsets",
         "Job" => "jobs",

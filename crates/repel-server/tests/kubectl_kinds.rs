@@ -247,3 +247,109 @@ fn sort_by_a_field_outside_metadata_reads_the_whole_objects_kubectl_asks_for() {
         "{out}"
     );
 }
+
+/// `staging/spark/spark-worker-controller.yaml` of kubernetes/examples, byte for byte:
+/// <https://github.com/kubernetes/examples/blob/8e9406886a027d9c1e99a82c33ad6662cadc81d8/staging/spark/spark-worker-controller.yaml>
+const SPARK_WORKER_RC: &str = include_str!("data/spark-worker-controller.yaml");
+
+/// The names of the pods whose name starts with `prefix`, with their phase, sorted.
+fn pods_of(s: &support::Server, prefix: &str) -> Vec<String> {
+    let out = s.kubectl_ok(&[
+        "get",
+        "pods",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.metadata.ownerReferences[0].kind}{\"\\n\"}{end}",
+    ]);
+    let mut v: Vec<String> = out
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_replication_controller_is_served_scaled_and_owns_its_pods() {
+    if !have_kubectl() {
+        return;
+    }
+    let s = start(vec![node("node1", json!(null))]);
+    let rc = s.write("rc.yaml", SPARK_WORKER_RC);
+    assert_eq!(
+        s.kubectl_ok(&["apply", "-f", &rc]),
+        "replicationcontroller/spark-worker-controller created\n"
+    );
+    // Defaulted as SetDefaults_ReplicationController: the object's labels from the template.
+    let stored = s
+        .get(
+            "replicationcontrollers",
+            "default",
+            "spark-worker-controller",
+        )
+        .unwrap();
+    assert_eq!(
+        stored["metadata"]["labels"],
+        json!({"component": "spark-worker"})
+    );
+    s.kubectl_ok(&[
+        "wait",
+        "--for=jsonpath={.status.readyReplicas}=2",
+        "rc/spark-worker-controller",
+        "--timeout=60s",
+    ]);
+    let pods = pods_of(&s, "spark-worker-controller-");
+    assert_eq!(pods.len(), 2, "{pods:?}");
+    assert!(
+        pods.iter()
+            .all(|p| p.ends_with(" Running ReplicationController")),
+        "{pods:?}"
+    );
+    let o = s.kubectl_ok(&["get", "rc", "-o", "wide"]);
+    assert_eq!(
+        table_rows(&o, 4),
+        [
+            "NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR",
+            "spark-worker-controller 2 2 2 AGE spark-worker registry.k8s.io/spark:1.5.2_v1 component=spark-worker",
+        ],
+        "{o}"
+    );
+    assert_eq!(
+        s.kubectl_ok(&["scale", "rc/spark-worker-controller", "--replicas=3"]),
+        "replicationcontroller/spark-worker-controller scaled\n"
+    );
+    s.kubectl_ok(&[
+        "wait",
+        "--for=jsonpath={.status.readyReplicas}=3",
+        "replicationcontroller/spark-worker-controller",
+        "--timeout=60s",
+    ]);
+    assert_eq!(pods_of(&s, "spark-worker-controller-").len(), 3);
+
+    // Upstream's ValidateReplicationControllerSpec: a selector the template does not carry.
+    let bad = s.write(
+        "bad.yaml",
+        &SPARK_WORKER_RC
+            .replace("spark-worker-controller", "bad")
+            .replacen("component: spark-worker", "component: other", 1),
+    );
+    let o = s.kubectl(&["apply", "-f", &bad]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "The ReplicationController \"bad\" is invalid: spec.template.metadata.labels: Invalid value: {\"component\":\"spark-worker\"}: `selector` does not match template `labels`\n",
+    );
+
+    s.kubectl_ok(&["delete", "rc/spark-worker-controller", "--wait=false"]);
+    for _ in 0..200 {
+        if pods_of(&s, "spark-worker-controller-").is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        pods_of(&s, "spark-worker-controller-"),
+        Vec::<String>::new(),
+        "the garbage collector deletes the pods it owned"
+    );
+}

@@ -15,7 +15,9 @@ pub(super) use config::{
     service_account, storage_class, webhook_configuration,
 };
 pub(super) use pod::pod;
-pub(super) use workloads::{daemon_set, deployment, job, pdb, replica_set, stateful_set};
+pub(super) use workloads::{
+    daemon_set, deployment, job, pdb, replica_set, replication_controller, stateful_set,
+};
 
 /// Upstream `duration.HumanDuration` of a duration in whole seconds.
 pub fn human_duration(seconds: i64) -> String {

@@ -253,6 +253,40 @@ pub fn columns(kind: &str) -> Vec<Value> {
                 "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
             ),
         ],
+        "ReplicationController" => vec![
+            name_col(),
+            col(
+                "Desired",
+                "integer",
+                "",
+                0,
+                "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+            ),
+            col(
+                "Current",
+                "integer",
+                "",
+                0,
+                "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+            ),
+            col(
+                "Ready",
+                "integer",
+                "",
+                0,
+                "The number of ready replicas for this replication controller.",
+            ),
+            age_col(),
+            col("Containers", "string", "", 1, CONTAINERS_DOC),
+            col("Images", "string", "", 1, IMAGES_DOC),
+            col(
+                "Selector",
+                "string",
+                "",
+                1,
+                "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+            ),
+        ],
         "DaemonSet" => vec![
             name_col(),
             col(

@@ -17,9 +17,9 @@ pub struct SnapshotArgs {
     /// The kubeconfig context (default: its current context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// A directory to write one file per kind into (`01-namespaces.yaml` … `11-pods.yaml`,
+    /// A directory to write one file per kind into (`01-namespaces.yaml` … `12-pods.yaml`,
     /// in the order repel reads them; a kind of more than 10,000 objects in parts,
-    /// `11-pods-0001.yaml` …), or `-` for one multi-document YAML stream on stdout.
+    /// `12-pods-0001.yaml` …), or `-` for one multi-document YAML stream on stdout.
     #[arg(short = 'o', long = "output", value_name = "DIR|-")]
     pub output: PathBuf,
 }

@@ -68,6 +68,12 @@ pub static KINDS: &[Kind] = &[
     ),
     k("", "v1", "LimitRange", add::<core::v1::LimitRange>),
     k("", "v1", "Pod", add::<core::v1::Pod>),
+    k(
+        "",
+        "v1",
+        "ReplicationController",
+        add::<core::v1::ReplicationController>,
+    ),
     k("", "v1", "ResourceQuota", add::<core::v1::ResourceQuota>),
     k("", "v1", "Secret", add::<core::v1::Secret>),
     k("", "v1", "Service", add::<core::v1::Service>),

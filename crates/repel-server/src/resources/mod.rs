@@ -291,6 +291,16 @@ const RESOURCES: &[Builtin] = &[
     ),
     r("", "events", "event", "Event", true, &["ev"], &[], false),
     r(
+        "",
+        "replicationcontrollers",
+        "replicationcontroller",
+        "ReplicationController",
+        true,
+        &["rc"],
+        &["scale", "status"],
+        true,
+    ),
+    r(
         "apps",
         "deployments",
         "deployment",

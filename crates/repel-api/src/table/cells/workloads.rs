@@ -84,6 +84,22 @@ pub(crate) fn replica_set(obj: &Value, now: Timestamp) -> Vec<Value> {
     ]
 }
 
+/// `printReplicationController`: a ReplicaSet's cells, the selector a plain label map
+/// (`labels.FormatLabels`).
+pub(crate) fn replication_controller(obj: &Value, now: Timestamp) -> Vec<Value> {
+    let (names, images) = containers(obj);
+    vec![
+        json!(s(obj, "/metadata/name")),
+        json!(desired_replicas(obj)),
+        json!(i(obj, "/status/replicas")),
+        json!(i(obj, "/status/readyReplicas")),
+        age(obj, now),
+        json!(names),
+        json!(images),
+        json!(format_labels(obj.pointer("/spec/selector"))),
+    ]
+}
+
 /// `labels.FormatLabels`: sorted `k=v` pairs, or `<none>`.
 pub(super) fn format_labels(m: Option<&Value>) -> String {
     let mut pairs: Vec<String> = m
