@@ -80,6 +80,9 @@ pub struct Inputs {
         default_value = ""
     )]
     pub feature_gates: FeatureGates,
+    /// Fit no pod on a node with neither status.allocatable nor status.capacity, as kube-scheduler would (Too many pods); by default such a node is taken to allow 110 pods and unlimited resources, with a warning.
+    #[arg(long = "strict-nodes")]
+    pub strict_nodes: bool,
 }
 
 /// The scheduler's knobs shared by `schedule` and `explain`.
@@ -179,6 +182,7 @@ impl Inputs {
         } else {
             input::Inventory::load_seeded(&self.files, self.recursive, seed)?
         };
+        inv.strict_nodes = self.strict_nodes;
         let skipped = inv.skipped.len();
         inv.finish(self.verbose);
         if let Some(target) = self.live_target() {
@@ -190,6 +194,7 @@ impl Inputs {
             // build of repel does not know are no mistake of the user's.
             live.strict.clear();
             inv = repel_cli::live::layer(live, inv);
+            inv.strict_nodes = self.strict_nodes;
             if inv.is_empty() {
                 return Err(CliError::Usage(format!(
                     "no objects passed to {command}: cluster {} holds nothing repel uses",

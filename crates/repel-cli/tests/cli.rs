@@ -1416,6 +1416,46 @@ fn schedule_preempts_lower_priority_pods() {
 }
 
 #[test]
+fn a_node_without_status_is_a_loud_guess_or_under_strict_nodes_fits_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_list(
+        dir.path(),
+        "c.json",
+        vec![node("bare", json!([])), pod("web", json!([]))],
+    );
+    let f = f.to_str().unwrap();
+    let (code, out, err) = run(&["schedule", "-f", f, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["placements"],
+        json!([{"pod": "default/web", "node": "bare"}])
+    );
+    assert!(
+        err.contains("taken to allow 110 pods and unlimited cpu, memory and storage, so every placement on them is a guess")
+            && err.contains("--strict-nodes")
+            && err.ends_with(": bare\n"),
+        "{err}"
+    );
+    // kube-scheduler's answer for a node the API server stores without a status.
+    let (code, out, err) = run(&["schedule", "-f", f, "-o", "json", "--strict-nodes"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["placements"], json!([]));
+    assert_eq!(
+        v["unschedulable"][0]["message"],
+        "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    );
+    assert!(err.contains("fit no pod, as in kube-scheduler"), "{err}");
+    // explain agrees with schedule.
+    let (_, v) = json_out(&["explain", "web", "-f", f, "-o", "json", "--strict-nodes"]);
+    assert_eq!(
+        v["message"],
+        "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    );
+}
+
+#[test]
 fn schedule_is_reproducible_with_a_seed() {
     let args = [
         "schedule",

@@ -55,6 +55,10 @@ pub struct ClusterInput {
     /// Instance-type capacities given by the user (a scenario's `instanceTypes`), by name.
     pub instance_types:
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    /// `--strict-nodes`: a node with neither `status.allocatable` nor `status.capacity` is
+    /// kept as the API server stores it — no allocatable, so kube-scheduler's NodeResourcesFit
+    /// fits no pod on it (`Too many pods`) — instead of [`ASSUMED_ALLOCATABLE`].
+    pub strict_nodes: bool,
 }
 
 /// A built cluster and what did not make it in.
@@ -89,6 +93,21 @@ pub fn assume_allocatable(node: &mut Node) -> bool {
             .collect(),
     );
     true
+}
+
+/// The warning for nodes with neither `status.allocatable` nor `status.capacity` (hand-written
+/// nodes): what repel took them to hold, and how to get kube-scheduler's own answer.
+pub fn statusless_nodes_warning(names: &[String], strict: bool) -> String {
+    let list = names.join(", ");
+    if strict {
+        format!(
+            "node(s) without status.allocatable or status.capacity fit no pod, as in kube-scheduler (Too many pods; --strict-nodes): {list}"
+        )
+    } else {
+        format!(
+            "node(s) without status.allocatable or status.capacity, taken to allow 110 pods and unlimited cpu, memory and storage, so every placement on them is a guess (give them a status, e.g. from `kubectl get nodes -o yaml`, or --strict-nodes to fit nothing on them as kube-scheduler would): {list}"
+        )
+    }
 }
 
 /// Admits a pod as the API server would create it and adds it; a refused pod is listed.
@@ -393,15 +412,20 @@ fn build_cluster_with(
     let mut assumed = Vec::new();
     let mut nodes = input.nodes;
     for n in &mut nodes {
-        if assume_allocatable(n) {
+        let statusless = if input.strict_nodes {
+            !repel_core::object_defaults::set_defaults_node_status(n)
+                && n.status.as_ref().is_none_or(|s| s.allocatable.is_none())
+        } else {
+            assume_allocatable(n)
+        };
+        if statusless {
             assumed.push(n.metadata.name.clone().unwrap_or_default());
         }
     }
     if !assumed.is_empty() {
-        built.warnings.push(format!(
-            "node(s) without status.allocatable or status.capacity, taken to allow 110 pods and unlimited cpu, memory and storage: {}",
-            assumed.join(", ")
-        ));
+        built
+            .warnings
+            .push(statusless_nodes_warning(&assumed, input.strict_nodes));
     }
     built.cluster.namespaces = input.namespaces;
     for ns in &mut built.cluster.namespaces {

@@ -180,6 +180,8 @@ pub struct Inventory {
     pub skipped: Vec<String>,
     /// How many objects of each skipped kind.
     skipped_kinds: std::collections::BTreeMap<String, usize>,
+    /// `--strict-nodes`, handed to the cluster built from it ([`ClusterInput::strict_nodes`]).
+    pub strict_nodes: bool,
     /// Seed for names generated from `metadata.generateName`.
     seed: u64,
     /// One name generator per `generateName` stream (kind, namespace, base).
@@ -1629,6 +1631,7 @@ impl Inventory {
             pools: Vec::new(),
             node_claims: self.node_claims.iter().map(|c| c.obj.clone()).collect(),
             instance_types: Default::default(),
+            strict_nodes: self.strict_nodes,
         }
     }
 
@@ -1645,6 +1648,7 @@ impl Inventory {
             pools: Vec::new(),
             node_claims: self.node_claims.into_iter().map(|c| c.obj).collect(),
             instance_types: Default::default(),
+            strict_nodes: self.strict_nodes,
         }
     }
 
