@@ -734,15 +734,23 @@ mod tests {
         let corpus =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
         let Ok(dir) = std::fs::read_dir(&corpus) else {
+            assert!(
+                std::env::var("REPEL_SKIP_CORPUS_TESTS").as_deref() == Ok("1"),
+                "{} is absent: set REPEL_SKIP_CORPUS_TESTS=1 to skip the corpus tests",
+                corpus.display()
+            );
             eprintln!("note: {} is absent; skipped", corpus.display());
             return;
         };
+        let mut compared = 0;
         for entry in dir.flatten() {
             let path = entry.path();
             if let Ok(text) = std::fs::read_to_string(&path) {
                 assert_same(&path.display().to_string(), &text);
+                compared += 1;
             }
         }
+        assert!(compared >= 60, "only {compared} corpus files compared");
     }
 
     #[test]

@@ -18,27 +18,37 @@ pub struct Server {
     _rt: tokio::runtime::Runtime,
 }
 
+/// The variable that lets the kubectl tests skip where no kubectl 1.27 or newer can be had.
+pub const SKIP_KUBECTL: &str = "REPEL_SKIP_KUBECTL_TESTS";
+
 /// Whether a kubectl whose outputs these tests assert is installed: the machine image's
-/// dispatcher (which runs its bundled v1.32 for this server) or a kubectl 1.27 or newer. Tests
-/// that need it skip, loudly, otherwise (Debian's `kubernetes-client` is v1.20).
+/// dispatcher (which runs its bundled v1.32 for this server) or a kubectl 1.27 or newer.
+/// Without one the test fails, saying why, unless [`SKIP_KUBECTL`] is set to `1`: then it is
+/// skipped (Debian's `kubernetes-client` is v1.20, too old for these outputs).
 pub fn have_kubectl() -> bool {
     let out = Command::new("kubectl")
         .args(["version", "--client", "-o", "json"])
         .output();
-    let Some(out) = out.ok().filter(|o| o.status.success()) else {
-        eprintln!("kubectl not installed: test skipped");
-        return false;
+    let problem = match out.ok().filter(|o| o.status.success()) {
+        None => "kubectl is not installed".to_string(),
+        Some(out) => {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            let git = v["clientVersion"]["gitVersion"].as_str().unwrap_or("");
+            let minor: u32 = v["clientVersion"]["minor"]
+                .as_str()
+                .and_then(|m| m.trim_end_matches('+').parse().ok())
+                .unwrap_or(0);
+            if git.contains("dispatcher") || minor >= 27 {
+                return true;
+            }
+            format!("kubectl {git} is older than the 1.27 these tests need")
+        }
     };
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    let git = v["clientVersion"]["gitVersion"].as_str().unwrap_or("");
-    let minor: u32 = v["clientVersion"]["minor"]
-        .as_str()
-        .and_then(|m| m.trim_end_matches('+').parse().ok())
-        .unwrap_or(0);
-    if git.contains("dispatcher") || minor >= 27 {
-        return true;
-    }
-    eprintln!("kubectl {git} is older than the v1.32 these tests expect: test skipped");
+    assert!(
+        std::env::var(SKIP_KUBECTL).as_deref() == Ok("1"),
+        "{problem}: install kubectl 1.27 or newer, or set {SKIP_KUBECTL}=1 to skip the kubectl tests"
+    );
+    eprintln!("{problem}: test skipped ({SKIP_KUBECTL}=1)");
     false
 }
 
