@@ -16,9 +16,11 @@
 //!   ordered pseudo-randomly as upstream's random uids order them, and the same on every run.
 //!
 //! Upstream sorts with Go's `sort.Sort`, which is not stable, by a `Less` that is not a strict
-//! weak order (rules 6 and 8 end in a uid comparison that skips the rules after them); repel
-//! sorts by the same `Less` with a stable merge sort, so pods `Less` cannot tell apart keep
-//! the order they were created in.
+//! weak order (rules 6 and 8 end in a uid comparison that skips the rules after them): pods
+//! `Less` cannot tell apart (created and ready at the same time) are left in the informer's
+//! order, which is arbitrary. Repel sorts the newest first (by creation order), then by the
+//! same `Less` with a stable merge sort: of pods alike, the newest go first, as rule 8 would
+//! have them go were their times apart.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -287,7 +289,7 @@ fn is_pod_active(info: &PodInfo) -> bool {
 /// 2. Otherwise each pod's rank is the number of active pods of `related` (the pods of every
 ///    ReplicaSet with the same controller: a Deployment's old and new ones) whose
 ///    `spec.nodeName` is its own (unassigned pods share the empty name), and the pods are
-///    sorted by [`less`] at `now`; the first `diff` go.
+///    sorted by [`less`] at `now`; the first `diff` go. (Repel: pods alike, newest first.)
 pub fn pods_to_delete(
     cluster: &Cluster,
     filtered: &[PodId],
@@ -304,7 +306,7 @@ pub fn pods_to_delete(
             *on_node.entry(info.spec_node_name()).or_default() += 1;
         }
     }
-    let ranked: Vec<(PodId, RankedPod<'_>)> = filtered
+    let mut ranked: Vec<(PodId, RankedPod<'_>)> = filtered
         .iter()
         .filter_map(|p| {
             let info = cluster.pods.get(*p)?;
@@ -312,6 +314,7 @@ pub fn pods_to_delete(
             Some((*p, RankedPod::of(info, rank)))
         })
         .collect();
+    ranked.sort_by_key(|(p, _)| std::cmp::Reverse(cluster.pods[*p].seq));
     let order = sorted_by_less(ranked.len(), |i, j| {
         less(&ranked[i].1, &ranked[j].1, now, POD_DELETION_COST_GATE)
     });
