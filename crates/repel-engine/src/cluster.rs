@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec, PodStatus, Taint, Toleration};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use repel_core::workload::namespace_of;
 
 use crate::actions::Action;
+use crate::clock::Millis;
 use crate::resources::{Resources, node_allocatable, pod_non_zero_requests, pod_requests};
 use crate::scheduler::plugins::image_locality::ImageIndex;
 
@@ -110,6 +111,15 @@ pub struct PodInfo {
     pub ports: Vec<HostPort>,
     /// Creation order: the queue's tie-breaker after priority.
     pub seq: usize,
+    /// When the pod was created, on the cluster's clock (milliseconds since the Unix epoch, the
+    /// clock [`crate::controllers::node_lifecycle::sim_timestamp`] reads): the input's
+    /// `metadata.creationTimestamp`, or the time a controller created it; `None` when unknown
+    /// (Go's zero time). The ReplicaSet controller's scale-down order reads it.
+    pub created: Option<Millis>,
+    /// When the pod last became Ready, on the cluster's clock: when its kubelet started it or
+    /// reported it Ready again, or the input's `Ready` condition's `lastTransitionTime`; `None`
+    /// when never, or when the input gives no time.
+    pub ready_since: Option<Millis>,
     /// The node it is bound to.
     pub node: Option<NodeId>,
     /// The node it was nominated for by preemption.
@@ -121,6 +131,24 @@ pub struct PodInfo {
     /// Being deleted gracefully on a node whose kubelet is not running (NotReady or Unknown):
     /// the pod stays bound and listed (kubectl shows Terminating) until the kubelet comes back.
     pub terminating: bool,
+}
+
+/// A Kubernetes timestamp on the cluster's clock: milliseconds since the Unix epoch.
+pub fn millis_of(t: &Time) -> Millis {
+    t.0.as_millisecond()
+}
+
+/// When a pod whose status is `status` became Ready: its `Ready` condition's
+/// `lastTransitionTime` when that condition is `True` and has one (upstream `podReadyTime`).
+pub fn ready_transition(status: Option<&PodStatus>) -> Option<Millis> {
+    status?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready" && c.status == "True")?
+        .last_transition_time
+        .as_ref()
+        .map(millis_of)
 }
 
 /// A pod's phase, plus deletion (upstream `PodPhase`; `Gone` is repel's word for a deleted pod).
@@ -247,6 +275,8 @@ impl PodInfo {
             non_zero,
             ports,
             seq,
+            created: meta.creation_timestamp.as_ref().map(millis_of),
+            ready_since: ready_transition(status.as_ref()),
             node: None,
             nominated: None,
             phase: PodPhase::Pending,
@@ -817,6 +847,8 @@ impl Cluster {
             non_zero: l.non_zero,
             ports: l.ports.clone(),
             seq: id,
+            created: meta.creation_timestamp.as_ref().map(millis_of),
+            ready_since: None,
             node: None,
             nominated: None,
             phase: PodPhase::Pending,
@@ -1061,6 +1093,26 @@ impl Cluster {
             .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
             .map(Vec::as_slice)
             .unwrap_or_default()
+    }
+
+    /// Puts the pods' times on a clock that starts at 0, as a simulation's does (it starts at
+    /// the Unix epoch, while an exported cluster's times are of today): the latest creation or
+    /// ready time among the pods becomes 0 and every other keeps its distance before it; a pod
+    /// without a creation time counts as created at 0. The pods of the input are then older
+    /// than any the simulation creates, as they are in the cluster they came from.
+    pub fn start_pod_clock(&mut self) {
+        let latest = self
+            .pods
+            .iter()
+            .flat_map(|p| [p.created, p.ready_since])
+            .flatten()
+            .max()
+            .unwrap_or(0)
+            .max(0);
+        for p in &mut self.pods {
+            p.created = Some(p.created.map_or(0, |t| t.saturating_sub(latest)));
+            p.ready_since = p.ready_since.map(|t| t.saturating_sub(latest));
+        }
     }
 
     /// Replaces pod `id`'s metadata (an update read from the API), keeping the owner index

@@ -169,7 +169,8 @@ impl Simulation {
             input.pools.clone(),
             std::mem::take(&mut input.instance_types),
         );
-        let built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
+        let mut built = build_cluster(input, &cfg.gates, &cfg.admission, cfg.seed);
+        built.cluster.start_pod_clock();
         let mut warnings = built.warnings.clone();
         warnings.extend(pools.warnings.iter().cloned());
         warnings.extend(
@@ -347,7 +348,9 @@ impl Simulation {
                         &self.cfg.gates,
                     ) {
                         Ok(()) => {
-                            self.cluster.add_pod(pod);
+                            let id = self.cluster.add_pod(pod);
+                            // The API server sets `creationTimestamp` on create.
+                            self.cluster.pods[id].created = Some(self.now);
                             out.push(format!("pod/{name} created"));
                         }
                         Err(e) => return Err(e.to_string()),

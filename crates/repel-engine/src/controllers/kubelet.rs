@@ -114,6 +114,7 @@ impl Controller for Kubelet {
                 && p.node.is_some_and(|n| cluster.node_ready(n))
                 && cluster.pods[id].set_condition("Ready", "True", None, None)
             {
+                cluster.pods[id].ready_since = Some(now);
                 cluster.touch_pod(id);
             }
         }
@@ -156,6 +157,9 @@ impl Controller for Kubelet {
             } else {
                 p.phase = PodPhase::Running;
                 status.phase = Some("Running".into());
+                // Ready from the start (repel runs no probes): the time the ReplicaSet
+                // controller's scale-down order reads (upstream `podReadyTime`).
+                p.ready_since = Some(now);
                 if let Some(run) = run_time(p) {
                     self.finishing.insert(id, now + run);
                 }

@@ -38,7 +38,9 @@
 //! # Layout
 //! - [`deployment`]: the Deployment controller's decisions, ported from upstream.
 //! - [`rollout`]: a Deployment's ReplicaSets on the cluster, one sync at a time.
-//! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`, `getPodsToDelete`).
+//! - `replica_set`: a ReplicaSet's pods (upstream `manageReplicas`).
+//! - [`scale_down`]: which of them go first when there are too many (upstream
+//!   `getPodsToDelete`, `ActivePodsWithRanks`).
 //! - `status`: each workload's status (a Deployment's too).
 //! - [`history`]: a DaemonSet's or StatefulSet's ControllerRevisions.
 //! - `stateful_set`: revisions made, read back and truncated; a StatefulSet's rolling update.
@@ -56,13 +58,15 @@ pub mod deployment;
 pub mod history;
 mod replica_set;
 pub mod rollout;
+pub mod scale_down;
 mod stateful_set;
 mod status;
 #[cfg(test)]
 mod tests;
 
-pub use replica_set::{BURST_REPLICAS, POD_DELETION_COST};
+pub use replica_set::BURST_REPLICAS;
 use rollout::Rollout;
+pub use scale_down::POD_DELETION_COST;
 
 use crate::actions::ObjectWrite;
 use crate::clock::Millis;
@@ -593,7 +597,10 @@ impl WorkloadControllers {
             &self.gates,
         ) {
             Ok(()) => {
-                cluster.add_pod(pod);
+                let id = cluster.add_pod(pod);
+                // Created now, on the cluster's clock (the API server sets
+                // `creationTimestamp` on create).
+                cluster.pods[id].created = Some(now);
                 events.push(Event::normal(
                     now,
                     SUCCESSFUL_CREATE,
@@ -707,7 +714,18 @@ impl WorkloadControllers {
             Workload::Deployment(_) => {}
             Workload::ReplicaSet(_) | Workload::ReplicationController(_) => {
                 let want = w.pod_count();
-                self.reconcile_replicas(i, &w, &oname, &object, &pods, want, now, cluster, events);
+                // Upstream ranks by the pods of every ReplicaSet with the same controller
+                // (`getIndirectlyRelatedPods`): a ReplicaSet without one ranks by none. Repel
+                // tracks a controlled ReplicaSet's siblings only as a Deployment's (see
+                // `rollout`): here, its own pods.
+                let related: &[PodId] = if controller_of(w.metadata()).is_some() {
+                    &pods
+                } else {
+                    &[]
+                };
+                self.reconcile_replicas(
+                    i, &w, &oname, &object, &pods, related, want, now, cluster, events,
+                );
             }
             Workload::StatefulSet(_) => {
                 // Failed pods are deleted and recreated; a terminating one keeps its name taken.

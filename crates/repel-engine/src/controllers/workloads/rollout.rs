@@ -561,6 +561,9 @@ impl super::WorkloadControllers {
                 cluster.delete_pod(id);
             }
         }
+        // Every ReplicaSet's pods rank by the pods of all the Deployment's ReplicaSets
+        // (upstream `getIndirectlyRelatedPods`); those deleted meanwhile no longer count.
+        let related: Vec<PodId> = pods.values().flatten().copied().collect();
         for rs in &r.replica_sets {
             let mine = pods.get(&rs.name).map(Vec::as_slice).unwrap_or_default();
             let want = usize::try_from(rs.replicas).unwrap_or(0);
@@ -574,7 +577,9 @@ impl super::WorkloadControllers {
             touched = true;
             let w = Workload::from(replica_set_object(&d, rs));
             let object = format!("ReplicaSet/{ns}/{}", rs.name);
-            self.reconcile_replicas(i, &w, &rs.name, &object, mine, want, now, cluster, events);
+            self.reconcile_replicas(
+                i, &w, &rs.name, &object, mine, &related, want, now, cluster, events,
+            );
         }
         if touched {
             refresh(&mut r, cluster, &ns);

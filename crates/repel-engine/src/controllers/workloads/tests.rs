@@ -452,54 +452,6 @@ fn a_rollback_raises_the_revision_and_keeps_the_old_one() {
     );
 }
 
-mod scale_down {
-    use k8s_openapi::api::core::v1::{Node, Pod};
-    use serde_json::json;
-
-    use super::super::replica_set::{POD_DELETION_COST, pods_to_delete};
-    use crate::cluster::Cluster;
-
-    fn pod(name: &str, node: Option<&str>, phase: &str, cost: Option<&str>) -> Pod {
-        let mut v = json!({
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "i"}]},
-            "status": {"phase": phase}
-        });
-        if let Some(n) = node {
-            v["spec"]["nodeName"] = json!(n);
-        }
-        if let Some(c) = cost {
-            v["metadata"]["annotations"] = json!({POD_DELETION_COST: c});
-        }
-        serde_json::from_value(v).unwrap_or_default()
-    }
-
-    #[test]
-    fn scale_down_deletes_unassigned_then_cheap_then_doubled_up_then_newest() {
-        let mut c = Cluster::new();
-        for n in ["a", "b", "c"] {
-            c.add_node(
-                serde_json::from_value::<Node>(json!({"metadata": {"name": n}}))
-                    .unwrap_or_default(),
-            );
-        }
-        let ids = [
-            c.add_pod(pod("p0", Some("a"), "Running", None)),
-            c.add_pod(pod("p1", Some("a"), "Running", None)),
-            c.add_pod(pod("p2", Some("b"), "Running", None)),
-            c.add_pod(pod("p3", None, "Pending", None)),
-            c.add_pod(pod("p4", Some("b"), "Running", Some("-5"))),
-            c.add_pod(pod("p5", Some("c"), "Running", Some("not a number"))),
-        ];
-        let order = pods_to_delete(&c, &ids, 6);
-        let names: Vec<&str> = order.iter().map(|p| c.pods[*p].name.as_str()).collect();
-        // p3 is unassigned; p4 is cheapest; a and b hold two pods each, c one: the newest of
-        // a's and b's go first; an unparseable cost counts as 0.
-        assert_eq!(names, ["p3", "p4", "p2", "p1", "p0", "p5"]);
-        assert_eq!(pods_to_delete(&c, &ids, 2).len(), 2);
-    }
-}
-
 /// `kubectl rollout undo` patches the old ReplicaSet's template back as Go serialises it
 /// (`resources: {}`): apimachinery's semantic equality takes empty maps and lists for absent
 /// ones, so the old ReplicaSet is found, not a new one made.
