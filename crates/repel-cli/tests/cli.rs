@@ -378,6 +378,32 @@ fn explain_adds_the_default_tolerations_before_judging() {
             "node.kubernetes.io/unreachable"
         ]
     );
+    // And they are used: on an unreachable node the pod is let past the NoExecute taint for
+    // 300 s (DefaultTolerationSeconds), not evicted at once; with the plugin off, at once.
+    let dir = tempfile::tempdir().unwrap();
+    let unreachable = json!([{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]);
+    let f = write_list(
+        dir.path(),
+        "u.json",
+        vec![node("node1", unreachable), pod("p", json!([]))],
+    );
+    let f = f.to_str().unwrap();
+    let (_, v) = json_out(&["explain", "default/p", "-f", f, "-o", "json"]);
+    assert_eq!(
+        v["nodes"][0]["noExecute"],
+        json!({"evict": "after", "seconds": 300})
+    );
+    let (_, v) = json_out(&[
+        "explain",
+        "default/p",
+        "-f",
+        f,
+        "-o",
+        "json",
+        "--disable-admission-plugins",
+        "DefaultTolerationSeconds",
+    ]);
+    assert_eq!(v["nodes"][0]["noExecute"], json!({"evict": "immediately"}));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel explain ds/NAME`, node by node as upstream's DaemonSet controller and scheduler
 //! decide: a pod for each node `NodeShouldRunDaemonPod` accepts, pinned there, judged on that
-//! node only (issue 13: the pod pinned to one node made every other node fail NodeAffinity).
+//! node only (a pod pinned to one node must not make every other node fail NodeAffinity).
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
@@ -103,6 +103,23 @@ fn each_node_is_judged_with_the_pod_pinned_to_it() {
             "a DaemonSet's pod is feasible on one node: no scores: {r}"
         );
     }
+    // The same pod unpinned is feasible on plain and small, and scored there: the absence
+    // above is upstream's one-feasible-node shortcut, not explain leaving scores out.
+    let text = std::fs::read_to_string(dir.path().join("c.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("c.yaml"),
+        format!("{text}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: free, namespace: default}}\nspec:\n  containers: [{{name: a, image: busybox, resources: {{requests: {{cpu: 100m}}}}}}]\n"),
+    )
+    .unwrap();
+    let (_, out) = run(dir.path(), &["explain", "free", "-o", "json"]);
+    let free: Value = serde_json::from_str(&out).unwrap();
+    for node in ["plain", "small"] {
+        let r = row(&free, node);
+        assert_eq!(r["feasible"], json!(true), "{node}: {r}");
+        assert!(r["score"].as_i64().is_some(), "{node} is scored: {r}");
+        assert_eq!(r["scores"]["TaintToleration"], json!(100), "{node}: {r}");
+    }
+    std::fs::write(dir.path().join("c.yaml"), text).unwrap();
 
     // `repel schedule` places each pod where explain says it runs.
     let (_, out) = run(dir.path(), &["schedule", "-o", "json"]);
