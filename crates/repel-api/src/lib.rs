@@ -18,6 +18,8 @@
 //! - [`strict`]: unknown fields, found by decoding into the k8s-openapi types through
 //!   `serde_ignored`; duplicate fields, found in the raw body.
 //! - [`gofmt`]: how Go's `fmt` prints JSON-decoded values (`%v`), used in upstream's messages.
+//! - [`managed`]: `metadata.managedFields` and server-side apply, as kube-apiserver's field
+//!   manager does them.
 //!
 //! # Example: `kubectl taint` then `kubectl get nodes`
 //!
@@ -51,3 +53,14 @@ pub mod strict;
 pub mod table;
 
 pub use patch::{PatchError, PatchType};
+
+#[cfg(test)]
+mod layout_tests {
+    #[test]
+    fn every_public_module_is_in_the_crate_layout() {
+        assert_eq!(
+            repel_core::doc_layout::unlisted_modules(include_str!("lib.rs")),
+            Vec::<String>::new()
+        );
+    }
+}

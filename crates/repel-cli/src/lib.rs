@@ -6,6 +6,18 @@
 //!
 //! # Layout
 //! - [`input`]: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
+//! - [`live`]: a live cluster read once, read-only, through a kubeconfig; `repel snapshot`.
 
 pub mod input;
 pub mod live;
+
+#[cfg(test)]
+mod layout_tests {
+    #[test]
+    fn every_public_module_is_in_the_crate_layout() {
+        assert_eq!(
+            repel_core::doc_layout::unlisted_modules(include_str!("lib.rs")),
+            Vec::<String>::new()
+        );
+    }
+}

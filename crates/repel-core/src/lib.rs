@@ -27,12 +27,17 @@
 //! - [`workload`]: workloads and the pods their controllers create, named as upstream.
 //! - [`quantity`]: `resource.Quantity` as integers (`MilliValue`, `Value`).
 //! - [`fit_error`]: the scheduler's "0/N nodes are available" message.
+//! - [`pools`]: node pools (Karpenter NodePools, eksctl node groups, AKS and EKS pools) read.
+//! - [`pool_nodes`]: the nodes a pool creates: names, labels, taints, capacity.
+//! - [`instance_types`]: the built-in catalogue of AWS and Azure instance types.
+//! - [`doc_layout`]: the rule that every public module is in its crate's layout.
 
 pub mod admission;
 pub mod advice;
 pub mod affinity;
 pub mod conditions;
 pub mod defaults;
+pub mod doc_layout;
 pub mod explain;
 pub mod fit_error;
 pub mod gates;

@@ -19,6 +19,11 @@
 //! - [`generate`]: seeded realistic clusters (node pools, workloads) for `generate` and `bench`.
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
 //! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete, scale).
+//! - [`actions`]: what the control plane did, as actions a driver applies.
+//! - [`control_plane`]: every controller once, run together on a cluster view at a time.
+//! - [`event_correlator`]: client-go's event spam filter and aggregation.
+//! - [`pool_steps`]: a scenario's `az:` and `aws:` lines for node pools.
+//! - [`drain`]: drain and consolidation what-ifs (kubectl, cluster-autoscaler, Karpenter).
 
 pub mod actions;
 pub mod clock;
@@ -51,4 +56,15 @@ pub(crate) fn drop_elsewhere<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new()
         .name("repel-free".to_string())
         .spawn(move || drop(value));
+}
+
+#[cfg(test)]
+mod layout_tests {
+    #[test]
+    fn every_public_module_is_in_the_crate_layout() {
+        assert_eq!(
+            repel_core::doc_layout::unlisted_modules(include_str!("lib.rs")),
+            Vec::<String>::new()
+        );
+    }
 }

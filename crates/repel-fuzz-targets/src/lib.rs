@@ -73,3 +73,14 @@ pub const TARGETS: &[Target] = &[
 fn text(data: &[u8]) -> Option<&str> {
     std::str::from_utf8(data).ok()
 }
+
+#[cfg(test)]
+mod layout_tests {
+    #[test]
+    fn every_public_module_is_in_the_crate_layout() {
+        assert_eq!(
+            repel_core::doc_layout::unlisted_modules(include_str!("lib.rs")),
+            Vec::<String>::new()
+        );
+    }
+}

@@ -28,6 +28,11 @@
 //! - [`net`]: connections: TLS, HTTP/1.1 and HTTP/2, body limit, timeouts, bearer tokens.
 //! - [`time`]: timestamps as the API server writes them.
 //! - [`workloads`]: apps/v1 and batch/v1 validation (selector, template, replicas, strategy).
+//! - [`event_ttl`]: `--event-ttl`: Events expire.
+//! - [`finalizers`]: deletion with finalizers and the garbage collector's owner references.
+//! - [`karpenter`]: Karpenter's NodePool and NodeClaim CustomResourceDefinitions, installed.
+//! - [`paging`]: paged lists (`limit`, `continue`).
+//! - [`scenario`]: `repel serve --scenario FILE`: a scenario played live.
 
 pub mod admission;
 pub mod api;
@@ -495,4 +500,15 @@ pub fn kubeconfig(url: &str, token: Option<&str>, ca_pem: Option<&str>) -> Strin
     format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: repel\n  cluster:\n{ca}    server: {url}\ncontexts:\n- name: repel\n  context:\n    cluster: repel\n    user: repel\n    namespace: default\ncurrent-context: repel\nusers:\n- name: repel\n  user: {user}\npreferences: {{}}\n"
     )
+}
+
+#[cfg(test)]
+mod layout_tests {
+    #[test]
+    fn every_public_module_is_in_the_crate_layout() {
+        assert_eq!(
+            repel_core::doc_layout::unlisted_modules(include_str!("lib.rs")),
+            Vec::<String>::new()
+        );
+    }
 }
