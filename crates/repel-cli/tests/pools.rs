@@ -404,19 +404,38 @@ fn instance_types_of_every_provider_with_their_capacity() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("catalogue"), "every type known: {err}");
     let r: Value = serde_json::from_str(&out).unwrap();
+    // Karpenter on AWS: 7.5 % VM overhead off the memory (rounded up to a MiB), then the
+    // EKS AMI's kube-reserved (cpu brackets, 11 × pods + 255 MiB) and 100Mi eviction; the
+    // override is a capacity like the catalogue's.
     assert_eq!(
         r["pools"][0]["instanceTypes"],
         json!([
-            {"name": "g4dn.xlarge", "capacity": {"cpu": "4", "memory": "16384Mi", "nvidia.com/gpu": "1", "pods": "29"}},
-            {"name": "x9.huge", "capacity": {"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "4", "pods": "110"}}
+            {"name": "g4dn.xlarge",
+             "capacity": {"cpu": "4", "memory": "15155Mi", "nvidia.com/gpu": "1", "pods": "29"},
+             "allocatable": {"cpu": "3920m", "memory": "14481Mi", "nvidia.com/gpu": "1", "pods": "29"}},
+            {"name": "x9.huge",
+             "capacity": {"cpu": "64", "memory": "242483Mi", "nvidia.com/gpu": "4", "pods": "110"},
+             "allocatable": {"cpu": "63770m", "memory": "240918Mi", "nvidia.com/gpu": "4", "pods": "110"}}
         ])
     );
-    // AKS: the pool's maxPods.
+    // AKS: the pool's maxPods; 140m of 4 cores, min(20 × 30 + 50, 25 %) = 650Mi, 100Mi.
     assert_eq!(
         r["pools"][1]["instanceTypes"][0]["capacity"],
         json!({"cpu": "4", "memory": "16384Mi", "pods": "30"})
     );
-    assert_eq!(r["pools"][2]["instanceTypes"][0]["capacity"]["pods"], "29");
+    assert_eq!(
+        r["pools"][1]["instanceTypes"][0]["allocatable"],
+        json!({"cpu": "3860m", "memory": "15634Mi", "pods": "30"})
+    );
+    // EKS: the AMI's 70m, 11 × 29 + 255 = 574Mi, 100Mi.
+    assert_eq!(
+        r["pools"][2]["instanceTypes"][0]["capacity"],
+        json!({"cpu": "2", "memory": "8192Mi", "pods": "29"})
+    );
+    assert_eq!(
+        r["pools"][2]["instanceTypes"][0]["allocatable"],
+        json!({"cpu": "1930m", "memory": "7518Mi", "pods": "29"})
+    );
 
     // The corpus's eksctl GPU spot config: every type known; a type that is not is a warning
     // naming it and the override, its capacity null.
@@ -436,7 +455,7 @@ fn instance_types_of_every_provider_with_their_capacity() {
     assert!(!stderr.contains("catalogue"), "{stderr}");
     assert!(
         stdout.contains(
-            "4-gpu-spot-p3-8xlarge: instance types p3.8xlarge (cpu 32, memory 249856Mi, nvidia.com/gpu 4, pods 234)"
+            "4-gpu-spot-p3-8xlarge: instance types p3.8xlarge (cpu 32, memory 249856Mi, nvidia.com/gpu 4, pods 234; allocatable cpu 31850m, memory 246927Mi, nvidia.com/gpu 4, pods 234)"
         ),
         "{stdout}"
     );
@@ -450,6 +469,10 @@ fn instance_types_of_every_provider_with_their_capacity() {
     );
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["pools"][0]["instanceTypes"][0]["capacity"], Value::Null);
+    assert_eq!(
+        r["pools"][0]["instanceTypes"][0]["allocatable"],
+        Value::Null
+    );
     // A bad override is a usage error naming it.
     let (code, _, err) = run(
         &["pools", "--instance-type", "x=cpu=1"],

@@ -10,11 +10,11 @@
 //! - Azure: the pool's own `maxPods` (which `az aks nodepool show` always prints); without
 //!   one, the kubelet's default of 110.
 //!
-//! Decided, and documented in the README: the capacity is the instance's, not its
-//! allocatable — the providers' kubelet reservations (kube-reserved, system-reserved, the
-//! eviction threshold) differ by AMI, image and version and are not subtracted; a pool whose
-//! figures must be exact takes an override ([`parse_override`]), which also adds types the
-//! catalogue does not hold.
+//! These figures are the instance's capacity; a node's allocatable is that less the provider's
+//! kubelet reservations, computed in [`crate::kubelet_reserved`]. A pool whose figures must be
+//! exact takes an override ([`parse_override`]), which also adds types the catalogue does not
+//! hold: decided, and documented in the README, an override is a capacity too, reserved from
+//! as the catalogue's figures are.
 
 use std::collections::BTreeMap;
 
@@ -166,7 +166,8 @@ pub fn lookup(name: &str) -> Option<&'static InstanceType> {
 }
 
 /// An instance type's capacity from an override: `NAME=cpu=4,memory=16Gi,pods=58,nvidia.com/gpu=1`
-/// (any resource names; `cpu`, `memory` and `pods` required). `Err` names what is wrong.
+/// (any resource names; `cpu`, `memory` and `pods` required; the provider's reservations are
+/// subtracted from it as from the catalogue's figures). `Err` names what is wrong.
 pub fn parse_override(s: &str) -> Result<(String, BTreeMap<String, String>), String> {
     let Some((name, rest)) = s.split_once('=') else {
         return Err(format!(

@@ -26,6 +26,7 @@
 //! - [`object_defaults`]: the API server's `SetDefaults_*` for nodes and namespaces.
 //! - [`workload`]: workloads and the pods their controllers create, named as upstream.
 //! - [`quantity`]: `resource.Quantity` as integers (`MilliValue`, `Value`).
+//! - [`kubelet_reserved`]: the providers' kubelet reservations: a pool node's allocatable.
 //! - [`fit_error`]: the scheduler's "0/N nodes are available" message.
 //! - [`pools`]: node pools (Karpenter NodePools, eksctl node groups, AKS and EKS pools) read.
 //! - [`pool_nodes`]: the nodes a pool creates: names, labels, taints, capacity.
@@ -43,6 +44,7 @@ pub mod fit_error;
 pub mod gates;
 pub mod instance_types;
 pub mod kubectl;
+pub mod kubelet_reserved;
 pub mod labels;
 pub mod names;
 pub mod near_miss;

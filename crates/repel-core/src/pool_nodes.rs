@@ -14,10 +14,12 @@
 //!   AKS writes `0` on a pool without zones), `topology.kubernetes.io/region`, and per provider:
 //!   AKS `agentpool=POOL`, EKS `eks.amazonaws.com/capacityType=ON_DEMAND|SPOT`.
 //! - **Taints**: the template's taints, then its startup taints.
-//! - **Capacity**: the instance type's ([`crate::instance_types`]) or the override's, as both
-//!   `status.capacity` and `status.allocatable` — without the devices a device plugin
-//!   advertises (`nvidia.com/gpu`): those are recorded in the node's [`DEVICES_ANNOTATION`]
-//!   and advertised only while a device-plugin pod runs on the node.
+//! - **Capacity and allocatable**: the instance type's ([`crate::instance_types`]) or the
+//!   override's figures as `status.capacity`, and `status.allocatable` with the provider's
+//!   kubelet reservations subtracted ([`crate::kubelet_reserved`], [`pool_resources`]) —
+//!   without the devices a device plugin advertises (`nvidia.com/gpu`): those are recorded in
+//!   the node's [`DEVICES_ANNOTATION`] and advertised only while a device-plugin pod runs on
+//!   the node.
 
 use std::collections::BTreeMap;
 
@@ -25,7 +27,8 @@ use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSpec, NodeStatus, Tain
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::instance_types;
+use crate::instance_types::{self, InstanceType};
+use crate::kubelet_reserved::{self, NodeImage, NodeResources};
 use crate::pools::Pool;
 
 /// The node annotation that records the devices its hardware holds, which a device plugin
@@ -120,28 +123,47 @@ pub fn is_graviton(instance_type: &str) -> bool {
     rest.len() > after.len() && rest != family && after.starts_with('g')
 }
 
-/// The capacity of a node of `pool`: its first instance type's, from `overrides` (`repel
-/// pools --instance-type`) or the catalogue; `None` when the pool names no type or one
-/// neither knows.
-pub fn pool_capacity(
-    pool: &Pool,
-    overrides: &BTreeMap<String, BTreeMap<String, String>>,
-) -> Option<BTreeMap<String, String>> {
-    let first = pool.instance_types.first()?;
-    if let Some(c) = overrides.get(first) {
-        return Some(c.clone());
-    }
-    instance_types::lookup(first).map(|t| t.capacity(pool.max_pods))
+/// The capacity and allocatable of a node of `pool` that is an instance of `t`: the
+/// catalogue's figures (with the pool's `maxPods`), reserved from as the pool's provider
+/// does ([`kubelet_reserved::node_resources`]; the EKS AMI reserves memory for the type's
+/// ENI-limited pods, whatever the pool's `maxPodsPerNode`).
+pub fn instance_resources(pool: &Pool, t: &InstanceType) -> NodeResources {
+    let image = NodeImage::of(pool.provider, pool.cloud);
+    let reserve_pods = (image == Some(NodeImage::EksAmi)).then(|| t.max_pods(None));
+    let arm64 = t.cloud == "aws" && is_graviton(t.name);
+    kubelet_reserved::node_resources(image, &t.capacity(pool.max_pods), reserve_pods, arm64)
 }
 
-/// The `index`th node of `pool`, called `name`, with `capacity` (see the module docs; `None`:
-/// no status resources, which the cluster's loading assumes as for any node without them).
-pub fn pool_node(
+/// The capacity and allocatable of a node of `pool` of the instance type `name`: from
+/// `overrides` (`repel pools --instance-type`, a scenario's `instanceTypes`: the instance's
+/// capacity, which the provider's reservations are subtracted from as from the catalogue's)
+/// or the catalogue ([`instance_resources`]); `None` when neither knows the type.
+pub fn type_resources(
     pool: &Pool,
     name: &str,
-    index: usize,
-    capacity: Option<&BTreeMap<String, String>>,
-) -> Node {
+    overrides: &BTreeMap<String, BTreeMap<String, String>>,
+) -> Option<NodeResources> {
+    if let Some(c) = overrides.get(name) {
+        let image = NodeImage::of(pool.provider, pool.cloud);
+        let arm64 = pool.cloud == "aws" && is_graviton(name);
+        return Some(kubelet_reserved::node_resources(image, c, None, arm64));
+    }
+    instance_types::lookup(name).map(|t| instance_resources(pool, t))
+}
+
+/// The capacity and allocatable of a node of `pool`: its first instance type's
+/// ([`type_resources`]); `None` when the pool names no type or one repel does not know.
+pub fn pool_resources(
+    pool: &Pool,
+    overrides: &BTreeMap<String, BTreeMap<String, String>>,
+) -> Option<NodeResources> {
+    type_resources(pool, pool.instance_types.first()?, overrides)
+}
+
+/// The `index`th node of `pool`, called `name`, with `resources` (see the module docs;
+/// `None`: no status resources, which the cluster's loading assumes as for any node without
+/// them).
+pub fn pool_node(pool: &Pool, name: &str, index: usize, resources: Option<&NodeResources>) -> Node {
     let mut labels = pool.labels.clone();
     labels.insert(pool.node_label.0.to_string(), pool.node_label.1.clone());
     labels.insert("kubernetes.io/hostname".into(), name.to_string());
@@ -205,22 +227,25 @@ pub fn pool_node(
         ..NodeCondition::default()
     };
     let mut annotations = BTreeMap::new();
-    let status = capacity.map(|c| {
-        let mut resources = BTreeMap::new();
+    let status = resources.map(|r| {
         let mut devices = Vec::new();
-        for (k, v) in c {
+        for (k, v) in &r.capacity {
             if is_device_resource(k) {
                 devices.push(format!("{k}={v}"));
-            } else {
-                resources.insert(k.clone(), Quantity(v.clone()));
             }
         }
         if !devices.is_empty() {
             annotations.insert(DEVICES_ANNOTATION.to_string(), devices.join(","));
         }
+        let list = |m: &BTreeMap<String, String>| -> BTreeMap<String, Quantity> {
+            m.iter()
+                .filter(|(k, _)| !is_device_resource(k))
+                .map(|(k, v)| (k.clone(), Quantity(v.clone())))
+                .collect()
+        };
         NodeStatus {
-            capacity: Some(resources.clone()),
-            allocatable: Some(resources),
+            capacity: Some(list(&r.capacity)),
+            allocatable: Some(list(&r.allocatable)),
             conditions: Some(vec![ready.clone()]),
             ..NodeStatus::default()
         }
@@ -368,7 +393,7 @@ mod tests {
             "nodeTaints": ["sku=gpu:NoSchedule"], "nodeLabels": {"team": "ml"}
         }))
         .unwrap_or_default();
-        let cap = pool_capacity(&pool, &BTreeMap::new());
+        let cap = pool_resources(&pool, &BTreeMap::new());
         let node = pool_node(&pool, "aks-gpu-1-vmss000000", 0, cap.as_ref());
         let labels = node.metadata.labels.clone().unwrap_or_default();
         assert_eq!(labels["kubernetes.azure.com/agentpool"], "gpu");
@@ -388,9 +413,15 @@ mod tests {
         assert_eq!(taints.len(), 1);
         assert_eq!(taints[0].key, "sku");
         let status = node.status.clone().unwrap_or_default();
+        let cap = status.capacity.unwrap_or_default();
+        assert_eq!(cap["cpu"].0, "6");
+        assert_eq!(cap["memory"].0, "114688Mi");
+        assert!(!cap.contains_key("nvidia.com/gpu"));
+        // AKS reserves 160m of 6 cores, min(20×30+50, 25 %) = 650Mi, and evicts at 100Mi.
         let alloc = status.allocatable.unwrap_or_default();
         assert_eq!(alloc["pods"].0, "30");
-        assert_eq!(alloc["cpu"].0, "6");
+        assert_eq!(alloc["cpu"].0, "5840m");
+        assert_eq!(alloc["memory"].0, format!("{}Mi", 114688 - 650 - 100));
         assert!(!alloc.contains_key("nvidia.com/gpu"));
         assert_eq!(node_devices(&node), Ok(vec![("nvidia.com/gpu".into(), 1)]));
     }

@@ -804,9 +804,19 @@ fn an_instance_type_override_sizes_the_pools_nodes() {
     };
     assert!(sim.warnings.is_empty(), "{:?}", sim.warnings);
     let n = &sim.cluster.nodes[0];
-    assert_eq!(n.allocatable.milli_cpu, 4000);
-    assert_eq!(n.allocatable.memory, 128 << 30);
+    // The override is the instance's capacity; the EKS AMI's reservations come off it:
+    // 80m of 4 cores, 11 × 58 + 255 = 893Mi, and the 100Mi eviction threshold.
+    assert_eq!(n.allocatable.milli_cpu, 4000 - 80);
+    assert_eq!(n.allocatable.memory, (128 << 30) - ((893 + 100) << 20));
     assert_eq!(n.allocatable.allowed_pod_number, 58);
+    let capacity = n
+        .node
+        .status
+        .as_ref()
+        .and_then(|s| s.capacity.clone())
+        .unwrap_or_default();
+    assert_eq!(capacity["cpu"].0, "4");
+    assert_eq!(capacity["memory"].0, "128Gi");
     assert_eq!(
         n.allocatable.scalar.get("example.com/fpga"),
         None,
@@ -884,4 +894,78 @@ fn the_nodes_left_after_a_scale_in_are_still_watched() {
         !removing.contains(&format!("Node/{other}").as_str()),
         "{removing:?}"
     );
+}
+
+/// Karpenter packs pods against an instance type's allocatable, not its capacity
+/// (karpenter-provider-aws `types.go`: kube-reserved, system-reserved and the eviction
+/// threshold come off, and 7.5 % VM overhead off the memory): a pod that an m5.large's
+/// 2 vCPUs or 8 GiB would hold but its 1930m or 6903Mi allocatable does not gets an
+/// m5.xlarge — in the what-if `repel pools` and `explain` show and in the simulation alike,
+/// whose node carries that allocatable.
+#[test]
+fn karpenter_fits_pods_to_the_allocatable() {
+    let pools = vec![nodepool(
+        "general",
+        0,
+        json!(null),
+        json!(null),
+        json!([{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                "values": ["m5.large", "m5.xlarge"]}]),
+    )];
+    for (case, requests, want) in [
+        ("fits the allocatable", json!({"cpu": "1900m"}), "m5.large"),
+        (
+            "1950m is within 2 vCPUs but above 1930m",
+            json!({"cpu": "1950m"}),
+            "m5.xlarge",
+        ),
+        (
+            "7Gi is within 8 GiB but above 6903Mi",
+            json!({"memory": "7Gi"}),
+            "m5.xlarge",
+        ),
+    ] {
+        let p = pod(
+            "p",
+            json!({"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}]}),
+        );
+        let verdicts = judge_pools(&pools, &[], &PodInfo::new(p.clone(), 0));
+        assert_eq!(verdicts[0].instance_type.as_deref(), Some(want), "{case}");
+        let mut sim = Simulation::new(
+            ClusterInput {
+                pods: vec![p],
+                pools: pools.clone(),
+                ..Default::default()
+            },
+            cfg(),
+        );
+        sim.advance_to(120_000);
+        let n = &sim.cluster.nodes[0];
+        let status = n.node.status.clone().unwrap_or_default();
+        let t = n
+            .node
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("node.kubernetes.io/instance-type"))
+            .cloned();
+        assert_eq!(t.as_deref(), Some(want), "{case}");
+        let alloc = status.allocatable.unwrap_or_default();
+        let cap = status.capacity.unwrap_or_default();
+        let (cpu, memory, cap_memory) = if want == "m5.large" {
+            // 2 vCPUs less 70m; 8192Mi less 615Mi overhead, then 11 × 29 + 255 and 100Mi.
+            ("1930m", "6903Mi", "7577Mi")
+        } else {
+            // 4 vCPUs less 80m; 16384Mi less 1229Mi, then 893Mi and 100Mi.
+            ("3920m", "14162Mi", "15155Mi")
+        };
+        assert_eq!(alloc["cpu"].0, cpu, "{case}");
+        assert_eq!(alloc["memory"].0, memory, "{case}");
+        assert_eq!(cap["memory"].0, cap_memory, "{case}");
+        assert_eq!(
+            sim.cluster.pods[0].node,
+            Some(0),
+            "{case}: the pod runs there"
+        );
+    }
 }

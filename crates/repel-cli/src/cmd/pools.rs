@@ -24,12 +24,13 @@ pub struct PoolsArgs {
     pub output: Option<Format>,
     /// An instance type's capacity, for a type the built-in catalogue does not hold or whose
     /// figures must be exact: `NAME=cpu=N,memory=Q,pods=N[,RESOURCE=Q...]` (repeatable;
-    /// replaces the catalogue's entry of that name)
+    /// replaces the catalogue's entry of that name; the provider's kubelet reservations are
+    /// subtracted from it for the allocatable)
     #[arg(long = "instance-type", value_name = "NAME=cpu=N,memory=Q,pods=N")]
     pub instance_types: Vec<String>,
 }
 
-/// One instance type of a pool, with the capacity of its nodes.
+/// One instance type of a pool, with the capacity and allocatable of its nodes.
 #[derive(Debug, Serialize)]
 pub struct InstanceTypeRow {
     /// As the pool names it.
@@ -38,6 +39,9 @@ pub struct InstanceTypeRow {
     /// `nvidia.com/gpu`), from `--instance-type` or the built-in catalogue; `null` when
     /// neither knows the type.
     pub capacity: Option<BTreeMap<String, String>>,
+    /// `status.allocatable` of such a node: the capacity less the provider's kubelet
+    /// reservations ([`repel_core::kubelet_reserved`]); `null` when the capacity is.
+    pub allocatable: Option<BTreeMap<String, String>>,
 }
 
 /// A workload a pool's taints keep out, and the first taint it does not tolerate.
@@ -172,22 +176,21 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
     let rows: Vec<PoolRow> = pools
         .iter()
         .map(|pool| {
-            let instance_types =
-                pool.instance_types
-                    .iter()
-                    .map(|t| {
-                        let capacity = overrides.get(t).cloned().or_else(|| {
-                            instance_types::lookup(t).map(|c| c.capacity(pool.max_pods))
-                        });
-                        if capacity.is_none() && !unknown.contains(t) {
-                            unknown.push(t.clone());
-                        }
-                        InstanceTypeRow {
-                            name: t.clone(),
-                            capacity,
-                        }
-                    })
-                    .collect();
+            let instance_types = pool
+                .instance_types
+                .iter()
+                .map(|t| {
+                    let r = repel_core::pool_nodes::type_resources(pool, t, &overrides);
+                    if r.is_none() && !unknown.contains(t) {
+                        unknown.push(t.clone());
+                    }
+                    InstanceTypeRow {
+                        name: t.clone(),
+                        capacity: r.as_ref().map(|r| r.capacity.clone()),
+                        allocatable: r.map(|r| r.allocatable),
+                    }
+                })
+                .collect();
             let mut tolerated_by = Vec::new();
             let mut not_tolerated_by = Vec::new();
             for (who, tols) in &subjects {
@@ -338,16 +341,20 @@ fn print_human(r: &PoolsReport) {
             let types: Vec<String> = p
                 .instance_types
                 .iter()
-                .map(|t| match &t.capacity {
-                    Some(c) => format!(
-                        "{} ({})",
-                        t.name,
-                        c.iter()
+                .map(|t| {
+                    let list = |m: &BTreeMap<String, String>| {
+                        m.iter()
                             .map(|(k, v)| format!("{k} {v}"))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    ),
-                    None => format!("{} (capacity unknown)", t.name),
+                    };
+                    match (&t.capacity, &t.allocatable) {
+                        (Some(c), Some(a)) => {
+                            format!("{} ({}; allocatable {})", t.name, list(c), list(a))
+                        }
+                        (Some(c), None) => format!("{} ({})", t.name, list(c)),
+                        _ => format!("{} (capacity unknown)", t.name),
+                    }
                 })
                 .collect();
             outln!("{}: instance types {}", p.name, types.join("; "));

@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Taint;
-use repel_core::pool_nodes::{node_name, pool_capacity, pool_node};
+use repel_core::pool_nodes::{node_name, pool_node, pool_resources};
 use repel_core::pools::{Pool, aks_taint_string, aks_validate, eks_validate};
 // The same taint for the providers: upstream's `MatchTaint` (key and effect).
 use repel_core::taint::match_taint as same;
@@ -60,7 +60,7 @@ impl PoolController {
         let mut warnings = Vec::new();
         for p in &pools {
             if let Some(t) = p.instance_types.first()
-                && pool_capacity(p, &overrides).is_none()
+                && pool_resources(p, &overrides).is_none()
             {
                 warnings.push(format!(
                     "{} pool {}: instance type {t} is not in repel's catalogue; its nodes are given the assumed allocatable (give its capacity in the scenario: instanceTypes: {{{t}: {{cpu: N, memory: Q, pods: N}}}})",
@@ -121,14 +121,14 @@ impl PoolController {
             };
             let mut have = Self::nodes_of(cluster, pool);
             while have.len() < want {
-                let capacity = pool_capacity(pool, &self.overrides);
+                let resources = pool_resources(pool, &self.overrides);
                 let mut attempt = 0;
                 let mut name = node_name(pool, state.next, attempt);
                 while cluster.node_id(&name).is_some() && attempt < 1000 {
                     attempt += 1;
                     name = node_name(pool, state.next, attempt);
                 }
-                let mut node = pool_node(pool, &name, state.next, capacity.as_ref());
+                let mut node = pool_node(pool, &name, state.next, resources.as_ref());
                 assume_allocatable(&mut node);
                 state.next += 1;
                 have.push(cluster.add_node(node));

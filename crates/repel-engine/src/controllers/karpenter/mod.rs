@@ -49,8 +49,9 @@ pub mod requirements;
 use std::collections::{BTreeMap, HashMap};
 
 use k8s_openapi::api::core::v1::{PodSpec, Taint, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::instance_types::{CATALOGUE, InstanceType};
-use repel_core::pool_nodes::pool_node;
+use repel_core::pool_nodes::{instance_resources, pool_node};
 use repel_core::pools::{NODEPOOL_LABEL, Pool};
 use requirements::{Requirement, Requirements};
 
@@ -201,24 +202,28 @@ fn type_allowed(t: &InstanceType, reqs: &Requirements) -> bool {
     })
 }
 
-/// An instance type's capacity as the scheduler counts it (GPUs included: they are what the
-/// node will advertise once its device plugin runs).
-fn capacity(t: &InstanceType, max_pods: Option<i64>) -> Resources {
-    let mut r = Resources {
-        milli_cpu: i64::from(t.cpu) * 1000,
-        memory: i64::try_from(t.memory_mib)
-            .unwrap_or(i64::MAX / (1 << 20))
-            .saturating_mul(1 << 20),
-        allowed_pod_number: t.max_pods(max_pods),
-        ..Resources::default()
+/// A node of `pool` that is an instance of `t`, as Karpenter's instance-type model has it
+/// ([`repel_core::pool_nodes::instance_resources`], the one place pool nodes' reservations
+/// are computed): `(capacity, allocatable)` as the scheduler counts them (GPUs included:
+/// they are what the node will advertise once its device plugin runs). Karpenter packs pods
+/// against the allocatable (`InstanceType.Allocatable()`: capacity less kube-reserved,
+/// system-reserved and the eviction threshold) and holds a NodePool's `limits` against the
+/// capacity.
+fn resources(pool: &Pool, t: &InstanceType) -> (Resources, Resources) {
+    let r = instance_resources(pool, t);
+    let list = |m: &BTreeMap<String, String>| {
+        Resources::from_list(
+            &m.iter()
+                .map(|(k, v)| (k.clone(), Quantity(v.clone())))
+                .collect(),
+        )
     };
-    if t.gpus > 0 {
-        r.scalar.insert(
-            repel_core::instance_types::NVIDIA_GPU.to_string(),
-            i64::from(t.gpus),
-        );
-    }
-    r
+    (list(&r.capacity), list(&r.allocatable))
+}
+
+/// [`resources`]' allocatable: what the pods nominated to a claim must fit in.
+fn allocatable(pool: &Pool, t: &InstanceType) -> Resources {
+    resources(pool, t).1
 }
 
 /// Whether `need` fits in `have` (cpu, memory, pods, every scalar asked for).
@@ -466,7 +471,12 @@ impl Karpenter {
                     template.labels.entry(r.key.clone()).or_insert(v.clone());
                 }
             }
-            let mut node = pool_node(&template, &claim.name, 0, Some(&t.capacity(pool.max_pods)));
+            let mut node = pool_node(
+                &template,
+                &claim.name,
+                0,
+                Some(&instance_resources(&template, t)),
+            );
             node.spec
                 .get_or_insert_with(Default::default)
                 .taints
@@ -900,7 +910,7 @@ impl Karpenter {
                 .options
                 .iter()
                 .copied()
-                .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
+                .filter(|t| fits(&total, &allocatable(pool, t)))
                 .collect();
             if options.is_empty() {
                 continue;
@@ -1067,7 +1077,7 @@ fn try_pool(
         let mut used = Resources::default();
         for c in claims.iter().filter(|c| c.pool == pool.name) {
             if let Some(t) = c.options.first() {
-                used.add(&capacity(t, pool.max_pods));
+                used.add(&resources(pool, t).0);
             }
         }
         let limit = |name: &str| {
@@ -1076,7 +1086,7 @@ fn try_pool(
                 .and_then(|q| repel_core::quantity::milli_value(q))
         };
         types.retain(|t| {
-            let cap = capacity(t, pool.max_pods);
+            let cap = resources(pool, t).0;
             limit("cpu").is_none_or(|l| i128::from(used.milli_cpu + cap.milli_cpu) <= i128::from(l))
                 && limit("memory")
                     .is_none_or(|l| i128::from(used.memory + cap.memory) * 1000 <= i128::from(l))
@@ -1105,12 +1115,10 @@ fn try_pool(
     let mut fitting: Vec<&'static InstanceType> = meets
         .iter()
         .copied()
-        .filter(|t| fits(&total, &capacity(t, pool.max_pods)))
+        .filter(|t| fits(&total, &allocatable(pool, t)))
         .collect();
     if fitting.is_empty() {
-        let any_fits = types
-            .iter()
-            .any(|t| fits(&total, &capacity(t, pool.max_pods)));
+        let any_fits = types.iter().any(|t| fits(&total, &allocatable(pool, t)));
         let what = match (meets.is_empty(), any_fits) {
             (true, false) => {
                 "no instance type met the scheduling requirements or had enough resources"
