@@ -191,6 +191,52 @@ fn kill_9_benchmark() {
     kill_9_cycles(cycles, 8, 60);
 }
 
+fn event(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Event",
+           "metadata": {"name": name, "namespace": "default"},
+           "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+           "reason": "Scheduled", "message": "m", "type": "Normal"})
+}
+
+/// Events are kept in the data directory only (not held in memory): an acknowledged one
+/// survives kill -9 and is listed, read and updated after the restart, and one deleted before
+/// the kill stays deleted.
+#[test]
+fn events_survive_kill_9_and_are_served_from_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr) = serve(dir.path());
+    let path = "/api/v1/namespaces/default/events";
+    for name in ["kept", "gone"] {
+        let (code, body) = request(addr, "POST", path, Some(&event(name))).unwrap();
+        assert_eq!(code, 201, "{body}");
+    }
+    let (code, _) = request(addr, "DELETE", &format!("{path}/gone"), None).unwrap();
+    assert_eq!(code, 200);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (mut child, addr) = serve(dir.path());
+    let (code, list) = request(addr, "GET", path, None).unwrap();
+    assert_eq!(code, 200);
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["metadata"]["name"].as_str())
+        .filter(|n| ["kept", "gone"].contains(n))
+        .collect();
+    assert_eq!(names, ["kept"]);
+    let (code, _) = request(addr, "GET", &format!("{path}/gone"), None).unwrap();
+    assert_eq!(code, 404);
+    let (code, got) = request(addr, "GET", &format!("{path}/kept"), None).unwrap();
+    assert_eq!(code, 200);
+    let mut update = got.clone();
+    update["count"] = json!(7);
+    let (code, put) = request(addr, "PUT", &format!("{path}/kept"), Some(&update)).unwrap();
+    assert_eq!((code, &put["count"]), (200, &json!(7)), "{put}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[test]
 fn a_non_loopback_address_without_a_token_is_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_repel"))

@@ -252,8 +252,13 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
             return Err(ServerError::NeedsTls(cfg.listen));
         }
     }
+    let ttl = event_ttl::wall_ttl(cfg.event_ttl, cfg.time_scale);
     let store = match &cfg.data_dir {
-        Some(d) => Store::open(d)?,
+        Some(d) => {
+            let s = Store::open(d)?;
+            s.purge_expired_events(time::now(), ttl)?;
+            s
+        }
         None => Store::in_memory(),
     };
     let listener = TcpListener::bind(cfg.listen)
@@ -298,10 +303,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         }
         None => tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run()),
     };
-    tokio::spawn(event_ttl::run(
-        app.store.clone(),
-        event_ttl::wall_ttl(cfg.event_ttl, cfg.time_scale),
-    ));
+    tokio::spawn(event_ttl::run(app.store.clone(), ttl));
     let router = router(app.clone());
     let https = tls.is_some();
     let ca_pem = tls.as_ref().and_then(|t| t.ca_pem.clone());

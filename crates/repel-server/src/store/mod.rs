@@ -6,20 +6,31 @@
 //! current object, committed to redb (fsync), applied in memory, and published to watchers. So a
 //! reply never acknowledges a write that a restart could lose, and the resourceVersion sequence
 //! restarts where it stopped (it is stored in the same transaction as the object).
+//!
+//! With a file, Events live in it only ([`disk`]): a restart decodes the objects the control
+//! plane and the API need at once (nodes, pods, workloads, …), not the Events, which are read
+//! when asked for; the Events that outlived `--event-ttl` are purged at open through an index
+//! of their last writes ([`Store::purge_expired_events`]).
+
+mod disk;
+
+pub use disk::ON_DISK;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::time;
+use disk::{EVENT_EXPIRY, EXPIRY_INDEX_KEY, META, OBJECTS, RV_KEY, db_key};
 
-const OBJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("objects");
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
-const RV_KEY: &str = "resourceVersion";
+/// redb's page cache (its default is 1 GiB, which a restart reading every object filled):
+/// the objects the store needs are decoded in memory, the Events read from the file go through
+/// the operating system's cache.
+const CACHE_BYTES: usize = 64 << 20;
 
 /// How many past events a watch can resume from (older resourceVersions get 410 Gone).
 pub const HISTORY: usize = 20_000;
@@ -91,7 +102,7 @@ pub enum Op {
 
 struct Inner {
     /// Objects by resource, then key; shared, so that a paged list's snapshot costs a pointer
-    /// per object.
+    /// per object. With a file, every resource but [`ON_DISK`] (which is read from the file).
     objects: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
     rv: u64,
     history: VecDeque<Arc<Event>>,
@@ -123,12 +134,70 @@ pub fn ns_name(obj: &Value) -> (String, String) {
     )
 }
 
-fn db_key(resource: &str, k: &str) -> String {
-    format!("{resource}|{k}")
-}
-
 fn storage_err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Storage(e.to_string())
+}
+
+/// The Unix millisecond before which an Event's last write has outlived `ttl` at `now` (as
+/// [`crate::event_ttl::expired`] judges).
+fn cutoff_ms(now: k8s_openapi::jiff::Timestamp, ttl: std::time::Duration) -> i64 {
+    let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    now.as_millisecond().saturating_sub(ttl)
+}
+
+impl Inner {
+    /// Whether `resource` lives in the file only.
+    fn on_disk(&self, resource: &str) -> bool {
+        self.db.is_some() && resource == ON_DISK
+    }
+
+    /// A read transaction of the file: begun under the lock, it sees exactly the writes
+    /// committed up to the store's resourceVersion, whenever it is read.
+    fn reader(&self) -> Result<ReadTransaction, StoreError> {
+        match &self.db {
+            Some(db) => db.begin_read().map_err(storage_err),
+            None => Err(StoreError::Storage("no data directory".into())),
+        }
+    }
+
+    /// The stored object, shared (decoded from the file for a resource kept there).
+    fn current(&self, resource: &str, k: &str) -> Result<Option<Arc<Value>>, StoreError> {
+        if self.on_disk(resource) {
+            return disk::get(&self.reader()?, resource, k);
+        }
+        Ok(self.objects.get(resource).and_then(|m| m.get(k)).cloned())
+    }
+}
+
+/// The objects of a held map (in `namespace` when given) with their keys, in key order.
+fn held_items(
+    m: Option<&BTreeMap<String, Arc<Value>>>,
+    namespace: Option<&str>,
+) -> Vec<(String, Arc<Value>)> {
+    let Some(m) = m else {
+        return Vec::new();
+    };
+    match namespace {
+        None => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
+        Some(ns) => {
+            let prefix = format!("{ns}/");
+            m.range(prefix.clone()..)
+                .take_while(|(k, _)| k.starts_with(&prefix))
+                .map(|(k, v)| (k.clone(), Arc::clone(v)))
+                .collect()
+        }
+    }
+}
+
+/// The objects of a resource kept in the file, as a read transaction sees them; a file that
+/// cannot be read lists nothing (the write path reports its errors).
+fn file_items(
+    r: Result<ReadTransaction, StoreError>,
+    resource: &str,
+    namespace: Option<&str>,
+) -> Vec<(String, Arc<Value>)> {
+    r.and_then(|r| disk::scan(&r, resource, namespace))
+        .unwrap_or_default()
 }
 
 /// A fresh random-looking UID in UUID v4 form.
@@ -161,21 +230,39 @@ impl Store {
         Store::with(None, BTreeMap::new(), 0)
     }
 
-    /// Opens (or creates) `dir/repel.redb` and loads every stored object.
+    /// Opens (or creates) `dir/repel.redb` and loads every stored object but the Events
+    /// (read from the file when asked for).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(storage_err)?;
-        let db = Database::create(dir.join("repel.redb")).map_err(storage_err)?;
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create(dir.join("repel.redb"))
+            .map_err(storage_err)?;
         let mut objects: BTreeMap<String, BTreeMap<String, Arc<Value>>> = BTreeMap::new();
         let mut rv = 0;
         {
             let w = db.begin_write().map_err(storage_err)?;
             w.open_table(OBJECTS).map_err(storage_err)?;
-            w.open_table(META).map_err(storage_err)?;
+            w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
+            let indexed = {
+                let m = w.open_table(META).map_err(storage_err)?;
+                m.get(EXPIRY_INDEX_KEY).map_err(storage_err)?.is_some()
+            };
+            if !indexed {
+                disk::build_expiry_index(&w)?;
+                let mut m = w.open_table(META).map_err(storage_err)?;
+                m.insert(EXPIRY_INDEX_KEY, 1).map_err(storage_err)?;
+            }
             w.commit().map_err(storage_err)?;
         }
         let r = db.begin_read().map_err(storage_err)?;
         let t = r.open_table(OBJECTS).map_err(storage_err)?;
-        for entry in t.iter().map_err(storage_err)? {
+        // Every key up to the Events', then every key after them: the Events are not read.
+        let below = db_key(ON_DISK, "");
+        let above = format!("{ON_DISK}}}");
+        let head = t.range(..below.as_str()).map_err(storage_err)?;
+        let tail = t.range(above.as_str()..).map_err(storage_err)?;
+        for entry in head.chain(tail) {
             let (k, v) = entry.map_err(storage_err)?;
             let k = k.value();
             let Some((resource, rest)) = k.split_once('|') else {
@@ -221,6 +308,88 @@ impl Store {
         }
     }
 
+    /// The Events that outlived `ttl` (wall clock) at `now`, deleted from the file with one
+    /// resourceVersion and no watch event each: for the start, before anyone watches (a watch
+    /// from an older resourceVersion is then 410 Gone, so a client lists again and sees them
+    /// gone). Reads only the expired Events' index entries, not the Events. Returns how many;
+    /// 0 without a file (the sweep, [`crate::event_ttl`], deletes those).
+    pub fn purge_expired_events(
+        &self,
+        now: k8s_openapi::jiff::Timestamp,
+        ttl: std::time::Duration,
+    ) -> Result<usize, StoreError> {
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        let Some(db) = &g.db else {
+            return Ok(0);
+        };
+        let cutoff = cutoff_ms(now, ttl);
+        let mut purged = 0;
+        loop {
+            let keys = disk::expired(&db.begin_read().map_err(storage_err)?, cutoff, 50_000)?;
+            if keys.is_empty() {
+                break;
+            }
+            let rv = g.rv + 1;
+            let w = db.begin_write().map_err(storage_err)?;
+            {
+                let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
+                let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
+                for k in &keys {
+                    let dk = db_key(ON_DISK, k);
+                    let old = t.remove(dk.as_str()).map_err(storage_err)?;
+                    let old = old.as_ref().map(|v| v.value());
+                    disk::reindex(&mut x, &dk, old, None)?;
+                }
+                let mut m = w.open_table(META).map_err(storage_err)?;
+                m.insert(RV_KEY, rv).map_err(storage_err)?;
+            }
+            w.commit().map_err(storage_err)?;
+            purged += keys.len();
+            g.rv = rv;
+            g.history.clear();
+            g.oldest = rv;
+        }
+        Ok(purged)
+    }
+
+    /// The keys (`namespace/name`) of up to `limit` Events that outlived `ttl` (wall clock) at
+    /// `now`, oldest first: from the file's index, reading no Event; without a file, from
+    /// the Events held.
+    pub fn expired_events(
+        &self,
+        now: k8s_openapi::jiff::Timestamp,
+        ttl: std::time::Duration,
+        limit: usize,
+    ) -> Vec<(String, String)> {
+        let g = self.lock();
+        let split = |k: &str| {
+            let (ns, name) = k.split_once('/').unwrap_or(("", k));
+            (ns.to_string(), name.to_string())
+        };
+        if let Some(db) = &g.db {
+            let cutoff = cutoff_ms(now, ttl);
+            return match db.begin_read().map_err(storage_err) {
+                Ok(r) => disk::expired(&r, cutoff, limit).unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+            .iter()
+            .map(|k| split(k))
+            .collect();
+        }
+        g.objects
+            .get(ON_DISK)
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .filter(|(_, ev)| {
+                crate::event_ttl::last_write(ev)
+                    .is_some_and(|last| crate::event_ttl::expired(last, now, ttl))
+            })
+            .take(limit)
+            .map(|(k, _)| split(k))
+            .collect()
+    }
+
     /// The current resourceVersion (of the last write).
     pub fn resource_version(&self) -> u64 {
         self.lock().rv
@@ -228,16 +397,18 @@ impl Store {
 
     /// Whether the store holds no object at all (a fresh data dir).
     pub fn is_empty(&self) -> bool {
-        self.lock().objects.values().all(|m| m.is_empty())
+        let g = self.lock();
+        g.objects.values().all(|m| m.is_empty())
+            && (!g.on_disk(ON_DISK)
+                || !g
+                    .reader()
+                    .and_then(|r| disk::any(&r, ON_DISK))
+                    .unwrap_or(true))
     }
 
     /// One object.
     pub fn get(&self, resource: &str, namespace: &str, name: &str) -> Option<Value> {
-        self.lock()
-            .objects
-            .get(resource)
-            .and_then(|m| m.get(&key(namespace, name)))
-            .map(|v| Value::clone(v))
+        self.read(resource, namespace, name, Value::clone)
     }
 
     /// `f` of an object, read in place (no copy of the object is made).
@@ -248,30 +419,28 @@ impl Store {
         name: &str,
         f: impl FnOnce(&Value) -> R,
     ) -> Option<R> {
-        self.lock()
-            .objects
+        let g = self.lock();
+        let k = key(namespace, name);
+        if g.on_disk(resource) {
+            let r = g.reader().ok()?;
+            drop(g);
+            let v = disk::get(&r, resource, &k).ok()??;
+            return Some(f(&v));
+        }
+        g.objects
             .get(resource)
-            .and_then(|m| m.get(&key(namespace, name)))
+            .and_then(|m| m.get(&k))
             .map(|v| f(v))
     }
 
     /// Every object of a resource (in one namespace when given), with the store's rv.
     pub fn list(&self, resource: &str, namespace: Option<&str>) -> (Vec<Value>, u64) {
-        let g = self.lock();
-        let items = match g.objects.get(resource) {
-            None => Vec::new(),
-            Some(m) => match namespace {
-                None => m.values().map(|v| Value::clone(v)).collect(),
-                Some(ns) => {
-                    let prefix = format!("{ns}/");
-                    m.range(prefix.clone()..)
-                        .take_while(|(k, _)| k.starts_with(&prefix))
-                        .map(|(_, v)| Value::clone(v))
-                        .collect()
-                }
-            },
-        };
-        (items, g.rv)
+        let (items, rv) = self.snapshot(resource, namespace);
+        let items = items
+            .into_iter()
+            .map(|(_, v)| Arc::unwrap_or_clone(v))
+            .collect();
+        (items, rv)
     }
 
     /// The objects of `resource` (in `namespace` when given) with their keys, in key order,
@@ -283,20 +452,14 @@ impl Store {
         namespace: Option<&str>,
     ) -> (Vec<(String, Arc<Value>)>, u64) {
         let g = self.lock();
-        let items = match g.objects.get(resource) {
-            None => Vec::new(),
-            Some(m) => match namespace {
-                None => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
-                Some(ns) => {
-                    let prefix = format!("{ns}/");
-                    m.range(prefix.clone()..)
-                        .take_while(|(k, _)| k.starts_with(&prefix))
-                        .map(|(k, v)| (k.clone(), Arc::clone(v)))
-                        .collect()
-                }
-            },
-        };
-        (items, g.rv)
+        let rv = g.rv;
+        if g.on_disk(resource) {
+            // Decoded after the lock is let go: the read transaction is the snapshot.
+            let r = g.reader();
+            drop(g);
+            return (file_items(r, resource, namespace), rv);
+        }
+        (held_items(g.objects.get(resource), namespace), rv)
     }
 
     /// Every object of each of `resources`, shared, read under one lock, with the store's rv,
@@ -319,16 +482,19 @@ impl Store {
         let lists = resources
             .iter()
             .map(|r| {
-                g.objects
-                    .get(*r)
-                    .map(|m| m.values().cloned().collect())
-                    .unwrap_or_default()
+                let items = if g.on_disk(r) {
+                    file_items(g.reader(), r, None)
+                } else {
+                    held_items(g.objects.get(*r), None)
+                };
+                items.into_iter().map(|(_, v)| v).collect()
             })
             .collect();
         (lists, g.rv, rx)
     }
 
-    /// [`Store::list_with_feed`] of every resource the store holds, by resource.
+    /// [`Store::list_with_feed`] of every resource the store holds in memory, by resource
+    /// (with a file, not the Events: the control plane does not read them).
     #[allow(clippy::type_complexity)]
     pub fn list_all_with_feed(
         &self,
@@ -371,12 +537,15 @@ impl Store {
         resource: &str,
     ) -> (Vec<Arc<Value>>, u64, broadcast::Receiver<Arc<Event>>) {
         let g = self.lock();
-        let items = g
-            .objects
-            .get(resource)
-            .map(|m| m.values().cloned().collect())
-            .unwrap_or_default();
-        (items, g.rv, self.tx.subscribe())
+        let (rv, rx) = (g.rv, self.tx.subscribe());
+        let items = if g.on_disk(resource) {
+            let r = g.reader();
+            drop(g);
+            file_items(r, resource, None)
+        } else {
+            held_items(g.objects.get(resource), None)
+        };
+        (items.into_iter().map(|(_, v)| v).collect(), rv, rx)
     }
 
     /// Creates an object: sets uid, creationTimestamp and resourceVersion.
@@ -389,7 +558,7 @@ impl Store {
         let mut g = self.lock();
         let (ns, name) = ns_name(&obj);
         let k = key(&ns, &name);
-        if g.objects.get(resource).is_some_and(|m| m.contains_key(&k)) {
+        if g.current(resource, &k)?.is_some() {
             return Err(StoreError::AlreadyExists);
         }
         let rv = g.rv + 1;
@@ -408,15 +577,11 @@ impl Store {
             m.insert("resourceVersion".into(), json!(rv.to_string()));
             m.remove("deletionTimestamp");
         }
-        self.commit(
+        let stored = self.commit(
             &mut g,
-            vec![(resource.to_string(), k.clone(), Some(obj), EventType::Added)],
+            vec![(resource.to_string(), k, Some(obj), EventType::Added)],
         )?;
-        g.objects
-            .get(resource)
-            .and_then(|m| m.get(&k))
-            .cloned()
-            .ok_or(StoreError::NotFound)
+        stored.into_iter().next().ok_or(StoreError::NotFound)
     }
 
     /// Read-modify-write of one object under the store's lock. `f` gets the current object
@@ -445,12 +610,7 @@ impl Store {
     ) -> Result<Value, E> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g
-            .objects
-            .get(resource)
-            .and_then(|m| m.get(&k))
-            .map(|v| Value::clone(v))
-        else {
+        let Some(current) = g.current(resource, &k)?.map(Arc::unwrap_or_clone) else {
             return Err(StoreError::NotFound.into());
         };
         let Some(mut new) = f(&current)? else {
@@ -526,12 +686,7 @@ impl Store {
     pub fn delete(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, StoreError> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g
-            .objects
-            .get(resource)
-            .and_then(|m| m.get(&k))
-            .map(|v| Value::clone(v))
-        else {
+        let Some(current) = g.current(resource, &k)?.map(Arc::unwrap_or_clone) else {
             return Err(StoreError::NotFound);
         };
         self.commit(
@@ -556,13 +711,13 @@ impl Store {
                 Op::Put(_, mut obj) => {
                     let (ns, name) = ns_name(&obj);
                     let k = key(&ns, &name);
-                    let existing = g.objects.get(&resource).and_then(|m| m.get(&k));
+                    let existing = g.current(&resource, &k)?;
                     let kind = if existing.is_some() {
                         EventType::Modified
                     } else {
                         EventType::Added
                     };
-                    if let Some(old) = existing {
+                    if let Some(old) = existing.as_deref() {
                         // Written from an older read: skip (the engine retries next tick).
                         let given = obj["metadata"]["resourceVersion"].as_str();
                         if given.is_some_and(|rv| {
@@ -591,25 +746,28 @@ impl Store {
                 }
                 Op::Delete(_, ns, name) => {
                     let k = key(&ns, &name);
-                    if g.objects.get(&resource).is_some_and(|m| m.contains_key(&k)) {
+                    if g.current(&resource, &k)?.is_some() {
                         changes.push((resource, k, None, EventType::Deleted));
                     }
                 }
             }
         }
-        self.commit(&mut g, changes)
+        self.commit(&mut g, changes).map(|_| ())
     }
 
     /// Commits changes: rv per change, redb first (one transaction, fsync), then memory, then
-    /// watchers. `None` = delete.
+    /// watchers. `None` = delete. Returns the objects put, as stored.
     fn commit(
         &self,
         g: &mut Inner,
         mut changes: Vec<(String, String, Option<Value>, EventType)>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<Arc<Value>>, StoreError> {
         if changes.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
+        // The previous state of each change to an object kept in the file only (from the
+        // file, as the write replaces it).
+        let mut olds: Vec<Option<Arc<Value>>> = vec![None; changes.len()];
         let mut rv = g.rv;
         for (_, _, obj, _) in changes.iter_mut() {
             rv += 1;
@@ -621,17 +779,24 @@ impl Store {
             let w = db.begin_write().map_err(storage_err)?;
             {
                 let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
-                for (resource, k, obj, _) in &changes {
+                let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
+                for ((resource, k, obj, _), old_obj) in changes.iter().zip(olds.iter_mut()) {
                     let dk = db_key(resource, k);
-                    match obj {
-                        Some(o) => {
-                            let bytes = serde_json::to_vec(o).map_err(storage_err)?;
-                            t.insert(dk.as_str(), bytes.as_slice())
-                                .map_err(storage_err)?;
-                        }
-                        None => {
-                            t.remove(dk.as_str()).map_err(storage_err)?;
-                        }
+                    let bytes = match obj {
+                        Some(o) => Some(serde_json::to_vec(o).map_err(storage_err)?),
+                        None => None,
+                    };
+                    let old = match &bytes {
+                        Some(b) => t.insert(dk.as_str(), b.as_slice()),
+                        None => t.remove(dk.as_str()),
+                    }
+                    .map_err(storage_err)?;
+                    if resource == ON_DISK {
+                        let old = old.as_ref().map(|v| v.value());
+                        disk::reindex(&mut x, &dk, old, bytes.as_deref())?;
+                        *old_obj = old
+                            .and_then(|b| serde_json::from_slice(b).ok())
+                            .map(Arc::new);
                     }
                 }
                 let mut m = w.open_table(META).map_err(storage_err)?;
@@ -640,21 +805,30 @@ impl Store {
             w.commit().map_err(storage_err)?;
         }
         let mut rv = g.rv;
-        for (resource, k, obj, kind) in changes {
+        let mut stored = Vec::new();
+        for ((resource, k, obj, kind), old) in changes.into_iter().zip(olds) {
             rv += 1;
-            let m = g.objects.entry(resource.clone()).or_default();
+            let on_disk = g.on_disk(&resource);
             let mut prev = None;
             let object = match obj {
                 Some(o) => {
                     let o = Arc::new(o);
-                    prev = m.insert(k, o.clone());
+                    prev = if on_disk {
+                        old
+                    } else {
+                        let m = g.objects.entry(resource.clone()).or_default();
+                        m.insert(k, o.clone())
+                    };
+                    stored.push(o.clone());
                     o
                 }
                 None => {
-                    let mut last = m
-                        .remove(&k)
-                        .map(Arc::unwrap_or_clone)
-                        .unwrap_or(Value::Null);
+                    let last = if on_disk {
+                        old
+                    } else {
+                        g.objects.get_mut(&resource).and_then(|m| m.remove(&k))
+                    };
+                    let mut last = last.map(Arc::unwrap_or_clone).unwrap_or(Value::Null);
                     if last.is_object() {
                         last["metadata"]["resourceVersion"] = json!(rv.to_string());
                     }
@@ -679,7 +853,7 @@ impl Store {
             let _ = self.tx.send(ev);
         }
         g.rv = rv;
-        Ok(())
+        Ok(stored)
     }
 }
 
@@ -692,132 +866,4 @@ fn strip_rv(v: &Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn node(name: &str) -> Value {
-        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
-    }
-
-    #[test]
-    fn writes_get_increasing_resource_versions_and_identity() {
-        let s = Store::in_memory();
-        let a = s.create("nodes", node("a")).unwrap();
-        let b = s.create("nodes", node("b")).unwrap();
-        assert_eq!(a["metadata"]["resourceVersion"], "1");
-        assert_eq!(b["metadata"]["resourceVersion"], "2");
-        assert_eq!(a["metadata"]["uid"].as_str().unwrap().len(), 36);
-        assert_eq!(s.create("nodes", node("a")), Err(StoreError::AlreadyExists));
-        let m = s
-            .modify::<StoreError>("nodes", "", "a", |cur| {
-                let mut n = cur.clone();
-                n["spec"] = json!({"unschedulable": true});
-                Ok(Some(n))
-            })
-            .unwrap();
-        assert_eq!(m["metadata"]["resourceVersion"], "3");
-        assert_eq!(m["metadata"]["uid"], a["metadata"]["uid"]);
-    }
-
-    #[test]
-    fn a_stale_resource_version_is_a_conflict_and_an_unchanged_object_is_no_write() {
-        let s = Store::in_memory();
-        s.create("nodes", node("a")).unwrap();
-        let r = s.modify::<StoreError>("nodes", "", "a", |cur| {
-            let mut n = cur.clone();
-            n["metadata"]["resourceVersion"] = json!("0");
-            n["spec"] = json!({"unschedulable": true});
-            Ok(Some(n))
-        });
-        assert_eq!(r, Err(StoreError::Conflict));
-        let same = s
-            .modify::<StoreError>("nodes", "", "a", |cur| Ok(Some(cur.clone())))
-            .unwrap();
-        assert_eq!(same["metadata"]["resourceVersion"], "1");
-        assert_eq!(s.resource_version(), 1);
-    }
-
-    #[test]
-    fn a_batch_never_resurrects_a_deleted_object_nor_overwrites_a_newer_one() {
-        let s = Store::in_memory();
-        let a = s.create("nodes", node("a")).unwrap();
-        let b = s.create("nodes", node("b")).unwrap();
-        s.delete("nodes", "", "a").unwrap();
-        let mut stale_b = b.clone();
-        s.modify::<StoreError>("nodes", "", "b", |cur| {
-            let mut n = cur.clone();
-            n["spec"] = json!({"unschedulable": true});
-            Ok(Some(n))
-        })
-        .unwrap();
-        stale_b["spec"] = json!({"podCIDR": "x"});
-        let mut a2 = a.clone();
-        a2["spec"] = json!({"podCIDR": "y"});
-        s.write_batch(vec![
-            ("nodes".into(), Op::Put(String::new(), a2)),
-            ("nodes".into(), Op::Put(String::new(), stale_b)),
-            ("nodes".into(), Op::Put(String::new(), node("c"))),
-        ])
-        .unwrap();
-        assert!(s.get("nodes", "", "a").is_none(), "deleted stays deleted");
-        assert_eq!(
-            s.get("nodes", "", "b").unwrap()["spec"],
-            json!({"unschedulable": true})
-        );
-        assert!(s.get("nodes", "", "c").is_some(), "a new object is created");
-    }
-
-    #[test]
-    fn a_watch_resumes_after_an_rv_and_a_too_old_rv_is_refused() {
-        let s = Store::in_memory();
-        s.create("nodes", node("a")).unwrap();
-        s.create("nodes", node("b")).unwrap();
-        s.delete("nodes", "", "a").unwrap();
-        let (past, _rx) = s.watch_from(1).unwrap();
-        let kinds: Vec<_> = past.iter().map(|e| (e.kind, e.rv)).collect();
-        assert_eq!(kinds, vec![(EventType::Added, 2), (EventType::Deleted, 3)]);
-        for i in 0..HISTORY {
-            s.create("pods", node(&format!("p{i}"))).unwrap();
-        }
-        assert!(s.watch_from(1).is_err());
-    }
-
-    #[test]
-    fn a_feed_keeps_every_change_beyond_the_history_and_drops_a_gone_reader() {
-        let s = Store::in_memory();
-        s.create("nodes", node("a")).unwrap();
-        let (lists, rv, feed) = s.list_with_feed(&["nodes", "pods"]);
-        assert_eq!((lists[0].len(), lists[1].len(), rv), (1, 0, 1));
-        for i in 0..HISTORY + 5 {
-            s.create("pods", node(&format!("p{i}"))).unwrap();
-        }
-        s.delete("nodes", "", "a").unwrap();
-        let got: Vec<u64> = feed.try_iter().map(|e| e.rv).collect();
-        let want: Vec<u64> = (2..=HISTORY as u64 + 7).collect();
-        assert_eq!(got, want, "every change after the list, in order");
-        assert!(
-            s.watch_from(1).is_err(),
-            "while the history no longer reaches back"
-        );
-        drop(feed);
-        s.create("nodes", node("b")).unwrap();
-        assert!(s.lock().feeds.is_empty());
-    }
-
-    #[test]
-    fn redb_keeps_objects_and_the_resource_version_across_reopen() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let s = Store::open(dir.path()).unwrap();
-            s.create("nodes", node("a")).unwrap();
-            s.create("nodes", node("b")).unwrap();
-            s.delete("nodes", "", "b").unwrap();
-        }
-        let s = Store::open(dir.path()).unwrap();
-        assert_eq!(s.resource_version(), 3);
-        assert!(s.get("nodes", "", "a").is_some());
-        assert!(s.get("nodes", "", "b").is_none());
-        let c = s.create("nodes", node("c")).unwrap();
-        assert_eq!(c["metadata"]["resourceVersion"], "4");
-    }
-}
+mod tests;
