@@ -414,8 +414,10 @@ impl Scheduler {
         node: &crate::cluster::NodeInfo,
         cluster: &Cluster,
     ) -> Status {
-        let ghosts: Vec<PodId> = match cluster.node_id(&node.name) {
-            Some(id) if cluster.has_nominations() => cluster
+        // (Checked first: with no nomination anywhere, the usual case, nothing is looked up.)
+        let node_id = || cluster.node_id(&node.name);
+        let ghosts: Vec<PodId> = match cluster.has_nominations().then(node_id).flatten() {
+            Some(id) => cluster
                 .nominated_pods(id)
                 .into_iter()
                 .filter(|g| {
@@ -425,7 +427,7 @@ impl Scheduler {
                     })
                 })
                 .collect(),
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         if ghosts.is_empty() {
             return self.run_filters(state, pod, node, cluster);
