@@ -582,6 +582,9 @@ pub struct Cluster {
     /// The nodes' images by name ([`ImageIndex`]), built at the first
     /// [`Cluster::image_index`] and dropped when a node is added, replaced or deleted.
     images: std::sync::OnceLock<Arc<ImageIndex>>,
+    /// Pods nominated by [`Cluster::set_nominated`] and not bound or deleted since (a superset
+    /// of the live nominations: [`Cluster::nominated_pods`] reads each pod's own field).
+    nominees: std::collections::BTreeSet<PodId>,
 }
 
 /// (namespace, kind, name) of a pod's controller.
@@ -877,6 +880,12 @@ impl Cluster {
         };
         info.node = Some(node);
         info.nominated = None;
+        // The binding clears `status.nominatedNodeName` (upstream v1.35,
+        // ClearingNominatedNodeNameAfterBinding, beta and on by default).
+        if let Some(st) = info.status.as_mut() {
+            st.nominated_node_name = None;
+        }
+        self.nominees.remove(&pod);
         info.set_shared_node_name(Some(if *n.shared_name == *n.name {
             Arc::clone(&n.shared_name)
         } else {
@@ -907,8 +916,90 @@ impl Cluster {
         self.force_delete_pod(pod);
     }
 
+    /// Deletes a bound pod gracefully with a grace period of `grace` seconds, as the API server
+    /// does for a delete request (`DeleteOptions{}`: the pod's
+    /// `spec.terminationGracePeriodSeconds`): `metadata.deletionTimestamp` is set to `now`,
+    /// `deletionGracePeriodSeconds` to `grace`, and the pod stays bound and `terminating` (its
+    /// requests still held on the node) until its kubelet finishes it after the grace period
+    /// ([`crate::controllers::kubelet`]). A pod not bound, finished, or with a grace period of
+    /// 0 or less goes at once, as upstream's `BeforeDelete` makes its grace period 0.
+    pub fn delete_pod_gracefully(&mut self, pod: PodId, now: crate::clock::Millis, grace: i64) {
+        let Some(p) = self.pods.get_mut(pod) else {
+            return;
+        };
+        if p.deleted {
+            return;
+        }
+        let finished = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
+        if p.node.is_none() || finished || grace <= 0 {
+            self.force_delete_pod(pod);
+            return;
+        }
+        p.terminating = true;
+        if p.meta.deletion_timestamp.is_none() {
+            p.meta.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                crate::controllers::node_lifecycle::sim_timestamp(now),
+            ));
+            p.meta.deletion_grace_period_seconds = Some(grace);
+        }
+        self.note(|_| Action::DeletePod {
+            pod,
+            graceful: true,
+        });
+    }
+
+    /// Nominates pod `pod` for `node` (`None`: clears its nomination), as the scheduler does
+    /// after preemption: the pod's `nominated` and its `status.nominatedNodeName`.
+    pub fn set_nominated(&mut self, pod: PodId, node: Option<NodeId>) {
+        let name = node.and_then(|n| self.nodes.get(n)).map(|n| n.name.clone());
+        let Some(p) = self.pods.get_mut(pod) else {
+            return;
+        };
+        let had_status = p
+            .status
+            .as_ref()
+            .is_some_and(|s| s.nominated_node_name.is_some());
+        if p.nominated == node && had_status == name.is_some() {
+            return;
+        }
+        p.nominated = node;
+        if name.is_some() || had_status {
+            p.status_mut().nominated_node_name = name;
+        }
+        if node.is_some() {
+            self.nominees.insert(pod);
+        } else {
+            self.nominees.remove(&pod);
+        }
+        self.touch_pod(pod);
+    }
+
+    /// The pods nominated for `node` (upstream's nominator, `NominatedPodsForNode`): not bound,
+    /// not deleted, in id order.
+    pub fn nominated_pods(&self, node: NodeId) -> Vec<PodId> {
+        self.nominees
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.pods
+                    .get(*id)
+                    .is_some_and(|p| p.nominated == Some(node) && p.node.is_none() && !p.deleted)
+            })
+            .collect()
+    }
+
+    /// Whether any pod is nominated for a node (see [`Cluster::nominated_pods`]).
+    pub fn has_nominations(&self) -> bool {
+        self.nominees.iter().any(|id| {
+            self.pods
+                .get(*id)
+                .is_some_and(|p| p.nominated.is_some() && p.node.is_none() && !p.deleted)
+        })
+    }
+
     /// Deletes a pod at once, wherever it is (`--force --grace-period=0`).
     pub fn force_delete_pod(&mut self, pod: PodId) {
+        self.nominees.remove(&pod);
         self.unbind(pod);
         if let Some(p) = self.pods.get_mut(pod) {
             p.deleted = true;

@@ -26,6 +26,7 @@ use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::controllers::workloads::WorkloadControllers;
 use crate::events::{Event, pod_object};
 use crate::scheduler::fast::FastScheduler;
+use crate::scheduler::preemption::prepare_candidate;
 use crate::scheduler::{Outcome, Scheduler};
 
 /// How many settling passes one point in time may take before the control plane moves on (a
@@ -59,17 +60,22 @@ pub struct ControlPlane {
     pub devices: DevicePlugins,
     /// The last FailedScheduling message per pod (an unchanged one is not recorded again).
     last_failure: HashMap<usize, String>,
+    /// Preemptors waiting for their victims, with those victims: a preemptor is not tried
+    /// again until one of them is gone (upstream: it waits in the unschedulable pods until a
+    /// pod deletion moves it back to the active queue).
+    waiting: HashMap<usize, Vec<usize>>,
 }
 
 impl ControlPlane {
     /// A control plane of these controllers.
     pub fn new(
-        scheduler: FastScheduler,
+        mut scheduler: FastScheduler,
         kubelet: Kubelet,
         taint_eviction: TaintEvictionController,
         node_lifecycle: NodeLifecycleController,
         workloads: WorkloadControllers,
     ) -> Self {
+        scheduler.reference.graceful_preemption = true;
         ControlPlane {
             scheduler,
             kubelet,
@@ -82,6 +88,7 @@ impl ControlPlane {
             karpenter: Karpenter::default(),
             devices: DevicePlugins::default(),
             last_failure: HashMap::new(),
+            waiting: HashMap::new(),
         }
     }
 
@@ -104,10 +111,23 @@ impl ControlPlane {
 
     /// kube-scheduler's cycle for every pending pod, in queue order, on the compiled engine
     /// (the reference's placements, computed from classes): a pod is bound, or gets its
-    /// FailedScheduling (recorded once per message); a pod preemption nominates a node for
-    /// has its victims deleted (each with its `Preempted` event) and is scheduled again at the
-    /// next pass, as upstream waits for its victims to go before the next cycle.
+    /// FailedScheduling (recorded once per message). A pod preemption nominates a node for
+    /// keeps the nomination (`status.nominatedNodeName`), its victims are deleted gracefully
+    /// ([`prepare_candidate`]: `DisruptionTarget`, a `Preempted` event each; their kubelet
+    /// finishes them after their grace period), and it waits: it is tried again once one of its
+    /// victims is gone (upstream's queue moves it back on a pod deletion), while the nominated
+    /// room is kept from pods of lower or equal priority
+    /// ([`crate::scheduler::Scheduler::run_filters_with_nominated`]).
     fn schedule_pending(&mut self, now: Millis, cluster: &mut Cluster, events: &mut Vec<Event>) {
+        self.waiting.retain(|pod, victims| {
+            cluster
+                .pods
+                .get(*pod)
+                .is_some_and(|p| !p.deleted && p.node.is_none())
+                && victims
+                    .iter()
+                    .all(|v| cluster.pods.get(*v).is_some_and(|v| !v.deleted))
+        });
         // The default scheduler takes the pods that name it (or no scheduler).
         let mut queue: Vec<usize> = cluster
             .pending()
@@ -118,6 +138,7 @@ impl ControlPlane {
                     .scheduler_name
                     .as_deref()
                     .is_none_or(|s| s.is_empty() || s == DEFAULT_SCHEDULER)
+                    && !self.waiting.contains_key(p)
             })
             .collect();
         if queue.is_empty() {
@@ -168,18 +189,8 @@ impl ControlPlane {
                         ));
                     }
                     if let Some((node, victims)) = nominated {
-                        let node_name = cluster.nodes[node].name.clone();
-                        for v in victims {
-                            let vp = &cluster.pods[v];
-                            events.push(Event::normal(
-                                now,
-                                "Preempted",
-                                pod_object(&vp.namespace, &vp.name),
-                                Some(node_name.clone()),
-                                format!("Preempted by pod {key} on node {node_name}"),
-                            ));
-                            cluster.delete_pod(v);
-                        }
+                        prepare_candidate(cluster, now, pod, node, &victims, events);
+                        self.waiting.insert(pod, victims);
                     }
                 }
             }

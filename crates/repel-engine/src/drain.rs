@@ -406,12 +406,15 @@ impl Undo {
             }
             let p = &mut c.pods[id];
             p.phase = saved.phase;
-            p.nominated = saved.nominated;
+            p.nominated = None;
             p.set_spec_node_name(saved.node_name.clone());
             p.terminating = saved.terminating;
             if p.deleted != saved.deleted {
                 p.deleted = saved.deleted;
                 c.index_pod(id);
+            }
+            if saved.nominated.is_some() {
+                c.set_nominated(id, saved.nominated);
             }
         }
         for (index, status) in self.pdbs {

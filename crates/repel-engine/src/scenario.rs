@@ -33,7 +33,7 @@
 //!   - at: 10m
 //!     pod: default/web-0
 //!     phase: Running                 # Pending | Running | Failed | Succeeded | Gone
-//!     node: node3
+//!     node: node3                    # also terminating: true|false (kubectl's Terminating)
 //!   - event: TaintManagerEviction    # an event's reason, on an object, at or by a time
 //!     object: Pod/default/web-0
 //!     by: 20m
@@ -285,6 +285,9 @@ pub enum Expectation {
         node: Option<String>,
         /// The pool whose node it is bound to.
         pool: Option<String>,
+        /// Whether it is being deleted (kubectl's `Terminating`: a `deletionTimestamp`, still
+        /// bound while its kubelet finishes it).
+        terminating: Option<bool>,
     },
     /// A node pool's state at a time.
     Pool {

@@ -838,6 +838,7 @@ impl Simulation {
         phase: Option<ExpectedPhase>,
         node: Option<&str>,
         pool: Option<&str>,
+        terminating: Option<bool>,
     ) -> (String, bool) {
         let (ns, name) = pod.split_once('/').unwrap_or(("default", pod));
         let live = self
@@ -848,6 +849,8 @@ impl Simulation {
             Some(p) => (p.phase.as_str(), self.node_of(p)),
             None => ("Gone", None),
         };
+        let actual_terminating = live.is_some_and(|p| p.terminating);
+        let terminating_ok = terminating.is_none_or(|want| want == actual_terminating);
         let phase_ok = phase.is_none_or(|want| want.as_str() == actual_phase);
         let node_ok = node.is_none_or(|want| actual_node.as_deref() == Some(want));
         let actual_pool = actual_node.as_deref().and_then(|n| self.pool_of_node(n));
@@ -861,7 +864,10 @@ impl Simulation {
         {
             actual.push_str(&format!(" (pool {p})"));
         }
-        (actual, phase_ok && node_ok && pool_ok)
+        if actual_terminating {
+            actual.push_str(" (Terminating)");
+        }
+        (actual, phase_ok && node_ok && pool_ok && terminating_ok)
     }
 }
 
@@ -1097,12 +1103,17 @@ impl ScenarioRun {
                     phase,
                     node,
                     pool,
+                    terminating,
                     ..
                 } = &self.scenario.expect[i]
                 {
-                    let (actual, passed) =
-                        self.sim
-                            .check_pod(pod, *phase, node.as_deref(), pool.as_deref());
+                    let (actual, passed) = self.sim.check_pod(
+                        pod,
+                        *phase,
+                        node.as_deref(),
+                        pool.as_deref(),
+                        *terminating,
+                    );
                     let mut expected = format!("at {}: pod {pod}", human(at));
                     if let Some(p) = phase {
                         expected.push_str(&format!(" {}", p.as_str()));
@@ -1112,6 +1123,11 @@ impl ScenarioRun {
                     }
                     if let Some(p) = pool {
                         expected.push_str(&format!(" on a node of pool {p}"));
+                    }
+                    match terminating {
+                        Some(true) => expected.push_str(" (Terminating)"),
+                        Some(false) => expected.push_str(" (not Terminating)"),
+                        None => {}
                     }
                     self.results.push(ExpectationResult {
                         index: *index,

@@ -10,6 +10,14 @@
 //! `Succeeded`, and, finished, it holds nothing on its node any more (the scheduler's informer
 //! leaves finished pods out). Without the annotation a pod runs until deleted. A value that is
 //! not a whole number of seconds (0 or more) is ignored.
+//!
+//! **Graceful termination.** A pod that preemption deleted (terminating with the scheduler's
+//! `DisruptionTarget` condition, reason `PreemptionByScheduler`) is stopped with its grace
+//! period (`metadata.deletionGracePeriodSeconds`): its kubelet, from the pass it first sees the
+//! deletion, finishes it that many seconds later, as a kubelet waits out the containers' grace
+//! period before the pod object goes; until then the pod stays bound, Terminating, holding its
+//! requests. Other pods being deleted go as soon as their kubelet runs (repel's model: see the
+//! README).
 
 use std::collections::HashMap;
 
@@ -41,6 +49,8 @@ pub struct Kubelet {
     pub gates: FeatureGates,
     /// Pods with a run time, by when they finish.
     finishing: HashMap<PodId, Millis>,
+    /// Pods being deleted with a grace period, by when their grace period ends.
+    grace: HashMap<PodId, Millis>,
 }
 
 impl Kubelet {
@@ -49,8 +59,21 @@ impl Kubelet {
         Kubelet {
             gates,
             finishing: HashMap::new(),
+            grace: HashMap::new(),
         }
     }
+}
+
+/// The grace period, in milliseconds, the kubelet waits out before a terminating pod goes: a
+/// preemption victim's `deletionGracePeriodSeconds` (see the module documentation).
+fn grace_period(p: &crate::cluster::PodInfo) -> Option<Millis> {
+    if !crate::scheduler::preemption::terminating_by_preemption(p) {
+        return None;
+    }
+    p.meta
+        .deletion_grace_period_seconds
+        .filter(|s| *s > 0)
+        .map(|s| s.saturating_mul(1000))
 }
 
 /// A pod's run time from [`RUN_SECONDS_ANNOTATION`], in milliseconds.
@@ -91,8 +114,16 @@ impl Controller for Kubelet {
             cluster.unbind(id);
             cluster.touch_pod(id);
         }
-        // A kubelet that is running again finishes the graceful deletions it missed. A pod
-        // whose node was deleted has no kubelet: the pod garbage collector removes it.
+        // A kubelet that is running again finishes the graceful deletions it missed; a
+        // preemption victim's, once its grace period (counted from when its kubelet first
+        // runs while it is terminating) is over. A pod whose node was deleted has no kubelet:
+        // the pod garbage collector removes it.
+        self.grace.retain(|id, _| {
+            cluster
+                .pods
+                .get(*id)
+                .is_some_and(|p| p.terminating && !p.deleted)
+        });
         for id in 0..cluster.pods.len() {
             let p = &cluster.pods[id];
             let kubelet_runs = match p.node {
@@ -100,6 +131,13 @@ impl Controller for Kubelet {
                 None => p.spec_node_name().is_none(),
             };
             if p.terminating && !p.deleted && kubelet_runs {
+                if let Some(grace) = grace_period(p) {
+                    let until = *self.grace.entry(id).or_insert(now + grace);
+                    if now < until {
+                        continue;
+                    }
+                }
+                self.grace.remove(&id);
                 cluster.delete_pod(id);
             }
         }
@@ -169,6 +207,11 @@ impl Controller for Kubelet {
     }
 
     fn next_wake(&self, now: Millis, _: &Cluster) -> Option<Millis> {
-        self.finishing.values().copied().filter(|t| *t > now).min()
+        self.finishing
+            .values()
+            .chain(self.grace.values())
+            .copied()
+            .filter(|t| *t > now)
+            .min()
     }
 }

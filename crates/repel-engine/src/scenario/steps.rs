@@ -281,6 +281,7 @@ pub(super) fn read_expect(r: &mut Reader, v: &Value, until: Option<Millis>) -> V
                         "pool",
                         "nodes",
                         "taints",
+                        "terminating",
                     ],
                 );
                 if item.is_object() {
@@ -336,7 +337,11 @@ fn read_pod_expectation(
     index: usize,
     until: Option<Millis>,
 ) -> Option<Expectation> {
-    let m = r.object(item, path, &["at", "pod", "phase", "node", "pool"])?;
+    let m = r.object(
+        item,
+        path,
+        &["at", "pod", "phase", "node", "pool", "terminating"],
+    )?;
     let at = read_check_time(r, m.get("at"), path, until);
     let pod = pod_key(r, &m["pod"], &join(path, "pod"));
     let phase = m
@@ -344,11 +349,17 @@ fn read_pod_expectation(
         .and_then(|p| read_phase(r, p, &join(path, "phase")));
     let node = m.get("node").and_then(|n| r.string(n, &join(path, "node")));
     let pool = m.get("pool").and_then(|n| r.string(n, &join(path, "pool")));
-    if !m.contains_key("phase") && !m.contains_key("node") && !m.contains_key("pool") {
+    let terminating = m
+        .get("terminating")
+        .and_then(|t| r.boolean(t, &join(path, "terminating")));
+    if !["phase", "node", "pool", "terminating"]
+        .iter()
+        .any(|k| m.contains_key(*k))
+    {
         r.push(
             path,
             ScenarioErrorKind::Invalid(
-                "a pod expectation needs phase, node and/or pool".to_string(),
+                "a pod expectation needs phase, node, pool and/or terminating".to_string(),
             ),
         );
     }
@@ -365,6 +376,7 @@ fn read_pod_expectation(
         phase,
         node,
         pool,
+        terminating,
     })
 }
 

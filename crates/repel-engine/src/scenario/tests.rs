@@ -69,6 +69,7 @@ fn design_md_example_scenario() {
             phase: Some(ExpectedPhase::Running),
             node: Some("node3".into()),
             pool: None,
+            terminating: None,
         }]
     );
     assert_eq!(s.flags, ControllerFlags::default());
@@ -171,6 +172,7 @@ fn every_field() {
             phase: Some(ExpectedPhase::Gone),
             node: None,
             pool: None,
+            terminating: None,
         },
         "a pod expectation without at is checked at until"
     );
@@ -233,7 +235,7 @@ fn errors_name_the_field() {
         ("a pod expectation without at or until", with(json!({"expect": [{"pod": "a", "phase": "Running"}]})),
          vec!["expect[0].at: required value (or give the scenario an until)"]),
         ("a pod expectation with nothing to check", with(json!({"expect": [{"at": 0, "pod": "a"}]})),
-         vec!["expect[0]: a pod expectation needs phase, node and/or pool"]),
+         vec!["expect[0]: a pod expectation needs phase, node, pool and/or terminating"]),
         ("a Gone pod on a node", with(json!({"expect": [{"at": 0, "pod": "a", "phase": "Gone", "node": "n"}]})),
          vec!["expect[0].node: a Gone pod is on no node"]),
         ("a bad pod name", with(json!({"expect": [{"at": 0, "pod": "a/b/c", "phase": "Running"}]})),

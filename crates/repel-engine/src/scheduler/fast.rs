@@ -36,7 +36,7 @@
 //! The plugins' arithmetic is repeated inline, in the same order and with the same integer and
 //! floating-point operations. The seeded tie-break is the reference scheduler's own generator,
 //! called the same way. A pod the compiled path does not cover — host ports, inter-pod
-//! (anti-)affinity anywhere in the cluster, a plugin error, a node-naming pod with spread
+//! (anti-)affinity anywhere in the cluster, a pod nominated by preemption anywhere, a plugin error, a node-naming pod with spread
 //! constraints, a PreFilter that narrows the nodes — goes to [`Scheduler::schedule_one`]
 //! itself. Tests compare both on generated clusters, pod by pod.
 
@@ -1928,7 +1928,9 @@ impl FastScheduler {
         affinity_anywhere: bool,
         draft: Option<Box<Draft>>,
     ) -> Outcome {
-        let class = if affinity_anywhere {
+        // Pods nominated by preemption hold room on their nodes (the reference's filters add
+        // them, `RunFilterPluginsWithNominatedPods`): while any exists, the reference decides.
+        let class = if affinity_anywhere || cluster.has_nominations() {
             None
         } else {
             self.class_of(run, cluster, pod, key, draft)

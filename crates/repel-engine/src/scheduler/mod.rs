@@ -279,6 +279,11 @@ pub struct Scheduler {
     pub percentage_of_nodes_to_score: Option<i64>,
     /// Upstream `nextStartNodeIndex`.
     pub next_start_node_index: usize,
+    /// Whether preemption leaves its victims to the caller, which deletes them gracefully
+    /// (the over-time drivers: [`crate::control_plane`], through
+    /// [`preemption::prepare_candidate`]); otherwise (a one-shot batch, which has no clock)
+    /// the victims are removed from the cluster at once.
+    pub graceful_preemption: bool,
     rng: Rng,
 }
 
@@ -289,6 +294,7 @@ impl Scheduler {
             profile: Profile::default_profile(gates),
             percentage_of_nodes_to_score,
             next_start_node_index: 0,
+            graceful_preemption: false,
             rng: Rng::new(seed),
         }
     }
@@ -390,6 +396,62 @@ impl Scheduler {
         Status::success()
     }
 
+    /// Upstream `RunFilterPluginsWithNominatedPods` (v1.35,
+    /// `pkg/scheduler/framework/runtime/framework.go`, with `addGhostPods`):
+    ///
+    /// 1. The pods nominated for the node ([`Cluster::nominated_pods`]) whose priority is at
+    ///    least the pod's, the pod itself left out, are added to a copy of the node and of the
+    ///    cycle state (each filter plugin's PreFilter extension `add_pod`): the pod must not
+    ///    take room opened for a pod it yields to.
+    /// 2. The filters run on that copy; a rejection is the answer.
+    /// 3. If pods were added and the filters passed, they run again without them (a filter
+    ///    like inter-pod affinity may need the nominated pods absent), and that is the answer.
+    /// 4. With no such nominated pod, the filters run once ([`Scheduler::run_filters`]).
+    pub fn run_filters_with_nominated(
+        &self,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &crate::cluster::NodeInfo,
+        cluster: &Cluster,
+    ) -> Status {
+        // (Checked first: with no nomination anywhere, the usual case, nothing is looked up.)
+        let node_id = || cluster.node_id(&node.name);
+        let ghosts: Vec<PodId> = match cluster.has_nominations().then(node_id).flatten() {
+            Some(id) => cluster
+                .nominated_pods(id)
+                .into_iter()
+                .filter(|g| {
+                    cluster.pods.get(*g).is_some_and(|p| {
+                        p.priority >= pod.priority
+                            && (p.namespace != pod.namespace || p.name != pod.name)
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        if ghosts.is_empty() {
+            return self.run_filters(state, pod, node, cluster);
+        }
+        let mut with = node.clone();
+        let mut with_state = state.clone();
+        for g in ghosts {
+            let Some(ghost) = cluster.pods.get(g) else {
+                continue;
+            };
+            with.add_pod(g, ghost);
+            for pl in self.profile.filters() {
+                if !with_state.skip_filter.contains(pl.name()) {
+                    pl.add_pod(&mut with_state, pod, ghost, &with, cluster);
+                }
+            }
+        }
+        let st = self.run_filters(&with_state, pod, &with, cluster);
+        if !st.is_success() {
+            return st;
+        }
+        self.run_filters(state, pod, node, cluster)
+    }
+
     /// cluster-autoscaler's first fit: PreFilter once, then Filter on each node from `start` in
     /// node order (wrapping over every node, `skip`ped ones left out) until one passes; no
     /// scores, and the round-robin index is not moved.
@@ -459,6 +521,18 @@ impl Scheduler {
         if candidates.is_empty() {
             return (Vec::new(), diagnosis);
         }
+        // Upstream `evaluateNominatedNode`: a pod nominated by an earlier preemption tries
+        // that node first; if it passes, it is the only feasible node (the round-robin index
+        // does not move).
+        if !find_all
+            && let Some(nominated) = nominated_node(cluster, pod)
+            && let Some(n) = cluster.nodes.get(nominated)
+        {
+            let st = self.run_filters_with_nominated(state, pod, n, cluster);
+            if st.is_success() {
+                return (vec![nominated], diagnosis);
+            }
+        }
         let to_find = if find_all {
             candidates.len()
         } else {
@@ -479,7 +553,7 @@ impl Scheduler {
             }
             let id = candidates[(start + i) % candidates.len()];
             processed += 1;
-            let st = self.run_filters(state, pod, &cluster.nodes[id], cluster);
+            let st = self.run_filters_with_nominated(state, pod, &cluster.nodes[id], cluster);
             if st.is_success() {
                 feasible.push(id);
             } else {
@@ -666,14 +740,16 @@ impl Scheduler {
         };
         let post = preemption::post_filter(self, cluster, state, info, diagnosis);
         let message = Self::fit_error_message(cluster, diagnosis, &post.message);
+        if post.clear_nomination {
+            cluster.set_nominated(pod, None);
+        }
         let nominated = post.nominated.map(|node| {
-            for v in &post.victims {
-                cluster.unbind(*v);
+            if !self.graceful_preemption {
+                for v in &post.victims {
+                    cluster.unbind(*v);
+                }
             }
-            if let Some(p) = cluster.pods.get_mut(pod) {
-                p.nominated = Some(node);
-                cluster.touch_pod(pod);
-            }
+            cluster.set_nominated(pod, Some(node));
             (node, post.victims.clone())
         });
         Outcome::Unschedulable { message, nominated }
@@ -700,6 +776,15 @@ impl Scheduler {
         let order: Vec<PodId> = keyed.iter().map(|k| pods[k.2]).collect();
         pods.copy_from_slice(&order);
     }
+}
+
+/// The node a pod was nominated for by an earlier preemption: its `nominated`, else its
+/// `status.nominatedNodeName` when that names a node.
+pub fn nominated_node(cluster: &Cluster, pod: &PodInfo) -> Option<NodeId> {
+    pod.nominated.or_else(|| {
+        let name = pod.status.as_ref()?.nominated_node_name.as_deref()?;
+        cluster.node_id(name)
+    })
 }
 
 /// One pod's result in a batch run.

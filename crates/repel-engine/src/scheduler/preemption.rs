@@ -8,15 +8,17 @@
 //!   collects candidates from map iteration; repel checks them one by one from offset 0 in node
 //!   order, so the candidates, and the "first" one among equals, are deterministic.
 //! - A pod's start time (upstream `GetPodStartTime`) is its creation order ([`PodInfo::seq`]).
-//! - Victims are not deleted gracefully: the scheduler removes them from the cluster at once
-//!   (`schedule_one`), so "a terminating pod on the nominated node" only arises for pods given
-//!   with a `deletionTimestamp` and upstream's `DisruptionTarget` condition.
-//! - Filters run through [`Scheduler::run_filters`], which, like the scheduler's own cycle, does
-//!   not add nominated pods (upstream `RunFilterPluginsWithNominatedPods`).
+//! - In a one-shot batch (`repel schedule`, no clock) victims are removed from the cluster at
+//!   once (`schedule_one`). The over-time drivers ([`Scheduler::graceful_preemption`]) delete
+//!   them as upstream does ([`prepare_candidate`]): `DisruptionTarget`, a graceful deletion
+//!   that the kubelet finishes after the grace period, the preemptor nominated meanwhile.
+//! - Filters run through [`Scheduler::run_filters_with_nominated`], as upstream's
+//!   `SelectVictimsOnNode` runs `RunFilterPluginsWithNominatedPods`.
 //! - Extenders, async preemption and workload-aware preemption do not exist here.
 
 mod pdb;
 mod pick;
+mod prepare;
 mod victims;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,6 +35,10 @@ use crate::scheduler::{Diagnosis, Scheduler};
 use pdb::Budget;
 pub use pdb::filter_pods_with_pdb_violation;
 pub use pick::pick_one_node_for_preemption;
+pub use prepare::{
+    DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, PREEMPTING_MESSAGE_SUFFIX, REASON_PREEMPTED,
+    preempted_message, prepare_candidate,
+};
 use victims::select_victims;
 pub use victims::{more_important_pod, select_victims_on_node};
 
@@ -61,6 +67,10 @@ pub struct PostFilterResult {
     pub nominated: Option<NodeId>,
     /// Pods to remove from it, most important first.
     pub victims: Vec<PodId>,
+    /// Whether the pod's nomination is to be cleared: no candidate was found (upstream returns
+    /// `NewPostFilterResultWithNominatedNode("")`); when the pod was not eligible, or on an
+    /// error, its nomination is kept.
+    pub clear_nomination: bool,
 }
 
 /// A node where the pod would fit once its victims are gone (upstream `Candidate`).
@@ -131,9 +141,11 @@ pub fn post_filter(
             message: String::new(),
             nominated: Some(c.node),
             victims: c.victims,
+            clear_nomination: false,
         };
     }
     PostFilterResult {
+        clear_nomination: matches!(outcome, Outcome::NoCandidate(_)),
         message: outcome_message(cluster, outcome),
         ..PostFilterResult::default()
     }
@@ -284,7 +296,7 @@ pub fn pod_eligible_to_preempt_others(
 
 /// Upstream `podTerminatingByPreemption`: a `deletionTimestamp`, and the first
 /// `DisruptionTarget` condition is `True` with reason `PreemptionByScheduler`.
-fn terminating_by_preemption(p: &PodInfo) -> bool {
+pub fn terminating_by_preemption(p: &PodInfo) -> bool {
     if p.meta.deletion_timestamp.is_none() {
         return false;
     }

@@ -148,7 +148,7 @@ impl<'a> WhatIf<'a> {
 
     fn filter(&self) -> Status {
         self.sched
-            .run_filters(&self.state, self.pod, &self.node, self.cluster)
+            .run_filters_with_nominated(&self.state, self.pod, &self.node, self.cluster)
     }
 }
 

@@ -3,6 +3,7 @@
 //! ported with a test-only resource filter (NodeResourcesFit is written elsewhere).
 
 mod candidates;
+mod graceful;
 mod post_filter;
 
 use std::collections::BTreeMap;
