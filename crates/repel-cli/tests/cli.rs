@@ -1482,6 +1482,28 @@ fn a_node_without_status_is_a_loud_guess_or_under_strict_nodes_fits_nothing() {
 }
 
 #[test]
+fn simulate_prints_events_at_one_instant_in_the_order_they_happened() {
+    // The taint evicts the pod before the second step removes it, both at 10 s: the eviction
+    // is printed between the two steps, not after the removal.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("order.yaml");
+    std::fs::write(
+        &f,
+        "kind: Scenario\nobjects:\n- {apiVersion: v1, kind: Node, metadata: {name: node1}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {nodeName: node1, containers: [{name: c, image: nginx}]}}\nsteps:\n- {at: 10s, kubectl: taint nodes node1 x=y:NoExecute}\n- {at: 10s, kubectl: taint nodes node1 x=y:NoExecute-}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["simulate", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let at = |needle: &str| {
+        out.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in {out}"))
+    };
+    assert!(at("RegisteredNode") < at("x=y:NoExecute\n"), "{out}");
+    assert!(at("x=y:NoExecute\n") < at("TaintManagerEviction"), "{out}");
+    assert!(at("TaintManagerEviction") < at("x=y:NoExecute-"), "{out}");
+}
+
+#[test]
 fn schedule_is_reproducible_with_a_seed() {
     let args = [
         "schedule",

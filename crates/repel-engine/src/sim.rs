@@ -99,6 +99,10 @@ pub struct StepRecord {
     pub output: Vec<String>,
     /// Whether it succeeded.
     pub ok: bool,
+    /// How many events were recorded before the step began: a timeline prints it after those
+    /// and before the rest, so events at the same instant keep the order they happened in.
+    #[serde(skip)]
+    pub events_before: usize,
 }
 
 /// A pod at the end.
@@ -638,6 +642,7 @@ impl Simulation {
     /// Runs one step at the current time (the caller advanced to it) and settles.
     pub fn apply_step(&mut self, step: &Step) {
         let started = self.now;
+        let events_before = self.events.len();
         let (desc, result): (String, Result<Vec<String>, String>) = match &step.action {
             StepAction::Kubectl(line) if line.split_whitespace().next() == Some("drain") => {
                 let (lines, ok) = self.drain_with_retries(line);
@@ -729,6 +734,7 @@ impl Simulation {
             step: desc,
             output,
             ok,
+            events_before,
         });
         self.settle();
     }

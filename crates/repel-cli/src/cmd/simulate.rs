@@ -165,18 +165,19 @@ pub fn load_scenario_text(
     Ok((scenario, input))
 }
 
-/// The human timeline: steps and events in time order, then the final placement.
+/// The human timeline: steps and events in the order they happened (by time, and at one
+/// instant as they were recorded: a step after the events before it), then the final placement.
 pub fn timeline(r: &RunReport) -> String {
     let mut out = String::new();
-    let mut entries: Vec<(f64, u8, String)> = Vec::new();
+    let mut entries: Vec<(f64, usize, String)> = Vec::new();
     for s in &r.steps {
         let mut line = format!("step     {}", s.step);
         for o in &s.output {
             line.push_str(&format!("\n{:>8} {o}", if s.ok { "" } else { "!" }));
         }
-        entries.push((s.at, 0, line));
+        entries.push((s.at, 2 * s.events_before, line));
     }
-    for e in &r.events {
+    for (i, e) in r.events.iter().enumerate() {
         let kind = if matches!(e.kind, repel_engine::events::EventType::Warning) {
             "Warning"
         } else {
@@ -189,7 +190,7 @@ pub fn timeline(r: &RunReport) -> String {
             .unwrap_or_default();
         entries.push((
             e.at,
-            1,
+            2 * i + 1,
             format!(
                 "{kind}  {:<26} {:<40} {}{why}",
                 e.reason, e.object, e.message
