@@ -133,15 +133,19 @@ fn selector_verdict(spec: &Value) -> Option<Result<(bool, bool), ()>> {
     let Ok(selector) = label_selector_from_api(&typed) else {
         return Some(Err(()));
     };
-    let labels: BTreeMap<String, String> = spec["template"]["metadata"]["labels"]
-        .as_object()
+    let labels = label_map(&spec["template"]["metadata"]["labels"]);
+    Some(Ok((selector.is_empty(), selector.matches(&labels))))
+}
+
+/// A JSON label map as labels (a non-string value as empty; not a map: none).
+fn label_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
         .map(|m| {
             m.iter()
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
                 .collect()
         })
-        .unwrap_or_default();
-    Some(Ok((selector.is_empty(), selector.matches(&labels))))
+        .unwrap_or_default()
 }
 
 fn mismatch(spec: &Value) -> FieldError {
@@ -307,14 +311,7 @@ fn replica_set(spec: &Value) -> Vec<FieldError> {
 fn replication_controller(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     non_negative(spec, "minReadySeconds", &mut errs);
-    let selector: BTreeMap<String, String> = spec["selector"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let selector = label_map(&spec["selector"]);
     if selector.is_empty() {
         errs.push(FieldError::required("spec.selector", ""));
     }
@@ -324,10 +321,8 @@ fn replication_controller(spec: &Value) -> Vec<FieldError> {
         errs.push(FieldError::required("spec.template", ""));
         return errs;
     }
-    let labels = &template["metadata"]["labels"];
-    let selected = selector
-        .iter()
-        .all(|(k, v)| labels.get(k).and_then(Value::as_str) == Some(v.as_str()));
+    let labels = label_map(&template["metadata"]["labels"]);
+    let selected = selector.iter().all(|(k, v)| labels.get(k) == Some(v));
     if !selector.is_empty() && !selected {
         errs.push(mismatch(spec));
     }

@@ -87,17 +87,11 @@ pub(crate) fn replica_set(obj: &Value, now: Timestamp) -> Vec<Value> {
 /// `printReplicationController`: a ReplicaSet's cells, the selector a plain label map
 /// (`labels.FormatLabels`).
 pub(crate) fn replication_controller(obj: &Value, now: Timestamp) -> Vec<Value> {
-    let (names, images) = containers(obj);
-    vec![
-        json!(s(obj, "/metadata/name")),
-        json!(desired_replicas(obj)),
-        json!(i(obj, "/status/replicas")),
-        json!(i(obj, "/status/readyReplicas")),
-        age(obj, now),
-        json!(names),
-        json!(images),
-        json!(format_labels(obj.pointer("/spec/selector"))),
-    ]
+    let mut cells = replica_set(obj, now);
+    if let Some(selector) = cells.last_mut() {
+        *selector = json!(format_labels(obj.pointer("/spec/selector")));
+    }
+    cells
 }
 
 /// `labels.FormatLabels`: sorted `k=v` pairs, or `<none>`.
