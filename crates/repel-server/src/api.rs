@@ -708,22 +708,25 @@ fn list(
         !sel.is_empty(),
         |o| sel.matches(o),
     )?;
-    // A built-in object is listed as stored, from the store's shared copy; only a custom
-    // object, whose apiVersion is the request's, is copied.
-    let converted: Vec<Value> = if r.is_custom() {
-        page.items
-            .iter()
-            .map(|v| at_version(r, Value::clone(v)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let refs: Vec<&Value> = if r.is_custom() {
-        converted.iter().collect()
-    } else {
-        page.items.iter().map(|v| &**v).collect()
-    };
     let metadata = page.metadata();
+    let plain = !wants_table(accept) && !protobuf && !r.is_custom();
+    if plain {
+        return Ok(crate::request::bytes_reply(
+            200,
+            page.json(&r.list_kind(), &r.api_version()),
+            "application/json",
+        ));
+    }
+    // Decoded for a Table or protobuf; a custom object is shown at the request's version.
+    let decoded: Vec<Value> = page
+        .items
+        .iter()
+        .map(|v| {
+            let v = v.decode();
+            if r.is_custom() { at_version(r, v) } else { v }
+        })
+        .collect();
+    let refs: Vec<&Value> = decoded.iter().collect();
     if wants_table(accept) {
         let mut t = table(r, &refs, &page.rv.to_string(), include_object(query)?);
         t["metadata"] = metadata;
@@ -738,7 +741,6 @@ fn list(
             crate::proto::MEDIA_TYPE,
         ));
     }
-    // Written straight from the shared objects (a `json!` list would copy every item).
     #[derive(serde::Serialize)]
     struct List<'a> {
         kind: String,

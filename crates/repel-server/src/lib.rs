@@ -221,7 +221,8 @@ pub struct Running {
     pub app: Arc<App>,
     /// The serving task.
     pub task: tokio::task::JoinHandle<()>,
-    /// The control plane's task (the driver, or a scenario's then the driver).
+    /// The control plane's task (the driver, or a scenario's then the driver); it ends only
+    /// when the control plane could not start.
     pub control: tokio::task::JoinHandle<()>,
     /// Objects of the starting cluster the API server refused (`Kind/ns/name: message`).
     pub warnings: Vec<String>,
@@ -301,7 +302,18 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
             let d = scenario::ScenarioDriver::new(app.clone(), cfg.time_scale, s);
             tokio::spawn(d.run())
         }
-        None => tokio::spawn(driver::Driver::new(app.clone(), cfg.time_scale).run()),
+        None => {
+            // The view is built on the blocking pool after the API is up: a restart on a large
+            // store answers as soon as the store is open, while the control plane reads it.
+            let (app, scale) = (app.clone(), cfg.time_scale);
+            tokio::spawn(async move {
+                match tokio::task::spawn_blocking(move || driver::Driver::new(app, scale)).await {
+                    Ok(d) => d.run().await,
+                    // A build that panicked (a bug): the task ends, and `repel serve` with it.
+                    Err(e) => eprintln!("repel serve: the control plane could not start: {e}"),
+                }
+            })
+        }
     };
     tokio::spawn(event_ttl::run(app.store.clone(), ttl));
     let router = router(app.clone());

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use crate::query::{ContinueToken, encode_continue};
 use crate::request::ApiError;
-use crate::store::Store;
+use crate::store::{Store, Stored};
 
 /// How long a list can be continued (upstream: until etcd compacts its revision).
 pub const SNAPSHOT_TTL: Duration = Duration::from_secs(300);
@@ -32,7 +32,7 @@ pub const MAX_SNAPSHOTS: usize = 8;
 /// Upstream's message for a continue token whose revision is compacted.
 pub const INCONSISTENT_CONTINUE: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
-type Items = Arc<Vec<(String, Arc<Value>)>>;
+type Items = Arc<Vec<(String, Stored)>>;
 
 struct Snapshot {
     resource: String,
@@ -52,7 +52,7 @@ pub struct Pages {
 #[derive(Debug)]
 pub struct Page {
     /// The objects.
-    pub items: Vec<Arc<Value>>,
+    pub items: Vec<Stored>,
     /// The resourceVersion the list is read at.
     pub rv: u64,
     /// The token for the next page.
@@ -72,6 +72,31 @@ impl Page {
             m["remainingItemCount"] = json!(r);
         }
         m
+    }
+
+    /// The page as a JSON list, its items written as the store holds their text (no object
+    /// decoded): the bytes `serde_json` writes for `{"kind", "apiVersion", "metadata",
+    /// "items"}`.
+    pub fn json(&self, kind: &str, api_version: &str) -> Vec<u8> {
+        let head = serde_json::to_vec(&json!({
+            "kind": kind,
+            "apiVersion": api_version,
+            "metadata": self.metadata(),
+        }))
+        .unwrap_or_default();
+        let items: usize = self.items.iter().map(|i| i.json().len() + 1).sum();
+        let mut body = Vec::with_capacity(head.len() + 12 + items);
+        // `{…}` without its closing brace, then `,"items":[…]}`.
+        body.extend_from_slice(&head[..head.len().saturating_sub(1)]);
+        body.extend_from_slice(b",\"items\":[");
+        for (i, item) in self.items.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            body.extend_from_slice(item.json().as_bytes());
+        }
+        body.extend_from_slice(b"]}");
+        body
     }
 }
 
@@ -122,7 +147,8 @@ impl Pages {
 
     /// A page of `resource` (in `namespace` when given): up to `limit` objects (`limit` ≤ 0:
     /// all) that `matches` accepts, from `token`'s key on (the start when `None`).
-    /// `selective` says whether a selector filters (then no `remainingItemCount`).
+    /// `selective` says whether a selector filters (then no `remainingItemCount`; without one,
+    /// `matches` is not asked and no object is decoded).
     #[allow(clippy::too_many_arguments)]
     pub fn list(
         &self,
@@ -169,8 +195,9 @@ impl Pages {
                 break;
             }
             last = Some(k);
-            if matches(v) {
-                page.push(Arc::clone(v));
+            // Without a selector every object is in the page, undecoded.
+            if !selective || matches(&v.decode()) {
+                page.push(v.clone());
             }
         }
         let mut out = Page {

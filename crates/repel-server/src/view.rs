@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
-use crate::store::{Event, EventType, Store, ns_name};
+use crate::store::{Change, EventType, Store, ns_name};
 
 /// The resources the view reads, in the order a build lists them (nodes before the pods bound
 /// to them).
@@ -109,7 +109,7 @@ pub struct View {
     /// Changes for the garbage collector not yet taken ([`View::take_gc_changes`]).
     gc: Vec<GcChange>,
     /// The store's changes since the view was built ([`Store::list_with_feed`]).
-    feed: std::sync::mpsc::Receiver<Arc<Event>>,
+    feed: std::sync::mpsc::Receiver<Arc<Change>>,
 }
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
@@ -175,16 +175,19 @@ impl View {
             gc: Vec::new(),
             feed,
         };
+        // Each object decoded, read, and let go (the store holds text: decoding them all first
+        // would hold every one decoded at once). The few objects the garbage collector also
+        // reads (not pods) are decoded again for it, in the order it has always seen them.
         for resource in RESOURCES {
             if let Some((_, items)) = lists.iter().find(|(r, _)| r == resource) {
                 for obj in items {
-                    view.upsert(resource, obj);
+                    view.upsert(resource, &obj.decode());
                 }
             }
         }
         for (resource, items) in lists.iter().filter(|(r, _)| collectable(r)) {
             for obj in items {
-                view.observe(resource, obj);
+                view.observe(resource, &obj.decode());
             }
         }
         view
@@ -224,7 +227,7 @@ impl View {
     }
 
     /// Applies one change; returns the node it deleted, if any.
-    pub fn apply(&mut self, ev: &Event) -> Option<(NodeId, String)> {
+    pub fn apply(&mut self, ev: &Change) -> Option<(NodeId, String)> {
         if collectable(&ev.resource) {
             match ev.kind {
                 EventType::Added | EventType::Modified => self.observe(&ev.resource, &ev.object),

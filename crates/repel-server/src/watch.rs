@@ -21,7 +21,7 @@ use crate::App;
 use crate::api::{Selectors, table};
 use crate::request::ApiError;
 use crate::resources::Resource;
-use crate::store::{Event, EventType};
+use crate::store::{Event, EventType, Stored};
 
 /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
 /// watch checks that its client is still there.
@@ -29,6 +29,19 @@ const TICK: Duration = Duration::from_secs(1);
 
 /// Default `timeoutSeconds` when the client sets none (upstream picks 30–60 min at random).
 const DEFAULT_TIMEOUT: u64 = 1800;
+
+/// One event's line, written from the object's stored text as it is (no object decoded): the
+/// bytes [`line`] writes.
+fn raw_line(kind: &str, object: &Stored) -> Bytes {
+    let mut s = Vec::with_capacity(object.json().len() + 32);
+    s.extend_from_slice(b"{\"type\":");
+    // A kind is one of the fixed words.
+    s.extend_from_slice(serde_json::to_string(kind).unwrap_or_default().as_bytes());
+    s.extend_from_slice(b",\"object\":");
+    s.extend_from_slice(object.json().as_bytes());
+    s.extend_from_slice(b"}\n");
+    Bytes::from(s)
+}
 
 /// One event's line, written from the object as it is (no copy of it).
 fn line(kind: &str, object: &Value) -> Bytes {
@@ -68,6 +81,8 @@ pub fn watch(
     let bookmarks = query
         .get("allowWatchBookmarks")
         .is_some_and(|b| crate::query::query_bool(b));
+    // Without a namespace or selector every object is in the watch, and none is decoded.
+    let filtered = ns.is_some() || !sel.is_empty();
     let matches = move |obj: &Value| {
         let in_scope = match &ns {
             None => true,
@@ -75,12 +90,16 @@ pub fn watch(
         };
         in_scope && sel.matches(obj)
     };
+    let filter = Filter {
+        on: filtered,
+        matches,
+    };
     let (initial, mut rx) = match Some(opts.resource_version.as_str()) {
         None | Some("") | Some("0") => {
             let (items, _, rx) = app.store.watch_snapshot(r.key());
-            let evs: Vec<(EventType, Arc<Value>)> = items
+            let evs: Vec<(EventType, Stored)> = items
                 .into_iter()
-                .filter(|o| matches(o))
+                .filter(|o| filter.accepts(o))
                 .map(|o| (EventType::Added, o))
                 .collect();
             (evs, rx)
@@ -97,30 +116,32 @@ pub fn watch(
             let evs = past
                 .into_iter()
                 .filter(|e| e.resource == r.key())
-                .filter_map(|e| selected(&e, &matches))
+                .filter_map(|e| selected(&e, &filter))
                 .collect();
             (evs, rx)
         }
     };
     let key = r.key().to_string();
     let (bookmark_kind, bookmark_version) = (r.kind.clone(), r.api_version());
-    // The object as the request's version shows it (a custom object's apiVersion), as a
-    // one-row Table when asked; a built-in object is sent as stored, not copied.
-    let render = move |obj: Arc<Value>| -> Arc<Value> {
-        let obj = if r.is_custom() {
-            Arc::new(crate::api::at_version(&r, Value::clone(&obj)))
-        } else {
-            obj
-        };
+    // The event's line: the object as the request's version shows it (a custom object's
+    // apiVersion), as a one-row Table when asked; a built-in object is sent as stored, as its
+    // text.
+    let render = move |kind: EventType, obj: &Stored| -> Bytes {
+        if !r.is_custom() && !as_table {
+            return raw_line(kind.as_str(), obj);
+        }
+        let mut obj = obj.decode();
+        if r.is_custom() {
+            obj = crate::api::at_version(&r, obj);
+        }
         if as_table {
             let rv = obj["metadata"]["resourceVersion"]
                 .as_str()
                 .unwrap_or("")
                 .to_string();
-            Arc::new(table(&r, &[&obj], &rv, include))
-        } else {
-            obj
+            obj = table(&r, &[&obj], &rv, include);
         }
+        line(kind.as_str(), &obj)
     };
     let (mut tx, body_rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     let store = app.store.clone();
@@ -129,11 +150,7 @@ pub fn watch(
             return;
         }
         for (kind, obj) in initial {
-            if tx
-                .send(Ok(line(kind.as_str(), &render(obj))))
-                .await
-                .is_err()
-            {
+            if tx.send(Ok(render(kind, &obj))).await.is_err() {
                 return;
             }
         }
@@ -148,10 +165,10 @@ pub fn watch(
                         if ev.resource != key {
                             continue;
                         }
-                        let Some((kind, obj)) = selected(&ev, &matches) else {
+                        let Some((kind, obj)) = selected(&ev, &filter) else {
                             continue;
                         };
-                        if tx.send(Ok(line(kind.as_str(), &render(obj)))).await.is_err() {
+                        if tx.send(Ok(render(kind, &obj))).await.is_err() {
                             return;
                         }
                     }
@@ -182,15 +199,28 @@ pub fn watch(
     Ok(resp)
 }
 
+/// Which objects a watch sees: all of them (`on` false: no object is decoded to tell), or
+/// those `matches` accepts.
+struct Filter<F> {
+    on: bool,
+    matches: F,
+}
+
+impl<F: Fn(&Value) -> bool> Filter<F> {
+    fn accepts(&self, obj: &Stored) -> bool {
+        !self.on || (self.matches)(&obj.decode())
+    }
+}
+
 /// What a watch with a selection sees of a change (upstream's cacher): a modification that
 /// moves the object into the selection is ADDED, out of it DELETED; changes outside it are
 /// not seen.
-fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType, Arc<Value>)> {
-    let now = matches(&ev.object);
+fn selected<F: Fn(&Value) -> bool>(ev: &Event, filter: &Filter<F>) -> Option<(EventType, Stored)> {
+    let now = filter.accepts(&ev.object);
     let kind = match ev.kind {
         EventType::Added | EventType::Deleted => now.then_some(ev.kind)?,
         EventType::Modified => {
-            let before = ev.prev.as_deref().is_some_and(matches);
+            let before = ev.prev.as_ref().is_some_and(|p| filter.accepts(p));
             match (before, now) {
                 (true, true) => EventType::Modified,
                 (false, true) => EventType::Added,
@@ -199,7 +229,7 @@ fn selected(ev: &Event, matches: &impl Fn(&Value) -> bool) -> Option<(EventType,
             }
         }
     };
-    Some((kind, Arc::clone(&ev.object)))
+    Some((kind, ev.object.clone()))
 }
 
 #[cfg(test)]
@@ -211,8 +241,17 @@ mod tests {
             kind,
             resource: "pods".into(),
             rv: 1,
-            object: std::sync::Arc::new(object),
-            prev: prev.map(std::sync::Arc::new),
+            object: Stored::encode(&object),
+            prev: prev.as_ref().map(Stored::encode),
+        }
+    }
+
+    #[test]
+    fn a_line_from_the_stored_text_is_the_line_of_the_decoded_object() {
+        let pod = json!({"kind": "Pod", "metadata": {"name": "p", "labels": {"z": "1", "a": "2"}}, "spec": {"nodeName": "n\"1"}});
+        let stored = Stored::encode(&pod);
+        for kind in ["ADDED", "MODIFIED", "DELETED"] {
+            assert_eq!(raw_line(kind, &stored), line(kind, &pod));
         }
     }
 
@@ -222,6 +261,10 @@ mod tests {
         let unbound = json!({"spec": {}});
         let bound = json!({"spec": {"nodeName": "node1"}});
         let elsewhere = json!({"spec": {"nodeName": "node2"}});
+        let on1 = Filter {
+            on: true,
+            matches: on1,
+        };
         let kind = |e: Event| selected(&e, &on1).map(|(k, _)| k);
         assert_eq!(
             kind(ev(

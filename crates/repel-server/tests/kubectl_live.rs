@@ -512,11 +512,12 @@ fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
     let rejected = history
         .iter()
         .filter(|e| e.resource == "pods")
-        .find(|e| e.object["status"]["phase"] == "Failed")
+        .map(|e| e.object.decode())
+        .find(|o| o["status"]["phase"] == "Failed")
         .expect("the pod's Failed status was written");
-    assert_eq!(rejected.object["status"]["reason"], "TaintToleration");
+    assert_eq!(rejected["status"]["reason"], "TaintToleration");
     assert_eq!(
-        rejected.object["status"]["message"],
+        rejected["status"]["message"],
         "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
     );
     let (events, _) = s.app.store.list("events", Some("default"));

@@ -50,34 +50,38 @@ fn the_preemptor_is_nominated_and_bound_only_after_its_victim_terminated() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let (history, _) = s.app.store.watch_from(0).unwrap();
-    let name =
-        |e: &repel_server::store::Event| e.object["metadata"]["name"].as_str().map(str::to_string);
-    let pods: Vec<_> = history.iter().filter(|e| e.resource == "pods").collect();
+    let pods: Vec<(repel_server::store::EventType, serde_json::Value)> = history
+        .iter()
+        .filter(|e| e.resource == "pods")
+        .map(|e| (e.kind, e.object.decode()))
+        .collect();
+    let name = |e: &(repel_server::store::EventType, serde_json::Value)| {
+        e.1["metadata"]["name"].as_str().map(str::to_string)
+    };
     let bound_at = pods
         .iter()
-        .position(|e| name(e).as_deref() == Some("high") && e.object["spec"]["nodeName"] == "n1")
+        .position(|e| name(e).as_deref() == Some("high") && e.1["spec"]["nodeName"] == "n1")
         .unwrap();
     let nominated_at = pods
         .iter()
         .position(|e| {
-            name(e).as_deref() == Some("high") && e.object["status"]["nominatedNodeName"] == "n1"
+            name(e).as_deref() == Some("high") && e.1["status"]["nominatedNodeName"] == "n1"
         })
         .expect("status.nominatedNodeName is stored");
     let terminating_at = pods
         .iter()
         .position(|e| {
-            name(e).as_deref() == Some("low")
-                && !e.object["metadata"]["deletionTimestamp"].is_null()
+            name(e).as_deref() == Some("low") && !e.1["metadata"]["deletionTimestamp"].is_null()
         })
         .expect("the victim goes Terminating");
     let gone_at = pods
         .iter()
         .position(|e| {
-            name(e).as_deref() == Some("low") && e.kind == repel_server::store::EventType::Deleted
+            name(e).as_deref() == Some("low") && e.0 == repel_server::store::EventType::Deleted
         })
         .expect("the victim is deleted");
     assert!(nominated_at < bound_at && terminating_at < gone_at && gone_at < bound_at);
-    let marked = &pods[terminating_at].object;
+    let marked = &pods[terminating_at].1;
     assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], json!(30));
     let condition = marked["status"]["conditions"]
         .as_array()
@@ -99,14 +103,14 @@ fn the_preemptor_is_nominated_and_bound_only_after_its_victim_terminated() {
         )
     );
     assert_eq!(
-        pods[bound_at].object["status"]["nominatedNodeName"],
+        pods[bound_at].1["status"]["nominatedNodeName"],
         Value::Null,
         "the binding clears nominatedNodeName"
     );
     let preempted: Vec<Value> = history
         .iter()
-        .filter(|e| e.resource == "events" && e.object["reason"] == "Preempted")
-        .map(|e| e.object["message"].clone())
+        .filter(|e| e.resource == "events" && e.object.decode()["reason"] == "Preempted")
+        .map(|e| e.object.decode()["message"].clone())
         .collect();
     assert_eq!(
         preempted,

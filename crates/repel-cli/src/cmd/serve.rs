@@ -281,15 +281,15 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         for w in &running.warnings {
             eprintln!("warning: not loaded: {w}");
         }
-        let (nodes, _) = running.app.store.list("nodes", None);
-        let (pods, _) = running.app.store.list("pods", None);
+        let nodes = running.app.store.count("nodes");
+        let pods = running.app.store.count("pods");
         let mut out = std::io::stdout().lock();
         let _ = writeln!(
             out,
             "repel serve: listening on {} ({} nodes, {} pods)",
             running.url(),
-            nodes.len(),
-            pods.len()
+            nodes,
+            pods
         );
         if let Some(path) = &args.kubeconfig_out {
             let kc = repel_server::kubeconfig(
@@ -313,6 +313,9 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
         drop(out);
         tokio::select! {
             _ = running.task => {}
+            _ = running.control => {
+                return Err(CliError::Output("the control plane stopped".into()));
+            }
             _ = tokio::signal::ctrl_c() => {}
         }
         Ok::<(), CliError>(())

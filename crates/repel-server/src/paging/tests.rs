@@ -22,7 +22,12 @@ fn store_with(names: &[(&str, &str, &str)]) -> Store {
 fn names(p: &Page) -> Vec<String> {
     p.items
         .iter()
-        .map(|o| o["metadata"]["name"].as_str().unwrap_or("").to_string())
+        .map(|o| {
+            o.decode()["metadata"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
         .collect()
 }
 
@@ -145,4 +150,39 @@ fn an_expired_snapshot_is_upstreams_410_with_a_token_at_the_latest() {
         })
         .unwrap();
     assert_eq!(names(&p), ["n2"]);
+}
+
+#[test]
+fn a_page_written_from_the_stored_text_is_what_serde_writes_for_the_decoded_list() {
+    let s = store_with(&[("a", "p1", "x"), ("a", "p2", "y"), ("b", "p3", "x")]);
+    let pages = Pages::default();
+    let p = pages
+        .list(&s, "pods", true, None, 2, None, false, |_| true)
+        .unwrap();
+    let decoded: Vec<Value> = p.items.iter().map(Stored::decode).collect();
+    let expected = serde_json::to_vec(&json!({
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": p.metadata(),
+        "items": decoded,
+    }))
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(p.json("PodList", "v1")).unwrap(),
+        String::from_utf8(expected).unwrap()
+    );
+    assert!(
+        p.metadata().get("continue").is_some(),
+        "two of three: a token"
+    );
+    let empty = pages
+        .list(&s, "pods", true, Some("c"), 0, None, false, |_| true)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(empty.json("PodList", "v1")).unwrap(),
+        format!(
+            r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{}"}},"items":[]}}"#,
+            s.resource_version()
+        )
+    );
 }

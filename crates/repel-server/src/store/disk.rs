@@ -9,13 +9,10 @@
 //! Events by their last write, so the `--event-ttl` sweep and the purge at open read only the
 //! expired ones.
 
-use std::sync::Arc;
-
 use redb::{ReadTransaction, ReadableTable, Table, TableDefinition};
 use serde::Deserialize;
-use serde_json::Value;
 
-use super::{StoreError, storage_err};
+use super::{StoreError, Stored, storage_err};
 
 /// Every object, by `resource|namespace/name`, as JSON.
 pub(super) const OBJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("objects");
@@ -118,27 +115,26 @@ pub(super) fn build_expiry_index(w: &redb::WriteTransaction) -> Result<(), Store
     Ok(())
 }
 
-/// One stored object of `resource`, decoded.
+/// One stored object of `resource`, as its text.
 pub(super) fn get(
     r: &ReadTransaction,
     resource: &str,
     k: &str,
-) -> Result<Option<Arc<Value>>, StoreError> {
+) -> Result<Option<Stored>, StoreError> {
     let t = r.open_table(OBJECTS).map_err(storage_err)?;
     let Some(v) = t.get(db_key(resource, k).as_str()).map_err(storage_err)? else {
         return Ok(None);
     };
-    let obj: Value = serde_json::from_slice(v.value()).map_err(storage_err)?;
-    Ok(Some(Arc::new(obj)))
+    Stored::from_bytes(v.value()).map(Some)
 }
 
 /// The stored objects of `resource` (in `namespace` when given) with their keys, in key order
-/// (the order the in-memory maps keep), decoded.
+/// (the order the in-memory maps keep), as their text.
 pub(super) fn scan(
     r: &ReadTransaction,
     resource: &str,
     namespace: Option<&str>,
-) -> Result<Vec<(String, Arc<Value>)>, StoreError> {
+) -> Result<Vec<(String, Stored)>, StoreError> {
     let t = r.open_table(OBJECTS).map_err(storage_err)?;
     let prefix = match namespace {
         Some(ns) => db_key(resource, &format!("{ns}/")),
@@ -152,8 +148,7 @@ pub(super) fn scan(
         if !k.starts_with(&prefix) {
             break;
         }
-        let obj: Value = serde_json::from_slice(v.value()).map_err(storage_err)?;
-        out.push((k[skip..].to_string(), Arc::new(obj)));
+        out.push((k[skip..].to_string(), Stored::from_bytes(v.value())?));
     }
     Ok(out)
 }

@@ -1,20 +1,24 @@
-//! The object store: every API object as JSON, a monotonic `resourceVersion`, the watch feed,
-//! and (with `--data-dir`) a redb file that each write is committed to before it is
-//! acknowledged.
+//! The object store: every API object as its JSON text ([`Stored`]), a monotonic
+//! `resourceVersion`, the watch feed, and (with `--data-dir`) a redb file that each write is
+//! committed to before it is acknowledged.
 //!
 //! One writer at a time (a mutex around [`Inner`]); a write is, in order: checked against the
 //! current object, committed to redb (fsync), applied in memory, and published to watchers. So a
 //! reply never acknowledges a write that a restart could lose, and the resourceVersion sequence
 //! restarts where it stopped (it is stored in the same transaction as the object).
 //!
-//! With a file, Events live in it only ([`disk`]): a restart decodes the objects the control
-//! plane and the API need at once (nodes, pods, workloads, …), not the Events, which are read
-//! when asked for; the Events that outlived `--event-ttl` are purged at open through an index
+//! With a file, Events live in it only ([`disk`]): a restart reads the text of the objects
+//! the control plane and the API need at once (nodes, pods, workloads, …) without decoding it,
+//! and not the Events, which are read when asked for; the Events that outlived `--event-ttl` are purged at open through an index
 //! of their last writes ([`Store::purge_expired_events`]).
 
 mod disk;
+mod expiry;
+mod stored;
 
 pub use disk::ON_DISK;
+pub use stored::Stored;
+use stored::same_but_rv;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -57,7 +61,7 @@ impl EventType {
     }
 }
 
-/// One change, as watchers see it.
+/// One change, as watchers see it (and the history a watch resumes from keeps it).
 #[derive(Debug, Clone)]
 pub struct Event {
     /// What happened.
@@ -68,10 +72,25 @@ pub struct Event {
     pub rv: u64,
     /// The object after the change (before it, for a deletion, with the deletion's rv); shared
     /// with the store's copy, not a copy of it.
-    pub object: Arc<Value>,
+    pub object: Stored,
     /// The object before a modification (watches with selectors turn a change that moves an
     /// object out of or into their selection into DELETED or ADDED, as upstream's cacher).
-    pub prev: Option<Arc<Value>>,
+    pub prev: Option<Stored>,
+}
+
+/// One change, as a change feed ([`Store::list_with_feed`]) delivers it: the object decoded,
+/// as the writer had it (the control plane reads every change's fields; decoding each again
+/// would cost what writing it did).
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// What happened.
+    pub kind: EventType,
+    /// The resource (plural name, e.g. `pods`).
+    pub resource: String,
+    /// The resourceVersion of this change.
+    pub rv: u64,
+    /// The object after the change (before it, for a deletion, with the deletion's rv).
+    pub object: Arc<Value>,
 }
 
 /// Why a write was refused.
@@ -103,7 +122,7 @@ pub enum Op {
 struct Inner {
     /// Objects by resource, then key; shared, so that a paged list's snapshot costs a pointer
     /// per object. With a file, every resource but [`ON_DISK`] (which is read from the file).
-    objects: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
+    objects: BTreeMap<String, BTreeMap<String, Stored>>,
     rv: u64,
     history: VecDeque<Arc<Event>>,
     /// The rv before the oldest event in `history`: a watch from an rv below it is too old.
@@ -111,7 +130,7 @@ struct Inner {
     db: Option<Database>,
     /// The change feeds ([`Store::list_with_feed`]): every change, unbounded, to a reader that
     /// drains them itself; a feed whose reader is gone is dropped at the next change.
-    feeds: Vec<std::sync::mpsc::Sender<Arc<Event>>>,
+    feeds: Vec<std::sync::mpsc::Sender<Arc<Change>>>,
 }
 
 /// The store. Cheap to share behind an `Arc`.
@@ -134,15 +153,8 @@ pub fn ns_name(obj: &Value) -> (String, String) {
     )
 }
 
-fn storage_err(e: impl std::fmt::Display) -> StoreError {
+pub(super) fn storage_err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Storage(e.to_string())
-}
-
-/// The Unix millisecond before which an Event's last write has outlived `ttl` at `now` (as
-/// [`crate::event_ttl::expired`] judges).
-fn cutoff_ms(now: k8s_openapi::jiff::Timestamp, ttl: std::time::Duration) -> i64 {
-    let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
-    now.as_millisecond().saturating_sub(ttl)
 }
 
 impl Inner {
@@ -160,8 +172,8 @@ impl Inner {
         }
     }
 
-    /// The stored object, shared (decoded from the file for a resource kept there).
-    fn current(&self, resource: &str, k: &str) -> Result<Option<Arc<Value>>, StoreError> {
+    /// The stored object, shared (read from the file for a resource kept there).
+    fn current(&self, resource: &str, k: &str) -> Result<Option<Stored>, StoreError> {
         if self.on_disk(resource) {
             return disk::get(&self.reader()?, resource, k);
         }
@@ -171,19 +183,19 @@ impl Inner {
 
 /// The objects of a held map (in `namespace` when given) with their keys, in key order.
 fn held_items(
-    m: Option<&BTreeMap<String, Arc<Value>>>,
+    m: Option<&BTreeMap<String, Stored>>,
     namespace: Option<&str>,
-) -> Vec<(String, Arc<Value>)> {
+) -> Vec<(String, Stored)> {
     let Some(m) = m else {
         return Vec::new();
     };
     match namespace {
-        None => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
+        None => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         Some(ns) => {
             let prefix = format!("{ns}/");
             m.range(prefix.clone()..)
                 .take_while(|(k, _)| k.starts_with(&prefix))
-                .map(|(k, v)| (k.clone(), Arc::clone(v)))
+                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect()
         }
     }
@@ -195,7 +207,7 @@ fn file_items(
     r: Result<ReadTransaction, StoreError>,
     resource: &str,
     namespace: Option<&str>,
-) -> Vec<(String, Arc<Value>)> {
+) -> Vec<(String, Stored)> {
     r.and_then(|r| disk::scan(&r, resource, namespace))
         .unwrap_or_default()
 }
@@ -238,7 +250,7 @@ impl Store {
             .set_cache_size(CACHE_BYTES)
             .create(dir.join("repel.redb"))
             .map_err(storage_err)?;
-        let mut objects: BTreeMap<String, BTreeMap<String, Arc<Value>>> = BTreeMap::new();
+        let mut objects: BTreeMap<String, BTreeMap<String, Stored>> = BTreeMap::new();
         let mut rv = 0;
         {
             let w = db.begin_write().map_err(storage_err)?;
@@ -268,11 +280,12 @@ impl Store {
             let Some((resource, rest)) = k.split_once('|') else {
                 continue;
             };
-            let obj: Value = serde_json::from_slice(v.value()).map_err(storage_err)?;
+            // Kept as the text it is (the file holds what [`Stored::encode`] wrote).
+            let obj = Stored::from_bytes(v.value())?;
             objects
                 .entry(resource.to_string())
                 .or_default()
-                .insert(rest.to_string(), Arc::new(obj));
+                .insert(rest.to_string(), obj);
         }
         let m = r.open_table(META).map_err(storage_err)?;
         if let Some(v) = m.get(RV_KEY).map_err(storage_err)? {
@@ -284,7 +297,7 @@ impl Store {
 
     fn with(
         db: Option<Database>,
-        objects: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
+        objects: BTreeMap<String, BTreeMap<String, Stored>>,
         rv: u64,
     ) -> Store {
         let (tx, _) = broadcast::channel(65_536);
@@ -308,88 +321,6 @@ impl Store {
         }
     }
 
-    /// The Events that outlived `ttl` (wall clock) at `now`, deleted from the file with one
-    /// resourceVersion and no watch event each: for the start, before anyone watches (a watch
-    /// from an older resourceVersion is then 410 Gone, so a client lists again and sees them
-    /// gone). Reads only the expired Events' index entries, not the Events. Returns how many;
-    /// 0 without a file (the sweep, [`crate::event_ttl`], deletes those).
-    pub fn purge_expired_events(
-        &self,
-        now: k8s_openapi::jiff::Timestamp,
-        ttl: std::time::Duration,
-    ) -> Result<usize, StoreError> {
-        let mut guard = self.lock();
-        let g = &mut *guard;
-        let Some(db) = &g.db else {
-            return Ok(0);
-        };
-        let cutoff = cutoff_ms(now, ttl);
-        let mut purged = 0;
-        loop {
-            let keys = disk::expired(&db.begin_read().map_err(storage_err)?, cutoff, 50_000)?;
-            if keys.is_empty() {
-                break;
-            }
-            let rv = g.rv + 1;
-            let w = db.begin_write().map_err(storage_err)?;
-            {
-                let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
-                let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
-                for k in &keys {
-                    let dk = db_key(ON_DISK, k);
-                    let old = t.remove(dk.as_str()).map_err(storage_err)?;
-                    let old = old.as_ref().map(|v| v.value());
-                    disk::reindex(&mut x, &dk, old, None)?;
-                }
-                let mut m = w.open_table(META).map_err(storage_err)?;
-                m.insert(RV_KEY, rv).map_err(storage_err)?;
-            }
-            w.commit().map_err(storage_err)?;
-            purged += keys.len();
-            g.rv = rv;
-            g.history.clear();
-            g.oldest = rv;
-        }
-        Ok(purged)
-    }
-
-    /// The keys (`namespace/name`) of up to `limit` Events that outlived `ttl` (wall clock) at
-    /// `now`, oldest first: from the file's index, reading no Event; without a file, from
-    /// the Events held.
-    pub fn expired_events(
-        &self,
-        now: k8s_openapi::jiff::Timestamp,
-        ttl: std::time::Duration,
-        limit: usize,
-    ) -> Vec<(String, String)> {
-        let g = self.lock();
-        let split = |k: &str| {
-            let (ns, name) = k.split_once('/').unwrap_or(("", k));
-            (ns.to_string(), name.to_string())
-        };
-        if let Some(db) = &g.db {
-            let cutoff = cutoff_ms(now, ttl);
-            return match db.begin_read().map_err(storage_err) {
-                Ok(r) => disk::expired(&r, cutoff, limit).unwrap_or_default(),
-                Err(_) => Vec::new(),
-            }
-            .iter()
-            .map(|k| split(k))
-            .collect();
-        }
-        g.objects
-            .get(ON_DISK)
-            .into_iter()
-            .flat_map(|m| m.iter())
-            .filter(|(_, ev)| {
-                crate::event_ttl::last_write(ev)
-                    .is_some_and(|last| crate::event_ttl::expired(last, now, ttl))
-            })
-            .take(limit)
-            .map(|(k, _)| split(k))
-            .collect()
-    }
-
     /// The current resourceVersion (of the last write).
     pub fn resource_version(&self) -> u64 {
         self.lock().rv
@@ -406,12 +337,23 @@ impl Store {
                     .unwrap_or(true))
     }
 
+    /// How many objects of `resource` the store holds (none decoded).
+    pub fn count(&self, resource: &str) -> usize {
+        let g = self.lock();
+        if g.on_disk(resource) {
+            let r = g.reader();
+            drop(g);
+            return file_items(r, resource, None).len();
+        }
+        g.objects.get(resource).map_or(0, BTreeMap::len)
+    }
+
     /// One object.
     pub fn get(&self, resource: &str, namespace: &str, name: &str) -> Option<Value> {
         self.read(resource, namespace, name, Value::clone)
     }
 
-    /// `f` of an object, read in place (no copy of the object is made).
+    /// `f` of an object, decoded (after the store's lock is let go).
     pub fn read<R>(
         &self,
         resource: &str,
@@ -421,25 +363,22 @@ impl Store {
     ) -> Option<R> {
         let g = self.lock();
         let k = key(namespace, name);
-        if g.on_disk(resource) {
+        let stored = if g.on_disk(resource) {
             let r = g.reader().ok()?;
             drop(g);
-            let v = disk::get(&r, resource, &k).ok()??;
-            return Some(f(&v));
-        }
-        g.objects
-            .get(resource)
-            .and_then(|m| m.get(&k))
-            .map(|v| f(v))
+            disk::get(&r, resource, &k).ok()??
+        } else {
+            let s = g.objects.get(resource).and_then(|m| m.get(&k)).cloned()?;
+            drop(g);
+            s
+        };
+        Some(f(&stored.decode()))
     }
 
     /// Every object of a resource (in one namespace when given), with the store's rv.
     pub fn list(&self, resource: &str, namespace: Option<&str>) -> (Vec<Value>, u64) {
         let (items, rv) = self.snapshot(resource, namespace);
-        let items = items
-            .into_iter()
-            .map(|(_, v)| Arc::unwrap_or_clone(v))
-            .collect();
+        let items = items.into_iter().map(|(_, v)| v.decode()).collect();
         (items, rv)
     }
 
@@ -450,7 +389,7 @@ impl Store {
         &self,
         resource: &str,
         namespace: Option<&str>,
-    ) -> (Vec<(String, Arc<Value>)>, u64) {
+    ) -> (Vec<(String, Stored)>, u64) {
         let g = self.lock();
         let rv = g.rv;
         if g.on_disk(resource) {
@@ -472,9 +411,9 @@ impl Store {
         &self,
         resources: &[&str],
     ) -> (
-        Vec<Vec<Arc<Value>>>,
+        Vec<Vec<Stored>>,
         u64,
-        std::sync::mpsc::Receiver<Arc<Event>>,
+        std::sync::mpsc::Receiver<Arc<Change>>,
     ) {
         let mut g = self.lock();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -499,14 +438,14 @@ impl Store {
     pub fn list_all_with_feed(
         &self,
     ) -> (
-        Vec<(String, Vec<Arc<Value>>)>,
+        Vec<(String, Vec<Stored>)>,
         u64,
-        std::sync::mpsc::Receiver<Arc<Event>>,
+        std::sync::mpsc::Receiver<Arc<Change>>,
     ) {
         let mut g = self.lock();
         let (tx, rx) = std::sync::mpsc::channel();
         g.feeds.push(tx);
-        let mut lists: Vec<(String, Vec<Arc<Value>>)> = g
+        let mut lists: Vec<(String, Vec<Stored>)> = g
             .objects
             .iter()
             .map(|(r, m)| (r.clone(), m.values().cloned().collect()))
@@ -535,7 +474,7 @@ impl Store {
     pub fn watch_snapshot(
         &self,
         resource: &str,
-    ) -> (Vec<Arc<Value>>, u64, broadcast::Receiver<Arc<Event>>) {
+    ) -> (Vec<Stored>, u64, broadcast::Receiver<Arc<Event>>) {
         let g = self.lock();
         let (rv, rx) = (g.rv, self.tx.subscribe());
         let items = if g.on_disk(resource) {
@@ -610,7 +549,7 @@ impl Store {
     ) -> Result<Value, E> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g.current(resource, &k)?.map(Arc::unwrap_or_clone) else {
+        let Some(current) = g.current(resource, &k)?.map(|s| s.decode()) else {
             return Err(StoreError::NotFound.into());
         };
         let Some(mut new) = f(&current)? else {
@@ -652,7 +591,7 @@ impl Store {
             }
             None => false,
         };
-        if strip_rv(&new) == strip_rv(&current) {
+        if same_but_rv(&new, &current) {
             return Ok(current);
         }
         if dry_run {
@@ -686,7 +625,7 @@ impl Store {
     pub fn delete(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, StoreError> {
         let mut g = self.lock();
         let k = key(namespace, name);
-        let Some(current) = g.current(resource, &k)?.map(Arc::unwrap_or_clone) else {
+        let Some(current) = g.current(resource, &k)?.map(|s| s.decode()) else {
             return Err(StoreError::NotFound);
         };
         self.commit(
@@ -711,13 +650,13 @@ impl Store {
                 Op::Put(_, mut obj) => {
                     let (ns, name) = ns_name(&obj);
                     let k = key(&ns, &name);
-                    let existing = g.current(&resource, &k)?;
+                    let existing = g.current(&resource, &k)?.map(|s| s.decode());
                     let kind = if existing.is_some() {
                         EventType::Modified
                     } else {
                         EventType::Added
                     };
-                    if let Some(old) = existing.as_deref() {
+                    if let Some(old) = existing.as_ref() {
                         // Written from an older read: skip (the engine retries next tick).
                         let given = obj["metadata"]["resourceVersion"].as_str();
                         if given.is_some_and(|rv| {
@@ -725,7 +664,7 @@ impl Store {
                         }) {
                             continue;
                         }
-                        if strip_rv(old) == strip_rv(&obj) {
+                        if same_but_rv(old, &obj) {
                             continue;
                         }
                     } else if obj["metadata"]["resourceVersion"]
@@ -756,7 +695,7 @@ impl Store {
     }
 
     /// Commits changes: rv per change, redb first (one transaction, fsync), then memory, then
-    /// watchers. `None` = delete. Returns the objects put, as stored.
+    /// watchers and feeds. `None` = delete. Returns the objects put, as stored.
     fn commit(
         &self,
         g: &mut Inner,
@@ -765,38 +704,40 @@ impl Store {
         if changes.is_empty() {
             return Ok(Vec::new());
         }
+        // Each put's text, written to the file and held (one encoding for both).
+        let mut rv = g.rv;
+        let texts: Vec<Option<Stored>> = changes
+            .iter_mut()
+            .map(|(_, _, obj, _)| {
+                rv += 1;
+                obj.as_mut().map(|o| {
+                    o["metadata"]["resourceVersion"] = json!(rv.to_string());
+                    Stored::encode(o)
+                })
+            })
+            .collect();
         // The previous state of each change to an object kept in the file only (from the
         // file, as the write replaces it).
-        let mut olds: Vec<Option<Arc<Value>>> = vec![None; changes.len()];
-        let mut rv = g.rv;
-        for (_, _, obj, _) in changes.iter_mut() {
-            rv += 1;
-            if let Some(o) = obj {
-                o["metadata"]["resourceVersion"] = json!(rv.to_string());
-            }
-        }
+        let mut olds: Vec<Option<Stored>> = vec![None; changes.len()];
         if let Some(db) = &g.db {
             let w = db.begin_write().map_err(storage_err)?;
             {
                 let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
                 let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
-                for ((resource, k, obj, _), old_obj) in changes.iter().zip(olds.iter_mut()) {
+                for (((resource, k, _, _), text), old_obj) in
+                    changes.iter().zip(&texts).zip(olds.iter_mut())
+                {
                     let dk = db_key(resource, k);
-                    let bytes = match obj {
-                        Some(o) => Some(serde_json::to_vec(o).map_err(storage_err)?),
-                        None => None,
-                    };
-                    let old = match &bytes {
-                        Some(b) => t.insert(dk.as_str(), b.as_slice()),
+                    let bytes = text.as_ref().map(|s| s.json().as_bytes());
+                    let old = match bytes {
+                        Some(b) => t.insert(dk.as_str(), b),
                         None => t.remove(dk.as_str()),
                     }
                     .map_err(storage_err)?;
                     if resource == ON_DISK {
                         let old = old.as_ref().map(|v| v.value());
-                        disk::reindex(&mut x, &dk, old, bytes.as_deref())?;
-                        *old_obj = old
-                            .and_then(|b| serde_json::from_slice(b).ok())
-                            .map(Arc::new);
+                        disk::reindex(&mut x, &dk, old, bytes)?;
+                        *old_obj = old.and_then(|b| Stored::from_bytes(b).ok());
                     }
                 }
                 let mut m = w.open_table(META).map_err(storage_err)?;
@@ -806,43 +747,52 @@ impl Store {
         }
         let mut rv = g.rv;
         let mut stored = Vec::new();
-        for ((resource, k, obj, kind), old) in changes.into_iter().zip(olds) {
+        for (((resource, k, obj, kind), text), old) in changes.into_iter().zip(texts).zip(olds) {
             rv += 1;
             let on_disk = g.on_disk(&resource);
             let mut prev = None;
-            let object = match obj {
-                Some(o) => {
+            let (object, text) = match (obj, text) {
+                (Some(o), Some(text)) => {
                     let o = Arc::new(o);
                     prev = if on_disk {
                         old
                     } else {
                         let m = g.objects.entry(resource.clone()).or_default();
-                        m.insert(k, o.clone())
+                        m.insert(k, text.clone())
                     };
                     stored.push(o.clone());
-                    o
+                    (o, text)
                 }
-                None => {
+                _ => {
                     let last = if on_disk {
                         old
                     } else {
                         g.objects.get_mut(&resource).and_then(|m| m.remove(&k))
                     };
-                    let mut last = last.map(Arc::unwrap_or_clone).unwrap_or(Value::Null);
+                    let mut last = last.map(|s| s.decode()).unwrap_or(Value::Null);
                     if last.is_object() {
                         last["metadata"]["resourceVersion"] = json!(rv.to_string());
                     }
-                    Arc::new(last)
+                    let text = Stored::encode(&last);
+                    (Arc::new(last), text)
                 }
             };
+            if !g.feeds.is_empty() {
+                let change = Arc::new(Change {
+                    kind,
+                    resource: resource.clone(),
+                    rv,
+                    object,
+                });
+                g.feeds.retain(|f| f.send(Arc::clone(&change)).is_ok());
+            }
             let ev = Arc::new(Event {
                 kind,
                 resource,
                 rv,
-                object,
+                object: text,
                 prev,
             });
-            g.feeds.retain(|f| f.send(Arc::clone(&ev)).is_ok());
             g.history.push_back(ev.clone());
             while g.history.len() > HISTORY {
                 if let Some(old) = g.history.pop_front() {
@@ -855,14 +805,6 @@ impl Store {
         g.rv = rv;
         Ok(stored)
     }
-}
-
-fn strip_rv(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Some(m) = v["metadata"].as_object_mut() {
-        m.remove("resourceVersion");
-    }
-    v
 }
 
 #[cfg(test)]

@@ -205,15 +205,15 @@ fn a_reopened_file_holds_no_event_in_memory_and_serves_them_from_the_file() {
     let ev = rx.try_recv().unwrap();
     assert_eq!((ev.kind, ev.rv), (EventType::Modified, 6));
     assert_eq!(
-        ev.prev.as_ref().unwrap()["metadata"]["resourceVersion"],
+        ev.prev.as_ref().unwrap().decode()["metadata"]["resourceVersion"],
         "3"
     );
     let last = s.delete("events", "default", "e1").unwrap();
     assert_eq!(last["count"], 2);
     let ev = rx.try_recv().unwrap();
     assert_eq!((ev.kind, ev.rv), (EventType::Deleted, 7));
-    assert_eq!(ev.object["count"], 2);
-    assert_eq!(ev.object["metadata"]["resourceVersion"], "7");
+    assert_eq!(ev.object.decode()["count"], 2);
+    assert_eq!(ev.object.decode()["metadata"]["resourceVersion"], "7");
     assert!(!s.lock().objects.contains_key("events"));
 }
 

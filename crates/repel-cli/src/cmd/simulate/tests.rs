@@ -295,17 +295,18 @@ fn serve_plays_every_example_with_the_simulations_events() {
             .iter()
             .filter(|e| e.resource == "pods" && e.rv <= end)
         {
+            let object = ev.object.decode();
             let key = (
-                ev.object["metadata"]["namespace"]
+                object["metadata"]["namespace"]
                     .as_str()
                     .unwrap()
                     .to_string(),
-                ev.object["metadata"]["name"].as_str().unwrap().to_string(),
+                object["metadata"]["name"].as_str().unwrap().to_string(),
             );
             if ev.kind == repel_server::store::EventType::Deleted {
                 pods.remove(&key);
             } else {
-                pods.insert(key, Value::clone(&ev.object));
+                pods.insert(key, object);
             }
         }
         let mut stored: Vec<(String, Option<String>, String, bool)> = pods
@@ -339,17 +340,18 @@ fn serve_plays_every_example_with_the_simulations_events() {
             .iter()
             .filter(|e| e.resource == "events" && e.rv <= end)
         {
+            let object = ev.object.decode();
             let key = (
-                ev.object["metadata"]["namespace"]
+                object["metadata"]["namespace"]
                     .as_str()
                     .unwrap()
                     .to_string(),
-                ev.object["metadata"]["name"].as_str().unwrap().to_string(),
+                object["metadata"]["name"].as_str().unwrap().to_string(),
             );
             if ev.kind == repel_server::store::EventType::Deleted {
                 by_name.remove(&key);
             } else {
-                by_name.insert(key, Value::clone(&ev.object));
+                by_name.insert(key, object);
             }
         }
         let mut events: Vec<Value> = by_name.into_values().collect();
@@ -371,9 +373,11 @@ fn serve_plays_every_example_with_the_simulations_events() {
             history
                 .iter()
                 .find(|h| {
-                    h.resource == "events"
-                        && h.object["metadata"]["name"] == e["metadata"]["name"]
-                        && h.object["metadata"]["namespace"] == e["metadata"]["namespace"]
+                    h.resource == "events" && {
+                        let o = h.object.decode();
+                        o["metadata"]["name"] == e["metadata"]["name"]
+                            && o["metadata"]["namespace"] == e["metadata"]["namespace"]
+                    }
                 })
                 .map_or(0, |h| h.rv)
         };
