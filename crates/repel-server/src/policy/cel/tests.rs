@@ -82,3 +82,16 @@ fn runtime_errors_read_as_upstreams() {
         )
     );
 }
+
+/// A departure the README states: cel-rust's `has()` of a field of null is an error (cel-go,
+/// as Kubernetes configures it, answers false); a null guard works in both.
+#[test]
+fn has_of_a_field_of_null_is_an_error_and_a_guard_works() {
+    let act = Activation::new(&json!({}), &Value::Null, &json!({}), &Value::Null);
+    let run = |e: &str| compile(e, VARIABLES).expect("compiles").eval(&act);
+    assert!(run("has(oldObject.spec)").is_err());
+    assert_eq!(
+        run("oldObject != null && has(oldObject.spec)"),
+        Ok(cel::Value::Bool(false))
+    );
+}
