@@ -375,8 +375,7 @@ fn validating_admission(
         namespace_object: &gate.namespace,
         dry_run,
     };
-    warnings.extend(gate.admit(&a)?);
-    Ok(())
+    gate.admit_into(&a, warnings)
 }
 
 /// The policies a write to `r` in `ns` meets (none for admission configuration itself).

@@ -264,12 +264,19 @@ impl Gate {
     /// Upstream's `dispatcher.Dispatch` for one request: every matching policy's matching
     /// bindings, their decisions, and each denied decision through the binding's
     /// `validationActions` (`Deny`: the request is refused with the first denial; `Warn`: a
-    /// warning; `Audit`: nothing, there is no audit log). Returns the warnings.
+    /// warning; `Audit`: nothing, there is no audit log). Returns the warnings, which go out
+    /// with a denial too.
     pub fn admit(&self, a: &Attributes) -> Result<Vec<String>, ApiError> {
-        if exempt(a.resource) {
-            return Ok(Vec::new());
-        }
         let mut warnings = Vec::new();
+        self.admit_into(a, &mut warnings).map(|()| warnings)
+    }
+
+    /// [`Gate::admit`], the warnings added to `warnings` whether or not the request is denied
+    /// (upstream's warning recorder sends them with the failure).
+    pub fn admit_into(&self, a: &Attributes, warnings: &mut Vec<String>) -> Result<(), ApiError> {
+        if exempt(a.resource) {
+            return Ok(());
+        }
         let mut denied: Option<(String, String, Denial)> = None;
         let mut activation: Option<Activation> = None;
         for (policy, bindings) in &self.bound {
@@ -321,7 +328,7 @@ impl Gate {
         }
         match denied {
             Some((p, b, d)) => Err(deny(a, &p, &b, &d)),
-            None => Ok(warnings),
+            None => Ok(()),
         }
     }
 
@@ -504,11 +511,18 @@ pub fn reason_to_code(reason: &str) -> u16 {
 /// code, and the message again as the one cause.
 fn deny(a: &Attributes, policy: &str, binding: &str, d: &Denial) -> ApiError {
     let message = denied_message(policy, binding, &d.message);
-    // extractResourceName: the object's name ("Unknown" without an object: a DELETE).
-    let name = match a.object {
-        Some(_) => a.name,
-        None => "Unknown",
+    // extractResourceName: the request's name, else the object's name or generateName, else
+    // "Unknown".
+    let from_object = |f: &str| {
+        a.object
+            .and_then(|o| o["metadata"][f].as_str())
+            .filter(|n| !n.is_empty())
     };
+    let name = Some(a.name)
+        .filter(|n| !n.is_empty())
+        .or_else(|| from_object("name"))
+        .or_else(|| from_object("generateName"))
+        .unwrap_or("Unknown");
     let (_, mut st) = status::forbidden(&a.resource.qualified(), name, &message);
     let reason = d.reason.clone().unwrap_or_else(|| "Invalid".to_string());
     let code = reason_to_code(&reason);

@@ -426,3 +426,88 @@ fn bindings_select_and_configuration_is_exempt() {
     let r = crate::resources::find("admissionregistration.k8s.io", POLICIES).expect("served");
     assert!(exempt(&r));
 }
+
+/// A DELETE sees `oldObject` and a null `object`; the denial names the object deleted
+/// (`extractResourceName`: the request's name first).
+#[test]
+fn a_delete_is_judged_on_the_old_object() {
+    let mut p = make_policy(
+        "keep",
+        "Fail",
+        "configmaps",
+        json!([{"expression": "object == null && oldObject.metadata.name != 'precious'", "message": "keep it"}]),
+    );
+    p["spec"]["matchConstraints"]["resourceRules"][0]["operations"] = json!(["DELETE"]);
+    let store = store_with(&[p], &[make_binding("keep", "keep", json!(["Deny"]))]);
+    let r = find("", "configmaps").expect("served");
+    let gate = Gate::load(&store, "default").expect("bound");
+    let old = json!({"metadata": {"name": "precious", "namespace": "default"}});
+    let a = Attributes {
+        operation: "DELETE",
+        resource: &r,
+        subresource: "",
+        namespace: "default",
+        name: "precious",
+        object: None,
+        old: Some(&old),
+        namespace_object: &gate.namespace,
+        dry_run: false,
+    };
+    let Err(ApiError(_, st)) = gate.admit(&a) else {
+        panic!("deleted");
+    };
+    assert_eq!(
+        st["message"],
+        "configmaps \"precious\" is forbidden: ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: keep it"
+    );
+    let other = json!({"metadata": {"name": "other", "namespace": "default"}});
+    let a = Attributes {
+        name: "other",
+        old: Some(&other),
+        ..a
+    };
+    assert_eq!(gate.admit(&a), Ok(Vec::new()));
+}
+
+/// A Warn binding's warning goes out with another binding's denial, as upstream's warning
+/// recorder sends it with the failure.
+#[test]
+fn warnings_go_out_with_a_denial() {
+    let store = store_with(
+        &[
+            make_policy(
+                "a-warn",
+                "Fail",
+                "configmaps",
+                json!([{"expression": "false", "message": "careful"}]),
+            ),
+            make_policy(
+                "b-deny",
+                "Fail",
+                "configmaps",
+                json!([{"expression": "false", "message": "no"}]),
+            ),
+        ],
+        &[
+            make_binding("a-warn", "a-warn", json!(["Warn"])),
+            make_binding("b-deny", "b-deny", json!(["Deny"])),
+        ],
+    );
+    let r = find("", "configmaps").expect("served");
+    let gate = Gate::load(&store, "default").expect("bound");
+    let obj = json!({"metadata": {"name": "x", "namespace": "default"}});
+    let a = Attributes {
+        operation: "CREATE",
+        resource: &r,
+        subresource: "",
+        namespace: "default",
+        name: "x",
+        object: Some(&obj),
+        old: None,
+        namespace_object: &gate.namespace,
+        dry_run: false,
+    };
+    let mut warnings = Vec::new();
+    assert!(gate.admit_into(&a, &mut warnings).is_err());
+    assert_eq!(warnings, [warning_message("a-warn", "a-warn", "careful")]);
+}
