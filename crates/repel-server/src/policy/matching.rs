@@ -20,35 +20,88 @@ fn exact_or_wildcard(items: Option<&Vec<String>>, requested: &str) -> bool {
         .any(|i| i == "*" || i == requested)
 }
 
-/// `rules.Matcher.Matches`: scope, operation, group, version, resource and subresource.
-///
-/// 1. Scope `*` (or unset) matches everything; `Namespaced` a namespaced request that is not
-///    for a Namespace; `Cluster` a Namespace or a request without a namespace.
-/// 2. Operations: `*` or the request's operation.
-/// 3. Groups and versions: `*` or the resource's.
-/// 4. Resources: `res/sub` where each part is `*` or the request's (no `/`: no subresource).
-pub fn rule_matches(rule: &NamedRuleWithOperations, a: &Attributes) -> bool {
-    let is_namespace = a.resource.group.is_empty() && a.resource.name == "namespaces";
-    let scope = match rule.scope.as_deref() {
+/// What a rule is matched against (`admission.Attributes` as `rules.Matcher` reads them).
+#[derive(Debug, Clone, Copy)]
+pub struct RuleRequest<'a> {
+    /// The resource's API group.
+    pub group: &'a str,
+    /// Its version.
+    pub version: &'a str,
+    /// Its plural name.
+    pub resource: &'a str,
+    /// The subresource, or empty.
+    pub subresource: &'a str,
+    /// The request's namespace (empty: cluster-scoped).
+    pub namespace: &'a str,
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    pub operation: &'a str,
+}
+
+impl<'a> RuleRequest<'a> {
+    /// The request of `a`.
+    pub fn of(a: &Attributes<'a>) -> RuleRequest<'a> {
+        RuleRequest {
+            group: &a.resource.group,
+            version: &a.resource.version,
+            resource: &a.resource.name,
+            subresource: a.subresource,
+            namespace: a.namespace,
+            operation: a.operation,
+        }
+    }
+
+    fn is_namespace(&self) -> bool {
+        self.group.is_empty() && self.version == "v1" && self.resource == "namespaces"
+    }
+}
+
+/// `Matcher.scope`: `*` (or unset) matches everything; `Namespaced` a request with a
+/// namespace that is not for a Namespace; `Cluster` a Namespace or a request without one.
+pub fn scope_matches(rule: &NamedRuleWithOperations, r: &RuleRequest) -> bool {
+    match rule.scope.as_deref() {
         None | Some("*") => true,
-        Some("Namespaced") => !is_namespace && !a.namespace.is_empty(),
-        Some("Cluster") => is_namespace || a.namespace.is_empty(),
+        Some("Namespaced") => !r.is_namespace() && !r.namespace.is_empty(),
+        Some("Cluster") => r.is_namespace() || r.namespace.is_empty(),
         Some(_) => false,
-    };
-    let operation = rule
-        .operations
+    }
+}
+
+/// `Matcher.operation`: `*` or the request's operation.
+pub fn operation_matches(rule: &NamedRuleWithOperations, r: &RuleRequest) -> bool {
+    rule.operations
         .iter()
         .flatten()
-        .any(|o| o == "*" || o == a.operation);
-    let resource = rule.resources.iter().flatten().any(|r| {
-        let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == a.resource.name) && (sub == "*" || sub == a.subresource)
-    });
-    scope
-        && operation
-        && exact_or_wildcard(rule.api_groups.as_ref(), &a.resource.group)
-        && exact_or_wildcard(rule.api_versions.as_ref(), &a.resource.version)
-        && resource
+        .any(|o| o == "*" || o == r.operation)
+}
+
+/// `Matcher.group`.
+pub fn group_matches(rule: &NamedRuleWithOperations, r: &RuleRequest) -> bool {
+    exact_or_wildcard(rule.api_groups.as_ref(), r.group)
+}
+
+/// `Matcher.version`.
+pub fn version_matches(rule: &NamedRuleWithOperations, r: &RuleRequest) -> bool {
+    exact_or_wildcard(rule.api_versions.as_ref(), r.version)
+}
+
+/// `Matcher.resource`: `res/sub` where each part is `*` or the request's (no `/`: no
+/// subresource).
+pub fn resource_matches(rule: &NamedRuleWithOperations, r: &RuleRequest) -> bool {
+    rule.resources.iter().flatten().any(|res| {
+        let (res, sub) = res.split_once('/').unwrap_or((res.as_str(), ""));
+        (res == "*" || res == r.resource) && (sub == "*" || sub == r.subresource)
+    })
+}
+
+/// `rules.Matcher.Matches` (webhook/predicates/rules, k8s.io/apiserver v1.35): scope,
+/// operation, group, version, and resource with subresource all match.
+pub fn rule_matches(rule: &NamedRuleWithOperations, a: &Attributes) -> bool {
+    let r = RuleRequest::of(a);
+    scope_matches(rule, &r)
+        && operation_matches(rule, &r)
+        && group_matches(rule, &r)
+        && version_matches(rule, &r)
+        && resource_matches(rule, &r)
 }
 
 /// `matchesResourceRules`: a rule matches, and its `resourceNames` are empty or hold the

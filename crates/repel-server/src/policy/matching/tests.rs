@@ -138,3 +138,257 @@ fn rules_match_as_upstreams_rule_matcher() {
         assert_eq!(matches(&m(mr), &a), want, "{name}");
     }
 }
+
+/// Upstream's rules_test.go (webhook/predicates/rules): `TestGroup`, `TestVersion`,
+/// `TestOperation`, `TestResource`, `TestScope`, case names verbatim. Each rule sets only the
+/// part its test checks; `a` is a namespaced request (`ns`), `cluster` a cluster-scoped one.
+mod upstream_rules {
+    use super::*;
+
+    type Req = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+
+    fn a(
+        g: &'static str,
+        v: &'static str,
+        r: &'static str,
+        sub: &'static str,
+        op: &'static str,
+    ) -> Req {
+        (g, v, r, sub, "ns", op)
+    }
+
+    fn cluster(g: &'static str, v: &'static str, r: &'static str, sub: &'static str) -> Req {
+        (g, v, r, sub, "", "CREATE")
+    }
+
+    fn req(r: &Req) -> RuleRequest<'static> {
+        RuleRequest {
+            group: r.0,
+            version: r.1,
+            resource: r.2,
+            subresource: r.3,
+            namespace: r.4,
+            operation: r.5,
+        }
+    }
+
+    fn run(
+        test: &str,
+        part: fn(&NamedRuleWithOperations, &RuleRequest) -> bool,
+        cases: Vec<(&str, Value, Vec<Req>, Vec<Req>)>,
+    ) {
+        for (name, rule, matching, not) in cases {
+            let rule: NamedRuleWithOperations = serde_json::from_value(rule).expect("rule");
+            for m in &matching {
+                assert!(part(&rule, &req(m)), "{test} {name}: expected match {m:?}");
+            }
+            for m in &not {
+                assert!(
+                    !part(&rule, &req(m)),
+                    "{test} {name}: expected no match {m:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn group() {
+        run(
+            "TestGroup",
+            group_matches,
+            vec![
+                (
+                    "wildcard",
+                    json!({"apiGroups": ["*"]}),
+                    vec![a("g", "v", "r", "", "CREATE")],
+                    vec![],
+                ),
+                (
+                    "exact",
+                    json!({"apiGroups": ["g1", "g2"]}),
+                    vec![
+                        a("g1", "v", "r", "", "CREATE"),
+                        a("g2", "v2", "r3", "", "CREATE"),
+                    ],
+                    vec![
+                        a("g3", "v", "r", "", "CREATE"),
+                        a("g4", "v", "r", "", "CREATE"),
+                    ],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn version() {
+        run(
+            "TestVersion",
+            version_matches,
+            vec![
+                (
+                    "wildcard",
+                    json!({"apiVersions": ["*"]}),
+                    vec![a("g", "v", "r", "", "CREATE")],
+                    vec![],
+                ),
+                (
+                    "exact",
+                    json!({"apiVersions": ["v1", "v2"]}),
+                    vec![
+                        a("g1", "v1", "r", "", "CREATE"),
+                        a("g2", "v2", "r", "", "CREATE"),
+                    ],
+                    vec![
+                        a("g1", "v3", "r", "", "CREATE"),
+                        a("g2", "v4", "r", "", "CREATE"),
+                    ],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn operation() {
+        let op = |o| a("g", "v", "r", "", o);
+        run(
+            "TestOperation",
+            operation_matches,
+            vec![
+                (
+                    "wildcard",
+                    json!({"operations": ["*"]}),
+                    vec![op("CREATE"), op("UPDATE"), op("DELETE"), op("CONNECT")],
+                    vec![],
+                ),
+                (
+                    "create",
+                    json!({"operations": ["CREATE"]}),
+                    vec![op("CREATE")],
+                    vec![op("UPDATE"), op("DELETE"), op("CONNECT")],
+                ),
+                (
+                    "update",
+                    json!({"operations": ["UPDATE"]}),
+                    vec![op("UPDATE")],
+                    vec![op("CREATE"), op("DELETE"), op("CONNECT")],
+                ),
+                (
+                    "delete",
+                    json!({"operations": ["DELETE"]}),
+                    vec![op("DELETE")],
+                    vec![op("CREATE"), op("UPDATE"), op("CONNECT")],
+                ),
+                (
+                    "connect",
+                    json!({"operations": ["CONNECT"]}),
+                    vec![op("CONNECT")],
+                    vec![op("CREATE"), op("UPDATE"), op("DELETE")],
+                ),
+                (
+                    "multiple",
+                    json!({"operations": ["UPDATE", "DELETE"]}),
+                    vec![op("UPDATE"), op("DELETE")],
+                    vec![op("CREATE"), op("CONNECT")],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn resource() {
+        let c = |g, r, sub| a(g, "v", r, sub, "CREATE");
+        run(
+            "TestResource",
+            resource_matches,
+            vec![
+                (
+                    "no subresources",
+                    json!({"resources": ["*"]}),
+                    vec![c("g", "r", ""), c("2", "r2", "")],
+                    vec![c("g", "r", "exec"), c("2", "r2", "proxy")],
+                ),
+                (
+                    "r & subresources",
+                    json!({"resources": ["r/*"]}),
+                    vec![c("g", "r", ""), c("g", "r", "exec")],
+                    vec![c("2", "r2", ""), c("2", "r2", "proxy")],
+                ),
+                (
+                    "r & subresources or r2",
+                    json!({"resources": ["r/*", "r2"]}),
+                    vec![c("g", "r", ""), c("g", "r", "exec"), c("2", "r2", "")],
+                    vec![c("2", "r2", "proxy")],
+                ),
+                (
+                    "proxy or exec",
+                    json!({"resources": ["*/proxy", "*/exec"]}),
+                    vec![
+                        c("g", "r", "exec"),
+                        c("2", "r2", "proxy"),
+                        c("2", "r3", "proxy"),
+                    ],
+                    vec![c("g", "r", ""), c("2", "r2", ""), c("2", "r4", "scale")],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn scope() {
+        let ns = |g, v, r, sub| a(g, v, r, sub, "CREATE");
+        run(
+            "TestScope",
+            scope_matches,
+            vec![
+                (
+                    "cluster scope",
+                    json!({"resources": ["*"], "scope": "Cluster"}),
+                    vec![
+                        cluster("g", "v", "r", ""),
+                        cluster("g", "v", "r", "exec"),
+                        cluster("", "v1", "namespaces", ""),
+                        cluster("", "v1", "namespaces", "finalize"),
+                        ns("", "v1", "namespaces", ""),
+                        ns("", "v1", "namespaces", "finalize"),
+                    ],
+                    vec![ns("g", "v", "r", ""), ns("g", "v", "r", "exec")],
+                ),
+                (
+                    "namespace scope",
+                    json!({"resources": ["*"], "scope": "Namespaced"}),
+                    vec![ns("g", "v", "r", ""), ns("g", "v", "r", "exec")],
+                    vec![
+                        cluster("", "v1", "namespaces", ""),
+                        cluster("", "v1", "namespaces", "finalize"),
+                        ns("", "v1", "namespaces", ""),
+                        ns("", "v1", "namespaces", "finalize"),
+                        cluster("g", "v", "r", ""),
+                        cluster("g", "v", "r", "exec"),
+                    ],
+                ),
+                (
+                    "all scopes",
+                    json!({"resources": ["*"], "scope": "*"}),
+                    vec![
+                        ns("g", "v", "r", ""),
+                        ns("g", "v", "r", "exec"),
+                        cluster("g", "v", "r", ""),
+                        cluster("g", "v", "r", "exec"),
+                        cluster("", "v1", "namespaces", ""),
+                        cluster("", "v1", "namespaces", "finalize"),
+                        ns("", "v1", "namespaces", ""),
+                        ns("", "v1", "namespaces", "finalize"),
+                    ],
+                    vec![],
+                ),
+            ],
+        );
+    }
+}
