@@ -147,6 +147,16 @@ fn policies_deny_and_warn_as_kube_apiserver_does() {
         "The deployments \"wild\" is invalid: : ValidatingAdmissionPolicy 'deny-wildcard-toleration' with binding 'deny-wildcard-toleration' denied request: Deployment wild tolerates every taint (operator Exists without a key)\n",
     );
     assert!(s.get("deployments", "default", "wild").is_none());
+    // Server-side apply and a server dry run meet the policy too.
+    let denied_wild = "The deployments \"wild\" is invalid: : ValidatingAdmissionPolicy 'deny-wildcard-toleration' with binding 'deny-wildcard-toleration' denied request: Deployment wild tolerates every taint (operator Exists without a key)\n";
+    refused(
+        &s.kubectl(&["apply", "--server-side", "-f", &bad]),
+        denied_wild,
+    );
+    refused(
+        &s.kubectl(&["apply", "--dry-run=server", "-f", &bad]),
+        denied_wild,
+    );
     let pod = s.write(
         "pod.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: wildpod\nspec:\n  containers:\n  - name: app\n    image: nginx\n  tolerations:\n  - operator: Exists\n",
