@@ -78,6 +78,14 @@ pub fn check(kind: &str, obj: &Value) -> Option<(Vec<String>, Result<(), String>
             "admissionregistration.k8s.io/v1",
             probe::<admissionregistration::MutatingWebhookConfiguration>,
         ),
+        "ValidatingAdmissionPolicy" => (
+            "admissionregistration.k8s.io/v1",
+            probe::<admissionregistration::ValidatingAdmissionPolicy>,
+        ),
+        "ValidatingAdmissionPolicyBinding" => (
+            "admissionregistration.k8s.io/v1",
+            probe::<admissionregistration::ValidatingAdmissionPolicyBinding>,
+        ),
         "HorizontalPodAutoscaler" => (
             "autoscaling/v2",
             probe::<autoscaling::HorizontalPodAutoscaler>,

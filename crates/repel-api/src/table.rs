@@ -93,6 +93,8 @@ pub fn row_cells(kind: &str, obj: &Value, now: Timestamp) -> Vec<Value> {
         "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => {
             cells::webhook_configuration(obj, now)
         }
+        "ValidatingAdmissionPolicy" => cells::validating_admission_policy(obj, now),
+        "ValidatingAdmissionPolicyBinding" => cells::validating_admission_policy_binding(obj, now),
         "HorizontalPodAutoscaler" => cells::hpa(obj, now),
         "RoleBinding" | "ClusterRoleBinding" => cells::role_binding(obj, now),
         "Role" | "ClusterRole" | "CustomResourceDefinition" | "LimitRange" => {

@@ -91,6 +91,12 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
         "MutatingWebhookConfiguration" => {
             roundtrip_as::<admissionregistration::v1::MutatingWebhookConfiguration>(r, v)
         }
+        "ValidatingAdmissionPolicy" => {
+            roundtrip_as::<admissionregistration::v1::ValidatingAdmissionPolicy>(r, v)
+        }
+        "ValidatingAdmissionPolicyBinding" => {
+            roundtrip_as::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(r, v)
+        }
         "HorizontalPodAutoscaler" => roundtrip_as::<autoscaling::v2::HorizontalPodAutoscaler>(r, v),
         "Role" => roundtrip_as::<rbac::v1::Role>(r, v),
         "RoleBinding" => roundtrip_as::<rbac::v1::RoleBinding>(r, v),
@@ -287,6 +293,14 @@ impl Admission {
                 errors = crate::crd::validate_create(&obj);
                 crate::crd::prepare(&mut obj, true);
             }
+            "ValidatingAdmissionPolicy" => {
+                crate::policy::validation::set_policy_defaults(&mut obj);
+                errors.extend(crate::policy::validation::validate_policy(&obj));
+            }
+            "ValidatingAdmissionPolicyBinding" => {
+                crate::policy::validation::set_binding_defaults(&mut obj);
+                errors.extend(crate::policy::validation::validate_binding(&obj));
+            }
             _ => {}
         }
         if errors.is_empty() {
@@ -423,6 +437,12 @@ impl Admission {
                 "PriorityClass" => crate::defaults::priority_class(&mut new),
                 "Namespace" => crate::defaults::namespace(&mut new),
                 "LimitRange" => crate::defaults::limit_range(&mut new),
+                "ValidatingAdmissionPolicy" => {
+                    crate::policy::validation::set_policy_defaults(&mut new)
+                }
+                "ValidatingAdmissionPolicyBinding" => {
+                    crate::policy::validation::set_binding_defaults(&mut new)
+                }
                 _ => {}
             }
         }
@@ -521,6 +541,18 @@ impl Admission {
                     return Err(invalid(r, &name, &errors));
                 }
             }
+            "ValidatingAdmissionPolicy" if sub != Some("status") => {
+                let errors = crate::policy::validation::validate_policy(&new);
+                if !errors.is_empty() {
+                    return Err(invalid(r, &name, &errors));
+                }
+            }
+            "ValidatingAdmissionPolicyBinding" => {
+                let errors = crate::policy::validation::validate_binding(&new);
+                if !errors.is_empty() {
+                    return Err(invalid(r, &name, &errors));
+                }
+            }
             _ => {}
         }
         Ok(new)
@@ -540,6 +572,8 @@ pub fn tracks_generation(r: &Resource) -> bool {
                 | "Job"
                 | "PodDisruptionBudget"
                 | "CustomResourceDefinition"
+                | "ValidatingAdmissionPolicy"
+                | "ValidatingAdmissionPolicyBinding"
         )
 }
 

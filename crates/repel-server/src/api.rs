@@ -317,11 +317,73 @@ pub async fn handle(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let crds = t.resource.key() == "customresourcedefinitions" && method != Method::GET;
-    let reply = handle_resource(app.clone(), method, t, query, headers, body).await;
+    let mut warnings = Vec::new();
+    let reply = handle_resource(app.clone(), method, t, query, headers, body, &mut warnings).await;
     if crds {
         app.sync_crds();
     }
-    reply
+    // Warnings go with the reply, a success or a failure, as upstream's warning recorder sends
+    // them.
+    let mut reply = match reply {
+        Ok(r) => r,
+        Err(e) => axum::response::IntoResponse::into_response(e),
+    };
+    for w in &warnings {
+        if let Ok(v) = header::HeaderValue::from_str(&warning_header(w)) {
+            reply.headers_mut().append(header::WARNING, v);
+        }
+    }
+    Ok(reply)
+}
+
+/// A `Warning` header's value as kube-apiserver writes one: code 299, agent `-`, the text
+/// quoted with `"` and `\` escaped.
+pub fn warning_header(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("299 - \"{escaped}\"")
+}
+
+/// Runs the ValidatingAdmissionPolicies bound to something on one write ([`crate::policy`]):
+/// `Err` is the denial; the warnings of `Warn` bindings join `warnings`.
+#[allow(clippy::too_many_arguments)]
+fn validating_admission(
+    gate: Option<&crate::policy::Gate>,
+    r: &Resource,
+    operation: &str,
+    sub: Option<&str>,
+    ns: &str,
+    object: Option<&Value>,
+    old: Option<&Value>,
+    dry_run: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
+    let Some(gate) = gate else {
+        return Ok(());
+    };
+    let name = object
+        .or(old)
+        .and_then(|o| o["metadata"]["name"].as_str())
+        .unwrap_or("");
+    let a = crate::policy::Attributes {
+        operation,
+        resource: r,
+        subresource: sub.unwrap_or(""),
+        namespace: if r.namespaced { ns } else { "" },
+        name,
+        object,
+        old,
+        namespace_object: &gate.namespace,
+        dry_run,
+    };
+    gate.admit_into(&a, warnings)
+}
+
+/// The policies a write to `r` in `ns` meets (none for admission configuration itself).
+fn policy_gate(app: &App, r: &Resource, ns: &str) -> Option<crate::policy::Gate> {
+    if crate::policy::exempt(r) {
+        return None;
+    }
+    crate::policy::Gate::load(&app.store, if r.namespaced { ns } else { "" })
 }
 
 async fn handle_resource(
@@ -331,6 +393,7 @@ async fn handle_resource(
     (query, raw): (HashMap<String, String>, Vec<(String, String)>),
     headers: HeaderMap,
     body: Bytes,
+    warnings: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
     let r = t.resource.clone();
     let r = &*r;
@@ -378,6 +441,21 @@ async fn handle_resource(
                 .admission
                 .create(&app.store, r, ns.as_deref(), obj, &query)?;
             track_update(r, None, &mut obj, &manager_of(&query, &headers), None);
+            let ns_s = obj["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            validating_admission(
+                policy_gate(&app, r, &ns_s).as_ref(),
+                r,
+                "CREATE",
+                None,
+                &ns_s,
+                Some(&obj),
+                None,
+                opts.dry_run,
+                warnings,
+            )?;
             if opts.dry_run {
                 return Ok(reply(201, &obj));
             }
@@ -397,12 +475,24 @@ async fn handle_resource(
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
             check_name(&new, name, ns)?;
+            let gate = policy_gate(&app, r, ns);
             let stored = app
                 .store
                 .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
                     let cur = &at_version(r, cur.clone());
                     let mut admitted = app.admission.update(r, cur, new, sub, &query)?;
                     track_update(r, Some(cur), &mut admitted, &manager, sub);
+                    validating_admission(
+                        gate.as_ref(),
+                        r,
+                        "UPDATE",
+                        sub,
+                        ns,
+                        Some(&admitted),
+                        Some(cur),
+                        opts.dry_run,
+                        warnings,
+                    )?;
                     Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
@@ -432,6 +522,7 @@ async fn handle_resource(
                         &query,
                         &body,
                         pb,
+                        warnings,
                     );
                 }
                 Some(pt) => pt,
@@ -440,6 +531,7 @@ async fn handle_resource(
             let opts = write_opts("PatchOptions", Some(false))?;
             let sub = t.sub.as_deref();
             let ns = ns.as_deref().unwrap_or("");
+            let gate = policy_gate(&app, r, ns);
             let stored = app
                 .store
                 .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
@@ -466,6 +558,17 @@ async fn handle_resource(
                     lenient.remove("fieldValidation");
                     let mut admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
                     track_update(r, Some(cur), &mut admitted, &manager, sub);
+                    validating_admission(
+                        gate.as_ref(),
+                        r,
+                        "UPDATE",
+                        sub,
+                        ns,
+                        Some(&admitted),
+                        Some(cur),
+                        opts.dry_run,
+                        warnings,
+                    )?;
                     Ok::<_, WriteError>(Some(for_storage(r, admitted)))
                 })
                 .map_err(|e| write_error(r, name, e))?;
@@ -540,6 +643,19 @@ async fn handle_resource(
                     .ok_or_else(|| ApiError::from(status::not_found(&r.qualified(), name)))?;
                 return Ok(reply(200, &at_version(r, obj)));
             }
+            if let Some(cur) = app.store.get(r.key(), ns, name) {
+                validating_admission(
+                    policy_gate(&app, r, ns).as_ref(),
+                    r,
+                    "DELETE",
+                    None,
+                    ns,
+                    None,
+                    Some(&at_version(r, cur)),
+                    false,
+                    warnings,
+                )?;
+            }
             let gone = delete(&app, r, ns, name, &opts)?;
             app.poke();
             Ok(reply(200, &at_version(r, gone)))
@@ -603,8 +719,10 @@ fn server_side_apply(
     query: &HashMap<String, String>,
     body: &Bytes,
     pb: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
     let opts = crate::query::write_options("PatchOptions", raw, query, Some(true))?;
+    let gate = policy_gate(app, r, ns.unwrap_or(""));
     let manager = query.get("fieldManager").cloned().unwrap_or_default();
     let force = query
         .get("force")
@@ -640,6 +758,17 @@ fn server_side_apply(
         let managed = obj["metadata"]["managedFields"].clone();
         let mut obj = app.admission.create(&app.store, r, ns, obj, &lenient)?;
         obj["metadata"]["managedFields"] = managed;
+        validating_admission(
+            gate.as_ref(),
+            r,
+            "CREATE",
+            None,
+            nsv,
+            Some(&obj),
+            None,
+            opts.dry_run,
+            warnings,
+        )?;
         if opts.dry_run {
             return Ok(object_reply(pb, 201, &obj));
         }
@@ -660,6 +789,17 @@ fn server_side_apply(
             let managed = merged["metadata"]["managedFields"].clone();
             let mut admitted = app.admission.update(r, cur, merged, sub, &lenient)?;
             admitted["metadata"]["managedFields"] = managed;
+            validating_admission(
+                gate.as_ref(),
+                r,
+                "UPDATE",
+                sub,
+                nsv,
+                Some(&admitted),
+                Some(cur),
+                opts.dry_run,
+                warnings,
+            )?;
             Ok::<_, WriteError>(Some(for_storage(r, admitted)))
         })
         .map_err(|e| write_error(r, name, e))?;

@@ -20,6 +20,7 @@
 //! - [`api`]: the REST verbs and the binding subresource.
 //! - [`eviction`]: the eviction subresource with PodDisruptionBudgets.
 //! - [`admission`]: strict fields, decoding, admission plugins and validation on writes.
+//! - [`policy`]: ValidatingAdmissionPolicies and their bindings enforced on writes (CEL).
 //! - [`watch`]: chunked watch streams.
 //! - [`driver`]: the one control plane (repel-engine's, as `repel simulate` runs it) live, on
 //!   a scaled wall clock: [`view`] keeps its view of the store, [`writer`] writes its actions.
@@ -48,6 +49,7 @@ pub mod kubelet;
 pub mod net;
 pub mod openapi;
 pub mod paging;
+pub mod policy;
 pub mod proto;
 pub mod query;
 pub mod request;

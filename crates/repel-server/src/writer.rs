@@ -383,6 +383,12 @@ fn create_pod(
             return Ok(());
         }
     };
+    if let Some(r) = crate::resources::find("", "pods")
+        && let Err(e) = crate::policy::admit_create(store, &r, &ns, &pod)
+    {
+        eprintln!("repel serve: the control plane's pods {ns}/{name} refused: {e:?}");
+        return Ok(());
+    }
     if let Some(cs) = pod.pointer_mut("/status/conditions") {
         stamp(cs, &Value::Null, "type", &[]);
     }
@@ -421,6 +427,10 @@ fn create(
             return Ok(());
         }
     };
+    if let Err(e) = crate::policy::admit_create(store, &r, &ns, &admitted) {
+        eprintln!("repel serve: the control plane's {resource} {ns}/{name} refused: {e:?}");
+        return Ok(());
+    }
     match store.add(resource, admitted) {
         Ok(_) | Err(StoreError::AlreadyExists) => Ok(()),
         Err(e) => Err(e),

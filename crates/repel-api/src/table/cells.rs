@@ -12,7 +12,8 @@ mod workloads;
 
 pub(super) use config::{
     config_map, created_at, hpa, ingress, ingress_class, pvc, role_binding, secret, service,
-    service_account, storage_class, webhook_configuration,
+    service_account, storage_class, validating_admission_policy,
+    validating_admission_policy_binding, webhook_configuration,
 };
 pub(super) use pod::pod;
 pub(super) use workloads::{

@@ -700,6 +700,42 @@ pub fn columns(kind: &str) -> Vec<Value> {
             ),
             age_col(),
         ],
+        "ValidatingAdmissionPolicy" => vec![
+            name_col(),
+            col(
+                "Validations",
+                "integer",
+                "",
+                0,
+                "Validations indicates the number of validation rules defined in this configuration",
+            ),
+            col(
+                "ParamKind",
+                "string",
+                "",
+                0,
+                "ParamKind specifies the kind of resources used to parameterize this policy",
+            ),
+            age_col(),
+        ],
+        "ValidatingAdmissionPolicyBinding" => vec![
+            name_col(),
+            col(
+                "PolicyName",
+                "string",
+                "",
+                0,
+                "PolicyName indicates the policy definition which the policy binding binded to",
+            ),
+            col(
+                "ParamRef",
+                "string",
+                "",
+                0,
+                "ParamRef indicates the param resource which sets the configration param",
+            ),
+            age_col(),
+        ],
         "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => vec![
             name_col(),
             col(

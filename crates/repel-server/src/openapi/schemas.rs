@@ -91,6 +91,18 @@ pub static KINDS: &[Kind] = &[
         add::<admissionregistration::v1::ValidatingWebhookConfiguration>,
     ),
     k(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicy",
+        add::<admissionregistration::v1::ValidatingAdmissionPolicy>,
+    ),
+    k(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>,
+    ),
+    k(
         "apiextensions.k8s.io",
         "v1",
         "CustomResourceDefinition",

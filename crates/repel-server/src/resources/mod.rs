@@ -558,6 +558,29 @@ const RESOURCES: &[Builtin] = &[
         false,
     )
     .with_categories(&["api-extensions"]),
+    // Served and enforced (crate::policy): CEL validation of every write they match.
+    r(
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicies",
+        "validatingadmissionpolicy",
+        "ValidatingAdmissionPolicy",
+        false,
+        &[],
+        &["status"],
+        false,
+    )
+    .with_categories(&["api-extensions"]),
+    r(
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicybindings",
+        "validatingadmissionpolicybinding",
+        "ValidatingAdmissionPolicyBinding",
+        false,
+        &[],
+        &[],
+        false,
+    )
+    .with_categories(&["api-extensions"]),
     r(
         "apiextensions.k8s.io",
         "customresourcedefinitions",

@@ -226,3 +226,69 @@ fn workload_events_come_from_their_controllers_component() {
         assert_eq!(component("SuccessfulCreate", kind), want, "{kind}");
     }
 }
+
+/// Upstream's controllers create through the API, so a ValidatingAdmissionPolicy bound to pods
+/// refuses a pod a ReplicaSet creates as it refuses a client's: the pod is not stored.
+#[test]
+fn the_control_planes_pods_meet_the_validating_admission_policies() {
+    let store = Store::in_memory();
+    store
+        .create("namespaces", json!({"metadata": {"name": "default"}}))
+        .unwrap();
+    let admission = Admission::default();
+    let config = admission.pod_config(&store);
+    let mut wild = pod("wild", None);
+    wild["spec"]["tolerations"] = json!([{"operator": "Exists"}]);
+    let typed = |v: &Value| serde_json::from_value::<Pod>(v.clone()).unwrap();
+
+    create_pod(
+        &store,
+        &admission,
+        &config,
+        &mut NodeCache::default(),
+        typed(&wild),
+    )
+    .unwrap();
+    assert!(
+        store.get("pods", "default", "wild").is_some(),
+        "no policy: created"
+    );
+    store.delete("pods", "default", "wild").unwrap();
+
+    let mut policy = json!({
+        "metadata": {"name": "no-wildcard"},
+        "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+            "validations": [{"expression": "!has(object.spec.tolerations) || object.spec.tolerations.all(t, has(t.key))"}],
+        },
+    });
+    crate::policy::validation::set_policy_defaults(&mut policy);
+    store.create(crate::policy::POLICIES, policy).unwrap();
+    store
+        .create(
+            crate::policy::BINDINGS,
+            json!({"metadata": {"name": "no-wildcard"}, "spec": {"policyName": "no-wildcard", "validationActions": ["Deny"]}}),
+        )
+        .unwrap();
+    create_pod(
+        &store,
+        &admission,
+        &config,
+        &mut NodeCache::default(),
+        typed(&wild),
+    )
+    .unwrap();
+    assert!(store.get("pods", "default", "wild").is_none(), "refused");
+    create_pod(
+        &store,
+        &admission,
+        &config,
+        &mut NodeCache::default(),
+        typed(&pod("tame", None)),
+    )
+    .unwrap();
+    assert!(
+        store.get("pods", "default", "tame").is_some(),
+        "a pod the policy admits is created"
+    );
+}
