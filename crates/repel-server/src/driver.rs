@@ -1,4 +1,4 @@
-//! `repel serve`'s driver of the one control plane (issue 14): repel-engine's
+//! `repel serve`'s driver of the one control plane: repel-engine's
 //! [`ControlPlane`] — the same scheduler, kubelets, node-lifecycle, taint-eviction, PodGC and
 //! workload controllers `repel simulate` runs — on a view of the store, its actions written back
 //! as API writes, on the wall clock scaled by `--time-scale`.

@@ -1,4 +1,4 @@
-//! Karpenter's kinds in `repel serve` (issue 16): the `karpenter.sh/v1` NodePool and NodeClaim
+//! Karpenter's kinds in `repel serve`: the `karpenter.sh/v1` NodePool and NodeClaim
 //! CustomResourceDefinitions are installed in a fresh store, so `kubectl apply -f
 //! nodepool.yaml` and `kubectl get nodepools,nodeclaims` work as on a cluster running
 //! Karpenter; the driver hands the stored NodePools to the control plane's Karpenter

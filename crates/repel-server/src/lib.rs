@@ -3,11 +3,11 @@
 //! Start with [`start`] (bind, seed, serve) and [`App`] (the shared state every request sees).
 //! A request goes [`dispatch`] → discovery, or [`api::handle`] for a resource path → admission
 //! ([`admission`]) → the store ([`store`]), whose every write is published to watches
-//! ([`watch`]). `../shared/reference/kubectl-wire.md` is the spec: what kubectl v1.32 sends and
-//! what it needs back.
+//! ([`watch`]). What it answers is what kubectl (v1.32, and v1.27–v1.33) sends and needs back,
+//! as the tests drive it with the real kubectl.
 //!
 //! # Layout
-//! - [`store`]: objects as JSON, resourceVersion, watch history, redb durability.
+//! - [`store`]: objects as their JSON text, resourceVersion, watch history, redb durability.
 //! - [`resources`]: the served resources (kinds, groups, scopes, short names), built in and
 //!   defined by CustomResourceDefinitions.
 //! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.

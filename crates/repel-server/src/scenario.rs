@@ -1,4 +1,4 @@
-//! `repel serve --scenario FILE` (issue 14, point 4): a scenario played live. The server starts
+//! `repel serve --scenario FILE`: a scenario played live. The server starts
 //! with the scenario's cluster; the scenario's own simulation ([`ScenarioRun`], the control
 //! plane `repel simulate` runs, with its steps and checks) plays on the wall clock scaled by
 //! `--time-scale`, and every pass's actions are written to the store as [`crate::driver`]'s are

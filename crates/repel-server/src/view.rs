@@ -1,4 +1,4 @@
-//! The control plane's view of the store, kept as an informer keeps its cache (issue 14): built
+//! The control plane's view of the store, kept as an informer keeps its cache: built
 //! once from a list of every kind the controllers read, then changed event by event from the
 //! store's change stream, never rebuilt per tick (unless the stream's history no longer reaches
 //! back to the view, when it lists again, as an informer relists after a 410).

@@ -3,6 +3,8 @@
 //! plane changed, once the view has read its own writes back from the change stream).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use super::stamp::with_times;
+use k8s_openapi::api::core::v1::Pod;
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;
 use repel_engine::actions::Changes;
