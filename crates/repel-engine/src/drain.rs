@@ -177,16 +177,6 @@ pub(crate) fn annotation<'a>(
         .map(String::as_str)
 }
 
-/// A pod's controller: the kind and name of its ownerReference with `controller: true`.
-pub(crate) fn controller(p: &crate::cluster::PodInfo) -> Option<(&str, &str)> {
-    p.meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| (o.kind.as_str(), o.name.as_str()))
-}
-
 /// The budgets cluster-autoscaler's tracker (`MatchingPdbs`) and Karpenter match to a pod: its
 /// namespace's whose selector (an empty one selects everything, unlike the eviction API's)
 /// matches its labels.
@@ -746,7 +736,7 @@ fn kubectl(
                 continue;
             }
             let p = &work.pods[id];
-            let ctrl = controller(p).map(|(kind, _)| kind);
+            let ctrl = p.controller().map(|(kind, _)| kind);
             let finished = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
             // An unfinished DaemonSet pod passes the filters only when its DaemonSet is not
             // found and --force deletes it: nothing recreates it.
