@@ -4,7 +4,7 @@
 //!
 //! # Deciders
 //! - **kubectl** ([`Decider::Kubectl`]): `kubectl drain`'s filters and messages
-//!   ([`crate::kubectl_steps::drain`]: DaemonSet and mirror pods, local storage, pods without
+//!   ([`crate::kubectl::drain`]: DaemonSet and mirror pods, local storage, pods without
 //!   a controller), then the evictions in order, each budget allowing what its
 //!   `disruptionsAllowed` allows, and the replacement of every evicted pod with a controller
 //!   placed by the default profile (filters and scores, as kube-scheduler) on the cluster with
@@ -43,7 +43,7 @@ pub mod sim;
 use serde::Serialize;
 
 use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
-use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion_of};
+use crate::kubectl::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion_of};
 use crate::scheduler::Scheduler;
 use crate::scheduler::fast::first_fit::FirstFit;
 
@@ -719,12 +719,12 @@ fn kubectl(
         let mut replaced: Vec<PodId> = Vec::new();
         for (id, k) in std::mem::take(&mut todo) {
             if !opts.disable_eviction {
-                for i in crate::kubectl_steps::eviction::matching_budgets(work, id) {
+                for i in crate::kubectl::eviction::matching_budgets(work, id) {
                     undo.pdb(work, i);
                 }
             }
             if !opts.disable_eviction
-                && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, id)
+                && let Err(e) = crate::kubectl::eviction::admit_eviction(work, id)
             {
                 let p = &work.pods[id];
                 let message = format!(

@@ -18,6 +18,7 @@
 //! - [`rng`]: the seeded generator.
 //! - [`generate`]: seeded realistic clusters (node pools, workloads) for `generate` and `bench`.
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
+//! - [`kubectl`]: kubectl's client-side drain rules and the eviction API, for steps and what-ifs.
 //! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete, scale).
 //! - [`actions`]: what the control plane did, as actions a driver applies.
 //! - [`control_plane`]: every controller once, run together on a cluster view at a time.
@@ -35,6 +36,7 @@ pub mod drain;
 pub mod event_correlator;
 pub mod events;
 pub mod generate;
+pub mod kubectl;
 pub mod kubectl_steps;
 pub mod load;
 pub mod plan;

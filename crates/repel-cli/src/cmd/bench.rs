@@ -228,7 +228,7 @@ fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> 
     let mut work = c.clone();
     let mut compiled = compiled;
     let kubectl = DrainConfig {
-        decider: Decider::Kubectl(repel_engine::kubectl_steps::drain::DrainOptions {
+        decider: Decider::Kubectl(repel_engine::kubectl::drain::DrainOptions {
             ignore_daemonsets: true,
             delete_emptydir_data: true,
             force: true,

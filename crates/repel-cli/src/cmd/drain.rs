@@ -8,7 +8,7 @@ use repel_core::labels::LabelSelector;
 use repel_engine::drain::{
     Decider, DrainConfig, DrainReport, PodAction, ca, drain_in_place, resolve,
 };
-use repel_engine::kubectl_steps::drain::DrainOptions;
+use repel_engine::kubectl::drain::DrainOptions;
 use repel_engine::load::{Built, build_cluster};
 use repel_engine::scheduler::fast::FastScheduler;
 use repel_engine::scheduler::fast::first_fit::FirstFit;

@@ -234,7 +234,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     let ns = &p.namespace;
     let name = &p.name;
     // mirror
-    if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some() {
+    if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
         return Status::SkipDrain;
     }
     // longterminating
@@ -482,9 +482,7 @@ fn judge_inner(
                 }
             }
             Status::SkipDrain => PodAction::Stays {
-                why: if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION)
-                    .is_some()
-                {
+                why: if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
                     "mirror pod".to_string()
                 } else {
                     "terminating for longer than its grace period".to_string()

@@ -243,7 +243,7 @@ fn rules(
         // IsActive: neither terminal nor terminating.
         let active = !terminal && !terminating;
         let mirror = owned_by(p, "v1", "Node")
-            || annotation(&p.meta, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some();
+            || annotation(&p.meta, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some();
         let daemon = owned_by(p, "apps/v1", "DaemonSet");
         let tolerates = tolerates_disrupted(p, &gates);
         let started = p
