@@ -448,26 +448,17 @@ pub fn resolve<'a>(c: &Cluster, names: &'a [String]) -> Result<Vec<&'a str>, &'a
         .collect()
 }
 
-/// Judges draining `nodes` (names `c` holds) of `c` (see the module documentation).
-pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
-    drain_with(c, nodes, cfg, None)
-}
-
-/// [`drain`], cluster-autoscaler's first fits starting from `compiled` (the compiled state of
-/// the run that scheduled `c`, [`FirstFit::from_scheduler`]) instead of compiling `c` anew.
-pub fn drain_with(
-    c: &Cluster,
-    nodes: &[&str],
-    cfg: &DrainConfig,
-    compiled: Option<FirstFit>,
-) -> DrainReport {
+/// Judges draining `nodes` (names `c` holds) of a copy of `c` (see the module documentation),
+/// compiling the copy anew: what a scenario's `drainable:` expectation asks at an instant.
+/// [`crate::whatif::drain`] is the what-if on a scheduled [`crate::whatif::Session`].
+pub(crate) fn on_copy(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
     match &cfg.decider {
         Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
-        _ => drain_in_place(&mut c.clone(), nodes, cfg, compiled),
+        _ => in_place(&mut c.clone(), nodes, cfg, &mut None),
     }
 }
 
-/// [`drain`] as Karpenter on `work`: every taint made hard once, then each node judged with
+/// The what-if as Karpenter on `work`: every taint made hard once, then each node judged with
 /// the compiled first fit ([`karpenter::judge_in`]) and put back ([`Undo`]) unless it is
 /// drained in a sequence (then it is tainted `karpenter.sh/disrupted` and the compiled state
 /// built again). `compiled` false asks the reference for every first fit (tests compare both).
@@ -526,22 +517,12 @@ fn each_node(
     )
 }
 
-/// [`drain_with`] on `c` itself, which the what-ifs of kubectl and cluster-autoscaler work
-/// on instead of on a copy, leaving it as the sequence leaves it (unchanged when
-/// `independent`; Karpenter's works on a copy and leaves it unchanged).
-pub fn drain_in_place(
-    c: &mut Cluster,
-    nodes: &[&str],
-    cfg: &DrainConfig,
-    compiled: Option<FirstFit>,
-) -> DrainReport {
-    drain_in_place_keeping(c, nodes, cfg, &mut { compiled })
-}
-
-/// [`drain_in_place`] that hands the compiled state back in `compiled` when the what-ifs left
-/// the cluster as it was (`independent`, kubectl or cluster-autoscaler): another what-if on
-/// the same cluster starts from it.
-pub fn drain_in_place_keeping(
+/// Judges `nodes` of `c` itself as kubectl or cluster-autoscaler, starting from the compiled
+/// state in `compiled` (else compiling `c` on first use), leaving `c` as the sequence leaves it
+/// (unchanged when `independent`) and handing the compiled state back in `compiled` when the
+/// what-ifs left `c` as it was: another what-if on the same cluster starts from it. Karpenter's
+/// works on a copy (it hardens every taint first) and leaves `c` unchanged.
+pub(crate) fn in_place(
     c: &mut Cluster,
     nodes: &[&str],
     cfg: &DrainConfig,
@@ -550,11 +531,11 @@ pub fn drain_in_place_keeping(
     match &cfg.decider {
         Decider::ClusterAutoscaler(opts) => drain_ca_on(c, nodes, opts, cfg, compiled, true).0,
         Decider::Kubectl(opts) => drain_kubectl_on(c, nodes, opts, cfg, compiled, true).0,
-        Decider::Karpenter => drain_with(c, nodes, cfg, None),
+        Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
     }
 }
 
-/// [`drain`] as cluster-autoscaler on `work` (left as the sequence leaves it: unchanged when
+/// The what-if as cluster-autoscaler on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node
 /// goes, and the compiled first fit (`compiled`, else built on first use) kept from node to
 /// node.
@@ -583,7 +564,7 @@ pub(crate) fn drain_ca_on(
     })
 }
 
-/// [`drain`] as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
+/// The what-if as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node is
 /// drained in a sequence (then it stays cordoned, in the compiled state too), the
 /// replacements placed by the compiled scheduler ([`sim::Sim::place`]; `compiled`, else built

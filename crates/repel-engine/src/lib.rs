@@ -24,7 +24,8 @@
 //! - [`control_plane`]: every controller once, run together on a cluster view at a time.
 //! - [`event_correlator`]: client-go's event spam filter and aggregation.
 //! - [`pool_steps`]: a scenario's `az:` and `aws:` lines for node pools.
-//! - [`drain`]: drain and consolidation what-ifs (kubectl, cluster-autoscaler, Karpenter).
+//! - [`drain`]: the drain and consolidation deciders (kubectl, cluster-autoscaler, Karpenter).
+//! - [`whatif`]: a scheduled cluster's session, and the drain and consolidation what-ifs on it.
 
 pub mod actions;
 pub mod clock;
@@ -46,6 +47,7 @@ pub mod rng;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;
+pub mod whatif;
 
 pub use cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 pub use scheduler::{Outcome, Scheduler, schedule_all};

@@ -20,14 +20,14 @@ use serde::Serialize;
 
 mod daemon;
 
+use crate::cluster_args::{ClusterArgs, Loaded};
 use crate::input::Inventory;
-use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml, warn_all};
+use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_core::near_miss::near_misses;
 use repel_engine::PodInfo;
 use repel_engine::cluster::Cluster;
-use repel_engine::load::build_cluster;
 use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_pods};
 
 /// Arguments of `repel explain`.
@@ -855,9 +855,17 @@ pub fn evaluate(
 
 /// Runs `repel explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
-    let admission = args.admission.config()?;
-    let inv = args.inputs.load_seeded("explain", args.scheduler.seed)?;
-    warn_all(&inv.warnings);
+    // The cluster's flags, read as every command that reads a cluster reads them (not
+    // flattened into one group here: `--help` lists -n and -o between them).
+    let cluster = ClusterArgs {
+        inputs: args.inputs.clone(),
+        scheduler: args.scheduler.clone(),
+        admission: args.admission.clone(),
+    };
+    let Loaded {
+        inventory: inv,
+        admission,
+    } = cluster.load("explain")?;
     let gates = args.inputs.feature_gates;
     let live = args.inputs.kubeconfig.is_some() || args.inputs.context.is_some();
     let looked_in = match (live, args.inputs.files.is_empty()) {
@@ -884,8 +892,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     let advice = advise(&spec, &nodes, &core);
     // The scheduler's view: the cluster as stored, with this pod (not yet bound) evaluated
     // against every node.
-    let built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);
-    warn_all(&built.warnings);
+    let built = cluster.build(inv.cluster_input(), &admission);
     let mut cluster = built.cluster;
     let mut sched = Scheduler::new(
         gates,
