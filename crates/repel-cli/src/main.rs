@@ -8,6 +8,7 @@
 //!   what-if session; the what-ifs' shared flags.
 //! - `generated`: a generated cluster as manifests (`generate`, `bench`).
 //! - `output`: `-o json|yaml` and the human printers' shared pieces.
+//! - `pod_target`: a pod named on the command line, admitted and explained (`explain`, `demo`).
 //! - `scenario_file`: a scenario file and what it names, read; the built-in demo files.
 //! - `schedule_pipeline`: read, build, schedule, print: `repel schedule`, timed by `bench`.
 //! - `cmd`: one module per command.
@@ -28,6 +29,7 @@ mod cluster_args;
 mod cmd;
 mod generated;
 mod output;
+mod pod_target;
 mod scenario_file;
 mod schedule_pipeline;
 

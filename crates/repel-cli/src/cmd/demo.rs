@@ -12,10 +12,10 @@ use repel_core::taint::taint_to_string;
 use repel_core::toleration::describe_toleration;
 use repel_core::workload::{namespace_of, representative_pod};
 
-use super::explain::{Target, evaluate, outcome_words};
 use crate::CliError;
 use crate::input::{Inventory, for_each_object, parse_documents};
 use crate::output::{render, table, tolerations_yaml};
+use crate::pod_target::{Target, evaluate, outcome_words};
 use crate::scenario_file::{DEMO_CLUSTER, DEMO_PATH, DEMO_STORY, STORY_PATH};
 
 /// Arguments of `repel demo`.
@@ -271,7 +271,7 @@ pub fn story_text() -> Result<String, CliError> {
          old one stays Terminating: node3's kubelet cannot finish), while the DaemonSet's agent stays;\n\
          - node4 is cordoned (its pod keeps running), then drained (its pod moves).\n\n"
     );
-    out.push_str(&super::simulate::timeline(&report));
+    out.push_str(&crate::output::timeline(&report));
     let failed = report.expectations.iter().filter(|e| !e.passed).count();
     out.push_str(&format!(
         "\nThe story's {} expectations: {}.\n",
