@@ -1,15 +1,11 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The `repel` binary run on files, as a user runs it: the JSON contract, exit codes, kubectl's
 //! messages, and the human output (insta snapshots).
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn repel() -> Command {
-    Command::cargo_bin("repel").unwrap()
-}
+use crate::util::{json_out, repel, run};
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,23 +20,6 @@ fn demo_cluster() -> String {
         .join("../../examples/demo/cluster.yaml")
         .display()
         .to_string()
-}
-
-/// Runs repel with `args`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = repel().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json_out(args: &[&str]) -> (i32, Value) {
-    let (code, out, err) = run(args);
-    let v = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
-    (code, v)
 }
 
 fn node(name: &str, taints: Value) -> Value {

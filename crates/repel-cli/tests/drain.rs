@@ -1,12 +1,12 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel drain` as a user runs it: on an exported cluster (a ReplicaSet with the pods it
 //! owns), as kubectl and as cluster-autoscaler, nodes by name, `--all` and `-l`, the JSON
 //! contract, exit codes, determinism.
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::run;
 
 fn node(name: &str, pool: &str) -> Value {
     let res = json!({"cpu": "4", "memory": "16Gi", "pods": "110"});
@@ -53,19 +53,6 @@ fn cluster() -> (tempfile::TempDir, PathBuf) {
     )
     .unwrap();
     (dir, path)
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

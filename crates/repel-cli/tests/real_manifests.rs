@@ -1,25 +1,12 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! What real manifests hold and hand-written ones rarely do: workloads beside the pods they
 //! own (every `kubectl get -o yaml` export), `generateName`, removed apiVersions, node status
 //! with capacity only, and many kinds repel does not use.
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::util::run;
 
 fn write(dir: &Path, name: &str, docs: &[Value]) -> String {
     let text: Vec<String> = docs

@@ -3,7 +3,6 @@
 //! (not a new revision), old ones beyond `revisionHistoryLimit` deleted. A StatefulSet's new
 //! template rolls from the highest ordinal down, one pod at a time, down to `partition`;
 //! `OnDelete` replaces nothing; its status names the current and update revisions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

@@ -2,7 +2,6 @@
 //! 1): at every pass at most one node's pod is replaced, every pod ends on
 //! the new template, each old pod is deleted with `SuccessfulDelete` "Deleted pod: NAME". With
 //! `OnDelete`, nothing is replaced.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

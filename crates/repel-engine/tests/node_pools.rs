@@ -2,7 +2,6 @@
 //! keep their count and their taints as each provider does, Karpenter launches what
 //! `judge_pools` (explain's answer) says it would, startup taints hold pods until removed, and
 //! the runs are repeatable.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

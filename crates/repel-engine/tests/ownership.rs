@@ -2,7 +2,6 @@
 //! it is missing, in `build_cluster` (what `schedule` and `explain` see) and in the simulation,
 //! whose controllers then replace a deleted pod once; a node with only `status.capacity` offers
 //! that capacity.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

@@ -4,7 +4,6 @@
 //! `MarkPodsNotReady` (`Ready=False` when the node stops reporting) and the kubelet's status sync
 //! (`Ready=True` again once it reports), and the default scheduler leaving pods that name
 //! another scheduler alone.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

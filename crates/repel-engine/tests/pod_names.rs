@@ -2,7 +2,6 @@
 //! 3,000 pods of one ReplicaSet, and upstream's API server refuses the second pod of a taken
 //! name (the controller tries again with another). A driver that writes the pods to a store
 //! (`repel serve`) would otherwise lose one.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 

@@ -4,7 +4,6 @@
 //! the victim gets `DisruptionTarget` and the `Preempted` event and is deleted with its grace
 //! period, Terminating and holding its room until its kubelet finishes it; only then is the
 //! preemptor bound. Meanwhile a pod of lower priority does not take the nominated room.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

@@ -2,7 +2,6 @@
 //! fenceposts, Recreate, a rollback to an old ReplicaSet, the revision history limit, and the
 //! writes a driver (`serve`) gets — ReplicaSets created, scaled, deleted, and statuses that
 //! `kubectl rollout status` accepts.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

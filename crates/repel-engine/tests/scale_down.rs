@@ -1,6 +1,5 @@
 //! A Deployment applied again with fewer replicas: its ReplicaSet deletes the excess, each with
 //! upstream's `SuccessfulDelete` "Deleted pod: NAME" on the ReplicaSet.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;

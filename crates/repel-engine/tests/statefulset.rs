@@ -2,7 +2,6 @@
 //! `updateStatefulSet`): under `OrderedReady` one pod at a time in ordinal order, each once the
 //! one before is Running and Ready, scale-down from the highest ordinal; under `Parallel`, all
 //! at once.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use repel_core::FeatureGates;

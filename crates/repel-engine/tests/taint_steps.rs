@@ -4,7 +4,6 @@
 //! time and memory: these scenarios took 4.8 s and 2.6 s in a release build then (5,000
 //! distinct taints added one by one: 174 s and 2.4 GB), and take a second or two in a debug
 //! build now. The speed itself is measured with the release binary (README, "CLI input").
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::core::v1::Taint;
 use repel_core::FeatureGates;

@@ -2,8 +2,6 @@
 //! started with it enabled (`repel serve --enable-admission-plugins ExtendedResourceToleration`),
 //! a pod asking for an extended resource is stored with the matching toleration.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 

@@ -2,8 +2,6 @@
 //! invalid names, malformed query parameters, oversized and never-sent bodies, odd
 //! Authorization headers, and TLS — each answered as kube-apiserver answers it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -12,7 +10,7 @@ use repel_server::net::TlsSource;
 use repel_server::{Admission, Config, ServerError};
 use serde_json::{Value, json};
 
-mod support;
+use crate::util;
 
 struct Reply {
     code: u16,
@@ -502,7 +500,7 @@ fn bearer_tokens_are_parsed_as_kube_apiserver_parses_them() {
 
 #[test]
 fn kubectl_reaches_a_tls_server_through_the_generated_ca() {
-    if !support::have_kubectl() {
+    if !util::have_kubectl() {
         return;
     }
     let cfg = config(
@@ -512,7 +510,7 @@ fn kubectl_reaches_a_tls_server_through_the_generated_ca() {
             extra_names: vec![],
         },
     );
-    let server = support::start_config(cfg, runtime());
+    let server = util::start_config(cfg, runtime());
     let text = std::fs::read_to_string(&server.kubeconfig).unwrap();
     assert!(text.contains("    certificate-authority-data: "), "{text}");
     assert!(text.contains("    server: https://127.0.0.1:"), "{text}");

@@ -2,8 +2,6 @@
 //! 409 Conflict on a stale resourceVersion, 415 for an unknown patch type, 410 for a watch from
 //! a compacted resourceVersion) and the refusal to serve a non-loopback address without a token.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 

@@ -3,17 +3,13 @@
 //! fixed (a Secret, a PodDisruptionBudget, a PriorityClass, a namespace, a diff's exit codes),
 //! the lines that say what the server holds elsewhere.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::util::{Server, have_kubectl, node, start};
 use serde_json::json;
-use support::{Server, have_kubectl, node, start};
 
 const OBJECTS: &str = concat!(
     include_str!("data/workloads.yaml"),

@@ -2,17 +2,15 @@
 //! evicts (a PodDisruptionBudget holds one pod back until its replacement runs elsewhere,
 //! DaemonSet pods stay), a node whose kubelet stops goes `NotReady` and its pods move.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::util;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::util::{Server, have_kubectl, node, pod, start, table_rows};
 use serde_json::{Value, json};
-use support::{Server, have_kubectl, node, pod, start, table_rows};
 
 /// Waits (up to 20 s) until `f` holds.
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
@@ -548,7 +546,7 @@ fn a_toleration_with_seconds_keeps_the_pod_that_long_in_scaled_time() {
     let mut p = pod("default", "key1-for-an-hour", Some("node1"));
     p["spec"]["tolerations"] = json!([{"key": "key1", "operator": "Equal", "value": "value1",
                                        "effect": "NoExecute", "tolerationSeconds": 3600}]);
-    let s = support::start_with(
+    let s = util::start_with(
         vec![
             node("node1", json!(null)),
             p,

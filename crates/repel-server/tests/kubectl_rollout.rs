@@ -3,12 +3,8 @@
 //! byte for byte. A DaemonSet's and a StatefulSet's history are the ControllerRevisions their
 //! controllers write (`kubectl get controllerrevisions`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{Server, have_kubectl, node, start, table_rows};
 use serde_json::json;
-use support::{Server, have_kubectl, node, start, table_rows};
 
 /// A Deployment, a DaemonSet, a StatefulSet and a bare Pod (shared with `kubectl_describe`).
 const WORKLOADS: &str = include_str!("data/workloads.yaml");

@@ -2,9 +2,7 @@
 //! a 500, and leave the object as it was: an unknown `$patch`, a `$setElementOrder/…` that is
 //! not a list, a merging list element without its merge key, and the other malformed patches.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::util;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -29,9 +27,9 @@ fn patch(addr: SocketAddr, path: &str, content_type: &str, body: &str) -> (u16, 
 
 #[test]
 fn malformed_strategic_merge_patches_are_4xx_not_500() {
-    let server = support::start(vec![
-        support::node("node1", json!([])),
-        support::pod("default", "web", Some("node1")),
+    let server = util::start(vec![
+        util::node("node1", json!([])),
+        util::pod("default", "web", Some("node1")),
     ]);
     let node_path = "/api/v1/nodes/node1";
     let pod_path = "/api/v1/namespaces/default/pods/web";
@@ -156,10 +154,10 @@ fn malformed_strategic_merge_patches_are_4xx_not_500() {
 
 #[test]
 fn kubectl_reports_the_bad_request() {
-    if !support::have_kubectl() {
+    if !util::have_kubectl() {
         return;
     }
-    let server = support::start(vec![support::node("node1", json!([]))]);
+    let server = util::start(vec![util::node("node1", json!([]))]);
     let out = server.kubectl(&["patch", "node", "node1", "-p", r#"{"$patch":"bogus"}"#]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(

@@ -1,8 +1,6 @@
 //! Test support: a server on 127.0.0.1:0 in a background runtime, a kubeconfig for it, and
 //! `kubectl` with a fresh cache dir.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
