@@ -3,14 +3,14 @@
 //! the new template, each old pod is deleted with `SuccessfulDelete` "Deleted pod: NAME". With
 //! `OnDelete`, nothing is replaced.
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
 use repel_engine::cluster::PodPhase;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
+
+use crate::util;
+use repel_core::testing::MakeNode;
 
 fn ds(image: &str, strategy: Value) -> Workload {
     Workload::DaemonSet(
@@ -29,21 +29,14 @@ fn ds(image: &str, strategy: Value) -> Workload {
 fn sim(strategy: Value) -> Simulation {
     let nodes = (0..4)
         .map(|i| {
-            serde_json::from_value(json!({
-                "metadata": {"name": format!("n{i}")},
-                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}
-            }))
-            .unwrap()
+            MakeNode::new()
+                .name(&format!("n{i}"))
+                .allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "10")])
+                .condition("Ready", "True")
+                .obj()
         })
         .collect();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(3);
     let mut s = Simulation::new(
         ClusterInput {
             nodes,

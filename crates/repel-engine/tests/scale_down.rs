@@ -1,13 +1,12 @@
 //! A Deployment applied again with fewer replicas: its ReplicaSet deletes the excess, each with
 //! upstream's `SuccessfulDelete` "Deleted pod: NAME" on the ReplicaSet.
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{ObjectRef, Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
+
+use crate::util;
 
 fn deployment(replicas: i32) -> Value {
     json!({
@@ -21,18 +20,8 @@ fn deployment(replicas: i32) -> Value {
 
 #[test]
 fn fewer_replicas_delete_the_excess() {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
-    }))
-    .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let node = util::sized_node("n1", "4", "8Gi", "110");
+    let cfg = util::config(3);
     let mut sim = Simulation::new(
         ClusterInput {
             nodes: vec![node],
@@ -109,18 +98,8 @@ fn scaled(
     Vec<(String, String, String)>,
     Vec<(String, String, String, String)>,
 ) {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
-    }))
-    .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let node = util::sized_node("n1", "4", "8Gi", "110");
+    let cfg = util::config(3);
     let mut sim = Simulation::new(
         ClusterInput {
             nodes: vec![node],

@@ -4,13 +4,12 @@
 //! at once.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
+
+use crate::util;
 
 fn sim(policy: Option<&str>, replicas: i32, pods_per_node: &str) -> Simulation {
     let mut spec = json!({
@@ -37,13 +36,7 @@ fn sim(policy: Option<&str>, replicas: i32, pods_per_node: &str) -> Simulation {
         workloads: vec![Workload::from(sts)],
         ..Default::default()
     };
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(1);
     let mut s = Simulation::new(input, cfg);
     s.settle();
     s

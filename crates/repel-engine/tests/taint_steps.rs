@@ -6,13 +6,12 @@
 //! build now. The speed itself is measured with the release binary (README, "CLI input").
 
 use k8s_openapi::api::core::v1::Taint;
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
+
+use crate::util;
 
 fn one_node() -> Simulation {
     let node = serde_json::from_value(json!({
@@ -20,13 +19,7 @@ fn one_node() -> Simulation {
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
     }))
     .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(1);
     let mut sim = Simulation::new(
         ClusterInput {
             nodes: vec![node],
@@ -54,12 +47,7 @@ fn run(sim: &mut Simulation, lines: impl Iterator<Item = String>) {
 }
 
 fn taint(key: &str, value: &str) -> Taint {
-    Taint {
-        key: key.to_string(),
-        value: Some(value.to_string()),
-        effect: "NoSchedule".to_string(),
-        time_added: None,
-    }
+    repel_core::testing::taint(key, value, "NoSchedule")
 }
 
 #[test]

@@ -16,3 +16,4 @@ mod scale_down;
 mod scheduling;
 mod statefulset;
 mod taint_steps;
+mod util;
