@@ -500,9 +500,12 @@ fn daemonset_overhead_counts_on_a_prefer_no_schedule_pool() {
     assert_eq!(running.len(), 2, "the pod and the DaemonSet's: {running:?}");
 }
 
-/// Karpenter's provisioning suite, "should schedule pods that tolerate taints": Equal with the
-/// value, Exists on the key with and without the effect, and a bare Exists all tolerate
-/// `nvidia.com/gpu=true:NoSchedule`.
+/// Karpenter's provisioning suite (`pkg/controllers/provisioning/suite_test.go`, v1.14.1),
+/// "should schedule pods that tolerate taints": a NodePool tainted
+/// `nvidia.com/gpu=true:NoSchedule` and four pending pods that tolerate it — Equal with the
+/// value, Exists on the key with and without the effect, and a bare Exists — provisioned
+/// together; upstream asserts `ExpectScheduled` for each: each is bound to a node (here: one
+/// the pool launched, carrying its taint).
 #[test]
 fn pods_that_tolerate_the_taint_get_a_node() {
     let pools = vec![nodepool(
@@ -512,18 +515,45 @@ fn pods_that_tolerate_the_taint_get_a_node() {
         json!(null),
         json!([]),
     )];
-    for tolerations in [
+    let tolerations = [
         json!([{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]),
         json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
         json!([{"key": "nvidia.com/gpu", "operator": "Exists"}]),
         json!([{"operator": "Exists"}]),
-    ] {
-        let p = pod(
-            "p",
-            json!({"tolerations": tolerations, "containers": [{"name": "c", "image": "x"}]}),
+    ];
+    let pods = tolerations
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            pod(
+                &format!("p{i}"),
+                json!({"tolerations": t, "containers": [{"name": "c", "image": "x"}]}),
+            )
+        })
+        .collect();
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pods,
+            pools,
+            ..Default::default()
+        },
+        util::config(1),
+    );
+    sim.advance_to(120_000);
+    for (i, t) in tolerations.iter().enumerate() {
+        let id = sim.cluster.pod_id("default", &format!("p{i}")).unwrap();
+        let node = sim.cluster.pods[id]
+            .node
+            .unwrap_or_else(|| panic!("p{i} ({t}) is not scheduled: {:?}", sim.events));
+        let node = &sim.cluster.nodes[node];
+        assert_eq!(node.labels["karpenter.sh/nodepool"], "gpu", "p{i}");
+        assert!(
+            node.taints.iter().any(|t| t.key == "nvidia.com/gpu"
+                && t.value.as_deref() == Some("true")
+                && t.effect == "NoSchedule"),
+            "p{i}: {:?}",
+            node.taints
         );
-        let v = judge_pools(&pools, &[], &PodInfo::new(p, 0));
-        assert!(v[0].reason.is_none(), "{tolerations}: {v:?}");
     }
 }
 
