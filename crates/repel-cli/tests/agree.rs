@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::util::run;
+use crate::util::{self, run};
 
 /// How many explanations a cluster gets at most, per kind of target.
 const SAMPLE: usize = 6;
@@ -401,16 +401,9 @@ fn explain_agrees_with_schedule_on_a_generated_cluster() {
 /// `REPEL_SKIP_CORPUS_TESTS=1` says to skip it.
 #[test]
 fn explain_agrees_with_schedule_on_the_corpus() {
-    let corpus = repo_root().join("../shared/corpus/real");
-    if !corpus.is_dir() {
-        assert!(
-            std::env::var("REPEL_SKIP_CORPUS_TESTS").as_deref() == Ok("1"),
-            "{} is absent: set REPEL_SKIP_CORPUS_TESTS=1 to skip the corpus tests",
-            corpus.display()
-        );
-        eprintln!("note: {} is absent; skipped", corpus.display());
+    let Some(corpus) = util::real_corpus() else {
         return;
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())

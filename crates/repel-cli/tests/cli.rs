@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::util::{json_out, repel, run};
+use crate::util::{self, json_out, repel, run};
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -344,12 +344,7 @@ fn explain_adds_the_default_tolerations_before_judging() {
         "-o",
         "json",
     ]);
-    let keys: Vec<&str> = v["tolerations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["key"].as_str().unwrap())
-        .collect();
+    let keys: Vec<&str> = util::strs(&v["tolerations"], "/key");
     assert_eq!(
         keys,
         [
@@ -617,12 +612,7 @@ fn check_validates_metadata_as_the_api_server() {
     let f = write_list(dir.path(), "bad.json", vec![bad]);
     let (code, v) = json_out(&["check", "-f", f.to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 1);
-    let fields: Vec<&str> = v["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap())
-        .collect();
+    let fields: Vec<&str> = util::strs(&v["errors"], "/field");
     assert_eq!(fields, ["metadata.name", "metadata.namespace"], "{v}");
     assert_eq!(
         v["errors"][0]["message"],
@@ -1197,12 +1187,7 @@ fn admit_applies_namespace_default_tolerations_and_whitelist() {
     let v: Value = serde_json::from_str(&out).unwrap();
     let items = v["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
-    let keys: Vec<&str> = items[0]["spec"]["tolerations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["key"].as_str().unwrap())
-        .collect();
+    let keys: Vec<&str> = util::strs(&items[0]["spec"]["tolerations"], "/key");
     assert_eq!(
         keys,
         [
@@ -1246,12 +1231,7 @@ fn admit_leaves_out_pods_the_api_server_would_refuse() {
     assert_eq!(code, 1);
     assert!(err.contains("The Pod \"bad\" is invalid: spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["items"], "/metadata/name");
     assert_eq!(names, ["good"]);
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::repel;
+use crate::util::{self, repel};
 
 /// How many pods or workloads of one file are explained at most.
 const PER_FILE: usize = 8;
@@ -80,16 +80,9 @@ fn first_line(s: &str) -> String {
 
 #[test]
 fn no_corpus_file_makes_check_admit_or_explain_panic() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    if !corpus.is_dir() {
-        assert!(
-            std::env::var("REPEL_SKIP_CORPUS_TESTS").as_deref() == Ok("1"),
-            "{} is absent: set REPEL_SKIP_CORPUS_TESTS=1 to skip the corpus tests",
-            corpus.display()
-        );
-        eprintln!("note: {} is absent; skipped", corpus.display());
+    let Some(corpus) = util::real_corpus() else {
         return;
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::util::run;
+use crate::util::{self, run};
 
 fn node(name: &str, pool: &str) -> Value {
     let res = json!({"cpu": "4", "memory": "16Gi", "pods": "110"});
@@ -125,12 +125,7 @@ fn nodes_by_selector_or_all_and_the_human_verdicts() {
         "json",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["nodes"], "/node");
     assert_eq!(names, ["a", "b"]);
     // A selector that picks no node says so.
     let (code, _, err) = run(&["drain", "-l", "pool=none", "-f", f]);
@@ -202,12 +197,7 @@ fn consolidate_finds_the_removable_nodes() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["as"], "cluster-autoscaler");
     // c is empty: removed first; a's pod then moves to b; b holds the bare pod: kept.
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["c", "a"], "{v}");
     assert_eq!(
         v["removable"][1]["pods"],
@@ -285,12 +275,7 @@ fn consolidate_as_karpenter_disables_only_never_pools() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["u", "o"], "{v}");
     assert_eq!(
         v["kept"],

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::{repel, text};
+use crate::util::{self, repel, text};
 
 fn run(args: &[&str], files: &[(&str, Value)]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -138,12 +138,7 @@ fn consolidate_as_karpenter_reads_the_pools() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["as"], "karpenter");
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["gpu-1", "gpu-2"], "{v}");
     assert_eq!(
         v["kept"],

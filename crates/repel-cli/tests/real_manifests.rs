@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::util::run;
+use crate::util::{self, run};
 
 fn write(dir: &Path, name: &str, docs: &[Value]) -> String {
     let text: Vec<String> = docs
@@ -154,12 +154,7 @@ fn generate_name_is_filled_from_the_seed() {
     let (code, out, _) = run(&["schedule", "-f", &f, "-o", "json", "--seed", "1"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    let placed: Vec<&str> = v["placements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["pod"].as_str().unwrap())
-        .collect();
+    let placed: Vec<&str> = util::strs(&v["placements"], "/pod");
     assert_eq!(
         placed,
         [format!("default/{}", a[0]), format!("default/{}", a[1])]

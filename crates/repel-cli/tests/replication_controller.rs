@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::run;
+use crate::util::{self, run};
 
 /// `staging/spark/spark-worker-controller.yaml` of kubernetes/examples, byte for byte:
 /// <https://github.com/kubernetes/examples/blob/8e9406886a027d9c1e99a82c33ad6662cadc81d8/staging/spark/spark-worker-controller.yaml>
@@ -107,12 +107,7 @@ fn admit_prints_the_pods_of_a_replication_controller() {
     let (code, out, err) = run(&["admit", "-f", &cluster, "-f", &rc, "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["items"], "/metadata/name");
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names.contains(&POD), "{names:?}");
 }

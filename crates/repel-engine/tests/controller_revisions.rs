@@ -13,7 +13,6 @@ use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
 
 use crate::util;
-use repel_core::testing::MakeNode;
 
 fn template(image: &str) -> Value {
     json!({"metadata": {"labels": {"app": "db"}},
@@ -49,23 +48,13 @@ fn ds(image: &str) -> Workload {
 }
 
 fn sim(workload: Workload) -> Simulation {
-    let nodes = (0..2)
-        .map(|i| {
-            MakeNode::new()
-                .name(&format!("n{i}"))
-                .allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "10")])
-                .condition("Ready", "True")
-                .obj()
-        })
-        .collect();
-    let cfg = util::config(3);
     let mut s = Simulation::new(
         ClusterInput {
-            nodes,
+            nodes: util::ready_nodes(2),
             workloads: vec![workload],
             ..Default::default()
         },
-        cfg,
+        util::config(3),
     );
     s.plane.workloads.record(true);
     s.settle();

@@ -10,7 +10,6 @@ use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
 
 use crate::util;
-use repel_core::testing::MakeNode;
 
 fn ds(image: &str, strategy: Value) -> Workload {
     Workload::DaemonSet(
@@ -27,23 +26,13 @@ fn ds(image: &str, strategy: Value) -> Workload {
 }
 
 fn sim(strategy: Value) -> Simulation {
-    let nodes = (0..4)
-        .map(|i| {
-            MakeNode::new()
-                .name(&format!("n{i}"))
-                .allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "10")])
-                .condition("Ready", "True")
-                .obj()
-        })
-        .collect();
-    let cfg = util::config(3);
     let mut s = Simulation::new(
         ClusterInput {
-            nodes,
+            nodes: util::ready_nodes(4),
             workloads: vec![ds("agent:1", strategy)],
             ..Default::default()
         },
-        cfg,
+        util::config(3),
     );
     s.settle();
     s

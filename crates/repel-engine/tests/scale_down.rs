@@ -1,9 +1,7 @@
 //! A Deployment applied again with fewer replicas: its ReplicaSet deletes the excess, each with
 //! upstream's `SuccessfulDelete` "Deleted pod: NAME" on the ReplicaSet.
 
-use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{ObjectRef, Step, StepAction};
-use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
 
 use crate::util;
@@ -20,16 +18,7 @@ fn deployment(replicas: i32) -> Value {
 
 #[test]
 fn fewer_replicas_delete_the_excess() {
-    let node = util::sized_node("n1", "4", "8Gi", "110");
-    let cfg = util::config(3);
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
+    let mut sim = util::settled(vec![util::sized_node("n1", "4", "8Gi", "110")], 3);
     for (i, (at, replicas)) in [(1_000, 4), (10_000, 1)].into_iter().enumerate() {
         sim.advance_to(at);
         sim.apply_step(&Step {
@@ -98,16 +87,7 @@ fn scaled(
     Vec<(String, String, String)>,
     Vec<(String, String, String, String)>,
 ) {
-    let node = util::sized_node("n1", "4", "8Gi", "110");
-    let cfg = util::config(3);
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
+    let mut sim = util::settled(vec![util::sized_node("n1", "4", "8Gi", "110")], 3);
     for (i, (at, replicas)) in [(1_000, 4), (10_000, 1), (20_000, 3)]
         .into_iter()
         .enumerate()

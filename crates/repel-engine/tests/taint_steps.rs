@@ -6,7 +6,6 @@
 //! build now. The speed itself is measured with the release binary (README, "CLI input").
 
 use k8s_openapi::api::core::v1::Taint;
-use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{Step, StepAction};
 use repel_engine::sim::Simulation;
 use serde_json::json;
@@ -19,16 +18,7 @@ fn one_node() -> Simulation {
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
     }))
     .unwrap();
-    let cfg = util::config(1);
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
-    sim
+    util::settled(vec![node], 1)
 }
 
 /// Runs `lines` as `kubectl` steps one second apart; every step must succeed.

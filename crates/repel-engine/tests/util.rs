@@ -6,7 +6,8 @@ use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;
 use repel_core::testing::MakeNode;
 use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
-use repel_engine::sim::SimConfig;
+use repel_engine::load::ClusterInput;
+use repel_engine::sim::{SimConfig, Simulation};
 
 /// The simulation's defaults (feature gates, admission, node lifecycle, every node scored)
 /// with `seed`.
@@ -26,4 +27,30 @@ pub fn sized_node(name: &str, cpu: &str, memory: &str, pods: &str) -> Node {
         .name(name)
         .allocatable(&[("cpu", cpu), ("memory", memory), ("pods", pods)])
         .obj()
+}
+
+/// `count` Ready nodes `n0`, `n1`, … of 4 CPUs, 8 GiB and 10 pods.
+pub fn ready_nodes(count: usize) -> Vec<Node> {
+    (0..count)
+        .map(|i| {
+            MakeNode::new()
+                .name(&format!("n{i}"))
+                .allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "10")])
+                .condition("Ready", "True")
+                .obj()
+        })
+        .collect()
+}
+
+/// A simulation of `nodes` alone with `seed`, settled.
+pub fn settled(nodes: Vec<Node>, seed: u64) -> Simulation {
+    let mut sim = Simulation::new(
+        ClusterInput {
+            nodes,
+            ..Default::default()
+        },
+        config(seed),
+    );
+    sim.settle();
+    sim
 }

@@ -4,25 +4,14 @@
 
 use crate::util;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 
 use serde_json::{Value, json};
 
 const SMP: &str = "application/strategic-merge-patch+json";
 
 fn patch(addr: SocketAddr, path: &str, content_type: &str, body: &str) -> (u16, Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let req = format!(
-        "PATCH {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    let code = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    (code, serde_json::from_str(body).unwrap_or(Value::Null))
+    util::request(addr, "PATCH", path, &[("Content-Type", content_type)], body)
 }
 
 #[test]
