@@ -52,6 +52,11 @@ pub fn have_kubectl() -> bool {
     false
 }
 
+/// A server of two untainted nodes, `node1` and `node2`.
+pub fn two_nodes() -> Server {
+    start(vec![node("node1", json!(null)), node("node2", json!(null))])
+}
+
 pub fn start(seed: Vec<Value>) -> Server {
     start_with(seed, 600.0)
 }
@@ -131,7 +136,7 @@ impl Server {
     /// [`Server::kubectl`] that must succeed: its standard output.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let o = self.kubectl(args);
-        assert_eq!(o.code, 0, "kubectl {args:?}: {}", o.stderr);
+        assert_eq!(o.code, 0, "kubectl {args:?}: {}{}", o.stdout, o.stderr);
         o.stdout
     }
 
