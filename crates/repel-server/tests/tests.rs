@@ -8,6 +8,7 @@ mod garbage_collection;
 mod hostile;
 mod http_status;
 mod kube_rs;
+mod kubectl_admission_policy;
 mod kubectl_corpus;
 mod kubectl_crds;
 mod kubectl_defaults;
