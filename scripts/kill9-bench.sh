@@ -17,5 +17,5 @@ if [ "${1:-}" = restart ]; then
   exec python3 scripts/restart-bench.py --repel "${CARGO_TARGET_DIR:-target}/release/repel" "$@"
 fi
 export REPEL_KILL9_CYCLES="${REPEL_KILL9_CYCLES:-100}"
-cargo test --release -p repel-cli --test serve -- --ignored --exact kill_9_benchmark --nocapture 2>&1 \
+cargo test --release -p repel-cli --test tests -- --ignored --exact serve::kill_9_benchmark --nocapture 2>&1 \
   | grep -E "kill -9:|test result|panicked|lost"

@@ -4,7 +4,13 @@
 //! - `admission_flags`: `--enable-admission-plugins` / `--disable-admission-plugins`.
 //! - `input` (in the library, `repel_cli::input`): reading manifests (`-f FILE|DIR|-`,
 //!   YAML/JSON, multi-document, `kind: List`).
+//! - `cluster_args`: `ClusterArgs`, one way from a command's flags to a built cluster or a
+//!   what-if session; the what-ifs' shared flags.
+//! - `generated`: a generated cluster as manifests (`generate`, `bench`).
 //! - `output`: `-o json|yaml` and the human printers' shared pieces.
+//! - `pod_target`: a pod named on the command line, admitted and explained (`explain`, `demo`).
+//! - `scenario_file`: a scenario file and what it names, read; the built-in demo files.
+//! - `schedule_pipeline`: read, build, schedule, print: `repel schedule`, timed by `bench`.
 //! - `cmd`: one module per command.
 
 /// `print!` that ends the program quietly when stdout is a closed pipe (`repel … | head`) and
@@ -19,8 +25,13 @@ macro_rules! outln {
 }
 
 mod admission_flags;
+mod cluster_args;
 mod cmd;
+mod generated;
 mod output;
+mod pod_target;
+mod scenario_file;
+mod schedule_pipeline;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

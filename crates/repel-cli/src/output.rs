@@ -218,6 +218,66 @@ pub fn tolerations_yaml(
     to_yaml(&list)
 }
 
+/// The human timeline: steps and events in the order they happened (by time, and at one
+/// instant as they were recorded: a step after the events before it), then the final placement.
+pub fn timeline(r: &repel_engine::sim::RunReport) -> String {
+    let mut out = String::new();
+    let mut entries: Vec<(f64, usize, String)> = Vec::new();
+    for s in &r.steps {
+        let mut line = format!("step     {}", s.step);
+        for o in &s.output {
+            line.push_str(&format!("\n{:>8} {o}", if s.ok { "" } else { "!" }));
+        }
+        entries.push((s.at, 2 * s.events_before, line));
+    }
+    for (i, e) in r.events.iter().enumerate() {
+        let kind = if matches!(e.kind, repel_engine::events::EventType::Warning) {
+            "Warning"
+        } else {
+            "Normal "
+        };
+        let why = e
+            .why
+            .as_ref()
+            .map(|w| format!("\n         why: {w}"))
+            .unwrap_or_default();
+        entries.push((
+            e.at,
+            2 * i + 1,
+            format!(
+                "{kind}  {:<26} {:<40} {}{why}",
+                e.reason, e.object, e.message
+            ),
+        ));
+    }
+    entries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (at, _, line) in entries {
+        let t = repel_engine::clock::human((at * 1000.0).round() as i64);
+        let mut lines = line.lines();
+        if let Some(first) = lines.next() {
+            out.push_str(&format!("{t:>9}  {first}\n"));
+        }
+        for l in lines {
+            out.push_str(&format!("           {l}\n"));
+        }
+    }
+    out.push_str("\nAt the end:\n");
+    let mut t = table(&["POD", "NODE", "PHASE"]);
+    for p in &r.final_state.pods {
+        t.add_row(vec![
+            p.pod.clone(),
+            p.node.clone().unwrap_or_else(|| "<none>".into()),
+            if p.terminating {
+                format!("{} (Terminating)", p.phase)
+            } else {
+                p.phase.to_string()
+            },
+        ]);
+    }
+    out.push_str(&render(&t));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `--enable-admission-plugins ExtendedResourceToleration`: the binary on temp files. A GPU pod
 //! stays Pending on a GPU node tainted `nvidia.com/gpu:NoSchedule` without the plugin (off by
 //! default, as upstream) and is placed with it, through `admit`, `schedule`, `explain`, and a
@@ -7,31 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::{json_out, run};
 
 const FLAG: &str = "--enable-admission-plugins";
 const ERT: &str = "ExtendedResourceToleration";
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json_out(args: &[&str]) -> (i32, Value) {
-    let (code, out, err) = run(args);
-    let v = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
-    (code, v)
-}
 
 fn gpu_node() -> Value {
     json!({"apiVersion": "v1", "kind": "Node",

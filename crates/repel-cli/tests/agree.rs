@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Two paths to one answer: `repel schedule` and `repel explain`, run as the built binary over
 //! the documentation's clusters (`examples/`, `examples/demo/cluster.yaml`), a generated
 //! cluster, and the files of the shared corpus (`../shared/corpus/real`, outside the repo)
@@ -14,27 +13,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::{self, run};
 
 /// How many explanations a cluster gets at most, per kind of target.
 const SAMPLE: usize = 6;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[String]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// The objects of a manifest file, `kind: List` flattened; `None` when it does not parse.
@@ -414,16 +401,9 @@ fn explain_agrees_with_schedule_on_a_generated_cluster() {
 /// `REPEL_SKIP_CORPUS_TESTS=1` says to skip it.
 #[test]
 fn explain_agrees_with_schedule_on_the_corpus() {
-    let corpus = repo_root().join("../shared/corpus/real");
-    if !corpus.is_dir() {
-        assert!(
-            std::env::var("REPEL_SKIP_CORPUS_TESTS").as_deref() == Ok("1"),
-            "{} is absent: set REPEL_SKIP_CORPUS_TESTS=1 to skip the corpus tests",
-            corpus.display()
-        );
-        eprintln!("note: {} is absent; skipped", corpus.display());
+    let Some(corpus) = util::real_corpus() else {
         return;
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())

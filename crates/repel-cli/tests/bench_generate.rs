@@ -1,27 +1,14 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel generate --shape` and `repel bench` (generated clusters and `-f`), run as a user
 //! runs them. Speed is never asserted: only that each phase is reported and agrees with the
 //! commands it stands for.
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-/// Runs repel with `args`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::util::run;
 
+/// Runs repel with `args`, returning (exit code, stdout, stderr).
 fn json_out(args: &[&str]) -> Value {
     let (code, out, err) = run(args);
     assert_eq!(code, 0, "{args:?}: {err}");

@@ -1,15 +1,11 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The `repel` binary run on files, as a user runs it: the JSON contract, exit codes, kubectl's
 //! messages, and the human output (insta snapshots).
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn repel() -> Command {
-    Command::cargo_bin("repel").unwrap()
-}
+use crate::util::{self, json_out, repel, run};
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,23 +20,6 @@ fn demo_cluster() -> String {
         .join("../../examples/demo/cluster.yaml")
         .display()
         .to_string()
-}
-
-/// Runs repel with `args`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = repel().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json_out(args: &[&str]) -> (i32, Value) {
-    let (code, out, err) = run(args);
-    let v = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
-    (code, v)
 }
 
 fn node(name: &str, taints: Value) -> Value {
@@ -365,12 +344,7 @@ fn explain_adds_the_default_tolerations_before_judging() {
         "-o",
         "json",
     ]);
-    let keys: Vec<&str> = v["tolerations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["key"].as_str().unwrap())
-        .collect();
+    let keys: Vec<&str> = util::strs(&v["tolerations"], "/key");
     assert_eq!(
         keys,
         [
@@ -638,12 +612,7 @@ fn check_validates_metadata_as_the_api_server() {
     let f = write_list(dir.path(), "bad.json", vec![bad]);
     let (code, v) = json_out(&["check", "-f", f.to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 1);
-    let fields: Vec<&str> = v["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap())
-        .collect();
+    let fields: Vec<&str> = util::strs(&v["errors"], "/field");
     assert_eq!(fields, ["metadata.name", "metadata.namespace"], "{v}");
     assert_eq!(
         v["errors"][0]["message"],
@@ -1218,12 +1187,7 @@ fn admit_applies_namespace_default_tolerations_and_whitelist() {
     let v: Value = serde_json::from_str(&out).unwrap();
     let items = v["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
-    let keys: Vec<&str> = items[0]["spec"]["tolerations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["key"].as_str().unwrap())
-        .collect();
+    let keys: Vec<&str> = util::strs(&items[0]["spec"]["tolerations"], "/key");
     assert_eq!(
         keys,
         [
@@ -1267,12 +1231,7 @@ fn admit_leaves_out_pods_the_api_server_would_refuse() {
     assert_eq!(code, 1);
     assert!(err.contains("The Pod \"bad\" is invalid: spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["items"], "/metadata/name");
     assert_eq!(names, ["good"]);
 }
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Real manifests never make `repel` panic: `check`, `admit` and `explain` over every file of
 //! the shared corpus (`../shared/corpus/real`, outside the repo; skipped with a note when
 //! absent). Each exits 0, 1 or 2 — never 101 (a panic) or by a signal — and an exit 2 names
@@ -8,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::util::{self, repel};
 
 /// How many pods or workloads of one file are explained at most.
 const PER_FILE: usize = 8;
@@ -25,11 +25,7 @@ const WORKLOADS: [(&str, &str); 7] = [
 ];
 
 fn run(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
+    let out = repel().args(args).output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -84,16 +80,9 @@ fn first_line(s: &str) -> String {
 
 #[test]
 fn no_corpus_file_makes_check_admit_or_explain_panic() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    if !corpus.is_dir() {
-        assert!(
-            std::env::var("REPEL_SKIP_CORPUS_TESTS").as_deref() == Ok("1"),
-            "{} is absent: set REPEL_SKIP_CORPUS_TESTS=1 to skip the corpus tests",
-            corpus.display()
-        );
-        eprintln!("note: {} is absent; skipped", corpus.display());
+    let Some(corpus) = util::real_corpus() else {
         return;
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -1,12 +1,12 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel drain` as a user runs it: on an exported cluster (a ReplicaSet with the pods it
 //! owns), as kubectl and as cluster-autoscaler, nodes by name, `--all` and `-l`, the JSON
 //! contract, exit codes, determinism.
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::{self, run};
 
 fn node(name: &str, pool: &str) -> Value {
     let res = json!({"cpu": "4", "memory": "16Gi", "pods": "110"});
@@ -53,19 +53,6 @@ fn cluster() -> (tempfile::TempDir, PathBuf) {
     )
     .unwrap();
     (dir, path)
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
@@ -138,12 +125,7 @@ fn nodes_by_selector_or_all_and_the_human_verdicts() {
         "json",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["nodes"], "/node");
     assert_eq!(names, ["a", "b"]);
     // A selector that picks no node says so.
     let (code, _, err) = run(&["drain", "-l", "pool=none", "-f", f]);
@@ -215,12 +197,7 @@ fn consolidate_finds_the_removable_nodes() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["as"], "cluster-autoscaler");
     // c is empty: removed first; a's pod then moves to b; b holds the bare pod: kept.
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["c", "a"], "{v}");
     assert_eq!(
         v["removable"][1]["pods"],
@@ -298,12 +275,7 @@ fn consolidate_as_karpenter_disables_only_never_pools() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["u", "o"], "{v}");
     assert_eq!(
         v["kept"],

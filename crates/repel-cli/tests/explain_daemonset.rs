@@ -1,23 +1,21 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel explain ds/NAME`, node by node as upstream's DaemonSet controller and scheduler
 //! decide: a pod for each node `NodeShouldRunDaemonPod` accepts, pinned there, judged on that
 //! node only (a pod pinned to one node must not make every other node fail NodeAffinity).
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
+use crate::util::{repel, text};
+
 fn run(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .arg("-f")
-        .arg(dir.join("c.yaml"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    let (code, out, _) = text(
+        &repel()
+            .args(args)
+            .arg("-f")
+            .arg(dir.join("c.yaml"))
+            .output()
+            .unwrap(),
+    );
+    (code, out)
 }
 
 /// Two nodes (one with `dedicated=gpu:NoSchedule`, one of 1 CPU), a DaemonSet asking `cpu`.

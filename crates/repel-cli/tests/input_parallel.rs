@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! A big file's objects are checked and decoded on every core ahead of being sorted into the
 //! inventory (`input::predecode`, from 512 documents on). What comes out — objects, their
 //! order, warnings, unknown-field reports, and the first error — must be what reading the

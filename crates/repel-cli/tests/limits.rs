@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! What repel reads is bounded (issue 19): an endless or huge input stops at the input limit
 //! with an error naming it, on every path input comes in by (`-f FILE`, `-f -`, a scenario, the
 //! manifests a scenario names, a scenario's `kubectl apply -f`, `repel taint`'s file).
@@ -8,29 +7,25 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::util::{repel, text};
 
 const LIMIT: usize = 4096;
 
-fn repel() -> Command {
-    let mut c = Command::cargo_bin("repel").unwrap();
+/// The built `repel` with the tests' input limit.
+fn limited() -> assert_cmd::Command {
+    let mut c = repel();
     c.env("REPEL_MAX_INPUT_BYTES", LIMIT.to_string());
     c
 }
 
 /// Runs repel with `args` (and `stdin` when given), returning (exit code, stdout, stderr).
 fn run_with(args: &[&str], stdin: Option<Vec<u8>>) -> (i32, String, String) {
-    let mut c = repel();
+    let mut c = limited();
     c.args(args);
     if let Some(s) = stdin {
         c.write_stdin(s);
     }
-    let out = c.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    text(&c.output().unwrap())
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -144,8 +139,7 @@ fn taint_refuses_a_file_over_the_limit_and_leaves_it_alone() {
 
 #[test]
 fn a_limit_that_is_not_a_number_is_refused() {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
+    let out = repel()
         .env("REPEL_MAX_INPUT_BYTES", "lots")
         .args(["check", "-f", "/dev/null"])
         .output()

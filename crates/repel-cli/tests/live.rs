@@ -3,8 +3,6 @@
 //! scripted server for what `serve` does not do (403, 404, an expired continue token);
 //! `repel snapshot` and the same answers on the snapshot as on the cluster.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -1,26 +1,17 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Workloads of thousands of pods that mostly fit nowhere (issue 19): `repel schedule` gives
 //! each the reference engine's placement and message, lists each unschedulable pod once, and
 //! `repel admit` prints every pod of a large workload with a name of its own.
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
+use crate::util::{self, repel};
+
 fn run(args: &[&str]) -> (i32, Value, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (code, stdout, stderr) = util::run(args);
     let v = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
-    (
-        out.status.code().unwrap_or(-1),
-        v,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (code, v, stderr)
 }
 
 fn node(name: &str, cpu: &str, taints: Value) -> Value {
@@ -177,8 +168,7 @@ fn admit_prints_every_pod_of_a_large_workload_once() {
         ],
     );
     for format in ["json", "yaml"] {
-        let out = Command::cargo_bin("repel")
-            .unwrap()
+        let out = repel()
             .args(["admit", "-f", &file, "-o", format])
             .output()
             .unwrap();

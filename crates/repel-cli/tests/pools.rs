@@ -1,26 +1,21 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `repel pools` on Karpenter NodePools: the template's taints, startup taints and labels, the
 //! pool's nodes, which workloads tolerate it as Karpenter decides, Karpenter's taint
 //! validation, v1beta1 read with a warning.
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::{self, repel, text};
 
 fn run(args: &[&str], files: &[(&str, Value)]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = Command::cargo_bin("repel").unwrap();
+    let mut cmd = repel();
     cmd.args(args);
     for (name, v) in files {
         let path = dir.path().join(name);
         std::fs::write(&path, serde_json::to_string(v).unwrap()).unwrap();
         cmd.arg("-f").arg(&path);
     }
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    text(&cmd.output().unwrap())
 }
 
 fn pool(api: &str, taints: Value) -> Value {
@@ -143,12 +138,7 @@ fn consolidate_as_karpenter_reads_the_pools() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["as"], "karpenter");
-    let removed: Vec<&str> = v["removable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["node"].as_str().unwrap())
-        .collect();
+    let removed: Vec<&str> = util::strs(&v["removable"], "/node");
     assert_eq!(removed, ["gpu-1", "gpu-2"], "{v}");
     assert_eq!(
         v["kept"],
@@ -177,8 +167,7 @@ fn eksctl_node_groups_from_the_corpus_are_pools_judged_by_kube_scheduler() {
             {"key": "your.domain.com/production", "operator": "Exists"}])),
         workload("Deployment", "web", json!([]))]});
     std::fs::write(&extra, serde_json::to_string(&items).unwrap()).unwrap();
-    let out = Command::cargo_bin("repel")
-        .unwrap()
+    let out = repel()
         .args(["pools", "-o", "json", "-f"])
         .arg(&corpus)
         .arg("-f")
@@ -265,8 +254,7 @@ fn aks_agent_pool_as_az_aks_nodepool_show_prints_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spot.json");
     std::fs::write(&path, AZ_NODEPOOL_SHOW_SPOT).unwrap();
-    let out = Command::cargo_bin("repel")
-        .unwrap()
+    let out = repel()
         .args(["pools", "-o", "json", "-f"])
         .arg(&path)
         .output()
@@ -441,12 +429,7 @@ fn instance_types_of_every_provider_with_their_capacity() {
     // naming it and the override, its capacity null.
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/corpus/real/eksctl--23-kubeflow-spot-instance.yaml");
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(["pools", "-f"])
-        .arg(&corpus)
-        .output()
-        .unwrap();
+    let out = repel().args(["pools", "-f"]).arg(&corpus).output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
@@ -594,8 +577,7 @@ fn pools_name_the_pending_pods_each_nodepool_would_provision_for() {
 #[test]
 fn the_corpus_general_purpose_pool_refuses_the_gpu_sample() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    let out = Command::cargo_bin("repel")
-        .unwrap()
+    let out = repel()
         .args(["explain", "job/samples-tf-mnist-demo", "-o", "json", "-f"])
         .arg(dir.join("karpenter-provider-azure--v1-general-purpose.yaml"))
         .arg("-f")

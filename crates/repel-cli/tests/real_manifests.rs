@@ -1,25 +1,12 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! What real manifests hold and hand-written ones rarely do: workloads beside the pods they
 //! own (every `kubectl get -o yaml` export), `generateName`, removed apiVersions, node status
 //! with capacity only, and many kinds repel does not use.
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::util::{self, run};
 
 fn write(dir: &Path, name: &str, docs: &[Value]) -> String {
     let text: Vec<String> = docs
@@ -167,12 +154,7 @@ fn generate_name_is_filled_from_the_seed() {
     let (code, out, _) = run(&["schedule", "-f", &f, "-o", "json", "--seed", "1"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    let placed: Vec<&str> = v["placements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["pod"].as_str().unwrap())
-        .collect();
+    let placed: Vec<&str> = util::strs(&v["placements"], "/pod");
     assert_eq!(
         placed,
         [format!("default/{}", a[0]), format!("default/{}", a[1])]

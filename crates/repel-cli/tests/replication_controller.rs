@@ -1,10 +1,10 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! A real ReplicationController manifest: read as a workload (kube-controller-manager runs it
 //! as a ReplicaSet), so `admit` prints its pods, `explain rc/NAME` explains one, and
 //! cluster-autoscaler finds the controller of a pod it owns.
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
+
+use crate::util::{self, run};
 
 /// `staging/spark/spark-worker-controller.yaml` of kubernetes/examples, byte for byte:
 /// <https://github.com/kubernetes/examples/blob/8e9406886a027d9c1e99a82c33ad6662cadc81d8/staging/spark/spark-worker-controller.yaml>
@@ -35,19 +35,6 @@ spec:
 
 /// The pod of the RC on node `a`, as an export holds it.
 const POD: &str = "spark-worker-controller-x7k2p";
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("repel")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn node(name: &str) -> Value {
     let res = json!({"cpu": "4", "memory": "16Gi", "pods": "110"});
@@ -120,12 +107,7 @@ fn admit_prints_the_pods_of_a_replication_controller() {
     let (code, out, err) = run(&["admit", "-f", &cluster, "-f", &rc, "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = util::strs(&v["items"], "/metadata/name");
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names.contains(&POD), "{names:?}");
 }

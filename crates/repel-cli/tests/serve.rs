@@ -1,8 +1,6 @@
 //! The built `repel serve`: every acknowledged write to `--data-dir` survives kill -9, and the
 //! resourceVersion sequence continues after the restart; the flags, what it prints, the token.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;

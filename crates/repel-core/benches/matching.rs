@@ -7,11 +7,8 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use k8s_openapi::api::core::v1::{Taint, Toleration};
 use repel_core::taint::{find_matching_untolerated_taint, is_do_not_schedule, new_taint};
+use repel_core::testing::tol;
 use repel_core::{FeatureGates, tolerates};
-
-fn tol(key: &str, op: &str, value: &str, effect: &str) -> Toleration {
-    repel_core::toleration::new_toleration(key, op, value, effect)
-}
 
 fn operators(c: &mut Criterion) {
     let on = FeatureGates::with_comparison_operators();

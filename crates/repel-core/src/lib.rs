@@ -32,6 +32,8 @@
 //! - [`pool_nodes`]: the nodes a pool creates: names, labels, taints, capacity.
 //! - [`instance_types`]: the built-in catalogue of AWS and Azure instance types.
 //! - [`doc_layout`]: the rule that every public module is in its crate's layout.
+//! - [`testing`]: fixture builders for tests (`MakePod`, `MakeNode`, `MakePdb`, `MakeTaint`,
+//!   `MakeToleration`), behind the `testing` feature that only dev-dependencies enable.
 
 pub mod admission;
 pub mod advice;
@@ -64,5 +66,5 @@ pub use toleration::tolerates;
 /// Re-exported so callers name the same k8s-openapi types this crate uses.
 pub use k8s_openapi;
 
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

@@ -1006,14 +1006,7 @@ mod tests {
         );
     }
 
-    fn taint(key: &str, value: &str, effect: &str) -> Taint {
-        Taint {
-            key: key.to_string(),
-            value: (!value.is_empty()).then(|| value.to_string()),
-            effect: effect.to_string(),
-            time_added: None,
-        }
-    }
+    use crate::testing::taint;
 
     #[test]
     fn eksctl_reads_both_taint_forms_as_parse_taint_does() {

@@ -9,15 +9,9 @@ use repel_core::taint::{
     NoExecuteOutcome, find_matching_untolerated_taint, is_do_not_schedule, new_taint,
     no_execute_outcome,
 };
+use repel_core::testing::{tol, tol_secs};
 use repel_core::validation::{ValidationOptions, validate_tolerations};
 use repel_core::{FeatureGates, tolerates};
-
-fn tol(key: &str, op: &str, value: &str, effect: &str, secs: Option<i64>) -> Toleration {
-    Toleration {
-        toleration_seconds: secs,
-        ..repel_core::toleration::new_toleration(key, op, value, effect)
-    }
-}
 
 fn fits(taints: &[Taint], tols: &[Toleration]) -> bool {
     find_matching_untolerated_taint(taints, tols, is_do_not_schedule, &FeatureGates::default())
@@ -30,35 +24,27 @@ fn concepts_page_000() {
     let key1 = new_taint("key1", "value1", "NoSchedule");
     // "Both of the following tolerations match the taint created by the kubectl taint line above."
     assert!(tolerates(
-        &tol("key1", "Equal", "value1", "NoSchedule", None),
+        &tol("key1", "Equal", "value1", "NoSchedule"),
         &key1,
         &off
     ));
     assert!(tolerates(
-        &tol("key1", "Exists", "", "NoSchedule", None),
+        &tol("key1", "Exists", "", "NoSchedule"),
         &key1,
         &off
     ));
     // "The default value for operator is Equal."
     assert!(tolerates(
-        &tol("key1", "", "value1", "NoSchedule", None),
+        &tol("key1", "", "value1", "NoSchedule"),
         &key1,
         &off
     ));
     // "If the key is empty, then the operator must be Exists, which matches all keys and values.
     //  Note that the effect still needs to be matched at the same time."
-    assert!(tolerates(
-        &tol("", "Exists", "", "NoSchedule", None),
-        &key1,
-        &off
-    ));
-    assert!(!tolerates(
-        &tol("", "Exists", "", "NoExecute", None),
-        &key1,
-        &off
-    ));
+    assert!(tolerates(&tol("", "Exists", "", "NoSchedule"), &key1, &off));
+    assert!(!tolerates(&tol("", "Exists", "", "NoExecute"), &key1, &off));
     let errs = validate_tolerations(
-        &[tol("", "Equal", "value1", "NoSchedule", None)],
+        &[tol("", "Equal", "value1", "NoSchedule")],
         "spec.tolerations",
         &ValidationOptions::from_gates(&off),
     );
@@ -67,7 +53,7 @@ fn concepts_page_000() {
     for effect in ["NoSchedule", "PreferNoSchedule", "NoExecute"] {
         assert!(
             tolerates(
-                &tol("key1", "Exists", "", "", None),
+                &tol("key1", "Exists", "", ""),
                 &new_taint("key1", "x", effect),
                 &off
             ),
@@ -82,17 +68,13 @@ fn concepts_page_000() {
         NoExecuteOutcome::Immediately
     );
     assert_eq!(
-        no_execute_outcome(
-            &ne,
-            &[tol("key1", "Equal", "value1", "NoExecute", None)],
-            &off
-        ),
+        no_execute_outcome(&ne, &[tol("key1", "Equal", "value1", "NoExecute")], &off),
         NoExecuteOutcome::Never
     );
     assert_eq!(
         no_execute_outcome(
             &ne,
-            &[tol("key1", "Equal", "value1", "NoExecute", Some(3600))],
+            &[tol_secs("key1", "Equal", "value1", "NoExecute", 3600)],
             &off
         ),
         NoExecuteOutcome::After(3600)
@@ -129,7 +111,7 @@ fn concepts_page_000() {
 #[test]
 fn russian_page_001() {
     let off = FeatureGates::default();
-    let batch = tol("workload", "Equal", "batch", "NoSchedule", None);
+    let batch = tol("workload", "Equal", "batch", "NoSchedule");
     // "Этот фрагмент разрешает поду находиться на узле с taint workload=batch:NoSchedule ...
     //  и не покрывает taint с другим ключом, значением или эффектом."
     assert!(tolerates(
@@ -166,7 +148,7 @@ fn overview_page_002() {
         new_taint("dedicated", "batch", "NoSchedule"),
         new_taint("gpu", "", "NoExecute"),
     ];
-    let one = [tol("dedicated", "Equal", "batch", "NoSchedule", None)];
+    let one = [tol("dedicated", "Equal", "batch", "NoSchedule")];
     assert!(!fits(&taints, &one));
     assert_eq!(
         no_execute_outcome(&taints, &one, &FeatureGates::default()),
@@ -199,7 +181,7 @@ fn overview_page_002() {
     assert!(!fits(&system, &[]));
     assert!(fits(
         &system,
-        &[tol("CriticalAddonsOnly", "Exists", "", "", None)]
+        &[tol("CriticalAddonsOnly", "Exists", "", "")]
     ));
 }
 
@@ -211,12 +193,12 @@ fn chinese_chapter_003() {
     assert_eq!(
         no_execute_outcome(
             &unreachable,
-            &[tol(
+            &[tol_secs(
                 "node.kubernetes.io/unreachable",
                 "Exists",
                 "",
                 "NoExecute",
-                Some(0)
+                0
             )],
             &off
         ),
@@ -225,12 +207,12 @@ fn chinese_chapter_003() {
     assert_eq!(
         no_execute_outcome(
             &unreachable,
-            &[tol(
+            &[tol_secs(
                 "node.kubernetes.io/unreachable",
                 "Exists",
                 "",
                 "NoExecute",
-                Some(300)
+                300
             )],
             &off
         ),
@@ -238,7 +220,7 @@ fn chinese_chapter_003() {
     );
     // "使用 Exists 时写 value 会报错：value must be empty when operator is Exists"
     let errs = validate_tolerations(
-        &[tol("dedicated", "Exists", "gpu", "NoSchedule", None)],
+        &[tol("dedicated", "Exists", "gpu", "NoSchedule")],
         "spec.tolerations",
         &ValidationOptions::from_gates(&off),
     );
@@ -256,7 +238,7 @@ fn chinese_chapter_003() {
 fn numeric_operators_page_004() {
     let on = FeatureGates::with_comparison_operators();
     let sla = "servicelevel.organization.example/agreed-service-level";
-    let gt900 = tol(sla, "Gt", "900", "NoSchedule", None);
+    let gt900 = tol(sla, "Gt", "900", "NoSchedule");
     assert!(
         tolerates(&gt900, &new_taint(sla, "950", "NoSchedule"), &on),
         "950 > 900"
@@ -267,7 +249,7 @@ fn numeric_operators_page_004() {
     );
     assert!(
         tolerates(
-            &tol(sla, "Lt", "1000", "NoSchedule", None),
+            &tol(sla, "Lt", "1000", "NoSchedule"),
             &new_taint(sla, "950", "NoSchedule"),
             &on
         ),
@@ -277,7 +259,7 @@ fn numeric_operators_page_004() {
     let opts = ValidationOptions::from_gates(&on);
     assert!(
         !validate_tolerations(
-            &[tol(sla, "Gt", "0550", "NoSchedule", None)],
+            &[tol(sla, "Gt", "0550", "NoSchedule")],
             "spec.tolerations",
             &opts
         )
@@ -290,7 +272,7 @@ fn numeric_operators_page_004() {
     for effect in ["NoSchedule", "PreferNoSchedule", "NoExecute"] {
         assert!(
             tolerates(
-                &tol(sla, "Gt", "900", effect, None),
+                &tol(sla, "Gt", "900", effect),
                 &new_taint(sla, "950", effect),
                 &on
             ),
@@ -301,7 +283,7 @@ fn numeric_operators_page_004() {
     assert_eq!(
         repel_core::taint::count_intolerable_prefer_no_schedule(
             &soft,
-            &[tol(sla, "Gt", "900", "PreferNoSchedule", None)],
+            &[tol(sla, "Gt", "900", "PreferNoSchedule")],
             &on
         ),
         1

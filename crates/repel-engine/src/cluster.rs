@@ -232,6 +232,17 @@ impl PreparedPod {
 }
 
 impl PodInfo {
+    /// The pod's controller: the kind and name of its ownerReference with `controller: true`
+    /// (upstream `metav1.GetControllerOf`).
+    pub fn controller(&self) -> Option<(&str, &str)> {
+        self.meta
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.controller == Some(true))
+            .map(|o| (o.kind.as_str(), o.name.as_str()))
+    }
+
     /// Derives the scheduler's view of `pod`; `seq` is its creation order.
     pub fn new(pod: Pod, seq: usize) -> Self {
         let Pod {

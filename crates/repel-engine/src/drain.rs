@@ -1,10 +1,11 @@
 //! Drain what-ifs (issue 15): which nodes can go, what blocks them, and where every pod would
-//! land — judged as `kubectl drain`, cluster-autoscaler or Karpenter would, on a copy of the
-//! cluster (each node's changes put back, [`Undo`]); nothing the caller holds is changed.
+//! land — judged as `kubectl drain`, cluster-autoscaler or Karpenter would, each node's changes
+//! put back ([`Undo`]) unless a sequence keeps them. The way in is [`crate::whatif`]: a session
+//! on the scheduled cluster, [`crate::whatif::drain`] and [`crate::whatif::consolidate`].
 //!
 //! # Deciders
 //! - **kubectl** ([`Decider::Kubectl`]): `kubectl drain`'s filters and messages
-//!   ([`crate::kubectl_steps::drain`]: DaemonSet and mirror pods, local storage, pods without
+//!   ([`crate::kubectl::drain`]: DaemonSet and mirror pods, local storage, pods without
 //!   a controller), then the evictions in order, each budget allowing what its
 //!   `disruptionsAllowed` allows, and the replacement of every evicted pod with a controller
 //!   placed by the default profile (filters and scores, as kube-scheduler) on the cluster with
@@ -43,7 +44,7 @@ pub mod sim;
 use serde::Serialize;
 
 use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
-use crate::kubectl_steps::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion_of};
+use crate::kubectl::drain::{DrainOptions, PodDeleteStatus, pods_for_deletion_of};
 use crate::scheduler::Scheduler;
 use crate::scheduler::fast::first_fit::FirstFit;
 
@@ -175,16 +176,6 @@ pub(crate) fn annotation<'a>(
         .as_ref()
         .and_then(|a| a.get(key))
         .map(String::as_str)
-}
-
-/// A pod's controller: the kind and name of its ownerReference with `controller: true`.
-pub(crate) fn controller(p: &crate::cluster::PodInfo) -> Option<(&str, &str)> {
-    p.meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| (o.kind.as_str(), o.name.as_str()))
 }
 
 /// The budgets cluster-autoscaler's tracker (`MatchingPdbs`) and Karpenter match to a pod: its
@@ -458,26 +449,17 @@ pub fn resolve<'a>(c: &Cluster, names: &'a [String]) -> Result<Vec<&'a str>, &'a
         .collect()
 }
 
-/// Judges draining `nodes` (names `c` holds) of `c` (see the module documentation).
-pub fn drain(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
-    drain_with(c, nodes, cfg, None)
-}
-
-/// [`drain`], cluster-autoscaler's first fits starting from `compiled` (the compiled state of
-/// the run that scheduled `c`, [`FirstFit::from_scheduler`]) instead of compiling `c` anew.
-pub fn drain_with(
-    c: &Cluster,
-    nodes: &[&str],
-    cfg: &DrainConfig,
-    compiled: Option<FirstFit>,
-) -> DrainReport {
+/// Judges draining `nodes` (names `c` holds) of a copy of `c` (see the module documentation),
+/// compiling the copy anew: what a scenario's `drainable:` expectation asks at an instant.
+/// [`crate::whatif::drain`] is the what-if on a scheduled [`crate::whatif::Session`].
+pub(crate) fn on_copy(c: &Cluster, nodes: &[&str], cfg: &DrainConfig) -> DrainReport {
     match &cfg.decider {
         Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
-        _ => drain_in_place(&mut c.clone(), nodes, cfg, compiled),
+        _ => in_place(&mut c.clone(), nodes, cfg, &mut None),
     }
 }
 
-/// [`drain`] as Karpenter on `work`: every taint made hard once, then each node judged with
+/// The what-if as Karpenter on `work`: every taint made hard once, then each node judged with
 /// the compiled first fit ([`karpenter::judge_in`]) and put back ([`Undo`]) unless it is
 /// drained in a sequence (then it is tainted `karpenter.sh/disrupted` and the compiled state
 /// built again). `compiled` false asks the reference for every first fit (tests compare both).
@@ -536,22 +518,12 @@ fn each_node(
     )
 }
 
-/// [`drain_with`] on `c` itself, which the what-ifs of kubectl and cluster-autoscaler work
-/// on instead of on a copy, leaving it as the sequence leaves it (unchanged when
-/// `independent`; Karpenter's works on a copy and leaves it unchanged).
-pub fn drain_in_place(
-    c: &mut Cluster,
-    nodes: &[&str],
-    cfg: &DrainConfig,
-    compiled: Option<FirstFit>,
-) -> DrainReport {
-    drain_in_place_keeping(c, nodes, cfg, &mut { compiled })
-}
-
-/// [`drain_in_place`] that hands the compiled state back in `compiled` when the what-ifs left
-/// the cluster as it was (`independent`, kubectl or cluster-autoscaler): another what-if on
-/// the same cluster starts from it.
-pub fn drain_in_place_keeping(
+/// Judges `nodes` of `c` itself as kubectl or cluster-autoscaler, starting from the compiled
+/// state in `compiled` (else compiling `c` on first use), leaving `c` as the sequence leaves it
+/// (unchanged when `independent`) and handing the compiled state back in `compiled` when the
+/// what-ifs left `c` as it was: another what-if on the same cluster starts from it. Karpenter's
+/// works on a copy (it hardens every taint first) and leaves `c` unchanged.
+pub(crate) fn in_place(
     c: &mut Cluster,
     nodes: &[&str],
     cfg: &DrainConfig,
@@ -560,11 +532,11 @@ pub fn drain_in_place_keeping(
     match &cfg.decider {
         Decider::ClusterAutoscaler(opts) => drain_ca_on(c, nodes, opts, cfg, compiled, true).0,
         Decider::Kubectl(opts) => drain_kubectl_on(c, nodes, opts, cfg, compiled, true).0,
-        Decider::Karpenter => drain_with(c, nodes, cfg, None),
+        Decider::Karpenter => drain_karpenter_on(&mut c.clone(), nodes, cfg, true).0,
     }
 }
 
-/// [`drain`] as cluster-autoscaler on `work` (left as the sequence leaves it: unchanged when
+/// The what-if as cluster-autoscaler on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node
 /// goes, and the compiled first fit (`compiled`, else built on first use) kept from node to
 /// node.
@@ -593,7 +565,7 @@ pub(crate) fn drain_ca_on(
     })
 }
 
-/// [`drain`] as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
+/// The what-if as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node is
 /// drained in a sequence (then it stays cordoned, in the compiled state too), the
 /// replacements placed by the compiled scheduler ([`sim::Sim::place`]; `compiled`, else built
@@ -729,12 +701,12 @@ fn kubectl(
         let mut replaced: Vec<PodId> = Vec::new();
         for (id, k) in std::mem::take(&mut todo) {
             if !opts.disable_eviction {
-                for i in crate::kubectl_steps::eviction::matching_budgets(work, id) {
+                for i in crate::kubectl::eviction::matching_budgets(work, id) {
                     undo.pdb(work, i);
                 }
             }
             if !opts.disable_eviction
-                && let Err(e) = crate::kubectl_steps::eviction::admit_eviction(work, id)
+                && let Err(e) = crate::kubectl::eviction::admit_eviction(work, id)
             {
                 let p = &work.pods[id];
                 let message = format!(
@@ -746,7 +718,7 @@ fn kubectl(
                 continue;
             }
             let p = &work.pods[id];
-            let ctrl = controller(p).map(|(kind, _)| kind);
+            let ctrl = p.controller().map(|(kind, _)| kind);
             let finished = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
             // An unfinished DaemonSet pod passes the filters only when its DaemonSet is not
             // found and --force deletes it: nothing recreates it.

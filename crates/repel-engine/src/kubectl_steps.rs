@@ -13,7 +13,6 @@
 //! it into an apply step with [`apply_files`].
 
 pub mod drain;
-pub mod eviction;
 mod flags;
 mod label;
 pub mod scale;

@@ -18,12 +18,14 @@
 //! - [`rng`]: the seeded generator.
 //! - [`generate`]: seeded realistic clusters (node pools, workloads) for `generate` and `bench`.
 //! - [`scenario`]: the `kind: Scenario` file format: steps, flags, expectations.
+//! - [`kubectl`]: kubectl's client-side drain rules and the eviction API, for steps and what-ifs.
 //! - [`kubectl_steps`]: a scenario's `kubectl:` lines (taint, cordon, drain, label, delete, scale).
 //! - [`actions`]: what the control plane did, as actions a driver applies.
 //! - [`control_plane`]: every controller once, run together on a cluster view at a time.
 //! - [`event_correlator`]: client-go's event spam filter and aggregation.
 //! - [`pool_steps`]: a scenario's `az:` and `aws:` lines for node pools.
-//! - [`drain`]: drain and consolidation what-ifs (kubectl, cluster-autoscaler, Karpenter).
+//! - [`drain`]: the drain and consolidation deciders (kubectl, cluster-autoscaler, Karpenter).
+//! - [`whatif`]: a scheduled cluster's session, and the drain and consolidation what-ifs on it.
 
 pub mod actions;
 pub mod clock;
@@ -35,6 +37,7 @@ pub mod drain;
 pub mod event_correlator;
 pub mod events;
 pub mod generate;
+pub mod kubectl;
 pub mod kubectl_steps;
 pub mod load;
 pub mod plan;
@@ -44,6 +47,7 @@ pub mod rng;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;
+pub mod whatif;
 
 pub use cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 pub use scheduler::{Outcome, Scheduler, schedule_all};

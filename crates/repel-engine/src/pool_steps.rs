@@ -411,14 +411,7 @@ impl Shorthand<'_> {
 mod tests {
     use super::*;
 
-    fn t(key: &str, value: Option<&str>, effect: &str) -> Taint {
-        Taint {
-            key: key.into(),
-            value: value.map(str::to_string),
-            effect: effect.into(),
-            time_added: None,
-        }
-    }
+    use repel_core::testing::taint;
 
     #[test]
     fn the_guides_az_command_lines() {
@@ -431,7 +424,7 @@ mod tests {
                 resource_group: "rg".into(),
                 cluster: "c".into(),
                 pool: "gpu".into(),
-                taints: Some(vec![t("sku", Some("gpu"), "NoSchedule")]),
+                taints: Some(vec![taint("sku", "gpu", "NoSchedule")]),
                 count: None,
             })
         );
@@ -482,8 +475,8 @@ mod tests {
         let want = PoolCommand::Eks {
             cluster: "c".into(),
             nodegroup: "ng".into(),
-            add: vec![t("k", Some("v"), "NoSchedule")],
-            remove: vec![t("old", None, "NoExecute")],
+            add: vec![taint("k", "v", "NoSchedule")],
+            remove: vec![taint("old", "", "NoExecute")],
             desired: Some(4),
         };
         assert_eq!(

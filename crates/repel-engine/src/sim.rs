@@ -596,7 +596,7 @@ impl Simulation {
             gates: self.cfg.gates,
             seed: self.cfg.seed,
         };
-        let report = crate::drain::drain(&self.cluster, &[node], &cfg);
+        let report = crate::drain::on_copy(&self.cluster, &[node], &cfg);
         match report.nodes.first() {
             Some(v) if v.drainable => ("drainable".to_string(), Some(true)),
             Some(v) => (

@@ -3,18 +3,16 @@
 //! (not a new revision), old ones beyond `revisionHistoryLimit` deleted. A StatefulSet's new
 //! template rolls from the highest ordinal down, one pod at a time, down to `partition`;
 //! `OnDelete` replaces nothing; its status names the current and update revisions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
 use repel_core::workload::revision::stateful_set_revision_name;
 use repel_engine::actions::ObjectWrite;
 use repel_engine::cluster::PodPhase;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
+
+use crate::util;
 
 fn template(image: &str) -> Value {
     json!({"metadata": {"labels": {"app": "db"}},
@@ -50,30 +48,13 @@ fn ds(image: &str) -> Workload {
 }
 
 fn sim(workload: Workload) -> Simulation {
-    let nodes = (0..2)
-        .map(|i| {
-            serde_json::from_value(json!({
-                "metadata": {"name": format!("n{i}")},
-                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}
-            }))
-            .unwrap()
-        })
-        .collect();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
     let mut s = Simulation::new(
         ClusterInput {
-            nodes,
+            nodes: util::ready_nodes(2),
             workloads: vec![workload],
             ..Default::default()
         },
-        cfg,
+        util::config(3),
     );
     s.plane.workloads.record(true);
     s.settle();

@@ -2,16 +2,14 @@
 //! 1): at every pass at most one node's pod is replaced, every pod ends on
 //! the new template, each old pod is deleted with `SuccessfulDelete` "Deleted pod: NAME". With
 //! `OnDelete`, nothing is replaced.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
 use repel_engine::cluster::PodPhase;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
+
+use crate::util;
 
 fn ds(image: &str, strategy: Value) -> Workload {
     Workload::DaemonSet(
@@ -28,30 +26,13 @@ fn ds(image: &str, strategy: Value) -> Workload {
 }
 
 fn sim(strategy: Value) -> Simulation {
-    let nodes = (0..4)
-        .map(|i| {
-            serde_json::from_value(json!({
-                "metadata": {"name": format!("n{i}")},
-                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}
-            }))
-            .unwrap()
-        })
-        .collect();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
     let mut s = Simulation::new(
         ClusterInput {
-            nodes,
+            nodes: util::ready_nodes(4),
             workloads: vec![ds("agent:1", strategy)],
             ..Default::default()
         },
-        cfg,
+        util::config(3),
     );
     s.settle();
     s

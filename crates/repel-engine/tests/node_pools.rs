@@ -2,28 +2,16 @@
 //! keep their count and their taints as each provider does, Karpenter launches what
 //! `judge_pools` (explain's answer) says it would, startup taints hold pods until removed, and
 //! the runs are repeatable.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::pools::{Pool, aks_pool, karpenter_pool};
 use repel_engine::cluster::PodInfo;
 use repel_engine::controllers::karpenter::judge_pools;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
 
-fn cfg() -> SimConfig {
-    SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    }
-}
+use crate::util;
 
 fn pod(name: &str, spec: Value) -> k8s_openapi::api::core::v1::Pod {
     serde_json::from_value(json!({
@@ -98,7 +86,7 @@ fn karpenter_launches_what_explain_says_with_taints_and_startup_taints() {
             pools,
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.settle();
     let nominated: Vec<&str> = sim
@@ -157,7 +145,7 @@ fn a_pool_that_refuses_every_pod_says_why_once() {
             pools,
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.advance_to(120_000);
     let failed: Vec<&str> = sim
@@ -207,7 +195,7 @@ fn prefer_no_schedule_taints_are_tolerated_last() {
             pools,
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.advance_to(60_000);
     assert_eq!(sim.cluster.nodes.len(), 1, "{:?}", sim.events);
@@ -243,7 +231,7 @@ fn prefer_no_schedule_taints_are_tolerated_last() {
             pools,
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.advance_to(60_000);
     assert_eq!(sim.cluster.nodes.len(), 1);
@@ -279,7 +267,7 @@ fn an_aks_pool_scales_in_newest_first_and_its_pods_move() {
             ],
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.settle();
     let names: Vec<String> = sim.cluster.nodes.iter().map(|n| n.name.clone()).collect();
@@ -329,7 +317,7 @@ fn a_system_pool_refuses_a_custom_taint_as_aks_does() {
             pools: vec![system],
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.settle();
     step(
@@ -373,7 +361,7 @@ fn the_same_scenario_gives_the_same_run() {
                 ],
                 ..Default::default()
             },
-            cfg(),
+            util::config(1),
         );
         sim.advance_to(300_000);
         let events: Vec<String> = sim
@@ -494,7 +482,7 @@ fn daemonset_overhead_counts_on_a_prefer_no_schedule_pool() {
             pools,
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.advance_to(120_000);
     assert_eq!(sim.cluster.nodes.len(), 1, "{:?}", sim.events);
@@ -512,9 +500,12 @@ fn daemonset_overhead_counts_on_a_prefer_no_schedule_pool() {
     assert_eq!(running.len(), 2, "the pod and the DaemonSet's: {running:?}");
 }
 
-/// Karpenter's provisioning suite, "should schedule pods that tolerate taints": Equal with the
-/// value, Exists on the key with and without the effect, and a bare Exists all tolerate
-/// `nvidia.com/gpu=true:NoSchedule`.
+/// Karpenter's provisioning suite (`pkg/controllers/provisioning/suite_test.go`, v1.14.1),
+/// "should schedule pods that tolerate taints": a NodePool tainted
+/// `nvidia.com/gpu=true:NoSchedule` and four pending pods that tolerate it — Equal with the
+/// value, Exists on the key with and without the effect, and a bare Exists — provisioned
+/// together; upstream asserts `ExpectScheduled` for each: each is bound to a node (here: one
+/// the pool launched, carrying its taint).
 #[test]
 fn pods_that_tolerate_the_taint_get_a_node() {
     let pools = vec![nodepool(
@@ -524,18 +515,45 @@ fn pods_that_tolerate_the_taint_get_a_node() {
         json!(null),
         json!([]),
     )];
-    for tolerations in [
+    let tolerations = [
         json!([{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]),
         json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
         json!([{"key": "nvidia.com/gpu", "operator": "Exists"}]),
         json!([{"operator": "Exists"}]),
-    ] {
-        let p = pod(
-            "p",
-            json!({"tolerations": tolerations, "containers": [{"name": "c", "image": "x"}]}),
+    ];
+    let pods = tolerations
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            pod(
+                &format!("p{i}"),
+                json!({"tolerations": t, "containers": [{"name": "c", "image": "x"}]}),
+            )
+        })
+        .collect();
+    let mut sim = Simulation::new(
+        ClusterInput {
+            pods,
+            pools,
+            ..Default::default()
+        },
+        util::config(1),
+    );
+    sim.advance_to(120_000);
+    for (i, t) in tolerations.iter().enumerate() {
+        let id = sim.cluster.pod_id("default", &format!("p{i}")).unwrap();
+        let node = sim.cluster.pods[id]
+            .node
+            .unwrap_or_else(|| panic!("p{i} ({t}) is not scheduled: {:?}", sim.events));
+        let node = &sim.cluster.nodes[node];
+        assert_eq!(node.labels["karpenter.sh/nodepool"], "gpu", "p{i}");
+        assert!(
+            node.taints.iter().any(|t| t.key == "nvidia.com/gpu"
+                && t.value.as_deref() == Some("true")
+                && t.effect == "NoSchedule"),
+            "p{i}: {:?}",
+            node.taints
         );
-        let v = judge_pools(&pools, &[], &PodInfo::new(p, 0));
-        assert!(v[0].reason.is_none(), "{tolerations}: {v:?}");
     }
 }
 
@@ -570,7 +588,7 @@ fn drift_replaces_the_node_unless_a_pod_blocks_it() {
                 pools: vec![karpenter_pool(&np("a")).unwrap()],
                 ..Default::default()
             },
-            cfg(),
+            util::config(1),
         );
         sim.advance_to(60_000);
         let first = sim.cluster.nodes[0].name.clone();
@@ -662,7 +680,7 @@ fn eks_refuses_a_51st_taint_and_an_unknown_group() {
             pools: vec![ng],
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.settle();
     assert_eq!(sim.cluster.nodes[0].taints.len(), 50);
@@ -753,7 +771,7 @@ fn nodeclaims_of_the_input_are_adopted() {
             ],
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     assert!(sim.warnings.is_empty(), "{:?}", sim.warnings);
     sim.advance_to(40_000);
@@ -797,7 +815,7 @@ fn an_instance_type_override_sizes_the_pools_nodes() {
                 instance_types: overrides,
                 ..Default::default()
             },
-            cfg(),
+            util::config(1),
         );
         sim.settle();
         sim
@@ -843,7 +861,7 @@ fn the_nodes_left_after_a_scale_in_are_still_watched() {
             pools: vec![aks(2, json!([])), user],
             ..Default::default()
         },
-        cfg(),
+        util::config(1),
     );
     sim.settle();
     let other = sim.cluster.nodes[2].name.clone();
@@ -937,7 +955,7 @@ fn karpenter_fits_pods_to_the_allocatable() {
                 pools: pools.clone(),
                 ..Default::default()
             },
-            cfg(),
+            util::config(1),
         );
         sim.advance_to(120_000);
         let n = &sim.cluster.nodes[0];

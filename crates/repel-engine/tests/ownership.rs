@@ -2,17 +2,17 @@
 //! it is missing, in `build_cluster` (what `schedule` and `explain` see) and in the simulation,
 //! whose controllers then replace a deleted pod once; a node with only `status.capacity` offers
 //! that capacity.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use repel_core::FeatureGates;
 use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::{ClusterInput, build_cluster};
 use repel_engine::scenario::{ObjectRef, Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use repel_engine::{Outcome, Scheduler, schedule_all};
 use serde_json::json;
+
+use crate::util;
 
 fn exported() -> ClusterInput {
     let node = |name: &str| {
@@ -119,13 +119,7 @@ fn capacity_without_allocatable_limits_the_node() {
 
 #[test]
 fn a_deleted_pod_of_an_exported_deployment_is_replaced_once() {
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(1);
     let mut sim = Simulation::new(exported(), cfg);
     sim.settle();
     let live = |sim: &Simulation| {

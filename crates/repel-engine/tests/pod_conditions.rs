@@ -4,29 +4,21 @@
 //! `MarkPodsNotReady` (`Ready=False` when the node stops reporting) and the kubelet's status sync
 //! (`Ready=True` again once it reports), and the default scheduler leaving pods that name
 //! another scheduler alone.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
 
+use crate::util;
+use repel_core::testing::MakeNode;
+
 fn sim(pods: Vec<serde_json::Value>) -> Simulation {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"},
-                   "conditions": [{"type": "Ready", "status": "True"}]}
-    }))
-    .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let node = MakeNode::new()
+        .name("n1")
+        .allocatable(&[("cpu", "1"), ("memory", "1Gi"), ("pods", "10")])
+        .condition("Ready", "True")
+        .obj();
+    let cfg = util::config(1);
     Simulation::new(
         ClusterInput {
             nodes: vec![node],

@@ -1,7 +1,6 @@
 //! `Cluster::pod_id` answers from an index built at its first call and kept through adds and
 //! deletions: the live pod of a name, the newest when a name is reused (a StatefulSet's pod
 //! made again), none once deleted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::core::v1::Pod;
 use repel_engine::cluster::Cluster;

@@ -2,26 +2,24 @@
 //! 3,000 pods of one ReplicaSet, and upstream's API server refuses the second pod of a taken
 //! name (the controller tries again with another). A driver that writes the pods to a store
 //! (`repel serve`) would otherwise lose one.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
+
+use crate::util;
+use repel_core::testing::MakeNode;
 
 #[test]
 fn ten_thousand_replicas_get_ten_thousand_names() {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "20000"},
-                   "conditions": [{"type": "Ready", "status": "True"}]}
-    }))
-    .unwrap();
+    let node = MakeNode::new()
+        .name("n1")
+        .allocatable(&[("cpu", "1000"), ("memory", "1000Gi"), ("pods", "20000")])
+        .condition("Ready", "True")
+        .obj();
     let rs = serde_json::from_value(json!({
         "apiVersion": "apps/v1", "kind": "ReplicaSet",
         "metadata": {"name": "web", "namespace": "default"},
@@ -30,13 +28,7 @@ fn ten_thousand_replicas_get_ten_thousand_names() {
                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}
     }))
     .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 7,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(7);
     let mut sim = Simulation::new(
         ClusterInput {
             nodes: vec![node],

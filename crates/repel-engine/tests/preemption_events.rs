@@ -4,15 +4,13 @@
 //! the victim gets `DisruptionTarget` and the `Preempted` event and is deleted with its grace
 //! period, Terminating and holding its room until its kubelet finishes it; only then is the
 //! preemptor bound. Meanwhile a pod of lower priority does not take the nominated room.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
+
+use crate::util;
 
 fn pod(name: &str, class: Option<&str>) -> Value {
     let mut p = json!({
@@ -27,22 +25,12 @@ fn pod(name: &str, class: Option<&str>) -> Value {
 }
 
 fn simulation() -> Simulation {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}
-    }))
-    .unwrap();
+    let node = util::sized_node("n1", "1", "1Gi", "10");
     let low = serde_json::from_value(pod("low", None)).unwrap();
     let class = |name: &str, value: i32| {
         serde_json::from_value(json!({"metadata": {"name": name}, "value": value})).unwrap()
     };
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(1);
     let mut sim = Simulation::new(
         ClusterInput {
             nodes: vec![node],
@@ -187,11 +175,7 @@ fn a_lower_priority_pod_does_not_take_the_nominated_room_and_cannot_preempt_for_
 
 #[test]
 fn a_victims_own_grace_period_is_honoured() {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}
-    }))
-    .unwrap();
+    let node = util::sized_node("n1", "1", "1Gi", "10");
     let mut low = pod("low", None);
     low["spec"]["terminationGracePeriodSeconds"] = json!(5);
     let mut sim = Simulation::new(
@@ -204,13 +188,7 @@ fn a_victims_own_grace_period_is_honoured() {
             ],
             ..Default::default()
         },
-        SimConfig {
-            gates: FeatureGates::default(),
-            seed: 1,
-            percentage_of_nodes_to_score: None,
-            admission: AdmissionConfig::default(),
-            node_lifecycle: NodeLifecycleConfig::default(),
-        },
+        util::config(1),
     );
     sim.settle();
     apply(&mut sim, 10_000, pod("high", Some("high")));

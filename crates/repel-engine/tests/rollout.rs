@@ -2,31 +2,19 @@
 //! fenceposts, Recreate, a rollback to an old ReplicaSet, the revision history limit, and the
 //! writes a driver (`serve`) gets — ReplicaSets created, scaled, deleted, and statuses that
 //! `kubectl rollout status` accepts.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
 use repel_engine::actions::ObjectWrite;
 use repel_engine::cluster::PodPhase;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{ObjectRef, Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::{Value, json};
 
-fn cfg() -> SimConfig {
-    SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    }
-}
+use crate::util;
 
 fn deployment(replicas: i32, image: &str, strategy: Value) -> Value {
     json!({
@@ -54,7 +42,7 @@ fn sim_with(nodes: usize, d: &Value) -> Simulation {
         workloads: vec![Workload::from(parsed(d))],
         ..Default::default()
     };
-    let mut sim = Simulation::new(input, cfg());
+    let mut sim = Simulation::new(input, util::config(1));
     sim.settle();
     sim
 }
@@ -622,7 +610,7 @@ fn an_input_replica_set_of_an_older_template_is_adopted_and_rolled_away() {
         ],
         ..Default::default()
     };
-    let mut sim = Simulation::new(input, cfg());
+    let mut sim = Simulation::new(input, util::config(1));
     sim.settle();
     let rss = sim.plane.workloads.replica_sets("default", "web");
     let summary: Vec<(String, i32, i64)> = rss

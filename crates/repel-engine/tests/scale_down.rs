@@ -1,14 +1,10 @@
 //! A Deployment applied again with fewer replicas: its ReplicaSet deletes the excess, each with
 //! upstream's `SuccessfulDelete` "Deleted pod: NAME" on the ReplicaSet.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
-use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{ObjectRef, Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
 use serde_json::{Value, json};
+
+use crate::util;
 
 fn deployment(replicas: i32) -> Value {
     json!({
@@ -22,26 +18,7 @@ fn deployment(replicas: i32) -> Value {
 
 #[test]
 fn fewer_replicas_delete_the_excess() {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
-    }))
-    .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
+    let mut sim = util::settled(vec![util::sized_node("n1", "4", "8Gi", "110")], 3);
     for (i, (at, replicas)) in [(1_000, 4), (10_000, 1)].into_iter().enumerate() {
         sim.advance_to(at);
         sim.apply_step(&Step {
@@ -110,26 +87,7 @@ fn scaled(
     Vec<(String, String, String)>,
     Vec<(String, String, String, String)>,
 ) {
-    let node = serde_json::from_value(json!({
-        "metadata": {"name": "n1"},
-        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
-    }))
-    .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 3,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
+    let mut sim = util::settled(vec![util::sized_node("n1", "4", "8Gi", "110")], 3);
     for (i, (at, replicas)) in [(1_000, 4), (10_000, 1), (20_000, 3)]
         .into_iter()
         .enumerate()

@@ -1,6 +1,5 @@
 //! End-to-end scheduling on the documentation's patterns (seeds/002, seeds/003): what the docs
 //! promise is what the default profile does.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 use repel_engine::{Cluster, Outcome, Scheduler, schedule_all};

@@ -2,16 +2,14 @@
 //! `updateStatefulSet`): under `OrderedReady` one pod at a time in ordinal order, each once the
 //! one before is Running and Ready, scale-down from the highest ordinal; under `Parallel`, all
 //! at once.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
 use repel_core::workload::Workload;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
 use repel_engine::load::ClusterInput;
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
+
+use crate::util;
 
 fn sim(policy: Option<&str>, replicas: i32, pods_per_node: &str) -> Simulation {
     let mut spec = json!({
@@ -38,13 +36,7 @@ fn sim(policy: Option<&str>, replicas: i32, pods_per_node: &str) -> Simulation {
         workloads: vec![Workload::from(sts)],
         ..Default::default()
     };
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
+    let cfg = util::config(1);
     let mut s = Simulation::new(input, cfg);
     s.settle();
     s

@@ -4,16 +4,13 @@
 //! time and memory: these scenarios took 4.8 s and 2.6 s in a release build then (5,000
 //! distinct taints added one by one: 174 s and 2.4 GB), and take a second or two in a debug
 //! build now. The speed itself is measured with the release binary (README, "CLI input").
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use k8s_openapi::api::core::v1::Taint;
-use repel_core::FeatureGates;
-use repel_core::admission::AdmissionConfig;
-use repel_engine::controllers::node_lifecycle::NodeLifecycleConfig;
-use repel_engine::load::ClusterInput;
 use repel_engine::scenario::{Step, StepAction};
-use repel_engine::sim::{SimConfig, Simulation};
+use repel_engine::sim::Simulation;
 use serde_json::json;
+
+use crate::util;
 
 fn one_node() -> Simulation {
     let node = serde_json::from_value(json!({
@@ -21,22 +18,7 @@ fn one_node() -> Simulation {
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
     }))
     .unwrap();
-    let cfg = SimConfig {
-        gates: FeatureGates::default(),
-        seed: 1,
-        percentage_of_nodes_to_score: None,
-        admission: AdmissionConfig::default(),
-        node_lifecycle: NodeLifecycleConfig::default(),
-    };
-    let mut sim = Simulation::new(
-        ClusterInput {
-            nodes: vec![node],
-            ..Default::default()
-        },
-        cfg,
-    );
-    sim.settle();
-    sim
+    util::settled(vec![node], 1)
 }
 
 /// Runs `lines` as `kubectl` steps one second apart; every step must succeed.
@@ -55,12 +37,7 @@ fn run(sim: &mut Simulation, lines: impl Iterator<Item = String>) {
 }
 
 fn taint(key: &str, value: &str) -> Taint {
-    Taint {
-        key: key.to_string(),
-        value: Some(value.to_string()),
-        effect: "NoSchedule".to_string(),
-        time_added: None,
-    }
+    repel_core::testing::taint(key, value, "NoSchedule")
 }
 
 #[test]

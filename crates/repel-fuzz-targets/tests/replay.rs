@@ -7,8 +7,6 @@
 //! the input spawned counts too (tokio would catch it; libFuzzer's panic hook aborts): a panic
 //! hook marks the thread, and the HTTP target's runtime runs its tasks on the calling thread.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;

@@ -4,12 +4,10 @@
 //! collection delete collects the dependents of every object it deleted; finalizers hold an
 //! object being deleted until they are removed.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
+use crate::util::{Server, have_kubectl, start};
 use serde_json::{Value, json};
-use support::{Server, have_kubectl, start};
 
 fn config_map(name: &str, owner: Option<&Value>) -> Value {
     let mut cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -136,7 +134,7 @@ fn foreground_deletion_takes_the_dependents_first_and_the_owner_waits_for_them()
     if !have_kubectl() {
         return;
     }
-    let s = start(vec![support::node("node1", json!(null))]);
+    let s = start(vec![util::node("node1", json!(null))]);
     // An owner that a finalizer of its own keeps after the collector is done with it.
     let mut owner = config_map("fg", None);
     owner["metadata"]["finalizers"] = json!(["example.com/hold"]);
@@ -196,8 +194,8 @@ fn a_deleted_node_takes_its_lease_and_a_job_deleted_without_a_policy_orphans_its
         return;
     }
     let s = start(vec![
-        support::node("node1", json!(null)),
-        support::node("node2", json!(null)),
+        util::node("node1", json!(null)),
+        util::node("node2", json!(null)),
     ]);
     assert!(s.get("leases", "kube-node-lease", "node2").is_some());
     let out = s.kubectl(&["delete", "node", "node2"]);
@@ -276,7 +274,7 @@ fn orphaned_workloads_keep_their_replica_sets_and_pods_under_the_control_plane()
     if !have_kubectl() {
         return;
     }
-    let s = start(vec![support::node("node1", json!(null))]);
+    let s = start(vec![util::node("node1", json!(null))]);
     let file = s.write(
         "web.yaml",
         r#"apiVersion: apps/v1
@@ -402,9 +400,9 @@ fn events_expire_a_ttl_after_their_last_write() {
     // 60 cluster seconds at 600 per wall second: 0.1 s of wall clock.
     let cfg = repel_server::Config {
         event_ttl: std::time::Duration::from_secs(60),
-        ..support::config(Vec::new(), 600.0)
+        ..util::config(Vec::new(), 600.0)
     };
-    let s = support::start_config(cfg, support::runtime());
+    let s = util::start_config(cfg, util::runtime());
     let now = repel_server::time::now();
     let event = |name: &str, last: String| {
         json!({"apiVersion": "v1", "kind": "Event",

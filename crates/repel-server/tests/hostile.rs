@@ -2,17 +2,15 @@
 //! invalid names, malformed query parameters, oversized and never-sent bodies, odd
 //! Authorization headers, and TLS — each answered as kube-apiserver answers it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use repel_server::net::TlsSource;
-use repel_server::{Admission, Config, ServerError};
+use repel_server::{Config, ServerError};
 use serde_json::{Value, json};
 
-mod support;
+use crate::util;
 
 struct Reply {
     code: u16,
@@ -55,25 +53,10 @@ fn request(addr: SocketAddr, method: &str, path: &str, auth: Option<&str>, body:
 
 fn config(listen: &str, token: Option<&str>, tls: TlsSource) -> Config {
     Config {
-        listen: listen.parse().unwrap(),
-        data_dir: None,
-        token: token.map(str::to_string),
-        time_scale: 1.0,
-        seed: vec![json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"}})],
-        admission: Admission::default(),
         tls,
         request_timeout: Duration::from_secs(1),
-        scenario: None,
-        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
+        ..util::plain_config(listen, token)
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn pod(name: &str) -> String {
@@ -86,7 +69,7 @@ const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower ca
 
 #[test]
 fn invalid_names_are_refused_with_upstreams_422_and_nothing_is_stored() {
-    let rt = runtime();
+    let rt = util::runtime();
     let running = rt
         .block_on(repel_server::start(config(
             "127.0.0.1:0",
@@ -192,7 +175,7 @@ fn invalid_names_are_refused_with_upstreams_422_and_nothing_is_stored() {
 
 #[test]
 fn query_parameters_are_validated_and_dry_run_stores_nothing() {
-    let rt = runtime();
+    let rt = util::runtime();
     let running = rt
         .block_on(repel_server::start(config(
             "127.0.0.1:0",
@@ -378,7 +361,7 @@ fn query_parameters_are_validated_and_dry_run_stores_nothing() {
 
 #[test]
 fn bodies_are_bounded_and_slow_clients_time_out() {
-    let rt = runtime();
+    let rt = util::runtime();
     let running = rt
         .block_on(repel_server::start(config(
             "127.0.0.1:0",
@@ -433,7 +416,7 @@ fn bodies_are_bounded_and_slow_clients_time_out() {
 
 #[test]
 fn bearer_tokens_are_parsed_as_kube_apiserver_parses_them() {
-    let rt = runtime();
+    let rt = util::runtime();
     let running = rt
         .block_on(repel_server::start(config(
             "127.0.0.1:0",
@@ -502,7 +485,7 @@ fn bearer_tokens_are_parsed_as_kube_apiserver_parses_them() {
 
 #[test]
 fn kubectl_reaches_a_tls_server_through_the_generated_ca() {
-    if !support::have_kubectl() {
+    if !util::have_kubectl() {
         return;
     }
     let cfg = config(
@@ -512,7 +495,7 @@ fn kubectl_reaches_a_tls_server_through_the_generated_ca() {
             extra_names: vec![],
         },
     );
-    let server = support::start_config(cfg, runtime());
+    let server = util::start_config(cfg, util::runtime());
     let text = std::fs::read_to_string(&server.kubeconfig).unwrap();
     assert!(text.contains("    certificate-authority-data: "), "{text}");
     assert!(text.contains("    server: https://127.0.0.1:"), "{text}");

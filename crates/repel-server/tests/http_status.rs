@@ -2,66 +2,26 @@
 //! 409 Conflict on a stale resourceVersion, 415 for an unknown patch type, 410 for a watch from
 //! a compacted resourceVersion) and the refusal to serve a non-loopback address without a token.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use repel_server::ServerError;
+use serde_json::json;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-
-use repel_server::{Admission, Config, ServerError};
-use serde_json::{Value, json};
-
-fn request(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    let code = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    (code, serde_json::from_str(body).unwrap_or(Value::Null))
-}
-
-fn config(token: Option<&str>, listen: &str) -> Config {
-    Config {
-        listen: listen.parse().unwrap(),
-        data_dir: None,
-        token: token.map(str::to_string),
-        time_scale: 1.0,
-        seed: vec![json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"}})],
-        admission: Admission::default(),
-        tls: repel_server::net::TlsSource::None,
-        request_timeout: repel_server::net::DEFAULT_REQUEST_TIMEOUT,
-        scenario: None,
-        event_ttl: repel_server::event_ttl::DEFAULT_EVENT_TTL,
-    }
-}
+use crate::util;
 
 #[test]
 fn status_errors_over_http() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let running = rt
-        .block_on(repel_server::start(config(Some("s3cret"), "127.0.0.1:0")))
+        .block_on(repel_server::start(util::plain_config(
+            "127.0.0.1:0",
+            Some("s3cret"),
+        )))
         .unwrap();
     let addr = running.addr;
     let auth = ("Authorization", "Bearer s3cret");
 
-    let (code, body) = request(addr, "GET", "/api/v1/nodes", &[], "");
+    let (code, body) = util::request(addr, "GET", "/api/v1/nodes", &[], "");
     assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "GET",
         "/api/v1/nodes",
@@ -72,15 +32,15 @@ fn status_errors_over_http() {
         (code, body["message"].as_str()),
         (401, Some("Unauthorized"))
     );
-    let (code, _) = request(addr, "GET", "/version", &[auth], "");
+    let (code, _) = util::request(addr, "GET", "/version", &[auth], "");
     assert_eq!(code, 200);
 
-    let (code, node) = request(addr, "GET", "/api/v1/nodes/node1", &[auth], "");
+    let (code, node) = util::request(addr, "GET", "/api/v1/nodes/node1", &[auth], "");
     assert_eq!(code, 200);
     let mut stale = node.clone();
     stale["metadata"]["resourceVersion"] = json!("1");
     stale["metadata"]["labels"]["x"] = json!("y");
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "PUT",
         "/api/v1/nodes/node1",
@@ -95,7 +55,7 @@ fn status_errors_over_http() {
     );
     let mut fresh = node.clone();
     fresh["metadata"]["labels"]["x"] = json!("y");
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "PUT",
         "/api/v1/nodes/node1",
@@ -111,7 +71,7 @@ fn status_errors_over_http() {
     let dup =
         r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"a","name":"node2","bogus":1}}"#;
     let json_ct = ("Content-Type", "application/json");
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "POST",
         "/api/v1/nodes?fieldValidation=Strict",
@@ -123,7 +83,7 @@ fn status_errors_over_http() {
         body["message"],
         "Node in version \"v1\" cannot be handled as a Node: strict decoding error: duplicate field \"metadata.name\", unknown field \"metadata.bogus\""
     );
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "POST",
         "/api/v1/nodes?fieldValidation=Ignore",
@@ -135,7 +95,7 @@ fn status_errors_over_http() {
         (201, &json!("node2")),
         "the last name wins: {body}"
     );
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "PATCH",
         "/api/v1/nodes/node1",
@@ -145,11 +105,11 @@ fn status_errors_over_http() {
     assert_eq!(code, 415, "{body}");
     assert_eq!(body["reason"], "UnsupportedMediaType");
 
-    let (code, body) = request(addr, "GET", "/api/v1/widgets", &[auth], "");
+    let (code, body) = util::request(addr, "GET", "/api/v1/widgets", &[auth], "");
     assert_eq!((code, body["reason"].as_str()), (404, Some("NotFound")));
 
     let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "POST",
         "/api/v1/namespaces/default/pods",
@@ -158,10 +118,10 @@ fn status_errors_over_http() {
     );
     assert_eq!(code, 201, "{body}");
     let evict = "/api/v1/namespaces/default/pods/p/eviction";
-    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], "garbage");
+    let (code, body) = util::request(addr, "POST", evict, &[auth, json_ct], "garbage");
     assert_eq!(code, 400, "{body}");
     let other = r#"{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"q","namespace":"default"}}"#;
-    let (code, body) = request(addr, "POST", evict, &[auth, json_ct], other);
+    let (code, body) = util::request(addr, "POST", evict, &[auth, json_ct], other);
     assert_eq!(
         (code, body["message"].as_str()),
         (
@@ -169,7 +129,7 @@ fn status_errors_over_http() {
             Some("name in URL does not match name in Eviction object")
         )
     );
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "POST",
         evict,
@@ -179,7 +139,7 @@ fn status_errors_over_http() {
     assert_eq!((code, &body["status"]), (201, &json!("Success")), "{body}");
     let gone = (0..100).any(|_| {
         std::thread::sleep(std::time::Duration::from_millis(20));
-        request(
+        util::request(
             addr,
             "GET",
             "/api/v1/namespaces/default/pods/p",
@@ -200,7 +160,7 @@ fn status_errors_over_http() {
             )
             .unwrap();
     }
-    let (code, body) = request(
+    let (code, body) = util::request(
         addr,
         "GET",
         "/api/v1/nodes?watch=true&resourceVersion=2",
@@ -221,7 +181,7 @@ fn status_errors_over_http() {
 #[test]
 fn a_non_loopback_address_needs_a_token() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    match rt.block_on(repel_server::start(config(None, "0.0.0.0:0"))) {
+    match rt.block_on(repel_server::start(util::plain_config("0.0.0.0:0", None))) {
         Err(e @ ServerError::NeedsToken(_)) => assert_eq!(
             e.to_string(),
             "refusing to listen on 0.0.0.0:0 without --token: only loopback addresses may be served without authentication"

@@ -1,16 +1,12 @@
 //! kube-rs as a second real client: list, get (404 as `Error::Api`), merge patch, watch.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{node, pod, start};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, WatchEvent, WatchParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use serde_json::json;
-use support::{node, pod, start};
 
 #[test]
 fn kube_rs_lists_patches_and_watches() {

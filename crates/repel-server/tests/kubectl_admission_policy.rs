@@ -3,12 +3,8 @@
 //! toleration of under 60 seconds, their bindings, the refusals kubectl prints, and a binding's
 //! removal lifting enforcement.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{self, have_kubectl, node, start, table_rows};
 use serde_json::json;
-use support::{have_kubectl, node, start, table_rows};
 
 const POLICIES: &str = r#"apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -95,7 +91,7 @@ spec:
 }
 
 /// What kubectl prints for a denial, byte for byte, with its exit code.
-fn refused(o: &support::Out, stderr: &str) {
+fn refused(o: &util::Out, stderr: &str) {
     assert_eq!(
         (o.code, o.stdout.as_str(), o.stderr.as_str()),
         (1, "", stderr)

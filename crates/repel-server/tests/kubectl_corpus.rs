@@ -3,14 +3,10 @@
 //! valid manifest applies; the others get the answer kube-apiserver and kubectl give them; and
 //! the OpenAPI v2 document, with the file's CRDs in it, stays one kubectl can read.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::path::Path;
 
+use crate::util::{have_kubectl, node, start};
 use serde_json::json;
-use support::{have_kubectl, node, start};
 
 /// The files that do not apply, and why (a part of kubectl's message): each is what a real
 /// cluster answers too.

@@ -3,12 +3,10 @@
 //! watched and deleted, namespaced or cluster-scoped, and deleting the CRD deletes them.
 //! Calico's manifest (23 CRDs among 38 objects) applies whole.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
+use crate::util::{have_kubectl, node, start, table_rows};
 use serde_json::{Value, json};
-use support::{have_kubectl, node, start, table_rows};
 
 const CRDS: &str = include_str!("data/crds.yaml");
 const CRS: &str = include_str!("data/crs.yaml");
@@ -492,14 +490,14 @@ fn crds_and_their_objects_survive_a_restart() {
             .unwrap()
     };
     {
-        let s = support::start_config(config(), runtime());
+        let s = util::start_config(config(), runtime());
         let crds = s.write("crds.yaml", CRDS);
         let crs = s.write("crs.yaml", CRS);
         assert_eq!(s.kubectl(&["apply", "-f", &crds]).code, 0);
         let o = s.kubectl(&["apply", "-f", &crs]);
         assert_eq!(o.code, 0, "{}", o.stderr);
     }
-    let s = support::start_config(config(), runtime());
+    let s = util::start_config(config(), runtime());
     let o = s.kubectl(&["get", "ct", "-A", "-o", "name"]);
     assert_eq!(
         o.stdout, "crontab.stable.example.com/my-cron\ncrontab.stable.example.com/nightly\n",
@@ -578,7 +576,7 @@ fn a_nodepool_applied_with_kubectl_launches_a_node() {
     if !have_kubectl() {
         return;
     }
-    let s = support::start_with(
+    let s = util::start_with(
         vec![node(
             "node1",
             json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),

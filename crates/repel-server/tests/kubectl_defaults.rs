@@ -2,12 +2,8 @@
 //! and a template's `SetDefaults_PodSpec`/`_Container` fields, a Job's generated
 //! `controller-uid` selector and labels, and a finished Job's v1.32 conditions.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{have_kubectl, node, start};
 use serde_json::{Value, json};
-use support::{have_kubectl, node, start};
 
 #[test]
 fn pods_and_templates_carry_upstreams_defaults() {

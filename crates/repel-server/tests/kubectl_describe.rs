@@ -3,17 +3,12 @@
 //! fixed (a Secret, a PodDisruptionBudget, a PriorityClass, a namespace, a diff's exit codes),
 //! the lines that say what the server holds elsewhere.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-use support::{Server, have_kubectl, node, start};
+use crate::util::{self, Server, have_kubectl};
 
 const OBJECTS: &str = concat!(
     include_str!("data/workloads.yaml"),
@@ -84,16 +79,6 @@ metadata: {name: my}
 spec: {cronSpec: '* * * * */5', image: my-image}
 ";
 
-fn cluster() -> Server {
-    start(vec![node("node1", json!(null)), node("node2", json!(null))])
-}
-
-fn ok(s: &Server, args: &[&str]) -> String {
-    let o = s.kubectl(args);
-    assert_eq!(o.code, 0, "kubectl {args:?}: {}{}", o.stdout, o.stderr);
-    o.stdout
-}
-
 /// The lines of `out` with runs of spaces collapsed (describe's columns depend on the widest
 /// label of their block).
 fn lines(out: &str) -> Vec<String> {
@@ -107,24 +92,21 @@ fn every_served_kind_describes_as_upstream_describes_it() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     // `create`, not `apply`: no last-applied annotation in the outputs.
     let f = s.write("objects.yaml", OBJECTS);
-    ok(&s, &["create", "-f", &f]);
+    s.kubectl_ok(&["create", "-f", &f]);
     let f = s.write("custom.yaml", CUSTOM);
-    ok(&s, &["create", "-f", &f]);
+    s.kubectl_ok(&["create", "-f", &f]);
     for what in ["deployment/web", "daemonset/agent", "statefulset/db"] {
-        ok(&s, &["rollout", "status", what, "--timeout=60s"]);
+        s.kubectl_ok(&["rollout", "status", what, "--timeout=60s"]);
     }
-    ok(
-        &s,
-        &[
-            "wait",
-            "--for=condition=Complete",
-            "job/once",
-            "--timeout=60s",
-        ],
-    );
+    s.kubectl_ok(&[
+        "wait",
+        "--for=condition=Complete",
+        "job/once",
+        "--timeout=60s",
+    ]);
 
     let fixed: &[(&str, &str)] = &[
         (
@@ -157,11 +139,11 @@ fn every_served_kind_describes_as_upstream_describes_it() {
         ),
     ];
     for (what, want) in fixed {
-        assert_eq!(ok(&s, &["describe", what]), *want, "{what}");
+        assert_eq!(s.kubectl_ok(&["describe", what]), *want, "{what}");
     }
 
-    let pod = ok(&s, &["get", "pods", "-l", "app=web", "-o", "name"]);
-    let rs = ok(&s, &["get", "rs", "-l", "app=web", "-o", "name"]);
+    let pod = s.kubectl_ok(&["get", "pods", "-l", "app=web", "-o", "name"]);
+    let rs = s.kubectl_ok(&["get", "rs", "-l", "app=web", "-o", "name"]);
     let rs_name = rs.trim().trim_start_matches("replicaset.apps/").to_string();
     let described: Vec<(&str, Vec<String>)> = vec![
         (
@@ -266,7 +248,7 @@ fn every_served_kind_describes_as_upstream_describes_it() {
         ),
     ];
     for (what, want) in described {
-        let out = ok(&s, &["describe", what]);
+        let out = s.kubectl_ok(&["describe", what]);
         let got = lines(&out);
         for line in &want {
             assert!(
@@ -277,7 +259,7 @@ fn every_served_kind_describes_as_upstream_describes_it() {
         assert!(!out.contains("0001"), "{what}: a zero time in\n{out}");
     }
     // A Job's times: started, completed, how long it took.
-    let job = lines(&ok(&s, &["describe", "job/once"]));
+    let job = lines(&s.kubectl_ok(&["describe", "job/once"]));
     for label in ["Start Time:", "Completed At:", "Duration:"] {
         assert!(job.iter().any(|l| l.starts_with(label)), "{label}: {job:?}");
     }
@@ -337,13 +319,10 @@ fn kubectl_get_events_watches_what_the_controllers_record() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     let f = s.write("objects.yaml", OBJECTS);
-    ok(&s, &["create", "-f", &f]);
-    ok(
-        &s,
-        &["rollout", "status", "deployment/web", "--timeout=60s"],
-    );
+    s.kubectl_ok(&["create", "-f", &f]);
+    s.kubectl_ok(&["rollout", "status", "deployment/web", "--timeout=60s"]);
 
     // -w lists the events there are, then follows.
     let (mut all, rx_all) = watch(&s, &["get", "events", "-w"]);
@@ -357,10 +336,7 @@ fn kubectl_get_events_watches_what_the_controllers_record() {
     let (mut only, rx_only) = watch(&s, &["get", "events", "--watch-only"]);
     let mut seen = Vec::new();
     for replicas in 3..=9 {
-        ok(
-            &s,
-            &["scale", "deployment/web", &format!("--replicas={replicas}")],
-        );
+        s.kubectl_ok(&["scale", "deployment/web", &format!("--replicas={replicas}")]);
         seen = until_within(&rx_only, Duration::from_secs(5), |l| {
             l.contains("Successfully assigned default/web-")
         });
@@ -403,14 +379,11 @@ fn kubectl_diff_exits_0_when_unchanged_and_1_with_the_diff() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     let web = OBJECTS.split("---").next().unwrap();
     let f = s.write("web.yaml", web);
-    ok(&s, &["apply", "-f", &f]);
-    ok(
-        &s,
-        &["rollout", "status", "deployment/web", "--timeout=60s"],
-    );
+    s.kubectl_ok(&["apply", "-f", &f]);
+    s.kubectl_ok(&["rollout", "status", "deployment/web", "--timeout=60s"]);
 
     let o = s.kubectl(&["diff", "-f", &f]);
     assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));

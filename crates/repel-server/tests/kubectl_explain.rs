@@ -3,12 +3,10 @@
 //! `--validate=strict` of a manifest with an unknown field gets the server's strict-decoding
 //! error, kubectl having found the `fieldValidation` parameter in the same documents.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
+use crate::util::{Out, have_kubectl, node, start};
 use serde_json::json;
-use support::{Out, have_kubectl, node, start};
 
 /// What `kubectl explain` prints for a toleration list, after the `KIND`/`VERSION` lines.
 const TOLERATIONS: &str = "FIELD: tolerations <[]Toleration>
@@ -300,9 +298,9 @@ fn explain_works_with_kubectl_1_27_and_1_33() {
     if kubectls.len() < 2 {
         // Both, or the test claims what it did not run.
         assert!(
-            std::env::var(support::SKIP_KUBECTL).as_deref() == Ok("1"),
+            std::env::var(util::SKIP_KUBECTL).as_deref() == Ok("1"),
             "kubectl.1.27 and kubectl.1.33 are needed beside kubectl (found {kubectls:?}); set {}=1 to skip",
-            support::SKIP_KUBECTL
+            util::SKIP_KUBECTL
         );
         eprintln!("kubectl.1.27 or kubectl.1.33 missing: test skipped");
         return;

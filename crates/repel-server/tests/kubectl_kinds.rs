@@ -2,12 +2,10 @@
 //! Secrets, ServiceAccounts, RBAC, StorageClasses, PVCs, Ingresses, HPAs, CronJobs — applied
 //! and listed through the real kubectl, with kubectl's columns as upstream's printers fill them.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
+use crate::util::{have_kubectl, node, start, table_rows};
 use serde_json::json;
-use support::{have_kubectl, node, start, table_rows};
 
 const APP: &str = include_str!("data/app-kinds.yaml");
 
@@ -253,7 +251,7 @@ fn sort_by_a_field_outside_metadata_reads_the_whole_objects_kubectl_asks_for() {
 const SPARK_WORKER_RC: &str = include_str!("data/spark-worker-controller.yaml");
 
 /// The names of the pods whose name starts with `prefix`, with their phase, sorted.
-fn pods_of(s: &support::Server, prefix: &str) -> Vec<String> {
+fn pods_of(s: &util::Server, prefix: &str) -> Vec<String> {
     let out = s.kubectl_ok(&[
         "get",
         "pods",

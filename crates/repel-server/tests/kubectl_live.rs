@@ -2,17 +2,18 @@
 //! evicts (a PodDisruptionBudget holds one pod back until its replacement runs elsewhere,
 //! DaemonSet pods stay), a node whose kubelet stops goes `NotReady` and its pods move.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use repel_engine::load::ClusterInput;
+use repel_engine::scenario::parse_scenario;
+use repel_server::scenario::{CLUSTER_TIME_ANNOTATION, ScenarioSetup};
 use serde_json::{Value, json};
-use support::{Server, have_kubectl, node, pod, start, table_rows};
+
+use crate::util::{self, Server, have_kubectl, node, pod, start, table_rows};
 
 /// Waits (up to 20 s) until `f` holds.
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
@@ -540,43 +541,111 @@ fn the_kubelet_rejects_a_pod_bound_past_a_no_execute_taint() {
     );
 }
 
+/// The hour of `tolerationSeconds`, judged by the cluster's own clock. Plain `serve` stamps
+/// Events with the wall clock, in whole seconds (kube-apiserver's `metav1.Time`), which at
+/// 6,000 cluster seconds per wall second cannot tell an hour from none; a `--scenario` played
+/// live stamps each Event with its cluster time ([`CLUSTER_TIME_ANNOTATION`], seconds since
+/// the scenario's start). So the taint is the scenario's step at 10 s, and `kubectl get events`
+/// must show the taint manager marking the untolerating pod at 10 s and the tolerating one at
+/// 10 s + 3600 s.
 #[test]
-fn a_toleration_with_seconds_keeps_the_pod_that_long_in_scaled_time() {
+fn a_toleration_with_seconds_keeps_the_pod_that_long_in_cluster_time() {
     if !have_kubectl() {
         return;
     }
-    // 6,000 cluster seconds per wall second: the hour of tolerationSeconds is 0.6 s.
     let mut p = pod("default", "key1-for-an-hour", Some("node1"));
     p["spec"]["tolerations"] = json!([{"key": "key1", "operator": "Equal", "value": "value1",
                                        "effect": "NoExecute", "tolerationSeconds": 3600}]);
-    let s = support::start_with(
-        vec![
-            node("node1", json!(null)),
-            p,
-            pod("default", "plain", Some("node1")),
+    let input = ClusterInput {
+        nodes: vec![serde_json::from_value(node("node1", json!(null))).unwrap()],
+        pods: vec![
+            serde_json::from_value(p).unwrap(),
+            serde_json::from_value(pod("default", "plain", Some("node1"))).unwrap(),
         ],
-        6000.0,
-    );
-    let tainted = Instant::now();
-    let o = s.kubectl(&["taint", "nodes", "node1", "key1=value1:NoExecute"]);
-    assert_eq!(o.stdout, "node/node1 tainted\n", "{}", o.stderr);
-    wait_for("the untolerating pod gone at once", || {
-        s.get("pods", "default", "plain").is_none()
+        ..Default::default()
+    };
+    let scenario = parse_scenario(&json!({
+        "kind": "Scenario",
+        "steps": [{"at": "10s", "kubectl": "taint nodes node1 key1=value1:NoExecute"}],
+        "until": "2h"
+    }))
+    .unwrap();
+    let mut cfg = util::config(Vec::new(), 6000.0);
+    cfg.scenario = Some(ScenarioSetup { scenario, input });
+    // Two hours of cluster time pass in about a second: the Events must outlive them.
+    cfg.event_ttl = Duration::from_secs(100 * 365 * 24 * 3600);
+    let s = util::start_config(cfg, util::runtime());
+    wait_for("the scenario's end", || {
+        !s.app.scenario_playing.load(Ordering::SeqCst)
     });
-    if tainted.elapsed() < Duration::from_millis(500) {
-        assert!(
-            s.get("pods", "default", "key1-for-an-hour").is_some(),
-            "evicted before its hour"
-        );
+    let events: Value =
+        serde_json::from_str(&s.kubectl_ok(&["get", "events", "-o", "json"])).unwrap();
+    let mut evictions: Vec<(String, String)> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["reason"] == "TaintManagerEviction")
+        .map(|e| {
+            (
+                e["involvedObject"]["name"].as_str().unwrap().to_string(),
+                e["metadata"]["annotations"][CLUSTER_TIME_ANNOTATION]
+                    .as_str()
+                    .unwrap_or("no cluster time")
+                    .to_string(),
+            )
+        })
+        .collect();
+    evictions.sort();
+    assert_eq!(
+        evictions,
+        [
+            ("key1-for-an-hour".to_string(), "3610.000".to_string()),
+            ("plain".to_string(), "10.000".to_string()),
+        ],
+        "{events}"
+    );
+    assert!(s.get("pods", "default", "plain").is_none());
+    assert!(s.get("pods", "default", "key1-for-an-hour").is_none());
+}
+
+/// The rollout's steps as the cluster recorded them, in the order it recorded them (the
+/// Events' resourceVersions, read through `kubectl get events`): `("down", node)` for the
+/// DaemonSet controller's `SuccessfulDelete` of an old pod (on the node `old` says), `("up",
+/// node)` for the scheduler's `Scheduled` of a new pod, from `since` on.
+fn rollout_steps(
+    s: &Server,
+    since: u64,
+    old: &std::collections::BTreeMap<String, String>,
+) -> Vec<(&'static str, String)> {
+    let events: Value =
+        serde_json::from_str(&s.kubectl_ok(&["get", "events", "-o", "json"])).unwrap();
+    let mut events: Vec<(u64, &Value)> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let rv = e["metadata"]["resourceVersion"].as_str().unwrap();
+            (rv.parse().unwrap(), e)
+        })
+        .filter(|(rv, _)| *rv > since)
+        .collect();
+    events.sort_by_key(|(rv, _)| *rv);
+    let mut steps = Vec::new();
+    for (_, e) in events {
+        let message = e["message"].as_str().unwrap_or("");
+        match e["reason"].as_str().unwrap_or("") {
+            "SuccessfulDelete" => {
+                let pod = message.trim_start_matches("Deleted pod: ");
+                steps.push(("down", old.get(pod).cloned().unwrap_or_default()));
+            }
+            "Scheduled" if message.contains("default/agent-") => {
+                let node = message.rsplit(' ').next().unwrap_or("");
+                steps.push(("up", node.to_string()));
+            }
+            _ => {}
+        }
     }
-    wait_for("the tolerating pod gone after its hour", || {
-        s.get("pods", "default", "key1-for-an-hour").is_none()
-    });
-    assert!(
-        tainted.elapsed() >= Duration::from_millis(600),
-        "evicted after {:?}",
-        tainted.elapsed()
-    );
+    steps
 }
 
 #[test]
@@ -584,11 +653,17 @@ fn a_daemonset_rolls_its_new_template_out_node_by_node_and_rollout_status_follow
     if !have_kubectl() {
         return;
     }
-    let s = start(vec![
-        node("node1", json!(null)),
-        node("node2", json!(null)),
-        node("node3", json!(null)),
-    ]);
+    let mut cfg = util::config(
+        vec![
+            node("node1", json!(null)),
+            node("node2", json!(null)),
+            node("node3", json!(null)),
+        ],
+        600.0,
+    );
+    // The rollout's Events must outlive its minutes of cluster time.
+    cfg.event_ttl = Duration::from_secs(100 * 365 * 24 * 3600);
+    let s = util::start_config(cfg, util::runtime());
     let f = s.write(
         "agent.yaml",
         "apiVersion: apps/v1
@@ -645,6 +720,18 @@ spec:
             .replace("image: agent:1}", "image: agent:2}"),
     )
     .unwrap();
+    // The agent:1 pods, by name, with their nodes.
+    let old: std::collections::BTreeMap<String, String> = pods(&s)
+        .iter()
+        .filter(|p| p["metadata"]["labels"]["app"] == "agent")
+        .map(|p| {
+            (
+                p["metadata"]["name"].as_str().unwrap().to_string(),
+                p["spec"]["nodeName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let before = s.app.store.resource_version();
     let o = s.kubectl(&["apply", "-f", &f]);
     assert_eq!(
         o.stdout, "daemonset.apps/agent configured\n",
@@ -666,6 +753,18 @@ spec:
                 .map(|n| (n.to_string(), "agent:2".to_string()))
                 .collect::<Vec<_>>()
     });
+    // Node by node, as the cluster recorded it: with `maxUnavailable: 1` each node's old pod
+    // is deleted and its new one scheduled there before the next node's old pod goes.
+    let steps = rollout_steps(&s, before, &old);
+    assert_eq!(steps.len(), 6, "{steps:?}");
+    let mut nodes: Vec<String> = Vec::new();
+    for pair in steps.chunks(2) {
+        assert_eq!(pair[0].0, "down", "{steps:?}");
+        assert_eq!(pair[1], ("up", pair[0].1.clone()), "{steps:?}");
+        nodes.push(pair[0].1.clone());
+    }
+    nodes.sort();
+    assert_eq!(nodes, ["node1", "node2", "node3"], "{steps:?}");
     let ds = s.get("daemonsets", "default", "agent").unwrap();
     assert_eq!(
         ds["status"]["updatedNumberScheduled"], 3,

@@ -1,11 +1,7 @@
 //! The real `kubectl` against `repel serve`: get, describe, taint, cordon (kubectl-wire.md §2).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{have_kubectl, node, pod, start, table_rows, taints_of};
 use serde_json::json;
-use support::{have_kubectl, node, pod, start, table_rows, taints_of};
 
 fn cluster() -> Vec<serde_json::Value> {
     vec![

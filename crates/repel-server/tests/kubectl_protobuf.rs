@@ -2,12 +2,8 @@
 //! namespace|priorityclass|poddisruptionbudget|service|configmap|secret`, `kubectl expose`,
 //! `kubectl scale`, `kubectl set image`), through the real kubectl, as on a real cluster.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{have_kubectl, node, start};
 use serde_json::json;
-use support::{have_kubectl, node, start};
 
 #[test]
 fn kubectls_typed_create_commands_work_in_protobuf() {

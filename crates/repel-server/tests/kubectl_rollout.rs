@@ -3,26 +3,11 @@
 //! byte for byte. A DaemonSet's and a StatefulSet's history are the ControllerRevisions their
 //! controllers write (`kubectl get controllerrevisions`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{self, Server, have_kubectl, table_rows};
 use serde_json::json;
-use support::{Server, have_kubectl, node, start, table_rows};
 
 /// A Deployment, a DaemonSet, a StatefulSet and a bare Pod (shared with `kubectl_describe`).
 const WORKLOADS: &str = include_str!("data/workloads.yaml");
-
-fn cluster() -> Server {
-    start(vec![node("node1", json!(null)), node("node2", json!(null))])
-}
-
-/// Runs kubectl and asserts it succeeded; returns its stdout.
-fn ok(s: &Server, args: &[&str]) -> String {
-    let o = s.kubectl(args);
-    assert_eq!(o.code, 0, "kubectl {args:?}: {}{}", o.stdout, o.stderr);
-    o.stdout
-}
 
 /// Applies the workloads, the given images changed.
 fn apply(s: &Server, from: &[(&str, &str)]) {
@@ -31,26 +16,23 @@ fn apply(s: &Server, from: &[(&str, &str)]) {
         text = text.replace(a, b);
     }
     let f = s.write("workloads.yaml", &text);
-    ok(s, &["apply", "-f", &f]);
+    s.kubectl_ok(&["apply", "-f", &f]);
 }
 
 /// The last line `kubectl rollout status` prints once the rollout is done.
 fn rolled_out(s: &Server, what: &str) -> String {
-    let out = ok(s, &["rollout", "status", what, "--timeout=60s"]);
+    let out = s.kubectl_ok(&["rollout", "status", what, "--timeout=60s"]);
     out.lines().last().unwrap_or_default().to_string()
 }
 
 /// The images of the running pods whose name starts with `prefix`, sorted.
 fn images(s: &Server, prefix: &str) -> Vec<String> {
-    let out = ok(
-        s,
-        &[
-            "get",
-            "pods",
-            "-o",
-            "jsonpath={range .items[*]}{.metadata.name} {.spec.containers[0].image}{\"\\n\"}{end}",
-        ],
-    );
+    let out = s.kubectl_ok(&[
+        "get",
+        "pods",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.name} {.spec.containers[0].image}{\"\\n\"}{end}",
+    ]);
     let mut v: Vec<String> = out
         .lines()
         .filter(|l| l.starts_with(prefix))
@@ -67,7 +49,7 @@ fn kubectl_wait_reports_each_condition_met_as_upstream() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     apply(&s, &[]);
     let cases: &[(&str, &[&str], &str)] = &[
         (
@@ -128,7 +110,7 @@ fn kubectl_wait_reports_each_condition_met_as_upstream() {
         "apiVersion: v1\nkind: Pod\nmetadata: {name: pending}\n\
          spec: {nodeSelector: {nope: \"1\"}, containers: [{name: c, image: busybox}]}\n",
     );
-    ok(&s, &["apply", "-f", &pending]);
+    s.kubectl_ok(&["apply", "-f", &pending]);
     let o = s.kubectl(&[
         "wait",
         "--for=condition=Ready",
@@ -149,7 +131,7 @@ fn kubectl_wait_reports_each_condition_met_as_upstream() {
     );
 
     // --for=delete returns once the pod is gone (kubectl prints nothing when it already was).
-    ok(&s, &["delete", "pod", "x", "--wait=false"]);
+    s.kubectl_ok(&["delete", "pod", "x", "--wait=false"]);
     let o = s.kubectl(&["wait", "--for=delete", "pod/x", "--timeout=60s"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
@@ -165,7 +147,7 @@ fn a_deployment_rolls_out_back_and_restarts() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     apply(&s, &[]);
     assert_eq!(
         rolled_out(&s, "deployment/web"),
@@ -177,12 +159,12 @@ fn a_deployment_rolls_out_back_and_restarts() {
         "deployment \"web\" successfully rolled out"
     );
     assert_eq!(
-        ok(&s, &["rollout", "history", "deployment/web"]),
+        s.kubectl_ok(&["rollout", "history", "deployment/web"]),
         format!("deployment.apps/web \n{HISTORY_1_2}")
     );
     assert_eq!(images(&s, "web-"), ["nginx:1.26", "nginx:1.26"]);
     assert_eq!(
-        ok(&s, &["rollout", "undo", "deployment/web"]),
+        s.kubectl_ok(&["rollout", "undo", "deployment/web"]),
         "deployment.apps/web rolled back\n"
     );
     rolled_out(&s, "deployment/web");
@@ -195,22 +177,22 @@ fn a_deployment_rolls_out_back_and_restarts() {
     );
 
     assert_eq!(
-        ok(&s, &["rollout", "pause", "deployment/web"]),
+        s.kubectl_ok(&["rollout", "pause", "deployment/web"]),
         "deployment.apps/web paused\n"
     );
     assert_eq!(
-        ok(&s, &["rollout", "resume", "deployment/web"]),
+        s.kubectl_ok(&["rollout", "resume", "deployment/web"]),
         "deployment.apps/web resumed\n"
     );
     assert_eq!(
-        ok(&s, &["rollout", "restart", "deployment/web"]),
+        s.kubectl_ok(&["rollout", "restart", "deployment/web"]),
         "deployment.apps/web restarted\n"
     );
     assert_eq!(
         rolled_out(&s, "deployment/web"),
         "deployment \"web\" successfully rolled out"
     );
-    let rs = ok(&s, &["get", "rs", "-l", "app=web", "-o", "name"]);
+    let rs = s.kubectl_ok(&["get", "rs", "-l", "app=web", "-o", "name"]);
     assert_eq!(rs.lines().count(), 3, "one ReplicaSet per template: {rs}");
 }
 
@@ -219,7 +201,7 @@ fn a_daemon_sets_history_is_its_controller_revisions() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     apply(&s, &[]);
     assert_eq!(
         rolled_out(&s, "daemonset/agent"),
@@ -232,20 +214,17 @@ fn a_daemon_sets_history_is_its_controller_revisions() {
     );
     assert_eq!(images(&s, "agent-"), ["agent:2", "agent:2"]);
     assert_eq!(
-        ok(&s, &["rollout", "history", "daemonset/agent"]),
+        s.kubectl_ok(&["rollout", "history", "daemonset/agent"]),
         format!("daemonset.apps/agent \n{HISTORY_1_2}")
     );
     assert_eq!(
-        ok(
-            &s,
-            &["rollout", "history", "daemonset/agent", "--revision=1"]
-        ),
+        s.kubectl_ok(&["rollout", "history", "daemonset/agent", "--revision=1"]),
         "daemonset.apps/agent with revision #1\nPod Template:\n  Labels:\tapp=agent\n  \
          Containers:\n   c:\n    Image:\tagent:1\n    Port:\t<none>\n    Host Port:\t<none>\n    \
          Environment:\t<none>\n    Mounts:\t<none>\n  Volumes:\t<none>\n  Node-Selectors:\t<none>\n  \
          Tolerations:\t<none>\n\n"
     );
-    let revs = ok(&s, &["get", "controllerrevisions"]);
+    let revs = s.kubectl_ok(&["get", "controllerrevisions"]);
     let rows = table_rows(&revs, 3);
     assert_eq!(rows[0], "NAME CONTROLLER REVISION AGE", "{revs}");
     let mut controllers: Vec<String> = rows[1..]
@@ -263,7 +242,7 @@ fn a_daemon_sets_history_is_its_controller_revisions() {
     );
 
     assert_eq!(
-        ok(&s, &["rollout", "undo", "daemonset/agent"]),
+        s.kubectl_ok(&["rollout", "undo", "daemonset/agent"]),
         "daemonset.apps/agent rolled back\n"
     );
     rolled_out(&s, "daemonset/agent");
@@ -271,10 +250,7 @@ fn a_daemon_sets_history_is_its_controller_revisions() {
     // The first revision is the third now, and the template already matches it: kubectl's
     // patch of the DaemonSet equals the revision's data byte for byte.
     assert_eq!(
-        ok(
-            &s,
-            &["rollout", "undo", "daemonset/agent", "--to-revision=3"]
-        ),
+        s.kubectl_ok(&["rollout", "undo", "daemonset/agent", "--to-revision=3"]),
         "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n"
     );
     let o = s.kubectl(&["rollout", "undo", "daemonset/agent", "--to-revision=1"]);
@@ -291,11 +267,11 @@ fn a_daemon_sets_history_is_its_controller_revisions() {
         )
     );
     assert_eq!(
-        ok(&s, &["rollout", "restart", "daemonset/agent"]),
+        s.kubectl_ok(&["rollout", "restart", "daemonset/agent"]),
         "daemonset.apps/agent restarted\n"
     );
     rolled_out(&s, "daemonset/agent");
-    let history = ok(&s, &["rollout", "history", "daemonset/agent"]);
+    let history = s.kubectl_ok(&["rollout", "history", "daemonset/agent"]);
     assert_eq!(
         history
             .lines()
@@ -311,7 +287,7 @@ fn a_stateful_set_rolls_from_its_highest_ordinal_and_back() {
     if !have_kubectl() {
         return;
     }
-    let s = cluster();
+    let s = util::two_nodes();
     apply(&s, &[]);
     assert_eq!(
         rolled_out(&s, "statefulset/db"),
@@ -329,7 +305,7 @@ fn a_stateful_set_rolls_from_its_highest_ordinal_and_back() {
     );
     assert_eq!(images(&s, "db-"), ["redis:8", "redis:8"]);
     assert_eq!(
-        ok(&s, &["rollout", "history", "statefulset/db"]),
+        s.kubectl_ok(&["rollout", "history", "statefulset/db"]),
         format!("statefulset.apps/db \n{HISTORY_1_2}")
     );
     let sts = s.get("statefulsets", "default", "db").unwrap();
@@ -339,35 +315,29 @@ fn a_stateful_set_rolls_from_its_highest_ordinal_and_back() {
         .to_string();
     assert_eq!(sts["status"]["currentRevision"], json!(update));
     assert!(update.starts_with("db-"), "{update}");
-    let labels = ok(
-        &s,
-        &[
-            "get",
-            "pods",
-            "-l",
-            "app=db",
-            "-o",
-            "jsonpath={.items[*].metadata.labels.controller-revision-hash}",
-        ],
-    );
+    let labels = s.kubectl_ok(&[
+        "get",
+        "pods",
+        "-l",
+        "app=db",
+        "-o",
+        "jsonpath={.items[*].metadata.labels.controller-revision-hash}",
+    ]);
     assert_eq!(labels, format!("{update} {update}"));
     assert_eq!(
-        ok(&s, &["rollout", "undo", "statefulset/db"]),
+        s.kubectl_ok(&["rollout", "undo", "statefulset/db"]),
         "statefulset.apps/db rolled back\n"
     );
     rolled_out(&s, "statefulset/db");
     assert_eq!(images(&s, "db-"), ["redis:7", "redis:7"]);
-    let events = ok(
-        &s,
-        &[
-            "get",
-            "events",
-            "--field-selector",
-            "reason=SuccessfulDelete,involvedObject.name=db",
-            "-o",
-            "jsonpath={range .items[*]}{.message}{\"\\n\"}{end}",
-        ],
-    );
+    let events = s.kubectl_ok(&[
+        "get",
+        "events",
+        "--field-selector",
+        "reason=SuccessfulDelete,involvedObject.name=db",
+        "-o",
+        "jsonpath={range .items[*]}{.message}{\"\\n\"}{end}",
+    ]);
     assert!(
         events.contains("delete Pod db-1 in StatefulSet db successful")
             && events.contains("delete Pod db-0 in StatefulSet db successful"),
@@ -382,13 +352,13 @@ fn a_stateful_set_rolls_from_its_highest_ordinal_and_back() {
         )
     );
     assert_eq!(
-        ok(&s, &["rollout", "restart", "statefulset/db"]),
+        s.kubectl_ok(&["rollout", "restart", "statefulset/db"]),
         "statefulset.apps/db restarted\n"
     );
     assert_eq!(
         rolled_out(&s, "statefulset/db"),
         "partitioned roll out complete: 2 new pods have been updated..."
     );
-    let history = ok(&s, &["rollout", "history", "statefulset/db"]);
+    let history = s.kubectl_ok(&["rollout", "history", "statefulset/db"]);
     assert!(history.contains("\n4         <none>\n"), "{history}");
 }

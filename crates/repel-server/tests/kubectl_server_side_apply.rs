@@ -2,12 +2,8 @@
 //! create by apply, ownership shown by `--show-managed-fields`, a conflict with another
 //! manager in upstream's words, `--force-conflicts`, and a field dropped from the file going.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{have_kubectl, node, start};
 use serde_json::json;
-use support::{have_kubectl, node, start};
 
 fn deployment(replicas: u32, extra_label: bool) -> String {
     let tier = if extra_label { "\n    tier: front" } else { "" };

@@ -1,12 +1,10 @@
 //! Writes through the real kubectl: create/apply/delete, admission and validation (422 with
 //! upstream's text), AlreadyExists, NotFound.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
+use crate::util::{have_kubectl, node, start};
 use serde_json::json;
-use support::{have_kubectl, node, start};
 
 const POD: &str = "apiVersion: v1
 kind: Pod
@@ -76,10 +74,10 @@ fn create_twice_is_already_exists_and_admission_adds_tolerations() {
     }
     // PodTolerationRestriction is off in stock kube-apiserver: this server enables it, as
     // `repel serve --enable-admission-plugins PodTolerationRestriction` does.
-    let mut cfg = support::config(vec![node("node1", json!(null))], 600.0);
+    let mut cfg = util::config(vec![node("node1", json!(null))], 600.0);
     cfg.admission.config.pod_toleration_restriction =
         Some(repel_core::defaults::PodTolerationRestrictionConfig::default());
-    let s = support::start_config(cfg, support::runtime());
+    let s = util::start_config(cfg, util::runtime());
     let f = s.write(
         "node.yaml",
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: node3\n  labels:\n    kubernetes.io/hostname: node3\nspec:\n  taints:\n  - key: dedicated\n    value: gpu\n    effect: NoSchedule\n",
@@ -209,8 +207,8 @@ fn strict_field_validation_refuses_unknown_fields_and_selectors_filter() {
     let s = start(vec![
         node("node1", json!(null)),
         node("node2", json!(null)),
-        support::pod("default", "a", Some("node1")),
-        support::pod("default", "b", Some("node2")),
+        util::pod("default", "a", Some("node1")),
+        util::pod("default", "b", Some("node2")),
     ]);
     let f = s.write("foo.yaml", &POD.replace("spec:\n", "spec:\n  foo: 1\n"));
     let o = s.kubectl(&["create", "-f", &f]);

@@ -2,12 +2,8 @@
 //! `--chunk-size` (500 by default) and follows `continue` tokens; the pages of one list are
 //! read at one resourceVersion.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::{have_kubectl, node, pod, start};
 use serde_json::{Value, json};
-use support::{have_kubectl, node, pod, start};
 
 #[test]
 fn kubectl_follows_continue_tokens_across_namespaces() {

@@ -2,36 +2,23 @@
 //! a 500, and leave the object as it was: an unknown `$patch`, a `$setElementOrder/…` that is
 //! not a list, a merging list element without its merge key, and the other malformed patches.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::util;
 
-mod support;
-
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 
 use serde_json::{Value, json};
 
 const SMP: &str = "application/strategic-merge-patch+json";
 
 fn patch(addr: SocketAddr, path: &str, content_type: &str, body: &str) -> (u16, Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let req = format!(
-        "PATCH {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    let code = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    (code, serde_json::from_str(body).unwrap_or(Value::Null))
+    util::request(addr, "PATCH", path, &[("Content-Type", content_type)], body)
 }
 
 #[test]
 fn malformed_strategic_merge_patches_are_4xx_not_500() {
-    let server = support::start(vec![
-        support::node("node1", json!([])),
-        support::pod("default", "web", Some("node1")),
+    let server = util::start(vec![
+        util::node("node1", json!([])),
+        util::pod("default", "web", Some("node1")),
     ]);
     let node_path = "/api/v1/nodes/node1";
     let pod_path = "/api/v1/namespaces/default/pods/web";
@@ -156,10 +143,10 @@ fn malformed_strategic_merge_patches_are_4xx_not_500() {
 
 #[test]
 fn kubectl_reports_the_bad_request() {
-    if !support::have_kubectl() {
+    if !util::have_kubectl() {
         return;
     }
-    let server = support::start(vec![support::node("node1", json!([]))]);
+    let server = util::start(vec![util::node("node1", json!([]))]);
     let out = server.kubectl(&["patch", "node", "node1", "-p", r#"{"$patch":"bogus"}"#]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(

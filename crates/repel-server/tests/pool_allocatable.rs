@@ -2,9 +2,7 @@
 //! the allocatable the same NodePool's node has in `repel simulate` — the provider's kubelet
 //! reservations subtracted once, in `repel_core::kubelet_reserved`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::util;
 
 use std::time::{Duration, Instant};
 
@@ -67,7 +65,7 @@ fn a_karpenter_nodes_allocatable_is_the_same_in_serve_and_simulate() {
     )
     .unwrap();
 
-    let s = support::start_with(vec![nodepool, pod], 600.0);
+    let s = util::start_with(vec![nodepool, pod], 600.0);
     let served = wait_for("Karpenter's node", || {
         s.app
             .store

@@ -5,12 +5,8 @@
 //! the preemptor is bound only after the victim is gone. Read from the store's change history,
 //! so the order is checked, not timing.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
+use crate::util::start_with;
 use serde_json::{Value, json};
-use support::start_with;
 
 fn pod(name: &str, priority: Option<i32>, node: Option<&str>) -> Value {
     let mut p = json!({

@@ -3,15 +3,11 @@
 //! created, bound, run, labelled, deleted; nodes tainted, labelled, cordoned, deleted, added;
 //! namespaces, budgets and workloads.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::util::{Server, have_kubectl, node, pod, start};
 use repel_server::view::{View, summary};
 use serde_json::{Value, json};
-use support::{Server, have_kubectl, node, pod, start};
 
 /// Syncs `view` and builds a fresh one at the same resourceVersion; they must agree.
 fn agree(s: &Server, view: &mut View, step: &str) {

@@ -7,6 +7,8 @@
 
 mod human;
 mod pipeline;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -19,14 +21,14 @@ use repel_engine::cluster::Cluster;
 use repel_engine::generate::{ClusterShape, GenerateOptions};
 use repel_engine::load::build_cluster;
 use repel_engine::plan::eviction_plan;
-use repel_engine::scheduler::fast::first_fit::FirstFit;
 use repel_engine::scheduler::fast::{FastScheduler, FastStats};
 use repel_engine::scheduler::{Outcome, Placement, Scheduler, schedule_all};
 use serde::Serialize;
 
-use crate::cmd::generate::{shape_parser, write_manifests};
+use crate::cluster_args::{ClusterArgs, now_unix};
+use crate::generated::{shape_parser, write_manifests};
 use crate::output::{print_machine, render};
-use crate::{CliError, Format, Inputs};
+use crate::{CliError, Format};
 use pipeline::{Phases, TempDir, peak_rss_bytes};
 
 /// Arguments of `repel bench`.
@@ -206,52 +208,65 @@ struct DrainMeasures {
     removable: usize,
 }
 
-/// Every node judged independently as cluster-autoscaler (from `compiled`, the scheduling
-/// run's state, as `repel drain` starts from it; else compiling the cluster first), then as
-/// kubectl with the flags that evict every pod it may (from the same state, as `repel drain`
-/// starts from it), then consolidation as it finds it (compiling the cluster first), every pod's controller known to
-/// its listers.
-fn drain_measures(c: &Cluster, compiled: Option<FirstFit>, args: &BenchArgs) -> DrainMeasures {
-    use repel_engine::drain::{Decider, DrainConfig, ca, consolidate, drain_in_place_keeping};
+/// Every node judged independently as kubectl with the flags that evict every pod it may,
+/// then as cluster-autoscaler, then consolidation as cluster-autoscaler finds it, each as
+/// `repel drain` and `repel consolidate` run them: on one what-if session on the cluster,
+/// starting from `compiled` (the scheduling run's state, as the commands start from it; else
+/// compiling the cluster first), every pod's controller known to its listers.
+fn drain_measures(c: &Cluster, compiled: Option<FastScheduler>, args: &BenchArgs) -> DrainMeasures {
+    use repel_engine::drain::{Decider, ca};
+    use repel_engine::load::Built;
+    use repel_engine::whatif::{self, Consolidator, Session, SessionOptions};
     let opts = ca::Options {
         controllers: ca::pod_controllers(c),
         ..ca::Options::default()
     };
-    let cfg = DrainConfig {
-        decider: Decider::ClusterAutoscaler(opts.clone()),
-        independent: true,
-        now_unix: crate::cmd::drain::now_unix(),
+    let names: Vec<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
+    let built = Built {
+        cluster: c.clone(),
+        ..Built::default()
+    };
+    let session_opts = SessionOptions {
         gates: args.feature_gates,
         seed: args.seed,
+        now_unix: now_unix(),
+        ..SessionOptions::default()
     };
-    let names: Vec<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
-    let mut work = c.clone();
-    let mut compiled = compiled;
-    let kubectl = DrainConfig {
-        decider: Decider::Kubectl(repel_engine::kubectl_steps::drain::DrainOptions {
-            ignore_daemonsets: true,
-            delete_emptydir_data: true,
-            force: true,
-            ..Default::default()
-        }),
-        ..cfg.clone()
-    };
+    let mut session = Session::scheduled(built, compiled, Vec::new(), &session_opts);
+    let kubectl = Decider::Kubectl(repel_engine::kubectl::drain::DrainOptions {
+        ignore_daemonsets: true,
+        delete_emptydir_data: true,
+        force: true,
+        ..Default::default()
+    });
     let t = Instant::now();
-    let by_kubectl = drain_in_place_keeping(&mut work, &names, &kubectl, &mut compiled);
+    let by_kubectl = whatif::drain(&mut session, &names, kubectl, true);
     let kubectl_seconds = t.elapsed().as_secs_f64();
-    // (Independent: `work` is as it was.)
+    // (Independent: the session's cluster is as it was.)
     let t = Instant::now();
-    let report = drain_in_place_keeping(&mut work, &names, &cfg, &mut compiled);
+    let report = whatif::drain(
+        &mut session,
+        &names,
+        Decider::ClusterAutoscaler(opts.clone()),
+        true,
+    );
     let all_seconds = t.elapsed().as_secs_f64();
-    drop(work);
     let t = Instant::now();
-    let cons = consolidate::cluster_autoscaler(c, &opts, 0.5, &cfg);
+    let cons = whatif::consolidate(
+        &mut session,
+        Consolidator::ClusterAutoscaler {
+            options: opts,
+            threshold: 0.5,
+        },
+    );
+    let consolidate_seconds = t.elapsed().as_secs_f64();
+    drop(session);
     DrainMeasures {
         all_seconds,
         drainable: report.nodes.iter().filter(|n| n.drainable).count(),
         kubectl_seconds,
         kubectl_drainable: by_kubectl.nodes.iter().filter(|n| n.drainable).count(),
-        consolidate_seconds: t.elapsed().as_secs_f64(),
+        consolidate_seconds,
         removable: cons.removable.len(),
     }
 }
@@ -280,8 +295,7 @@ fn after_schedule(
     let eviction_plan_seconds = t.elapsed().as_secs_f64();
 
     say("drain what-if of every node, and consolidation, as cluster-autoscaler");
-    let compiled = fast.map(|f| FirstFit::from_scheduler(f, every));
-    let drain = drain_measures(every, compiled, args);
+    let drain = drain_measures(every, fast, args);
 
     say("explain of one pod against every node");
     let explain_seconds = match every.pods.iter().position(|p| p.node.is_some()) {
@@ -339,18 +353,20 @@ fn per_second(pods: usize, seconds: f64) -> f64 {
     }
 }
 
-/// The [`Inputs`] of `repel schedule -f FILE… [-R]`, parsed from those arguments so that they
-/// are read exactly as `schedule` reads them (every other field at its default).
-fn inputs(
+/// The [`ClusterArgs`] of `repel schedule -f FILE… [-R] --seed SEED
+/// --percentage-of-nodes-to-score 100`, parsed from those arguments so that the cluster is
+/// read, built and scheduled exactly as `schedule` does it (every other flag at its default).
+fn cluster_args(
     files: &[PathBuf],
     recursive: bool,
     gates: FeatureGates,
-    live: Option<&BenchArgs>,
-) -> Result<Inputs, CliError> {
+    args: &BenchArgs,
+    live: bool,
+) -> Result<ClusterArgs, CliError> {
     #[derive(Debug, clap::Parser)]
     struct Schedule {
         #[command(flatten)]
-        inputs: Inputs,
+        cluster: ClusterArgs,
     }
     let mut argv: Vec<OsString> = vec!["schedule".into()];
     for f in files {
@@ -361,20 +377,22 @@ fn inputs(
     if recursive {
         argv.push("--recursive".into());
     }
-    if let Some(a) = live {
-        if let Some(k) = &a.kubeconfig {
+    if live {
+        if let Some(k) = &args.kubeconfig {
             let mut arg = OsString::from("--kubeconfig=");
             arg.push(k);
             argv.push(arg);
         }
-        if let Some(c) = &a.context {
+        if let Some(c) = &args.context {
             argv.push(format!("--context={c}").into());
         }
     }
+    argv.push(format!("--seed={}", args.seed).into());
+    argv.push("--percentage-of-nodes-to-score=100".into());
     let mut parsed = <Schedule as clap::Parser>::try_parse_from(argv)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    parsed.inputs.feature_gates = gates;
-    Ok(parsed.inputs)
+    parsed.cluster.inputs.feature_gates = gates;
+    Ok(parsed.cluster)
 }
 
 /// A generated cluster: the measures on the generated objects, then the pipeline on them
@@ -435,8 +453,8 @@ fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, 
     write_manifests(&generated, dir.path())?;
     let write_yaml_seconds = t.elapsed().as_secs_f64();
     drop(generated);
-    let inputs = inputs(&[dir.path().to_path_buf()], false, gates, None)?;
-    let phases = pipeline::run(&inputs, args, say)?.phases;
+    let cluster = cluster_args(&[dir.path().to_path_buf()], false, gates, args, false)?;
+    let phases = pipeline::run(&cluster, args.reference, say)?.phases;
     if phases.placed != m.scheduled {
         eprintln!(
             "warning: the cluster read back from YAML placed {} pods, the generated objects {}",
@@ -463,10 +481,8 @@ fn bench_generated(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, 
 /// adaptive run on a cluster built again from the same objects.
 fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliError> {
     let gates = args.feature_gates;
-    let inputs = inputs(&args.files, args.recursive, gates, Some(args))?;
-    let run = pipeline::run(&inputs, args, say)?;
-    crate::output::warn_all(&run.inventory.warnings);
-    crate::output::warn_all(&run.built.warnings);
+    let cluster = cluster_args(&args.files, args.recursive, gates, args, true)?;
+    let run = pipeline::run(&cluster, args.reference, say)?;
     let mut built = run.built;
     let pods = built.cluster.pods.len();
     let m = after_schedule(
@@ -479,8 +495,10 @@ fn bench_files(args: &BenchArgs, say: &dyn Fn(&str)) -> Result<BenchReport, CliE
     );
     drop((built, run.placements));
     say("scheduling again with the adaptive percentageOfNodesToScore");
+    // The same objects read again (their warnings were printed by the pipeline).
+    let inventory = cluster.inputs.load_seeded("bench", args.seed)?;
     let mut adaptive = build_cluster(
-        run.inventory.cluster_input(),
+        inventory.into_cluster_input(),
         &gates,
         &AdmissionConfig::default(),
         args.seed,

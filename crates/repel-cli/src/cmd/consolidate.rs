@@ -3,14 +3,12 @@
 //! ([`repel_engine::drain::consolidate`]). Never changes anything.
 
 use clap::{Args, ValueEnum};
-use repel_engine::drain::consolidate::{
-    ConsolidateReport, KarpenterPool, cluster_autoscaler_with, karpenter,
-};
-use repel_engine::drain::{Decider, DrainConfig};
+use repel_engine::drain::consolidate::{ConsolidateReport, KarpenterPool};
+use repel_engine::whatif::{self, Consolidator, Judge};
 
-use crate::cmd::drain::{CaFlags, load, now_unix};
+use crate::cluster_args::{CaFlags, ClusterArgs};
 use crate::output::{leave_at_exit, print_machine, render, table};
-use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
+use crate::{CliError, Format};
 
 /// Who consolidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -37,11 +35,7 @@ pub struct ConsolidateArgs {
     #[command(flatten)]
     pub ca: CaFlags,
     #[command(flatten)]
-    pub inputs: Inputs,
-    #[command(flatten)]
-    pub scheduler: SchedulerFlags,
-    #[command(flatten)]
-    pub admission: AdmissionFlags,
+    pub cluster: ClusterArgs,
     /// Output format (default: tables).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
@@ -59,25 +53,30 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
             )));
         }
     }
-    let (built, controllers, node_pools, compiled) = load(
-        &args.inputs,
-        &args.scheduler,
-        &args.admission,
-        "consolidate",
-        matches!(args.as_, As::ClusterAutoscaler),
-    )?;
-    let mut opts = args.ca.options(controllers);
-    opts.scale_down_gpu_utilization_threshold = args.gpu_threshold;
-    let cfg = DrainConfig {
-        decider: Decider::ClusterAutoscaler(opts.clone()),
-        independent: false,
-        now_unix: now_unix(),
-        gates: args.inputs.feature_gates,
-        seed: args.scheduler.seed,
+    let loaded = args.cluster.load("consolidate")?;
+    let node_pools: Vec<serde_json::Value> = loaded
+        .inventory
+        .node_pools
+        .iter()
+        .map(|p| p.obj.clone())
+        .collect();
+    let judge = match args.as_ {
+        As::ClusterAutoscaler => Judge::ClusterAutoscaler,
+        As::Karpenter => Judge::Karpenter,
     };
-    let report = match args.as_ {
+    let mut session = args.cluster.session(
+        loaded.inventory.into_cluster_input(),
+        &loaded.admission,
+        judge,
+    );
+    let by = match args.as_ {
         As::ClusterAutoscaler => {
-            cluster_autoscaler_with(&built.cluster, &opts, args.threshold, &cfg, compiled)
+            let mut options = args.ca.options(&session.workloads);
+            options.scale_down_gpu_utilization_threshold = args.gpu_threshold;
+            Consolidator::ClusterAutoscaler {
+                options,
+                threshold: args.threshold,
+            }
         }
         As::Karpenter => {
             let mut pools = Vec::new();
@@ -94,18 +93,15 @@ pub fn run(args: ConsolidateArgs) -> Result<u8, CliError> {
                     consolidate_after: p.consolidate_after,
                 });
             }
-            let cfg = DrainConfig {
-                decider: Decider::Karpenter,
-                ..cfg
-            };
-            karpenter(&built.cluster, &pools, &cfg)
+            Consolidator::Karpenter { pools }
         }
     };
+    let report = whatif::consolidate(&mut session, by);
     match args.output {
         Some(f) => print_machine(&report, f)?,
         None => print_human(&report),
     }
-    leave_at_exit((built, report));
+    leave_at_exit((session, report));
     Ok(0)
 }
 

@@ -12,19 +12,11 @@ use repel_core::taint::taint_to_string;
 use repel_core::toleration::describe_toleration;
 use repel_core::workload::{namespace_of, representative_pod};
 
-use super::explain::{Target, evaluate, outcome_words};
 use crate::CliError;
 use crate::input::{Inventory, for_each_object, parse_documents};
 use crate::output::{render, table, tolerations_yaml};
-
-/// The demo cluster, compiled in.
-pub const DEMO_CLUSTER: &str = include_str!("../../../../examples/demo/cluster.yaml");
-/// The documentation's story over time, compiled in.
-pub const DEMO_STORY: &str = include_str!("../../../../examples/demo/story.yaml");
-/// Where the story lives in the repository.
-pub const STORY_PATH: &str = "examples/demo/story.yaml";
-/// Where the same file lives in the repository.
-pub const DEMO_PATH: &str = "examples/demo/cluster.yaml";
+use crate::pod_target::{Target, evaluate, outcome_words};
+use crate::scenario_file::{DEMO_CLUSTER, DEMO_PATH, DEMO_STORY, STORY_PATH};
 
 /// Arguments of `repel demo`.
 #[derive(Debug, Args)]
@@ -262,7 +254,7 @@ pub fn demo_text() -> Result<String, CliError> {
 
 /// The second half: the story over time on the simulated clock.
 pub fn story_text() -> Result<String, CliError> {
-    let (scenario, input) = super::simulate::load_scenario_text(
+    let (scenario, input) = crate::scenario_file::load_scenario_text(
         STORY_PATH,
         DEMO_STORY,
         std::path::Path::new("examples/demo"),
@@ -279,7 +271,7 @@ pub fn story_text() -> Result<String, CliError> {
          old one stays Terminating: node3's kubelet cannot finish), while the DaemonSet's agent stays;\n\
          - node4 is cordoned (its pod keeps running), then drained (its pod moves).\n\n"
     );
-    out.push_str(&super::simulate::timeline(&report));
+    out.push_str(&crate::output::timeline(&report));
     let failed = report.expectations.iter().filter(|e| !e.passed).count();
     out.push_str(&format!(
         "\nThe story's {} expectations: {}.\n",

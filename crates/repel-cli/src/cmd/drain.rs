@@ -5,16 +5,13 @@
 
 use clap::{Args, ValueEnum};
 use repel_core::labels::LabelSelector;
-use repel_engine::drain::{
-    Decider, DrainConfig, DrainReport, PodAction, ca, drain_in_place, resolve,
-};
-use repel_engine::kubectl_steps::drain::DrainOptions;
-use repel_engine::load::{Built, build_cluster};
-use repel_engine::scheduler::fast::FastScheduler;
-use repel_engine::scheduler::fast::first_fit::FirstFit;
+use repel_engine::drain::{Decider, DrainReport, PodAction, resolve};
+use repel_engine::kubectl::drain::DrainOptions;
+use repel_engine::whatif::{self, Judge};
 
-use crate::output::{leave_at_exit, print_machine, render, table, warn_all};
-use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
+use crate::cluster_args::{CaFlags, ClusterArgs};
+use crate::output::{leave_at_exit, print_machine, render, table};
+use crate::{CliError, Format};
 
 /// Who judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,101 +60,10 @@ pub struct DrainArgs {
     #[command(flatten)]
     pub ca: CaFlags,
     #[command(flatten)]
-    pub inputs: Inputs,
-    #[command(flatten)]
-    pub scheduler: SchedulerFlags,
-    #[command(flatten)]
-    pub admission: AdmissionFlags,
+    pub cluster: ClusterArgs,
     /// Output format (default: a table per node).
     #[arg(short = 'o', long = "output")]
     pub output: Option<Format>,
-}
-
-/// cluster-autoscaler's flags that change a drain's judgement (`drain`, `consolidate`).
-#[derive(Debug, Args)]
-pub struct CaFlags {
-    /// cluster-autoscaler: --skip-nodes-with-system-pods (default true).
-    #[arg(long = "skip-nodes-with-system-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_system_pods: bool,
-    /// cluster-autoscaler: --skip-nodes-with-local-storage (default true).
-    #[arg(long = "skip-nodes-with-local-storage", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_local_storage: bool,
-    /// cluster-autoscaler: --skip-nodes-with-custom-controller-pods (default true).
-    #[arg(long = "skip-nodes-with-custom-controller-pods", default_value_t = true, action = clap::ArgAction::Set)]
-    pub skip_nodes_with_custom_controller_pods: bool,
-}
-
-impl CaFlags {
-    /// cluster-autoscaler's options, with the workload objects its listers find.
-    pub fn options(&self, controllers: Vec<Controller>) -> ca::Options {
-        ca::Options {
-            skip_nodes_with_system_pods: self.skip_nodes_with_system_pods,
-            skip_nodes_with_local_storage: self.skip_nodes_with_local_storage,
-            skip_nodes_with_custom_controller_pods: self.skip_nodes_with_custom_controller_pods,
-            controllers: controllers.into_iter().collect(),
-            ..Default::default()
-        }
-    }
-}
-
-/// A workload object: (kind, namespace, name).
-pub type Controller = (String, String, String);
-
-/// What a what-if reads: the cluster, the workload objects cluster-autoscaler's listers find,
-/// and the node pools as written.
-pub type Loaded = (
-    Built,
-    Vec<Controller>,
-    Vec<serde_json::Value>,
-    Option<FirstFit>,
-);
-
-/// The cluster as it would run (its pending pods placed by the compiled scheduler) and the
-/// workload objects cluster-autoscaler's listers would find: the input's, and the
-/// ReplicaSets its Deployments make.
-pub fn load(
-    inputs: &Inputs,
-    scheduler: &SchedulerFlags,
-    admission: &AdmissionFlags,
-    command: &str,
-    keep_compiled: bool,
-) -> Result<Loaded, CliError> {
-    let admission = admission.config()?;
-    let inv = inputs.load_seeded(command, scheduler.seed)?;
-    warn_all(&inv.warnings);
-    let gates = inputs.feature_gates;
-    let pools: Vec<serde_json::Value> = inv.node_pools.iter().map(|p| p.obj.clone()).collect();
-    let input = inv.into_cluster_input();
-    let mut controllers: Vec<Controller> = input
-        .workloads
-        .iter()
-        .map(|w| {
-            (
-                w.kind().to_string(),
-                w.namespace().to_string(),
-                w.name().to_string(),
-            )
-        })
-        .collect();
-    let mut built = build_cluster(input, &gates, &admission, scheduler.seed);
-    warn_all(&built.warnings);
-    let pct = scheduler.percentage_of_nodes_to_score;
-    let mut fast = FastScheduler::new(gates, pct, scheduler.seed);
-    if keep_compiled {
-        fast.keep_state();
-    }
-    fast.schedule_all(&mut built.cluster);
-    let compiled = keep_compiled.then(|| FirstFit::from_scheduler(fast, &built.cluster));
-    controllers.extend(built.cluster.owner_selectors.keys().cloned());
-    Ok((built, controllers, pools, compiled))
-}
-
-/// The time of a what-if, Unix seconds.
-pub fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 fn selector(s: &str, flag: &str) -> Result<LabelSelector, CliError> {
@@ -172,16 +78,18 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
             "USAGE: repel drain NODE... | --all | -l SELECTOR [-f FILE]".to_string(),
         ));
     }
-    let (mut built, controllers, _, compiled) = load(
-        &args.inputs,
-        &args.scheduler,
-        &args.admission,
-        "drain",
-        // Karpenter hardens every taint first: its classes differ from the scheduling run's.
-        !matches!(args.as_, As::Karpenter),
-    )?;
-    let gates = args.inputs.feature_gates;
-    let c = &built.cluster;
+    let judge = match args.as_ {
+        As::Kubectl => Judge::Kubectl,
+        As::ClusterAutoscaler => Judge::ClusterAutoscaler,
+        As::Karpenter => Judge::Karpenter,
+    };
+    let loaded = args.cluster.load("drain")?;
+    let mut session = args.cluster.session(
+        loaded.inventory.into_cluster_input(),
+        &loaded.admission,
+        judge,
+    );
+    let c = session.cluster();
     let names: Vec<String> = if args.all {
         c.nodes.iter().map(|n| n.name.clone()).collect()
     } else if let Some(s) = &args.selector {
@@ -226,30 +134,24 @@ pub fn run(args: DrainArgs) -> Result<u8, CliError> {
                 .transpose()?,
             // daemonSetFilter's lookup: the DaemonSets read.
             daemon_sets: Some(std::sync::Arc::new(
-                controllers
+                session
+                    .workloads
                     .iter()
                     .filter(|(kind, _, _)| kind == "DaemonSet")
                     .map(|(_, ns, name)| (ns.clone(), name.clone()))
                     .collect(),
             )),
         }),
-        As::ClusterAutoscaler => Decider::ClusterAutoscaler(args.ca.options(controllers)),
+        As::ClusterAutoscaler => Decider::ClusterAutoscaler(args.ca.options(&session.workloads)),
         As::Karpenter => Decider::Karpenter,
     };
-    let cfg = DrainConfig {
-        decider,
-        independent: args.independent,
-        now_unix: now_unix(),
-        gates,
-        seed: args.scheduler.seed,
-    };
-    let report = drain_in_place(&mut built.cluster, &nodes, &cfg, compiled);
+    let report = whatif::drain(&mut session, &nodes, decider, args.independent);
     match args.output {
         Some(f) => print_machine(&report, f)?,
         None => print_human(&report),
     }
     let failed = report.nodes.iter().any(|n| !n.drainable);
-    leave_at_exit((built, report));
+    leave_at_exit((session, report));
     Ok(u8::from(failed))
 }
 

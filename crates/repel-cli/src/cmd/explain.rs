@@ -3,15 +3,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use clap::Args;
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod, Toleration};
+use k8s_openapi::api::core::v1::{Node, Pod, Toleration};
 use repel_core::FeatureGates;
-use repel_core::admission::{AdmissionConfig, admit_pod_traced, is_stored, set_defaults_pod};
 use repel_core::advice::{Advice, advise};
 use repel_core::affinity::RequiredNodeAffinity;
-use repel_core::explain::{Explanation, NodeVerdict, daemon_verdicts, explain};
+use repel_core::explain::{Explanation, NodeVerdict, daemon_verdicts};
 use repel_core::taint::{NoExecuteOutcome, taint_to_string};
 use repel_core::toleration::describe_toleration;
-use repel_core::validation::{ValidationOptions, validate_pod_spec_tolerations};
 use repel_core::workload::claim::{claim_pods, taken_names};
 use repel_core::workload::{
     Workload, for_each_planned_part, namespace_of, pin_to_node, representative_pod,
@@ -20,14 +18,15 @@ use serde::Serialize;
 
 mod daemon;
 
+use crate::cluster_args::{ClusterArgs, Loaded};
 use crate::input::Inventory;
-use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml, warn_all};
+use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml};
+use crate::pod_target::{Target, evaluate};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
 use repel_core::explain::{NODE_UNSCHEDULABLE, TAINT_TOLERATION};
 use repel_core::near_miss::near_misses;
 use repel_engine::PodInfo;
 use repel_engine::cluster::Cluster;
-use repel_engine::load::build_cluster;
 use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_pods};
 
 /// Arguments of `repel explain`.
@@ -102,19 +101,6 @@ fn type_arg(s: &str) -> Result<Option<&'static str>, CliError> {
     } else {
         Err(unknown())
     }
-}
-
-/// A pod chosen on the command line, before admission.
-pub struct Target<'a> {
-    /// The pod (a workload's representative pod).
-    pub pod: Pod,
-    /// Its namespace object, when one was given.
-    pub namespace: Option<&'a Namespace>,
-    /// What was asked for, e.g. `Deployment default/web`.
-    pub origin: Option<String>,
-    /// Whether it stands for a DaemonSet's pods (the DaemonSet controller, not the
-    /// scheduler's FitError, decides where those go).
-    pub daemonset: bool,
 }
 
 /// Finds the pod `arg` names in the inventory, as kubectl resolves `get` arguments.
@@ -553,15 +539,6 @@ pub fn report(
     }
 }
 
-/// The human words for a NoExecute outcome.
-pub fn outcome_words(o: NoExecuteOutcome) -> String {
-    match o {
-        NoExecuteOutcome::Never => "stays".to_string(),
-        NoExecuteOutcome::Immediately => "evicted at once".to_string(),
-        NoExecuteOutcome::After(s) => format!("evicted after {s}s"),
-    }
-}
-
 fn outcome_row_words(r: &NoExecuteRow) -> String {
     match (r.evict, r.seconds) {
         ("after", Some(s)) => format!("evicted after {s}s"),
@@ -800,64 +777,19 @@ fn daemon_summary(r: &ExplainReport) -> String {
     out
 }
 
-/// Admits the target pod and explains it; with `warn`, prints invalid tolerations as warnings first.
-/// Returns the pod's `ns/name`, which admission plugin added each of its tolerations (`None`:
-/// its own), its tolerations after admission, and the explanation.
-#[allow(clippy::type_complexity)]
-pub fn evaluate(
-    target: &Target,
-    nodes: &[Node],
-    gates: &FeatureGates,
-    warn: bool,
-    admission: &AdmissionConfig,
-) -> Result<
-    (
-        String,
-        Vec<Option<&'static str>>,
-        Vec<Toleration>,
-        Explanation,
-    ),
-    CliError,
-> {
-    let mut pod = target.pod.clone();
-    let original = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.tolerations.clone())
-        .unwrap_or_default();
-    let pod_id = format!(
-        "{}/{}",
-        namespace_of(&pod.metadata),
-        pod.metadata.name.as_deref().unwrap_or_default()
-    );
-    if let Some(spec) = pod.spec.as_ref().filter(|_| warn) {
-        let opts = ValidationOptions::from_gates(gates);
-        for e in validate_pod_spec_tolerations(spec, "spec", &opts) {
-            eprintln!("warning: Pod {pod_id}: {e} (evaluated anyway, as upstream's matcher would)");
-        }
-    }
-    if let Some(spec) = pod.spec.as_mut() {
-        set_defaults_pod(spec); // before admission, as the API server: limits become requests
-    }
-    // A pod the API server already stored (a dump, a snapshot, a live read) was admitted when it
-    // was created: it is judged as it is.
-    let sources = if is_stored(&pod) {
-        vec![None; original.len()]
-    } else {
-        admit_pod_traced(&mut pod, target.namespace, admission)
-            .map_err(|e| CliError::Usage(format!("Pod {pod_id}: {e}")))?
-    };
-    let spec = pod.spec.clone().unwrap_or_default();
-    let tolerations = spec.tolerations.clone().unwrap_or_default();
-    let e = explain(&spec, nodes, gates);
-    Ok((pod_id, sources, tolerations, e))
-}
-
 /// Runs `repel explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
-    let admission = args.admission.config()?;
-    let inv = args.inputs.load_seeded("explain", args.scheduler.seed)?;
-    warn_all(&inv.warnings);
+    // The cluster's flags, read as every command that reads a cluster reads them (not
+    // flattened into one group here: `--help` lists -n and -o between them).
+    let cluster = ClusterArgs {
+        inputs: args.inputs.clone(),
+        scheduler: args.scheduler.clone(),
+        admission: args.admission.clone(),
+    };
+    let Loaded {
+        inventory: inv,
+        admission,
+    } = cluster.load("explain")?;
     let gates = args.inputs.feature_gates;
     let live = args.inputs.kubeconfig.is_some() || args.inputs.context.is_some();
     let looked_in = match (live, args.inputs.files.is_empty()) {
@@ -884,8 +816,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
     let advice = advise(&spec, &nodes, &core);
     // The scheduler's view: the cluster as stored, with this pod (not yet bound) evaluated
     // against every node.
-    let built = build_cluster(inv.cluster_input(), &gates, &admission, args.scheduler.seed);
-    warn_all(&built.warnings);
+    let built = cluster.build(inv.cluster_input(), &admission);
     let mut cluster = built.cluster;
     let mut sched = Scheduler::new(
         gates,

@@ -9,11 +9,11 @@ use repel_core::FeatureGates;
 use repel_engine::generate::{GenerateOptions, generate};
 use serde_json::Value;
 
-use crate::cmd::demo::DEMO_CLUSTER;
 use crate::input::{
     Source, ValidateFlag, answer_strict, expand_paths, for_each_object, item_duplicates,
     parse_documents, read_text, strict_report,
 };
+use crate::scenario_file::DEMO_CLUSTER;
 use crate::{AdmissionFlags, CliError};
 
 /// Flags of `repel serve`.
@@ -243,8 +243,8 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
     let (seed, scenario, admission, gates) = match &args.scenario {
         Some(path) => {
             let (scenario, input) =
-                crate::cmd::simulate::load_scenario(path, args.fields.validate)?;
-            let scenario = crate::cmd::simulate::with_admission_flags(scenario, &args.admission);
+                crate::scenario_file::load_scenario(path, args.fields.validate)?;
+            let scenario = crate::scenario_file::with_admission_flags(scenario, &args.admission);
             let cfg = repel_engine::sim::SimConfig::from_scenario(&scenario);
             (
                 Vec::new(),

@@ -31,8 +31,8 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, controller, key,
-    not_drained, selecting_pdbs, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, key, not_drained,
+    selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 
@@ -42,7 +42,8 @@ pub fn pod_controllers(c: &Cluster) -> std::collections::BTreeSet<(String, Strin
     c.pods
         .iter()
         .filter_map(|p| {
-            controller(p).map(|(k, n)| (k.to_string(), p.namespace.clone(), n.to_string()))
+            p.controller()
+                .map(|(k, n)| (k.to_string(), p.namespace.clone(), n.to_string()))
         })
         .collect()
 }
@@ -147,7 +148,7 @@ fn pod_annotation<'a>(p: &'a PodInfo, key: &str) -> Option<&'a str> {
 /// `DaemonSet` (any group), or it is annotated `cluster-autoscaler.kubernetes.io/daemonset-pod:
 /// "true"`.
 pub fn is_daemon_set_pod(p: &PodInfo) -> bool {
-    controller(p).is_some_and(|(k, _)| k == "DaemonSet")
+    p.controller().is_some_and(|(k, _)| k == "DaemonSet")
         || pod_annotation(p, DAEMONSET_POD) == Some("true")
 }
 
@@ -233,7 +234,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     let ns = &p.namespace;
     let name = &p.name;
     // mirror
-    if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some() {
+    if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
         return Status::SkipDrain;
     }
     // longterminating
@@ -241,7 +242,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     if long {
         return Status::SkipDrain;
     }
-    let ctrl = controller(p);
+    let ctrl = p.controller();
     let is_ds = is_daemon_set_pod(p);
     // replicacount (the listers)
     if opts.skip_nodes_with_custom_controller_pods
@@ -481,9 +482,7 @@ fn judge_inner(
                 }
             }
             Status::SkipDrain => PodAction::Stays {
-                why: if pod_annotation(p, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION)
-                    .is_some()
-                {
+                why: if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
                     "mirror pod".to_string()
                 } else {
                     "terminating for longer than its grace period".to_string()

@@ -157,7 +157,8 @@ pub fn utilization(c: &Cluster, node: usize) -> Utilization {
 
 /// Consolidation as cluster-autoscaler finds it (see the module documentation); `threshold`
 /// is `--scale-down-utilization-threshold`.
-pub fn cluster_autoscaler(
+#[cfg(test)]
+pub(crate) fn cluster_autoscaler(
     c: &Cluster,
     opts: &ca::Options,
     threshold: f64,
@@ -166,9 +167,10 @@ pub fn cluster_autoscaler(
     cluster_autoscaler_with(c, opts, threshold, cfg, None)
 }
 
-/// [`cluster_autoscaler`] starting from `compiled`, the compiled state of the run that
-/// scheduled `c` (see [`super::drain_with`]).
-pub fn cluster_autoscaler_with(
+/// Consolidation as cluster-autoscaler finds it (see the module documentation), starting from
+/// `compiled`, the compiled state of the run that scheduled `c` (else compiling `c` anew);
+/// `threshold` is `--scale-down-utilization-threshold`.
+pub(crate) fn cluster_autoscaler_with(
     c: &Cluster,
     opts: &ca::Options,
     threshold: f64,
@@ -370,7 +372,11 @@ fn moved(v: super::NodeVerdict) -> Removable {
 /// empty candidate at once), **multi-node** (the candidates of `WhenEmptyOrUnderutilized` pools,
 /// fewest pods first, at most 100: the largest prefix of two or more that can all go together,
 /// by binary search), **single-node** (the first that can go alone), until no method finds one.
-pub fn karpenter(c: &Cluster, pools: &[KarpenterPool], cfg: &DrainConfig) -> ConsolidateReport {
+pub(crate) fn karpenter(
+    c: &Cluster,
+    pools: &[KarpenterPool],
+    cfg: &DrainConfig,
+) -> ConsolidateReport {
     let mut kept: Vec<(usize, Kept)> = Vec::new();
     let mut candidates: Vec<(usize, String, bool)> = Vec::new(); // (index, name, underutilized ok)
     // A candidate node's NodePool, for the texts.

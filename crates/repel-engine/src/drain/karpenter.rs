@@ -33,8 +33,8 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, controller, fit_error, key,
-    not_drained, pods_on, selecting_pdbs, sort, unschedule,
+    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, fit_error, key, not_drained,
+    pods_on, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
@@ -237,13 +237,13 @@ fn rules(
     for id in on_node {
         let k = key(work, id);
         let p = &work.pods[id];
-        let ctrl = controller(p).map(|(kind, _)| kind);
+        let ctrl = p.controller().map(|(kind, _)| kind);
         let terminal = matches!(p.phase, PodPhase::Succeeded | PodPhase::Failed);
         let terminating = is_terminating(p);
         // IsActive: neither terminal nor terminating.
         let active = !terminal && !terminating;
         let mirror = owned_by(p, "v1", "Node")
-            || annotation(&p.meta, crate::kubectl_steps::drain::MIRROR_POD_ANNOTATION).is_some();
+            || annotation(&p.meta, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some();
         let daemon = owned_by(p, "apps/v1", "DaemonSet");
         let tolerates = tolerates_disrupted(p, &gates);
         let started = p

@@ -321,7 +321,7 @@ fn cluster_autoscaler_moves_a_replicated_pod_and_a_bare_pod_blocks() {
     c.add_node(node("b", "110"));
     c.add_pod(pod("default", "web-1", "a", replicated));
     c.add_pod(pod("default", "bare", "b", |_| {}));
-    let r = drain(&c, &["a", "b"], &ca_cfg(true));
+    let r = on_copy(&c, &["a", "b"], &ca_cfg(true));
     assert_eq!(r.as_, "cluster-autoscaler");
     let (a, b) = (&r.nodes[0], &r.nodes[1]);
     assert!(a.drainable && a.reason.is_none(), "{a:?}");
@@ -350,7 +350,7 @@ fn a_pod_that_fits_nowhere_else_keeps_the_node() {
         replicated(v);
         v["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "a"});
     }));
-    let r = drain(&c, &["a"], &ca_cfg(true));
+    let r = on_copy(&c, &["a"], &ca_cfg(true));
     let a = &r.nodes[0];
     assert!(!a.drainable);
     assert_eq!(a.reason.as_deref(), Some("NoPlaceToMovePods"));
@@ -370,7 +370,7 @@ fn a_pod_that_fits_nowhere_else_keeps_the_node() {
         other => panic!("{other:?}"),
     }
     // The same as kubectl: the node is cordoned, the replacement fits nowhere.
-    let r = drain(
+    let r = on_copy(
         &c,
         &["a"],
         &cfg(Decider::Kubectl(DrainOptions::default()), true),
@@ -384,7 +384,7 @@ fn a_pod_that_fits_nowhere_else_keeps_the_node() {
     }
     // As Karpenter: the what-if launches no replacement node, and says so rather than
     // claiming no NodePool was read.
-    let r = drain(&c, &["a"], &cfg(Decider::Karpenter, true));
+    let r = on_copy(&c, &["a"], &cfg(Decider::Karpenter, true));
     assert_eq!(r.nodes[0].reason.as_deref(), Some("NoPlaceToMovePods"));
     assert_eq!(
         r.nodes[0].message.as_deref(),
@@ -405,7 +405,7 @@ fn kubectl_filters_force_daemonsets_and_budgets() {
     }));
     c.add_pod(pod("default", "web-1", "a", replicated));
     let kubectl = |o: DrainOptions| cfg(Decider::Kubectl(o), true);
-    let r = drain(&c, &["a"], &kubectl(DrainOptions::default()));
+    let r = on_copy(&c, &["a"], &kubectl(DrainOptions::default()));
     let a = &r.nodes[0];
     assert!(!a.drainable);
     assert_eq!(a.reason.as_deref(), Some("BlockedByPod"));
@@ -425,7 +425,7 @@ fn kubectl_filters_force_daemonsets_and_budgets() {
         ignore_daemonsets: true,
         ..Default::default()
     };
-    let r = drain(&c, &["a"], &kubectl(o.clone()));
+    let r = on_copy(&c, &["a"], &kubectl(o.clone()));
     let a = &r.nodes[0];
     assert!(a.drainable, "{a:?}");
     assert!(matches!(action(a, "default/bare"), PodAction::Gone { .. }));
@@ -442,7 +442,7 @@ fn kubectl_filters_force_daemonsets_and_budgets() {
     // A budget that allows no disruption refuses the eviction, with kubectl's words.
     let mut c2 = c.clone();
     c2.pdbs = vec![pdb("default", 0)];
-    let r = drain(&c2, &["a"], &kubectl(o.clone()));
+    let r = on_copy(&c2, &["a"], &kubectl(o.clone()));
     let a = &r.nodes[0];
     assert_eq!(a.reason.as_deref(), Some("EvictionRefused"));
     assert_eq!(
@@ -452,7 +452,7 @@ fn kubectl_filters_force_daemonsets_and_budgets() {
         )
     );
     // --disable-eviction deletes without asking the budget.
-    let r = drain(
+    let r = on_copy(
         &c2,
         &["a"],
         &kubectl(DrainOptions {
@@ -477,7 +477,7 @@ fn a_sequence_carries_each_drain_into_the_next_and_independent_does_not() {
         Decider::Kubectl(DrainOptions::default()),
         Decider::ClusterAutoscaler(opts()),
     ] {
-        let seq = drain(&c, &["a", "b"], &cfg(decider.clone(), false));
+        let seq = on_copy(&c, &["a", "b"], &cfg(decider.clone(), false));
         assert!(seq.nodes[0].drainable, "{seq:?}");
         assert_eq!(
             action(&seq.nodes[0], "default/web-1"),
@@ -485,7 +485,7 @@ fn a_sequence_carries_each_drain_into_the_next_and_independent_does_not() {
         );
         assert!(!seq.nodes[1].drainable, "{seq:?}");
         assert_eq!(seq.nodes[1].reason.as_deref(), Some("NoPlaceToMovePods"));
-        let ind = drain(&c, &["a", "b"], &cfg(decider, true));
+        let ind = on_copy(&c, &["a", "b"], &cfg(decider, true));
         assert!(ind.nodes.iter().all(|n| n.drainable), "{ind:?}");
     }
     // The input is never changed.
@@ -499,7 +499,7 @@ fn the_report_serialises_as_the_contract_says() {
     c.add_node(node("b", "110"));
     c.add_pod(pod("default", "web-1", "a", replicated));
     c.add_pod(pod("default", "bare", "b", |_| {}));
-    let r = drain(&c, &["a", "b"], &ca_cfg(true));
+    let r = on_copy(&c, &["a", "b"], &ca_cfg(true));
     let v = serde_json::to_value(&r).unwrap_or_default();
     assert_eq!(v["as"], "cluster-autoscaler");
     assert_eq!(
@@ -618,7 +618,7 @@ fn kubectl_retries_a_refused_eviction_once_the_replacement_runs() {
     budget.status = None;
     c.pdbs = vec![budget.clone()];
     let kubectl = cfg(Decider::Kubectl(DrainOptions::default()), true);
-    let r = drain(&c, &["a"], &kubectl);
+    let r = on_copy(&c, &["a"], &kubectl);
     assert!(r.nodes[0].drainable, "{r:?}");
     assert_eq!(
         action(&r.nodes[0], "default/web-2"),
@@ -626,14 +626,14 @@ fn kubectl_retries_a_refused_eviction_once_the_replacement_runs() {
     );
     // A budget whose status says 1 is recomputed as the disruption controller would.
     c.pdbs = vec![pdb("default", 1)];
-    assert!(drain(&c, &["a"], &kubectl).nodes[0].drainable);
+    assert!(on_copy(&c, &["a"], &kubectl).nodes[0].drainable);
     // With nowhere to go, the second eviction waits for ever.
     let mut alone = Cluster::new();
     alone.add_node(node("a", "110"));
     alone.add_pod(pod("default", "web-1", "a", replicated));
     alone.add_pod(pod("default", "web-2", "a", replicated));
     alone.pdbs = vec![budget];
-    let r = drain(&alone, &["a"], &kubectl);
+    let r = on_copy(&alone, &["a"], &kubectl);
     assert_eq!(
         r.nodes[0].reason.as_deref(),
         Some("EvictionRefused"),
@@ -667,7 +667,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
         replicated(v);
         v["spec"]["tolerations"] = json!([{"key": "karpenter.sh/disrupted", "operator": "Exists"}]);
     }));
-    let r = drain(&c, &["a"], &karpenter);
+    let r = on_copy(&c, &["a"], &karpenter);
     let a = &r.nodes[0];
     assert_eq!(r.as_, "karpenter");
     assert!(a.drainable, "{a:?}");
@@ -682,7 +682,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
         PodAction::Stays { .. }
     ));
     // The same node as kube-scheduler sees it: b is only dispreferred.
-    let k = drain(
+    let k = on_copy(
         &c,
         &["a"],
         &cfg(
@@ -705,7 +705,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
             .collect(),
     );
     d.set_pod_meta(id, meta);
-    let v = &drain(&d, &["a"], &karpenter).nodes[0];
+    let v = &on_copy(&d, &["a"], &karpenter).nodes[0];
     assert_eq!(v.reason.as_deref(), Some("BlockedByPod"));
     assert_eq!(
         v.message.as_deref(),
@@ -719,7 +719,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
             .collect(),
     );
     n.replace_node(0, node_a);
-    let v = &drain(&n, &["a"], &karpenter).nodes[0];
+    let v = &on_copy(&n, &["a"], &karpenter).nodes[0];
     assert_eq!(v.reason.as_deref(), Some("DoNotDisrupt"));
     assert_eq!(
         v.message.as_deref(),
@@ -728,7 +728,7 @@ fn karpenter_do_not_disrupt_budgets_disrupted_tolerations_and_hard_prefer_no_sch
     // A budget allowing nothing.
     let mut p = c.clone();
     p.pdbs = vec![pdb("default", 0)];
-    let v = &drain(&p, &["a"], &karpenter).nodes[0];
+    let v = &on_copy(&p, &["a"], &karpenter).nodes[0];
     assert_eq!(
         action(v, "default/web-1"),
         PodAction::Blocked {
@@ -1237,7 +1237,7 @@ fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster()
         cfg.seed = seed;
         let names: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let report = drain(&c, &names, &cfg);
+        let report = on_copy(&c, &names, &cfg);
         for v in report.nodes.iter().filter(|v| v.drainable) {
             let mut w = c.clone();
             let Some(node) = w.node_id(&v.node) else {

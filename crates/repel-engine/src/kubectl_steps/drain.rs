@@ -20,58 +20,13 @@
 
 use repel_core::labels::LabelSelector;
 
-use super::eviction::{EvictionError, evict_pod};
 use super::flags::{NAMESPACE, boolean, parse_flags, value};
 use super::simple::cordon_node;
 use super::{KubectlResult, go_aggregate, go_duration, select_nodes};
-use crate::clock::{Millis, parse_duration};
+use crate::clock::parse_duration;
 use crate::cluster::{Cluster, NodeId, PodId};
-
-/// Filter error for DaemonSet-managed pods (upstream `daemonSetFatal`).
-pub const DAEMON_SET_FATAL: &str = "DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";
-/// Filter warning for DaemonSet-managed pods (upstream `daemonSetWarning`).
-pub const DAEMON_SET_WARNING: &str = "ignoring DaemonSet-managed Pods";
-/// Filter error for pods with emptyDir volumes (upstream `localStorageFatal`).
-pub const LOCAL_STORAGE_FATAL: &str =
-    "Pods with local storage (use --delete-emptydir-data to override)";
-/// Filter warning for pods with emptyDir volumes (upstream `localStorageWarning`).
-pub const LOCAL_STORAGE_WARNING: &str = "deleting Pods with local storage";
-/// Filter error for pods without a controller (upstream `unmanagedFatal`).
-pub const UNMANAGED_FATAL: &str =
-    "cannot delete Pods that declare no controller (use --force to override)";
-/// Filter warning for pods without a controller (upstream `unmanagedWarning`).
-pub const UNMANAGED_WARNING: &str = "deleting Pods that declare no controller";
-/// The eviction API's 429 message when a budget allows no disruption.
-pub const PDB_VIOLATION: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
-/// The eviction API's 500 message for a pod matched by several budgets.
-pub const MULTIPLE_PDBS: &str = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
-/// The annotation marking a mirror pod.
-pub const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
-
-/// The drain flags that change what happens.
-#[derive(Debug, Clone, Default)]
-pub struct DrainOptions {
-    /// `--force`: delete pods without a controller.
-    pub force: bool,
-    /// `--ignore-daemonsets`.
-    pub ignore_daemonsets: bool,
-    /// `--delete-emptydir-data` (or the deprecated `--delete-local-data`).
-    pub delete_emptydir_data: bool,
-    /// `--disable-eviction`: delete instead of evicting (budgets are not consulted).
-    pub disable_eviction: bool,
-    /// `--timeout` (`None`: wait forever).
-    pub timeout: Option<Millis>,
-    /// `--pod-selector`.
-    pub pod_selector: Option<LabelSelector>,
-    /// The DaemonSets the API server holds, `(namespace, name)`, which `daemonSetFilter` looks
-    /// a pod's controller up in; `None` takes every DaemonSet a pod names to exist.
-    pub daemon_sets: Option<std::sync::Arc<std::collections::BTreeSet<(String, String)>>>,
-}
-
-mod filters;
-pub use filters::{
-    PodDeleteList, PodDeleteStatus, filter_pod, pods_for_deletion, pods_for_deletion_of,
-};
+use crate::kubectl::drain::{DrainOptions, pods_for_deletion};
+use crate::kubectl::eviction::{EvictionError, evict_pod};
 
 /// What evicting (or deleting) a node's pods did.
 struct PodsOutcome {

@@ -678,7 +678,7 @@ fn class_key_with(info: &PodInfo, label: u128, specs: &mut SpecKeys) -> u128 {
     };
     let mut h = KeyHasher::new();
     h.feed(&label.to_le_bytes());
-    if let Some((kind, name)) = crate::drain::controller(info) {
+    if let Some((kind, name)) = info.controller() {
         h.str(kind);
         h.str(name);
     } else {
@@ -699,7 +699,7 @@ fn alike(a: &PodInfo, b: &PodInfo) -> (bool, bool) {
     let all = labels
         && matches!((a.shared_spec(), b.shared_spec()), (Some(x), Some(y)) if Arc::ptr_eq(x, y))
         && a.spec_node_name() == b.spec_node_name()
-        && crate::drain::controller(a) == crate::drain::controller(b);
+        && a.controller() == b.controller();
     (labels, all)
 }
 

@@ -1,20 +1,19 @@
 //! The whole pipeline of `repel schedule -f … --percentage-of-nodes-to-score 100 -o json`,
-//! timed phase by phase: parse, build, schedule, output.
+//! timed phase by phase (parse, build, schedule, output) through the command's own pipeline.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use repel_core::admission::AdmissionConfig;
-use repel_engine::load::{Built, build_cluster};
+use repel_engine::load::Built;
 use repel_engine::scheduler::Placement;
 use repel_engine::scheduler::fast::FastStats;
 use serde::Serialize;
 
-use super::{BenchArgs, run_schedule};
-use crate::cmd::schedule::report;
-use crate::input::{Inventory, expand_paths};
+use crate::cluster_args::ClusterArgs;
+use crate::input::expand_paths;
 use crate::output::{MachineError, write_machine};
-use crate::{CliError, Format, Inputs};
+use crate::schedule_pipeline::{self, Phase, PhaseObserver};
+use crate::{CliError, Format};
 
 /// The pipeline's phases, YAML in to JSON placements out (`phases` in `repel bench -o json`).
 #[derive(Debug, Default, Serialize)]
@@ -46,14 +45,15 @@ pub struct Phases {
 pub struct Run {
     /// The timings.
     pub phases: Phases,
-    /// The objects read.
-    pub inventory: Inventory,
     /// The cluster, scheduled.
     pub built: Built,
     /// The placements.
     pub placements: Vec<Placement>,
     /// Which path the pods took.
     pub stats: FastStats,
+    /// The placements as `repel schedule -o json` prints them (kept for the tests).
+    #[cfg(test)]
+    pub json: Vec<u8>,
 }
 
 /// Peak resident memory of the process, bytes (`VmHWM`; 0 where there is no `/proc`).
@@ -74,10 +74,45 @@ fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// Runs the pipeline on `inputs`: every pending pod scheduled with every node scored, the
-/// placements rendered as `repel schedule -o json` renders them.
-pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run, CliError> {
-    let gates = inputs.feature_gates;
+/// Times each phase of the pipeline, saying which starts.
+struct Timer<'a> {
+    say: &'a dyn Fn(&str),
+    started: Instant,
+    seconds: [f64; 4],
+}
+
+impl Timer<'_> {
+    fn slot(phase: Phase) -> usize {
+        match phase {
+            Phase::Parse => 0,
+            Phase::Build => 1,
+            Phase::Schedule => 2,
+            Phase::Output => 3,
+        }
+    }
+}
+
+impl PhaseObserver for Timer<'_> {
+    fn started(&mut self, phase: Phase) {
+        (self.say)(match phase {
+            Phase::Parse => "pipeline: parse (reading the files, YAML to objects)",
+            Phase::Build => "pipeline: build (defaulting, admission, workload pods, indexes)",
+            Phase::Schedule => "pipeline: schedule, every node scored",
+            Phase::Output => "pipeline: output (the placements as JSON)",
+        });
+        self.started = Instant::now();
+    }
+
+    fn finished(&mut self, phase: Phase) {
+        self.seconds[Self::slot(phase)] = self.started.elapsed().as_secs_f64();
+    }
+}
+
+/// Runs `repel schedule`'s own pipeline on `cluster` (read as `repel schedule
+/// --percentage-of-nodes-to-score 100 -f …` reads it), timed phase by phase, the placements
+/// rendered as `repel schedule -o json` renders them, into a buffer.
+pub fn run(cluster: &ClusterArgs, reference: bool, say: &dyn Fn(&str)) -> Result<Run, CliError> {
+    let inputs = &cluster.inputs;
     let input_bytes = expand_paths(&inputs.files, inputs.recursive)
         .map(|paths| {
             paths
@@ -88,30 +123,25 @@ pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run,
         })
         .unwrap_or(0);
     reset_peak_rss();
-    say("pipeline: parse (reading the files, YAML to objects)");
-    let t = Instant::now();
-    let inventory = inputs.load("bench")?;
-    let parse_seconds = t.elapsed().as_secs_f64();
-    say("pipeline: build (defaulting, admission, workload pods, indexes)");
-    // `repel schedule` moves the objects out of its inventory; the bench keeps the inventory
-    // for its other measurements, so its copy is made before the clock starts.
-    let input = inventory.cluster_input();
-    let t = Instant::now();
-    let mut built = build_cluster(input, &gates, &AdmissionConfig::default(), args.seed);
-    let build_seconds = t.elapsed().as_secs_f64();
-    say("pipeline: schedule, every node scored");
-    let t = Instant::now();
-    let (placements, stats, _) = run_schedule(&mut built.cluster, gates, Some(100), args, false);
-    let schedule_seconds = t.elapsed().as_secs_f64();
-    say("pipeline: output (the placements as JSON)");
-    let t = Instant::now();
-    let r = report(&built, &placements);
-    // As `repel schedule -o json` writes it (into a buffer here, not to stdout).
+    let mut timer = Timer {
+        say,
+        started: Instant::now(),
+        seconds: [0.0; 4],
+    };
     let mut json = Vec::new();
-    if let Err(MachineError::Output(e)) = write_machine(&r, Format::Json, &mut json) {
-        return Err(e);
-    }
-    let output_seconds = t.elapsed().as_secs_f64();
+    let scheduled = schedule_pipeline::run(cluster, "bench", reference, &mut timer, |r| {
+        // As `repel schedule -o json` writes it (into a buffer here, not to stdout).
+        match write_machine(&r, Format::Json, &mut json) {
+            Err(MachineError::Output(e)) => Err(e),
+            _ => Ok(()),
+        }
+    })?;
+    let [
+        parse_seconds,
+        build_seconds,
+        schedule_seconds,
+        output_seconds,
+    ] = timer.seconds;
     let phases = Phases {
         parse_seconds,
         build_seconds,
@@ -120,17 +150,17 @@ pub fn run(inputs: &Inputs, args: &BenchArgs, say: &dyn Fn(&str)) -> Result<Run,
         end_to_end_seconds: parse_seconds + build_seconds + schedule_seconds + output_seconds,
         input_bytes,
         output_bytes: json.len(),
-        placed: r.placements.len(),
-        unschedulable: r.unschedulable.len(),
+        placed: scheduled.placed,
+        unschedulable: scheduled.unschedulable,
         peak_rss_bytes: peak_rss_bytes(),
     };
-    drop(r);
     Ok(Run {
         phases,
-        inventory,
-        built,
-        placements,
-        stats,
+        built: scheduled.built,
+        placements: scheduled.placements,
+        stats: scheduled.stats,
+        #[cfg(test)]
+        json,
     })
 }
 

@@ -2,9 +2,9 @@
 //! `reconcile` at chosen times and asserts the exact deletion times and events, where upstream
 //! sleeps and polls a fake clientset.
 
-use k8s_openapi::api::core::v1::{Container, Node, NodeSpec, Pod, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use repel_core::taint::{NO_SCHEDULE, PREFER_NO_SCHEDULE, new_taint};
+use repel_core::testing::{MakePod, MakeTaint, MakeToleration, node_with_taints as node};
 
 use super::*;
 use crate::events::EventType;
@@ -19,64 +19,41 @@ type Taints = Vec<Taint>;
 
 /// Upstream `createNoExecuteTaint(i)`: `testTaint<i>=test<i>:NoExecute`.
 fn taint(i: usize) -> Taint {
-    new_taint(&format!("testTaint{i}"), &format!("test{i}"), NO_EXECUTE)
+    MakeTaint::new(&format!("testTaint{i}"), NO_EXECUTE)
+        .value(&format!("test{i}"))
+        .obj()
 }
 
 /// Upstream `addToleration(pod, i, secs)`: tolerates `taint(i)`; a negative `secs` is forever.
 fn tol(i: usize, secs: i64) -> Toleration {
-    Toleration {
-        key: Some(format!("testTaint{i}")),
-        value: Some(format!("test{i}")),
-        effect: Some(NO_EXECUTE.to_string()),
-        toleration_seconds: (secs >= 0).then_some(secs),
-        ..Default::default()
-    }
+    let t = MakeToleration::new()
+        .key(&format!("testTaint{i}"))
+        .value(&format!("test{i}"))
+        .effect(NO_EXECUTE);
+    if secs >= 0 { t.seconds(secs) } else { t }.obj()
 }
 
 /// A toleration with `Exists` for `taint(i)`'s key.
 fn exists(i: usize, secs: Option<i64>) -> Toleration {
-    Toleration {
-        key: Some(format!("testTaint{i}")),
-        operator: Some("Exists".to_string()),
-        effect: Some(NO_EXECUTE.to_string()),
-        toleration_seconds: secs,
-        ..Default::default()
+    let t = MakeToleration::new()
+        .key(&format!("testTaint{i}"))
+        .operator("Exists")
+        .effect(NO_EXECUTE);
+    match secs {
+        Some(s) => t.seconds(s),
+        None => t,
     }
-}
-
-fn node(name: &str, taints: Vec<Taint>) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-        spec: Some(NodeSpec {
-            taints: (!taints.is_empty()).then_some(taints),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    .obj()
 }
 
 /// Upstream `testutil.NewPod(name, node)` with tolerations; an empty node leaves it unbound.
 fn pod(name: &str, node: &str, tolerations: Vec<Toleration>) -> Pod {
-    Pod {
-        metadata: ObjectMeta {
-            name: Some(name.to_string()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(PodSpec {
-            containers: vec![Container {
-                name: "app".to_string(),
-                ..Default::default()
-            }],
-            node_name: (!node.is_empty()).then(|| node.to_string()),
-            tolerations: (!tolerations.is_empty()).then_some(tolerations),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    let pod = MakePod::new()
+        .name(name)
+        .namespace("default")
+        .container("app", "")
+        .tolerations(tolerations);
+    if node.is_empty() { pod } else { pod.node(node) }.obj()
 }
 
 fn marking(name: &str) -> String {

@@ -216,7 +216,7 @@ fn test_filter_out_unremovable() {
     // cluster-autoscaler, a drain of a node being deleted is not judged either.
     let mut c = Cluster::new();
     c.add_node(just_deleted);
-    let v = &drain(&c, &["justDeleted"], &ca_cfg(true)).nodes[0];
+    let v = &on_copy(&c, &["justDeleted"], &ca_cfg(true)).nodes[0];
     assert_eq!(v.reason.as_deref(), Some("CurrentlyBeingDeleted"), "{v:?}");
     assert_eq!(
         v.message.as_deref(),

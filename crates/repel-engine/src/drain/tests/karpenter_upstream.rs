@@ -154,7 +154,7 @@ fn karpenter_candidate_filtering() {
             c.add_pod(pod);
         }
         c.pdbs = pdbs;
-        let v = &drain(&c, &["a"], &karpenter).nodes[0];
+        let v = &on_copy(&c, &["a"], &karpenter).nodes[0];
         match want {
             Some(message) => {
                 assert!(!v.drainable, "{name}: {v:?}");
@@ -177,7 +177,7 @@ fn karpenter_candidate_filtering() {
         replicated(v);
         deleting(v);
     }));
-    let v = &drain(&c, &["a"], &karpenter).nodes[0];
+    let v = &on_copy(&c, &["a"], &karpenter).nodes[0];
     assert!(v.drainable, "{v:?}");
     assert_eq!(
         action(v, "default/ss-0"),

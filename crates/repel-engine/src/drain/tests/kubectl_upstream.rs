@@ -22,7 +22,7 @@ fn kubectl_daemon_set_filter_on_an_orphaned_daemon_set_pod() {
                 .collect(),
         ))
     };
-    let kubectl = |o: DrainOptions| drain(&c, &["a"], &cfg(Decider::Kubectl(o), true));
+    let kubectl = |o: DrainOptions| on_copy(&c, &["a"], &cfg(Decider::Kubectl(o), true));
     let not_found = "cannot delete daemonsets.apps \"agent\" not found: default/agent-x";
     for (name, ignore_daemonsets) in [
         ("orphaned DaemonSet pod", false),

@@ -3,9 +3,9 @@
 #![allow(clippy::type_complexity)] // case tables are tuples, as upstream's are structs
 
 use super::*;
-use crate::kubectl_steps::drain::{
-    DAEMON_SET_WARNING, DELETE_LOCAL_DATA_DEPRECATED, UNMANAGED_WARNING,
-};
+use crate::kubectl::drain::{DAEMON_SET_WARNING, UNMANAGED_WARNING};
+use crate::kubectl::eviction;
+use crate::kubectl_steps::drain::DELETE_LOCAL_DATA_DEPRECATED;
 
 /// A pod named `bar` on `node`, with `extra` merged in, in `phase`.
 fn bar(extra: Value, phase: PodPhase) -> Cluster {

@@ -10,11 +10,9 @@ use std::collections::BTreeMap;
 
 use repel_core::FeatureGates;
 use repel_core::k8s_openapi::api::core::v1::{
-    Container, Node, NodeStatus, Pod, PodCondition, PodSpec, PodStatus, ResourceRequirements,
+    Container, Node, Pod, PodCondition, PodSpec, PodStatus, ResourceRequirements,
 };
-use repel_core::k8s_openapi::api::policy::v1::{
-    PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus,
-};
+use repel_core::k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use repel_core::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     LabelSelector as ApiSelector, ObjectMeta, Time,
@@ -24,6 +22,7 @@ use super::*;
 use crate::cluster::NodeInfo;
 use crate::scheduler::framework::{Plugin, PreFilterResult};
 use crate::scheduler::{Entry, Profile};
+use repel_core::testing::{MakeNode, MakePdb};
 
 const NEG: i32 = -100;
 const LOW: i32 = 0;
@@ -166,27 +165,12 @@ fn quantities(pairs: &[(&str, String)]) -> BTreeMap<String, Quantity> {
 
 /// A node with allocatable cpu (milli), memory and pods, and labels.
 fn node(name: &str, (cpu, mem): (i64, i64), pods: i64, labels: &[(&str, &str)]) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
-            ..Default::default()
-        },
-        spec: None,
-        status: Some(NodeStatus {
-            allocatable: Some(quantities(&[
-                ("cpu", format!("{cpu}m")),
-                ("memory", mem.to_string()),
-                ("pods", pods.to_string()),
-            ])),
-            ..Default::default()
-        }),
-    }
+    let (cpu, mem, pods) = (format!("{cpu}m"), mem.to_string(), pods.to_string());
+    let node =
+        MakeNode::new()
+            .name(name)
+            .allocatable(&[("cpu", &cpu), ("memory", &mem), ("pods", &pods)]);
+    labels.iter().fold(node, |n, (k, v)| n.label(k, v)).obj()
 }
 
 /// A pod in `default`: priority, requests, the node it is bound to, labels.
@@ -230,30 +214,15 @@ fn pod(
 
 /// A PDB in `default` selecting `key=value`.
 fn pdb(key: &str, value: &str, allowed: i32, disrupted: &[&str]) -> PodDisruptionBudget {
-    PodDisruptionBudget {
-        metadata: ObjectMeta {
-            name: Some(format!("pdb-{value}")),
-            namespace: Some("default".into()),
-            ..Default::default()
-        },
-        spec: Some(PodDisruptionBudgetSpec {
-            selector: Some(ApiSelector {
-                match_labels: Some([(key.to_string(), value.to_string())].into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        status: Some(PodDisruptionBudgetStatus {
-            disruptions_allowed: Some(allowed),
-            disrupted_pods: Some(
-                disrupted
-                    .iter()
-                    .map(|n| (n.to_string(), Time(Default::default())))
-                    .collect(),
-            ),
-            ..Default::default()
-        }),
-    }
+    let pdb = MakePdb::new()
+        .name(&format!("pdb-{value}"))
+        .namespace("default")
+        .match_label(key, value)
+        .disruptions_allowed(allowed);
+    disrupted
+        .iter()
+        .fold(pdb, |p, name| p.disrupted_pod(name))
+        .obj()
 }
 
 /// A cluster of `nodes` and bound `pods`; each pod's start time (`seq`) as given.

@@ -1,14 +1,14 @@
 //! Test support: a server on 127.0.0.1:0 in a background runtime, a kubeconfig for it, and
 //! `kubectl` with a fresh cache dir.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
-
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
 use repel_server::{Admission, App, Config};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 pub struct Server {
     pub addr: std::net::SocketAddr,
@@ -50,6 +50,11 @@ pub fn have_kubectl() -> bool {
     );
     eprintln!("{problem}: test skipped ({SKIP_KUBECTL}=1)");
     false
+}
+
+/// A server of two untainted nodes, `node1` and `node2`.
+pub fn two_nodes() -> Server {
+    start(vec![node("node1", json!(null)), node("node2", json!(null))])
 }
 
 pub fn start(seed: Vec<Value>) -> Server {
@@ -131,7 +136,7 @@ impl Server {
     /// [`Server::kubectl`] that must succeed: its standard output.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let o = self.kubectl(args);
-        assert_eq!(o.code, 0, "kubectl {args:?}: {}", o.stderr);
+        assert_eq!(o.code, 0, "kubectl {args:?}: {}{}", o.stdout, o.stderr);
         o.stdout
     }
 
@@ -197,4 +202,44 @@ pub fn taints_of(v: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// One raw HTTP/1.1 request (`Connection: close`) with `headers` and `body`: the status code
+/// and the body as JSON (`null` when it is not).
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    let code = reply.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (code, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// A configuration of one node `node1`, on the wall clock (time scale 1), listening on
+/// `listen`, with `token` if any.
+pub fn plain_config(listen: &str, token: Option<&str>) -> Config {
+    Config {
+        listen: listen.parse().unwrap(),
+        token: token.map(str::to_string),
+        ..config(
+            vec![json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node1"}})],
+            1.0,
+        )
+    }
 }

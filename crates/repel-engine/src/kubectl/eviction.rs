@@ -5,10 +5,13 @@ use k8s_openapi::api::core::v1::PodCondition;
 use repel_core::labels::label_selector_from_api;
 use repel_core::workload::namespace_of;
 
-use super::drain::{MULTIPLE_PDBS, PDB_VIOLATION};
 use crate::cluster::{Cluster, PodId, PodPhase};
 use crate::disruption::disruptions_allowed;
 
+/// The eviction API's 429 message when a budget allows no disruption.
+pub const PDB_VIOLATION: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
+/// The eviction API's 500 message for a pod matched by several budgets.
+pub const MULTIPLE_PDBS: &str = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
 /// Condition reason the eviction API sets before deleting (upstream `EvictionByEvictionAPI`).
 pub const EVICTION_REASON: &str = "EvictionByEvictionAPI";
 /// Condition message the eviction API sets before deleting.

@@ -1,0 +1,22 @@
+//! The `repel` binary's integration tests, one binary: each module runs the built
+//! `repel` on files in a temp dir (or a live `repel serve`); shared helpers live in `util`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod admission_plugins;
+mod agree;
+mod bench_generate;
+mod cli;
+mod corpus;
+mod drain;
+mod explain_daemonset;
+mod input_parallel;
+mod limits;
+mod live;
+mod many_pods;
+mod pools;
+mod real_manifests;
+mod replication_controller;
+mod serve;
+mod strict_fields;
+mod util;
