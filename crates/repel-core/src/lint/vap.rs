@@ -1,0 +1,1 @@
+//! The single-object rules as a ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1).
