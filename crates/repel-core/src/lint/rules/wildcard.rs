@@ -125,7 +125,14 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                         .unwrap_or_default()
                 )
             } else {
-                keys.iter().map(fix_item).collect::<Vec<_>>().join("\n")
+                let mut lines: Vec<String> = keys.iter().take(5).map(fix_item).collect();
+                if keys.len() > 5 {
+                    lines.push(format!(
+                        "# … and {} more taints of the input",
+                        keys.len() - 5
+                    ));
+                }
+                lines.join("\n")
             };
             out.push(Finding {
                 rule: RULE.info.id,

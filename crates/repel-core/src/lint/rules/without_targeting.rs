@@ -20,7 +20,9 @@ dedicated-nodes recipe of the Kubernetes docs (concepts/scheduling-eviction/tain
 nodeSelector) on the nodes' label keeps these pods on. A taint is dedicated when a node or pool \
 of the input carries it (then the finding names the untainted nodes the pods may also land on), \
 or when its key is none of the well-known taints (then any nodeSelector or required affinity is \
-taken as targeting). Not reported for node agents (DaemonSets), pods with spec.nodeName, and \
+taken as targeting). The well-known taints are never taken as dedicated: tolerating \
+CriticalAddonsOnly, a Spot pool or the control plane allows pods there without meaning to \
+confine them. Not reported for node agents (DaemonSets), pods with spec.nodeName, and \
 pods that request an extended resource (nvidia.com/gpu…), which only the dedicated nodes offer.",
         example: "# bad: the Job may run on any node\ntolerations:\n- {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n# good\ntolerations:\n- {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\nnodeSelector:\n  sku: gpu",
         single_object: false,
@@ -60,6 +62,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             let op = t.operator.as_deref().unwrap_or(OP_EQUAL);
             let effect = t.effect.as_deref().unwrap_or_default();
             if key.is_empty()
+                || catalogue::lookup(key).is_some()
                 || !(op == OP_EQUAL || op == OP_EXISTS)
                 || !matches!(effect, "" | NO_SCHEDULE | NO_EXECUTE)
                 || t.toleration_seconds.is_some()
