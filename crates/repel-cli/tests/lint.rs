@@ -218,3 +218,37 @@ fn the_real_corpus_findings_are_the_reviewed_ones() {
     }
     insta::assert_snapshot!("lint_corpus", report);
 }
+
+/// The README's rule table lists every rule with its severity, in the order they run.
+#[test]
+fn the_readme_table_lists_every_rule() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out, err) = repel(dir.path(), &["lint", "--explain", "nope"]);
+    let ids = err
+        .split("the rules are: ")
+        .nth(1)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert!(!ids.is_empty(), "{out}{err}");
+    let mut at = 0;
+    for id in ids.split(", ") {
+        let (_, head, _) = repel(dir.path(), &["lint", "--explain", id]);
+        let severity = head
+            .lines()
+            .next()
+            .unwrap()
+            .rsplit('(')
+            .next()
+            .unwrap()
+            .trim_end_matches(')');
+        let row = format!("| `{id}` | {severity} |");
+        let found = readme[at..]
+            .find(&row)
+            .unwrap_or_else(|| panic!("README lacks {row} (in order)"));
+        at += found;
+    }
+}
