@@ -279,6 +279,9 @@ pub struct Context<'a> {
     pub targets: Vec<Target>,
     /// `Kind/namespace/name` of every object, to know an owner is in the input.
     ids: HashSet<String>,
+    /// The targets each placement picks (indexes into `targets`), by the placement's JSON:
+    /// workloads of a large cluster share a few selectors, and each is matched once.
+    picked: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<usize>>>>,
 }
 
 impl<'a> Context<'a> {
@@ -310,6 +313,7 @@ impl<'a> Context<'a> {
             input,
             targets,
             ids,
+            picked: Default::default(),
         }
     }
 
@@ -329,11 +333,31 @@ impl<'a> Context<'a> {
 
     /// The targets the object's nodeSelector and required node affinity pick.
     pub fn targets_of(&self, o: &LintObject<'_>) -> Vec<&Target> {
-        let aff = RequiredNodeAffinity::from_pod_spec(o.spec);
-        self.targets
-            .iter()
-            .filter(|t| aff.matches_ignoring_errors(&t.node))
-            .collect()
+        let required = o
+            .spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.as_ref())
+            .and_then(|n| {
+                n.required_during_scheduling_ignored_during_execution
+                    .as_ref()
+            });
+        let key = serde_json::to_string(&(&o.spec.node_selector, required)).unwrap_or_default();
+        let cached = self.picked.borrow().get(&key).cloned();
+        let picked = match cached {
+            Some(p) => p,
+            None => {
+                let aff = RequiredNodeAffinity::from_pod_spec(o.spec);
+                let p: std::rc::Rc<Vec<usize>> = std::rc::Rc::new(
+                    (0..self.targets.len())
+                        .filter(|i| aff.matches_ignoring_errors(&self.targets[*i].node))
+                        .collect(),
+                );
+                self.picked.borrow_mut().insert(key, p.clone());
+                p
+            }
+        };
+        picked.iter().map(|i| &self.targets[*i]).collect()
     }
 
     /// The node's NoSchedule/NoExecute taints, other than transient ones, that `tols` do not

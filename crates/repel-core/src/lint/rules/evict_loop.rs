@@ -38,6 +38,12 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let tols = o.tolerations();
+        if !tols
+            .iter()
+            .any(|t| t.toleration_seconds.is_some() && t.effect.as_deref() == Some(NO_EXECUTE))
+        {
+            continue;
+        }
         let reachable: Vec<_> = cx
             .targets_of(o)
             .into_iter()

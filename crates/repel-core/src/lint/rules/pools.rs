@@ -72,22 +72,27 @@ fn check_stranded(cx: &Context<'_>, out: &mut Vec<Finding>) {
     if cx.input.objects.is_empty() {
         return;
     }
-    let tols: Vec<_> = cx
-        .input
-        .objects
-        .iter()
-        .map(|o| o.effective_tolerations())
-        .collect();
+    // Each distinct toleration once, and each distinct taint judged once: a large cluster has
+    // thousands of nodes and workloads but few of either.
+    let mut tols: Vec<k8s_openapi::api::core::v1::Toleration> = Vec::new();
+    for o in &cx.input.objects {
+        for t in o.effective_tolerations() {
+            if !tols.contains(&t) {
+                tols.push(t);
+            }
+        }
+    }
+    let mut judged: std::collections::HashMap<(String, Option<String>, String), bool> =
+        std::collections::HashMap::new();
     for t in &cx.targets {
         for (i, x) in t.taints().iter().enumerate() {
             if is_transient(x) || !(x.effect == NO_SCHEDULE || x.effect == NO_EXECUTE) {
                 continue;
             }
-            if tols
-                .iter()
-                .flatten()
-                .any(|tol| tolerates(tol, x, &cx.input.gates))
-            {
+            let tolerated = *judged
+                .entry((x.key.clone(), x.value.clone(), x.effect.clone()))
+                .or_insert_with(|| tols.iter().any(|tol| tolerates(tol, x, &cx.input.gates)));
+            if tolerated {
                 continue;
             }
             let s = taint_to_string(x);
