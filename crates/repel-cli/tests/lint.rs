@@ -252,3 +252,81 @@ fn the_readme_table_lists_every_rule() {
         at += found;
     }
 }
+
+/// `--emit validating-admission-policy`: the policies and bindings as YAML documents after the
+/// comment naming what a policy cannot express; `excludeNamespaces` from the configuration.
+#[test]
+fn emit_writes_policies_and_bindings() {
+    let dir = tmp_with(&[(
+        ".repel.yaml",
+        "lint:\n  excludeNamespaces: [kube-system]\n  severity: {legacy-master-only: error}\n",
+    )]);
+    let (code, out, err) = repel(
+        dir.path(),
+        &["lint", "--emit", "validating-admission-policy"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("# repel lint --emit validating-admission-policy"),
+        "{out}"
+    );
+    assert!(out.contains("#   targeting-without-toleration: "), "{out}");
+    let docs: Vec<Value> = serde_saphyr::from_multiple(&out).unwrap();
+    let kinds: Vec<(&str, &str)> = docs
+        .iter()
+        .map(|d| {
+            (
+                d["kind"].as_str().unwrap(),
+                d["metadata"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("ValidatingAdmissionPolicy", "deny.tolerations.repel.dev"),
+            (
+                "ValidatingAdmissionPolicyBinding",
+                "deny.tolerations.repel.dev"
+            ),
+            ("ValidatingAdmissionPolicy", "warn.tolerations.repel.dev"),
+            (
+                "ValidatingAdmissionPolicyBinding",
+                "warn.tolerations.repel.dev"
+            ),
+        ]
+    );
+    assert_eq!(
+        docs[1]["spec"]["validationActions"],
+        serde_json::json!(["Deny"])
+    );
+    assert_eq!(
+        docs[3]["spec"]["validationActions"],
+        serde_json::json!(["Warn", "Audit"])
+    );
+    assert_eq!(
+        docs[3]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"],
+        serde_json::json!(["kube-system"])
+    );
+}
+
+/// `-o sarif` on a file: the result sits on the toleration, with the rule's index.
+#[test]
+fn sarif_locates_the_finding() {
+    let dir = tmp_with(&[("op.yaml", WILD)]);
+    let (code, out, _) = repel(dir.path(), &["lint", "-f", "op.yaml", "-o", "sarif"]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "wildcard-toleration");
+    assert_eq!(
+        run["tool"]["driver"]["rules"][r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "wildcard-toleration"
+    );
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "op.yaml");
+    assert_eq!(loc["region"]["startLine"], 14);
+    assert_eq!(loc["region"]["startColumn"], 11);
+}
