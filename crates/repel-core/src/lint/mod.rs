@@ -282,6 +282,9 @@ pub struct Context<'a> {
     /// The targets each placement picks (indexes into `targets`), by the placement's JSON:
     /// workloads of a large cluster share a few selectors, and each is matched once.
     picked: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<usize>>>>,
+    /// The distinct taints of the targets, by key (a large cluster's thousands of nodes carry
+    /// a handful).
+    taints_by_key: BTreeMap<String, Vec<Taint>>,
 }
 
 impl<'a> Context<'a> {
@@ -309,12 +312,41 @@ impl<'a> Context<'a> {
             });
         }
         let ids = input.objects.iter().map(|o| o.id()).collect();
+        let mut taints_by_key: BTreeMap<String, Vec<Taint>> = BTreeMap::new();
+        for t in &targets {
+            for x in t.taints() {
+                let list = taints_by_key.entry(x.key.clone()).or_default();
+                if !list
+                    .iter()
+                    .any(|y| y.value == x.value && y.effect == x.effect)
+                {
+                    list.push(Taint {
+                        time_added: None,
+                        ..x.clone()
+                    });
+                }
+            }
+        }
         Context {
             input,
             targets,
             ids,
             picked: Default::default(),
+            taints_by_key,
         }
+    }
+
+    /// The distinct taints the targets carry with `key`.
+    pub fn taints_with_key(&self, key: &str) -> &[Taint] {
+        self.taints_by_key
+            .get(key)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Every distinct taint the targets carry.
+    pub fn distinct_taints(&self) -> impl Iterator<Item = &Taint> {
+        self.taints_by_key.values().flatten()
     }
 
     /// Whether the object's controller is in the input too (its template is linted there).

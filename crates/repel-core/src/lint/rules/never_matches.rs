@@ -93,17 +93,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 })
             };
             // The input's own taints with this key come first: they are what the pods meet.
-            let mut seen: Vec<&Taint> = Vec::new();
-            for target in &cx.targets {
-                for x in target.taints().iter().filter(|x| x.key == key) {
-                    if !seen
-                        .iter()
-                        .any(|s| s.value == x.value && s.effect == x.effect)
-                    {
-                        seen.push(x);
-                    }
-                }
-            }
+            let seen: Vec<&Taint> = cx.taints_with_key(key).iter().collect();
             if !seen.is_empty() {
                 if seen.iter().any(|x| tolerates(t, x, &cx.input.gates)) {
                     continue;

@@ -70,9 +70,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             let dedicated: Vec<String> = cx
-                .targets
-                .iter()
-                .flat_map(|x| x.taints())
+                .distinct_taints()
                 .filter(|x| !is_transient(x) && x.effect != "PreferNoSchedule")
                 .filter(|x| tolerates(t, x, &cx.input.gates))
                 .map(taint_to_string)
