@@ -132,6 +132,8 @@ enum Command {
     Consolidate(cmd::consolidate::ConsolidateArgs),
     /// Node pools (Karpenter NodePools, eksctl node groups, AKS agent pools, EKS node groups): taints, labels, nodes, and which workloads tolerate them.
     Pools(cmd::pools::PoolsArgs),
+    /// Find the mistakes made with taints and tolerations, with the fix (human, JSON, SARIF), or emit them as an admission policy.
+    Lint(cmd::lint::LintArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
     /// Run scenarios' expectations, like a test runner (exit 1 on any failure, 2 when a scenario cannot be read).
@@ -351,6 +353,7 @@ fn main() -> ExitCode {
         Command::Drain(a) => cmd::drain::run(a),
         Command::Consolidate(a) => cmd::consolidate::run(a),
         Command::Pools(a) => cmd::pools::run(a),
+        Command::Lint(a) => cmd::lint::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),

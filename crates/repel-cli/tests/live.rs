@@ -606,3 +606,53 @@ fn a_server_that_repeats_its_continue_token_is_an_error_not_a_loop() {
         "error: nodes: the server's list could not be read: the server answered continue=\"same\" with the same continue token\n"
     );
 }
+
+/// `repel lint` on a live cluster finds what it finds on the cluster's snapshot (the same rules,
+/// objects, fields and messages; only the snapshot's findings have lines and columns): here the
+/// DaemonSet that the GPU node's taint keeps off.
+#[test]
+fn lint_reads_a_live_cluster_as_its_snapshot() {
+    let s = serve(0, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    snapshot(&s, dir.path());
+    let live = json(&repel(&["lint", "-o", "json"], &s));
+    let files = json(&run(&[
+        "lint",
+        "-o",
+        "json",
+        "-f",
+        dir.path().to_str().unwrap(),
+    ]));
+    let key = |v: &Value| -> Vec<(String, String, String, String)> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let s = |k: &str| f[k].as_str().unwrap().to_string();
+                (s("rule"), s("object"), s("path"), s("message"))
+            })
+            .collect()
+    };
+    assert_eq!(key(&live), key(&files));
+    let ds: Vec<_> = key(&live)
+        .into_iter()
+        .filter(|(rule, object, _, _)| {
+            rule == "daemonset-misses-nodes" && object == "DaemonSet/kube-system/agent"
+        })
+        .collect();
+    assert_eq!(ds.len(), 1, "{live}");
+    assert!(
+        ds[0].3.starts_with("runs on 2 of 3 intended nodes"),
+        "{}",
+        ds[0].3
+    );
+    assert!(
+        files["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["line"].as_u64() > Some(0)),
+        "{files}"
+    );
+}

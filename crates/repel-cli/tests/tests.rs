@@ -12,6 +12,7 @@ mod drain;
 mod explain_daemonset;
 mod input_parallel;
 mod limits;
+mod lint;
 mod live;
 mod many_pods;
 mod pools;

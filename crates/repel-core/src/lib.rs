@@ -20,6 +20,7 @@
 //! - [`conditions`]: node conditions → taints.
 //! - [`affinity`]: nodeSelector and required node affinity matching.
 //! - [`labels`]: label selectors (`-l`): parse, print, match; `metav1.LabelSelector`.
+//! - [`lint`]: `repel lint`'s rules: findings with fixes, and the admission policy.
 //! - [`advice`]: the classic mistakes (toleration without affinity, wildcard, kept off own nodes).
 //! - [`near_miss`]: a toleration evidently written for a taint that does not match it, and why.
 //! - [`explain`]: a pod against every node: taints, filters, scores, NoExecute outcome.
@@ -48,6 +49,7 @@ pub mod instance_types;
 pub mod kubectl;
 pub mod kubelet_reserved;
 pub mod labels;
+pub mod lint;
 pub mod names;
 pub mod near_miss;
 pub mod object_defaults;

@@ -8,6 +8,7 @@ pub mod demo;
 pub mod drain;
 pub mod explain;
 pub mod generate;
+pub mod lint;
 pub mod pools;
 pub mod schedule;
 pub mod serve;

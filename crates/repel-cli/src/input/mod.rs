@@ -4,8 +4,10 @@
 //!
 //! # Layout
 //! - this module: paths, documents, objects and the [`Inventory`] they are sorted into.
+//! - `locate`: the line and column of a field, found again in its file's text.
 //! - `yaml`: the fast multi-document YAML read (parallel, serde-saphyr's semantics).
 
+pub mod locate;
 pub mod tree;
 pub mod yaml;
 
@@ -169,6 +171,10 @@ pub struct Inventory {
     pub node_pools: Vec<Loaded<Value>>,
     /// Karpenter NodeClaims (`karpenter.sh/v1`, `v1beta1`), as written.
     pub node_claims: Vec<Loaded<Value>>,
+    /// Karpenter node classes (`EC2NodeClass`, `AKSNodeClass`, any kind named `*NodeClass`):
+    /// where each was read, its kind and its name. Otherwise skipped as kinds repel does not
+    /// use; `repel lint` checks NodePools' `nodeClassRef` against them.
+    pub node_classes: Vec<(Source, String, String)>,
     /// Where each `Kind/namespace/name` was read, to refuse duplicates.
     seen: std::collections::HashMap<String, Source>,
     /// Notes for the user (legacy apiVersions read, and after [`Inventory::finish`] the
@@ -1271,6 +1277,12 @@ impl Inventory {
             return Ok(());
         }
         if !KNOWN_KINDS.contains(&kind) {
+            if kind.ends_with("NodeClass")
+                && let Some(name) = v.pointer("/metadata/name").and_then(Value::as_str)
+            {
+                self.node_classes
+                    .push((source.clone(), kind.to_string(), name.to_string()));
+            }
             self.skipped.push(format!(
                 "{source}: skipping {}: kind {kind} is not used by repel",
                 describe_value(v).unwrap_or_else(|| kind.to_string())
