@@ -323,3 +323,120 @@ fn sarif_locates_the_finding() {
     assert_eq!(loc["region"]["startLine"], 14);
     assert_eq!(loc["region"]["startColumn"], 11);
 }
+
+/// The emitted policy applied to `repel serve` with the real kubectl: with wildcard-toleration
+/// raised to an error, a Deployment with a keyless `Exists` toleration is refused with
+/// kube-apiserver's text, another warning rule's finding on it is kubectl's `Warning:` line
+/// (a deny and a warn policy both match), and a Deployment with a keyed toleration passes.
+#[test]
+fn the_emitted_policy_makes_serve_refuse_what_lint_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".repel.yaml"),
+        "lint:\n  severity: {wildcard-toleration: error}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("wild.yaml"), WILD).unwrap();
+    let keyed = WILD
+        .replace("name: tigera-operator", "name: keyed")
+        .replace(
+            "- effect: NoExecute\n          operator: Exists",
+            "- {key: dedicated, operator: Exists}",
+        );
+    assert!(keyed.contains("key: dedicated"));
+    std::fs::write(dir.path().join("keyed.yaml"), &keyed).unwrap();
+    let (code, policy, err) = repel(
+        dir.path(),
+        &["lint", "--emit", "validating-admission-policy"],
+    );
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(dir.path().join("policy.yaml"), &policy).unwrap();
+    let (_, findings, _) = repel(dir.path(), &["lint", "-f", "wild.yaml", "-o", "json"]);
+    let findings: Value = serde_json::from_str(&findings).unwrap();
+    let rules: Vec<&str> = findings["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"wildcard-toleration"), "{rules:?}");
+    assert!(rules.contains(&"noexecute-forever"), "{rules:?}");
+
+    let kubeconfig = dir.path().join("kubeconfig");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--nodes",
+            "1",
+            "--kubeconfig-out",
+        ])
+        .arg(&kubeconfig)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let kubectl = |args: &[&str]| {
+        std::process::Command::new("kubectl")
+            .arg(format!("--kubeconfig={}", kubeconfig.display()))
+            .arg(format!("--cache-dir={}", cache.path().display()))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+    };
+    let applied = match kubectl(&["apply", "-f", "policy.yaml"]) {
+        Ok(out) => out,
+        Err(e) => {
+            let _ = child.kill();
+            assert!(
+                std::env::var("REPEL_SKIP_KUBECTL_TESTS").as_deref() == Ok("1"),
+                "kubectl: {e}: install kubectl 1.27 or newer, or set REPEL_SKIP_KUBECTL_TESTS=1"
+            );
+            return;
+        }
+    };
+    let text = |o: &std::process::Output| {
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = text(&applied);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = text(&kubectl(&["create", "namespace", "tigera-operator"]).unwrap());
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = text(&kubectl(&["apply", "-f", "wild.yaml"]).unwrap());
+    let (code2, out2, err2) = text(&kubectl(&["apply", "-f", "keyed.yaml"]).unwrap());
+    let (_, listed, _) =
+        text(&kubectl(&["get", "deployments", "-n", "tigera-operator", "-o", "name"]).unwrap());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "ValidatingAdmissionPolicy 'deny.tolerations.repel.dev' with binding \
+             'deny.tolerations.repel.dev' denied request: wildcard-toleration: Deployment \
+             tigera-operator: "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'warn.tolerations.repel.dev' \
+             with binding 'warn.tolerations.repel.dev': noexecute-forever: Deployment \
+             tigera-operator: "
+        ),
+        "{err}"
+    );
+    assert_eq!((code2, err2.as_str()), (0, ""), "{out2}");
+    assert_eq!(listed.trim(), "deployment.apps/keyed");
+}
