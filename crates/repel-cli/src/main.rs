@@ -152,7 +152,7 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
 }
 
-/// A command's failure, with the exit code DESIGN.md fixes.
+/// A command's failure: exit code 2 (a command's "no", exit 1, is an answer, not a failure).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The input could not be used (exit 2).
@@ -299,7 +299,7 @@ const BATCH_ALLOCATOR: [(&str, &str); 3] = [
 ///   compacts memory to find them (`defrag` set to `madvise`, Debian's default) a command
 ///   spends its time in the kernel zeroing and moving pages: `repel schedule` of the generated
 ///   5,000 nodes / 150,000 pods took 2.2–2.8 s of wall and 1.1–2.2 s of system time with them
-///   and 1.82–1.86 s and 0.33–0.40 s without (alternating runs, 2026-12-04); the gain they
+///   and 1.82–1.86 s and 0.33–0.40 s without (alternating runs); the gain they
 ///   bring (fewer TLB misses) was never more than a few hundredths of a second here.
 /// - mimalloc otherwise collects its heap at exit (it is linked in statically, where its exit
 ///   handler frees what it can, for a library unloaded and loaded again): every page of a

@@ -1,4 +1,4 @@
-//! What repel reads is bounded (issue 19): an endless or huge input stops at the input limit
+//! What repel reads is bounded: an endless or huge input stops at the input limit
 //! with an error naming it, on every path input comes in by (`-f FILE`, `-f -`, a scenario, the
 //! manifests a scenario names, a scenario's `kubectl apply -f`, `repel taint`'s file).
 //!

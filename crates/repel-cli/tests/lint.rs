@@ -396,6 +396,7 @@ fn the_emitted_policy_makes_serve_refuse_what_lint_reports() {
         Ok(out) => out,
         Err(e) => {
             let _ = child.kill();
+            let _ = child.wait();
             assert!(
                 std::env::var("REPEL_SKIP_KUBECTL_TESTS").as_deref() == Ok("1"),
                 "kubectl: {e}: install kubectl 1.27 or newer, or set REPEL_SKIP_KUBECTL_TESTS=1"

@@ -1,4 +1,4 @@
-//! Workloads of thousands of pods that mostly fit nowhere (issue 19): `repel schedule` gives
+//! Workloads of thousands of pods that mostly fit nowhere: `repel schedule` gives
 //! each the reference engine's placement and message, lists each unschedulable pod once, and
 //! `repel admit` prints every pod of a large workload with a name of its own.
 

@@ -1,5 +1,5 @@
 //! Unknown and duplicate fields, read as the API server reads them under strict field
-//! validation (issue 20): `repel check` refuses them with upstream's text (exit 1), every other
+//! validation: `repel check` refuses them with upstream's text (exit 1), every other
 //! command warns once per object and goes on, and `--validate=strict|warn|ignore` chooses.
 //! Upstream's strict-decoding cases: an unknown field at the top level, nested, in a list item,
 //! a duplicate field; the capital-N spread policy of upstream's scheduler benchmark templates;

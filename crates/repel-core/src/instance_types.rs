@@ -1,4 +1,4 @@
-//! A small built-in catalogue of common AWS and Azure instance types (issue 16): what a node of
+//! A small built-in catalogue of common AWS and Azure instance types: what a node of
 //! a pool offers — vCPUs, memory, GPUs, pods — so that a pool's node template has a capacity.
 //!
 //! Figures are the providers' published sizes (AWS "Amazon EC2 instance types", Azure "Sizes

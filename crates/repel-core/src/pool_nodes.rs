@@ -1,4 +1,4 @@
-//! The nodes a pool creates (issue 16): their names as each provider names them, their labels,
+//! The nodes a pool creates: their names as each provider names them, their labels,
 //! taints and capacity from the pool's node template, and the devices their hardware holds.
 //!
 //! - **Names.** AKS: `aks-POOL-NNNNNNNN-vmssXXXXXX` (the scale set's 8-digit number, then the

@@ -1,10 +1,10 @@
-//! Node pools (issue 16): Karpenter `NodePool`s (`karpenter.sh/v1`; `v1beta1` read alike) and
+//! Node pools: Karpenter `NodePool`s (`karpenter.sh/v1`; `v1beta1` read alike) and
 //! the node groups of an eksctl `ClusterConfig` (`eksctl.io/v1alpha5`: `nodeGroups`,
 //! `managedNodeGroups`), as their node template: the taints every node of the pool carries, its
 //! startup taints, its labels — and which pods tolerate it as the pool's scheduler decides:
 //! Karpenter's for a NodePool (every taint hard, whatever its effect, PreferNoSchedule
-//! included; `Gt`/`Lt` always on; startup taints ignored:
-//! `../shared/reference/drain-and-pools.md` §2b, §2d), kube-scheduler's for a node group
+//! included; `Gt`/`Lt` always on; startup taints ignored: Karpenter's `scheduling.Taints.ToleratesPod` and its
+//! `Requirements.Compatible`), kube-scheduler's for a node group
 //! (NoSchedule and NoExecute keep a pod off, PreferNoSchedule does not).
 
 use std::collections::BTreeMap;

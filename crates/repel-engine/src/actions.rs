@@ -1,4 +1,4 @@
-//! What the control plane did to the cluster, as actions a driver applies (issue 14).
+//! What the control plane did to the cluster, as actions a driver applies.
 //!
 //! Every controller lives once, in this crate, as a function of a cluster view ([`Cluster`])
 //! and the clock: it reads the view, decides, and changes the view through [`Cluster`]'s
@@ -151,7 +151,7 @@ impl Changes {
     }
 }
 
-/// A write of a workload object by its controller (issue 14): what the Deployment controller
+/// A write of a workload object by its controller: what the Deployment controller
 /// does to its ReplicaSets (create, scale, annotate with revisions, delete beyond the revision
 /// history), and every workload controller's status. `repel simulate` keeps the objects in its
 /// controllers and may ignore these; `repel serve` writes each to the store, so `kubectl get

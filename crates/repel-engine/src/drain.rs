@@ -1,4 +1,4 @@
-//! Drain what-ifs (issue 15): which nodes can go, what blocks them, and where every pod would
+//! Drain what-ifs: which nodes can go, what blocks them, and where every pod would
 //! land — judged as `kubectl drain`, cluster-autoscaler or Karpenter would, each node's changes
 //! put back ([`Undo`]) unless a sequence keeps them. The way in is [`crate::whatif`]: a session
 //! on the scheduled cluster, [`crate::whatif::drain`] and [`crate::whatif::consolidate`].

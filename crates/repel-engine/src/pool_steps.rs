@@ -1,4 +1,4 @@
-//! The `az:` and `aws:` scenario steps (issue 16): the seeds' own command lines for node pools,
+//! The `az:` and `aws:` scenario steps: the seeds' own command lines for node pools,
 //! read as azure-cli and the AWS CLI read them.
 //!
 //! - `az aks nodepool update --resource-group RG --cluster-name C --name POOL --node-taints

@@ -1,4 +1,4 @@
-//! The `kind: Scenario` file format (DESIGN.md, issue 4): the cluster to start from, timed
+//! The `kind: Scenario` file format: the cluster to start from, timed
 //! steps, controller flags and feature gates, and the expectations `repel test` checks.
 //!
 //! The CLI reads YAML or JSON into a `serde_json::Value`; [`parse_scenario`] checks it field by

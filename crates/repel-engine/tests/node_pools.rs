@@ -1,4 +1,4 @@
-//! The node pools' controllers (issue 16) driven through the simulation: fixed-size pools
+//! The node pools' controllers driven through the simulation: fixed-size pools
 //! keep their count and their taints as each provider does, Karpenter launches what
 //! `judge_pools` (explain's answer) says it would, startup taints hold pods until removed, and
 //! the runs are repeatable.

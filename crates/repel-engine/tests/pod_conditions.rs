@@ -1,4 +1,4 @@
-//! The pod conditions the control plane writes (issue 14: `serve` shows them through the same
+//! The pod conditions the control plane writes (`serve` shows them through the same
 //! controllers as `simulate`): the scheduler's `PodScheduled` (True on binding; False, reason
 //! `Unschedulable`, with the FitError message, on failure), the node-lifecycle controller's
 //! `MarkPodsNotReady` (`Ready=False` when the node stops reporting) and the kubelet's status sync

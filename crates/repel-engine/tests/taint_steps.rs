@@ -1,4 +1,4 @@
-//! Thousands of `kubectl taint` steps on one node (issue 19): a step costs what it touches (the
+//! Thousands of `kubectl taint` steps on one node: a step costs what it touches (the
 //! node's taints, moved in place, not copied), not the steps before it. The cluster used to keep
 //! every taint set a node ever had and search them all at each change, so N steps took O(N²)
 //! time and memory: these scenarios took 4.8 s and 2.6 s in a release build then (5,000

@@ -10,7 +10,7 @@
 //! (without a `---` line everything after the first line is the body). The body is applied
 //! with [`repel_api::patch::apply`] as `repel serve` applies it. Besides ending in a result or
 //! an error:
-//! 1. an error is answered with a 4xx: patches are client input (issue 19, point 3);
+//! 1. an error is answered with a 4xx: patches are client input;
 //! 2. a strategic merge patch never leaves a directive (`$patch`, `$retainKeys`,
 //!    `$setElementOrder/…`, `$deleteFromPrimitiveList/…`) in an object that had none.
 

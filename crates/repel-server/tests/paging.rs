@@ -1,4 +1,4 @@
-//! Paged lists through the real kubectl (issue 14, point 5): `kubectl get` asks for pages of
+//! Paged lists through the real kubectl: `kubectl get` asks for pages of
 //! `--chunk-size` (500 by default) and follows `continue` tokens; the pages of one list are
 //! read at one resourceVersion.
 

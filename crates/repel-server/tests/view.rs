@@ -1,4 +1,4 @@
-//! The control plane's view kept from the store's change stream (issue 14) holds what a view
+//! The control plane's view kept from the store's change stream holds what a view
 //! built from scratch holds, after every kind of change kubectl and the engine make: pods
 //! created, bound, run, labelled, deleted; nodes tainted, labelled, cordoned, deleted, added;
 //! namespaces, budgets and workloads.

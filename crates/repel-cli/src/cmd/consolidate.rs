@@ -1,5 +1,5 @@
-//! `repel consolidate`: which nodes could be removed together, and where their pods go
-//! (issue 15), as cluster-autoscaler's scale-down finds them
+//! `repel consolidate`: which nodes could be removed together, and where their pods go, as
+//! cluster-autoscaler's scale-down finds them
 //! ([`repel_engine::drain::consolidate`]). Never changes anything.
 
 use clap::{Args, ValueEnum};

@@ -1,4 +1,4 @@
-//! `repel drain NODE... | --all | -l SELECTOR`: a drain what-if (issue 15). Never changes
+//! `repel drain NODE... | --all | -l SELECTOR`: a drain what-if. Never changes
 //! anything: reads the manifests, runs the cluster's pending pods through the scheduler (the
 //! cluster as it would run), then judges each node as `kubectl drain` or cluster-autoscaler
 //! would ([`repel_engine::drain`]).

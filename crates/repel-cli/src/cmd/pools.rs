@@ -1,4 +1,4 @@
-//! `repel pools -f …` (issue 16): each node pool (a Karpenter NodePool, a node group of an
+//! `repel pools -f …`: each node pool (a Karpenter NodePool, a node group of an
 //! eksctl ClusterConfig) with its taints, startup taints, labels and nodes, its provider's
 //! validation of its taints, and which workloads tolerate it as its scheduler decides
 //! ([`repel_core::pools`]).

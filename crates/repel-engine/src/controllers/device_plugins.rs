@@ -1,4 +1,4 @@
-//! Device plugins (issue 16): a node advertises an extended resource such as `nvidia.com/gpu`
+//! Device plugins: a node advertises an extended resource such as `nvidia.com/gpu`
 //! only while a device-plugin pod for it runs there — the kubelet's device manager adds the
 //! resource to `status.capacity` and `status.allocatable` when a plugin registers, and reports
 //! it as 0 once the plugin is gone.

@@ -1,4 +1,4 @@
-//! The fixed-size node pools' controllers (issue 16): AKS agent pools, EKS managed node groups
+//! The fixed-size node pools' controllers: AKS agent pools, EKS managed node groups
 //! and eksctl's self-managed node groups keep their node count, and their nodes carry the
 //! pool's current taints and labels ([`repel_core::pool_nodes`] builds each node).
 //!

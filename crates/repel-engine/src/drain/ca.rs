@@ -1,7 +1,6 @@
 //! cluster-autoscaler's scale-down drain simulation (`kubernetes-sigs/cluster-autoscaler`:
 //! `pkg/simulator/drainability/rules`, `pkg/utils/drain`, `pkg/simulator/cluster.go`,
-//! `pkg/simulator/scheduling/hinting_simulator.go`; see `../shared/reference/drain-and-pools.md`
-//! §1).
+//! `pkg/simulator/scheduling/hinting_simulator.go`).
 //!
 //! # The rules, in their order (the first decisive outcome wins)
 //! mirror (SkipDrain), long-terminating (SkipDrain), replica count (`ControllerNotFound`, its

@@ -1,4 +1,4 @@
-//! Consolidation what-ifs (issue 15): which nodes could be removed together, and where their
+//! Consolidation what-ifs: which nodes could be removed together, and where their
 //! pods go — as cluster-autoscaler's scale-down would find them (`pkg/core/scaledown`:
 //! eligibility, then the planner's removal simulation).
 //!

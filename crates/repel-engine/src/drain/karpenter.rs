@@ -1,6 +1,5 @@
 //! Karpenter's view of draining a node (`kubernetes-sigs/karpenter`: `pkg/utils/pod`,
-//! `pkg/utils/pdb`, `pkg/controllers/disruption/helpers.go`; see
-//! `../shared/reference/drain-and-pools.md` §2).
+//! `pkg/utils/pdb`, `pkg/controllers/disruption/helpers.go`).
 //!
 //! # What blocks
 //! - The node annotated `karpenter.sh/do-not-disrupt` (`"true"` or a positive Go duration):

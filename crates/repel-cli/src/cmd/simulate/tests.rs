@@ -1,4 +1,4 @@
-//! The control plane's actions are a complete account of what it does (issue 14): a driver
+//! The control plane's actions are a complete account of what it does: a driver
 //! that keeps its own copy of the cluster, starting from the first list and changed only by
 //! each pass's actions (as `repel serve` writes them to its store), holds exactly the cluster
 //! the simulation holds after every pass, for every scenario in `examples/`. And watching
@@ -160,7 +160,7 @@ fn a_scenario_played_in_increments_gives_the_simulations_events() {
 }
 
 /// `repel serve --scenario FILE` writes the simulation's events, in its order, each at its
-/// cluster time, for every scenario in `examples/` (issue 14, point 4): the server plays the
+/// cluster time, for every scenario in `examples/`: the server plays the
 /// scenario at a high `--time-scale`, and the Events it stored (in resourceVersion order) are
 /// `repel simulate`'s.
 #[test]

@@ -1,4 +1,4 @@
-//! Karpenter (issue 16): provisioning for pods no node takes, NodeClaims that become nodes,
+//! Karpenter: provisioning for pods no node takes, NodeClaims that become nodes,
 //! startup taints, and drift — `sigs.k8s.io/karpenter`'s provisioner, registration,
 //! initialization and disruption controllers, as far as taints and scheduling need them.
 //!

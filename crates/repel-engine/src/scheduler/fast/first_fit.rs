@@ -1,4 +1,4 @@
-//! cluster-autoscaler's first fit on the compiled state (issue 15).
+//! cluster-autoscaler's first fit on the compiled state.
 //!
 //! cluster-autoscaler's scale-down simulation asks, for each pod to move, for the first node in
 //! its rotating order whose PreFilter and Filter plugins pass — no scores. [`FirstFit`] answers

@@ -1,4 +1,4 @@
-//! A node removed from the cluster under a compiled state (issue 15): the state follows in
+//! A node removed from the cluster under a compiled state: the state follows in
 //! place instead of being built again.
 //!
 //! [`Cluster::delete_node`] removes a node and moves the ids of the nodes after it down by

@@ -1,4 +1,4 @@
-//! A drain what-if's placements from the cluster as it was before the what-if (issue 15).
+//! A drain what-if's placements from the cluster as it was before the what-if.
 //!
 //! Every node's what-if in `repel drain --independent` starts from the same cluster and puts
 //! everything back, and the pods it evicts are of thousands of workloads, each the first of
