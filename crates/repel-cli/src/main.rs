@@ -150,6 +150,10 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
     /// A built-in cluster from the documentation: where each pod may go and why, and the classic mistakes.
     Demo(cmd::demo::DemoArgs),
+    /// Print the shell completion script for bash, zsh, fish, powershell or elvish.
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the manual page (repel.1), or write one page per command into a directory.
+    Man(cmd::man::ManArgs),
 }
 
 /// A command's failure: exit code 2 (a command's "no", exit 1, is an answer, not a failure).
@@ -361,6 +365,8 @@ fn main() -> ExitCode {
         Command::Generate(a) => cmd::generate::run(a),
         Command::Snapshot(a) => cmd::snapshot::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Man(a) => cmd::man::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -155,6 +155,17 @@ fn write_failed(e: &std::io::Error) -> ! {
     std::process::exit(2);
 }
 
+/// Writes `bytes` to stdout as they are (a closed pipe ends the command quietly).
+pub fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) =
+        std::io::Write::write_all(&mut out, bytes).and_then(|()| std::io::Write::flush(&mut out))
+    {
+        write_failed(&e);
+    }
+    Ok(())
+}
+
 /// YAML text of a value.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, CliError> {
     serde_saphyr::to_string(value).map_err(|e| CliError::Output(e.to_string()))

@@ -7,6 +7,7 @@ mod admission_plugins;
 mod agree;
 mod bench_generate;
 mod cli;
+mod completions;
 mod corpus;
 mod drain;
 mod explain_daemonset;
