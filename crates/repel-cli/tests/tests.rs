@@ -11,6 +11,7 @@ mod completions;
 mod corpus;
 mod drain;
 mod explain_daemonset;
+mod help_examples;
 mod input_parallel;
 mod limits;
 mod lint;

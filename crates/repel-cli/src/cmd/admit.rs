@@ -13,6 +13,9 @@ use crate::{AdmissionFlags, CliError, Format, Inputs};
 
 /// Arguments of `repel admit`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel admit -f examples/demo/cluster.yaml
+  repel admit -f examples/demo/cluster.yaml -o json")]
 pub struct AdmitArgs {
     #[command(flatten)]
     pub inputs: Inputs,

@@ -33,6 +33,9 @@ use pipeline::{Phases, TempDir, peak_rss_bytes};
 
 /// Arguments of `repel bench`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel bench --nodes 100 --pods 2000
+  repel bench --nodes 5000 --pods 150000 --seed 7")]
 pub struct BenchArgs {
     /// Nodes to generate.
     #[arg(long, default_value_t = 5000)]

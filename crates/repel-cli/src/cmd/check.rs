@@ -17,6 +17,10 @@ use repel_api::strict::StrictError;
 
 /// Arguments of `repel check`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel check -f examples/demo/cluster.yaml
+  repel check -f examples/demo/cluster.yaml -o json
+  repel check -f examples/demo/ -R --validate strict")]
 pub struct CheckArgs {
     #[command(flatten)]
     inputs: Inputs,

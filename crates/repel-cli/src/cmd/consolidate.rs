@@ -21,6 +21,9 @@ pub enum As {
 
 /// Arguments of `repel consolidate`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel consolidate -f examples/demo/cluster.yaml
+  repel consolidate -f examples/demo/cluster.yaml --as karpenter -o json")]
 pub struct ConsolidateArgs {
     /// Who consolidates: cluster-autoscaler (default) or karpenter.
     #[arg(long = "as", value_enum, default_value = "cluster-autoscaler")]

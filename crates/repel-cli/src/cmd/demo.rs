@@ -20,6 +20,8 @@ use crate::scenario_file::{DEMO_CLUSTER, DEMO_PATH, DEMO_STORY, STORY_PATH};
 
 /// Arguments of `repel demo`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel demo")]
 pub struct DemoArgs {}
 
 /// Reads the built-in cluster.

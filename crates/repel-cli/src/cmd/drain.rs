@@ -26,6 +26,10 @@ pub enum As {
 
 /// Arguments of `repel drain`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel drain -f examples/demo/cluster.yaml general-1
+  repel drain -f examples/demo/cluster.yaml --all --independent --as cluster-autoscaler
+  repel drain --kubeconfig ~/.kube/config -l agentpool=spot --as karpenter")]
 pub struct DrainArgs {
     /// The nodes, in the order to drain them.
     pub nodes: Vec<String>,

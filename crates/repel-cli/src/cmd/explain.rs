@@ -31,6 +31,10 @@ use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_po
 
 /// Arguments of `repel explain`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel explain -f examples/demo/cluster.yaml pod/gpu-trainer
+  repel explain -f examples/demo/cluster.yaml pod/web -o json
+  repel explain --kubeconfig ~/.kube/config -n team-a pod/api-7d9f")]
 pub struct ExplainArgs {
     /// The pod: `ns/name`, `name` (in the namespace of -n), or `TYPE/name` of a workload as
     /// kubectl takes it (`deployment/web`, `deployment.apps/web`, `deployments.v1.apps/web`,

@@ -10,6 +10,9 @@ use crate::generated::{manifests, shape_parser, write_manifests};
 
 /// Arguments of `repel generate`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel generate --nodes 50 --pods 1000 --seed 7
+  repel generate --nodes 5000 --pods 150000 --seed 7 > cluster.yaml")]
 pub struct GenerateArgs {
     /// Nodes.
     #[arg(long, default_value_t = 100)]

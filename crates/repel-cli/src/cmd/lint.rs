@@ -55,6 +55,11 @@ pub enum Emit {
 
 /// Arguments of `repel lint`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel lint -f examples/demo/cluster.yaml
+  repel lint -f examples/demo/cluster.yaml -o sarif
+  repel lint --explain wildcard-toleration
+  repel lint --emit validating-admission-policy")]
 pub struct LintArgs {
     /// Manifest file, directory (its .yaml/.yml/.json files) or `-` for stdin; repeatable.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]

@@ -12,7 +12,7 @@ use crate::{Cli, CliError};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   repel man | man -l -
-  repel man --dir /usr/local/share/man/man1 && man repel-drain")]
+  repel man --dir man/man1")]
 pub struct ManArgs {
     /// Write a page for repel and for each command into this directory (created if missing),
     /// instead of printing repel.1.

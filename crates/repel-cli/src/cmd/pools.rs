@@ -16,6 +16,9 @@ use crate::{CliError, Format, Inputs};
 
 /// Arguments of `repel pools`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel pools -f examples/pools/karpenter-general-purpose.yaml
+  repel pools -f examples/pools/karpenter-general-purpose.yaml -o json")]
 pub struct PoolsArgs {
     #[command(flatten)]
     pub inputs: Inputs,

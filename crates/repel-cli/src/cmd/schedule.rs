@@ -9,6 +9,10 @@ use crate::{CliError, Format};
 
 /// Arguments of `repel schedule`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel schedule -f examples/demo/cluster.yaml
+  repel schedule -f examples/demo/cluster.yaml -o json
+  repel schedule --kubeconfig ~/.kube/config")]
 pub struct ScheduleArgs {
     #[command(flatten)]
     pub cluster: ClusterArgs,

@@ -18,6 +18,9 @@ use crate::{AdmissionFlags, CliError};
 
 /// Flags of `repel serve`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel serve --nodes 3 --kubeconfig-out kubeconfig
+  repel serve -f examples/demo/cluster.yaml --data-dir state/ --time-scale 60")]
 pub struct ServeArgs {
     /// Address to listen on, HOST:PORT (port 0 picks a free port; `localhost` is 127.0.0.1).
     /// Any address other than loopback needs --token and is served over TLS.

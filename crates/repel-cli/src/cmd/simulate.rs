@@ -14,6 +14,9 @@ use crate::{AdmissionFlags, CliError, Format};
 
 /// Arguments of `repel simulate`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel simulate examples/noexecute-toleration-seconds.yaml
+  repel simulate examples/node-outage.yaml -o json")]
 pub struct SimulateArgs {
     /// The scenario file (`kind: Scenario`, YAML or JSON).
     pub scenario: PathBuf,
@@ -30,6 +33,9 @@ pub struct SimulateArgs {
 
 /// Arguments of `repel test`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel test examples/noexecute-toleration-seconds.yaml
+  repel test examples/")]
 pub struct TestArgs {
     /// Scenario files, or directories of them (every `.yaml`/`.yml`/`.json` file whose `kind` is `Scenario`).
     #[arg(required = true)]

@@ -10,6 +10,9 @@ use crate::CliError;
 
 /// Arguments of `repel snapshot`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel snapshot --kubeconfig ~/.kube/config -o snapshot/
+  repel snapshot --kubeconfig ~/.kube/config --context prod -o -")]
 pub struct SnapshotArgs {
     /// The kubeconfig (default: $KUBECONFIG, else ~/.kube/config, as kubectl).
     #[arg(long, value_name = "FILE")]

@@ -27,6 +27,9 @@ use crate::{CliError, Format};
 
 /// Arguments of `repel taint`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  repel taint -f examples/demo/cluster.yaml nodes general-1 dedicated=groupName:NoSchedule
+  repel taint -f examples/demo/cluster.yaml nodes general-1 dedicated:NoSchedule-")]
 pub struct TaintArgs {
     /// `nodes NAME... KEY=VALUE:EFFECT | KEY:EFFECT | KEY- | KEY:EFFECT- ...`, as kubectl takes them.
     #[arg(num_args = 0.., value_name = "nodes NAME... TAINT")]
