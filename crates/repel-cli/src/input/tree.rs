@@ -89,6 +89,33 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Written as the JSON it was read from (keys in their order).
+impl serde::Serialize for Tree<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Tree::Null => s.serialize_unit(),
+            Tree::Bool(b) => s.serialize_bool(*b),
+            Tree::Number(n) => n.serialize(s),
+            Tree::Str(x) => s.serialize_str(x),
+            Tree::Seq(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(i)?;
+                }
+                seq.end()
+            }
+            Tree::Map(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k.as_ref(), v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Tree<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(TreeVisitor(PhantomData))
@@ -198,6 +225,27 @@ impl<'de: 'a, 'a> Visitor<'de> for TreeVisitor<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_tree_writes_the_json_it_reads() {
+        let cases = [
+            r#"{"a":1,"b":[true,null,-2,1.5,"x\ny"],"c":{"d":"e\u00e9","":{}},"f":[]}"#,
+            r#"{"k":1,"j":2,"k":3}"#,
+            r#"[18446744073709551615,-9223372036854775808,1e300]"#,
+            r#""just a string""#,
+        ];
+        for text in cases {
+            let tree: Tree = serde_json::from_str(text).unwrap();
+            let written = serde_json::to_string(&tree).unwrap();
+            let again: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(again, tree.into_value(), "{text} -> {written}");
+        }
+        let tree: Tree = serde_json::from_str(r#"{"z":1,"a":{"y":[2],"b":"c"}}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&tree).unwrap(),
+            r#"{"z":1,"a":{"y":[2],"b":"c"}}"#
+        );
+    }
 
     #[test]
     fn a_tree_reads_what_serde_json_reads() {
