@@ -131,7 +131,7 @@ impl std::fmt::Display for NearMiss {
 }
 
 /// Levenshtein distance of two short strings (keys), in bytes.
-fn distance(a: &str, b: &str) -> usize {
+pub fn distance(a: &str, b: &str) -> usize {
     let b = b.as_bytes();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.bytes().enumerate() {

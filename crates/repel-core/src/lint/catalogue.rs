@@ -243,26 +243,6 @@ pub fn lookup(key: &str) -> Option<&'static WellKnown> {
     WELL_KNOWN.iter().find(|e| e.key == key)
 }
 
-/// Levenshtein distance of two short strings, in bytes.
-pub fn distance(a: &str, b: &str) -> usize {
-    let b = b.as_bytes();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.bytes().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 /// The catalogued key `key` is evidently a misspelling of: the same but for case, within two
 /// edits (keys of 12 characters or more), or a `node.kubernetes.io/` key no component sets
 /// that is closest to one that is ([`crate::near_miss::unknown_node_key`]).
@@ -275,6 +255,9 @@ pub fn closest(key: &str) -> Option<&'static WellKnown> {
     }
     WELL_KNOWN
         .iter()
-        .filter(|e| e.key.eq_ignore_ascii_case(key) || key.len() >= 12 && distance(key, e.key) <= 2)
-        .min_by_key(|e| distance(key, e.key))
+        .filter(|e| {
+            e.key.eq_ignore_ascii_case(key)
+                || key.len() >= 12 && crate::near_miss::distance(key, e.key) <= 2
+        })
+        .min_by_key(|e| crate::near_miss::distance(key, e.key))
 }
