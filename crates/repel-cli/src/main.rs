@@ -42,11 +42,17 @@ use repel_core::FeatureGates;
 
 pub use admission_flags::AdmissionFlags;
 
+/// What `repel --version` prints: the version, then the upstream releases followed
+/// ([`repel_core::versions`]); `repel -V` prints the version alone.
+static LONG_VERSION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| repel_core::versions::long_version(env!("CARGO_PKG_VERSION")));
+
 /// Kubernetes taints and tolerations, exactly as upstream: check, explain and simulate them before they happen.
 #[derive(Debug, Parser)]
 #[command(
     name = "repel",
     version,
+    long_version = LONG_VERSION.as_str(),
     about = "Kubernetes taints and tolerations, exactly as upstream: check, explain and rewrite manifests before they reach a cluster"
 )]
 struct Cli {

@@ -33,6 +33,7 @@
 //! - [`pool_nodes`]: the nodes a pool creates: names, labels, taints, capacity.
 //! - [`instance_types`]: the built-in catalogue of AWS and Azure instance types.
 //! - [`doc_layout`]: the rule that every public module is in its crate's layout.
+//! - [`versions`]: the upstream releases followed (Kubernetes, Karpenter, cluster-autoscaler).
 //! - [`testing`]: fixture builders for tests (`MakePod`, `MakeNode`, `MakePdb`, `MakeTaint`,
 //!   `MakeToleration`), behind the `testing` feature that only dev-dependencies enable.
 
@@ -59,6 +60,7 @@ pub mod quantity;
 pub mod taint;
 pub mod toleration;
 pub mod validation;
+pub mod versions;
 pub mod workload;
 
 pub use gates::FeatureGates;
