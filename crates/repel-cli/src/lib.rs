@@ -7,8 +7,10 @@
 //! # Layout
 //! - [`input`]: reading manifests (`-f FILE|DIR|-`, YAML/JSON, multi-document, `kind: List`).
 //! - [`live`]: a live cluster read once, read-only, through a kubeconfig; `repel snapshot`.
+//! - [`kubeconfig`]: which cluster a live read reaches (client-go's loading rules, in-cluster).
 
 pub mod input;
+pub mod kubeconfig;
 pub mod live;
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use http_body_util::BodyExt;
 use kube::Client;
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::KubeConfigOptions;
 use kube::core::Status;
 use kube::core::params::ListParams;
 use serde::Deserialize;
@@ -207,6 +207,8 @@ pub struct Target {
     pub kubeconfig: Option<PathBuf>,
     /// `--context NAME` (else the kubeconfig's current context).
     pub context: Option<String>,
+    /// `--in-cluster`: the pod's service account ([`crate::kubeconfig::in_cluster`]).
+    pub in_cluster: bool,
 }
 
 /// A cluster that could not be read. The messages are kubectl's where kubectl has one, each
@@ -347,37 +349,13 @@ fn read_pages<T: Send + 'static>(
     runtime.block_on(read_async(target, decode))
 }
 
-/// The kubeconfig to use, by kubectl's precedence, and the context's name.
-fn kubeconfig(target: &Target) -> Result<(Kubeconfig, String), LiveError> {
-    let kc = match &target.kubeconfig {
-        Some(path) => {
-            if !path.exists() {
-                return Err(LiveError::NoKubeconfig(path.display().to_string()));
-            }
-            Kubeconfig::read_from(path)
-        }
-        None => Kubeconfig::read(),
-    }
-    .map_err(|e| LiveError::Config(e.to_string()))?;
-    let context = match &target.context {
-        Some(c) => {
-            if !kc.contexts.iter().any(|n| &n.name == c) {
-                return Err(LiveError::NoContext(c.clone()));
-            }
-            c.clone()
-        }
-        None => kc.current_context.clone().unwrap_or_default(),
-    };
-    Ok((kc, context))
-}
-
 async fn read_async<T: Send + 'static>(
     target: &Target,
     decode: Decode<T>,
 ) -> Result<Listing<T>, LiveError> {
-    let (kc, context) = kubeconfig(target)?;
+    let (kc, context) = crate::kubeconfig::resolve(target)?;
     let options = KubeConfigOptions {
-        context: target.context.clone(),
+        context: Some(context.clone()).filter(|c| !c.is_empty()),
         cluster: None,
         user: None,
     };

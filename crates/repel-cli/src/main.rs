@@ -69,7 +69,7 @@ pub struct Inputs {
         short = 'f',
         long = "filename",
         value_name = "FILE|DIR|-",
-        required_unless_present_any = ["kubeconfig", "context"]
+        required_unless_present_any = ["kubeconfig", "context", "in_cluster"]
     )]
     pub files: Vec<PathBuf>,
     /// Read a live cluster (read-only) through this kubeconfig; without it, $KUBECONFIG, else
@@ -79,6 +79,11 @@ pub struct Inputs {
     /// The kubeconfig context of the live cluster to read (default: its current context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Read the live cluster this pod runs in, as its service account (KUBERNETES_SERVICE_HOST
+    /// and _PORT, the token and CA of /var/run/secrets/kubernetes.io/serviceaccount or of
+    /// $REPEL_SERVICEACCOUNT_DIR).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    pub in_cluster: bool,
     /// Read directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
@@ -244,11 +249,14 @@ impl Inputs {
 }
 
 impl Inputs {
-    /// The live cluster to read, when `--kubeconfig` or `--context` is given.
+    /// The live cluster to read, when `--kubeconfig`, `--context` or `--in-cluster` is given.
     pub fn live_target(&self) -> Option<repel_cli::live::Target> {
-        (self.kubeconfig.is_some() || self.context.is_some()).then(|| repel_cli::live::Target {
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.context.clone(),
+        (self.kubeconfig.is_some() || self.context.is_some() || self.in_cluster).then(|| {
+            repel_cli::live::Target {
+                kubeconfig: self.kubeconfig.clone(),
+                context: self.context.clone(),
+                in_cluster: self.in_cluster,
+            }
         })
     }
 }

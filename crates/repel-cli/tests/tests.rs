@@ -12,6 +12,7 @@ mod corpus;
 mod drain;
 mod explain_daemonset;
 mod help_examples;
+mod in_cluster;
 mod input_parallel;
 mod limits;
 mod lint;

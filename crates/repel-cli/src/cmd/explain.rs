@@ -795,7 +795,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, CliError> {
         admission,
     } = cluster.load("explain")?;
     let gates = args.inputs.feature_gates;
-    let live = args.inputs.kubeconfig.is_some() || args.inputs.context.is_some();
+    let live = args.inputs.live_target().is_some();
     let looked_in = match (live, args.inputs.files.is_empty()) {
         (false, _) => "the given files",
         (true, true) => "the cluster",

@@ -73,6 +73,9 @@ pub struct LintArgs {
     /// The kubeconfig context of the live cluster to read.
     #[arg(long, value_name = "NAME")]
     context: Option<String>,
+    /// Lint the cluster this pod runs in, as its service account (see `repel schedule --help`).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    in_cluster: bool,
     /// Feature gates in kube's syntax (matching with `Gt`/`Lt`).
     #[arg(
         long = "feature-gates",
@@ -175,7 +178,11 @@ pub fn run(args: LintArgs) -> Result<u8, CliError> {
         );
         return Ok(0);
     }
-    if args.files.is_empty() && args.kubeconfig.is_none() && args.context.is_none() {
+    if args.files.is_empty()
+        && args.kubeconfig.is_none()
+        && args.context.is_none()
+        && !args.in_cluster
+    {
         return Err(CliError::Usage(
             "error: must specify one of -f or --kubeconfig/--context (or --explain RULE, --emit validating-admission-policy)".into(),
         ));
@@ -184,6 +191,7 @@ pub fn run(args: LintArgs) -> Result<u8, CliError> {
         files: args.files.clone(),
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
+        in_cluster: args.in_cluster,
         recursive: args.recursive,
         verbose: false,
         validate: None,

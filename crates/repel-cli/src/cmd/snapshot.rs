@@ -20,6 +20,9 @@ pub struct SnapshotArgs {
     /// The kubeconfig context (default: its current context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Read the cluster this pod runs in, as its service account (see `repel schedule --help`).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    pub in_cluster: bool,
     /// A directory to write one file per kind into (`01-namespaces.yaml` … `12-pods.yaml`,
     /// in the order repel reads them; a kind of more than 10,000 objects in parts,
     /// `12-pods-0001.yaml` …), or `-` for one multi-document YAML stream on stdout.
@@ -32,6 +35,7 @@ pub fn run(args: SnapshotArgs) -> Result<u8, CliError> {
     let target = Target {
         kubeconfig: args.kubeconfig,
         context: args.context,
+        in_cluster: args.in_cluster,
     };
     let listing = live::read_yaml(&target)?;
     for w in &listing.warnings {
