@@ -9,6 +9,7 @@ mod bench_generate;
 mod cli;
 mod completions;
 mod corpus;
+mod docs;
 mod drain;
 mod explain_daemonset;
 mod help_examples;
