@@ -1,40 +1,31 @@
 //! Upstream `node_lifecycle_controller_test.go` (v1.35) cases about health, tainting, events and
 //! zone states, as tables over the simulated clock with exact times.
 
-use k8s_openapi::api::core::v1::{Node, NodeSpec, NodeStatus, Pod, PodSpec, Taint};
+use k8s_openapi::api::core::v1::{Node, NodeStatus, Pod, PodSpec, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use repel_core::testing::MakeNode;
 
 use super::*;
 
 const S: Millis = 1000;
 
 fn node(name: &str, labels: &[(&str, &str)], ready: Option<&str>, taints: Vec<Taint>) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.to_string()),
-            labels: Some(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
-            ..ObjectMeta::default()
-        },
-        spec: Some(NodeSpec {
-            taints: (!taints.is_empty()).then_some(taints),
-            ..NodeSpec::default()
-        }),
-        status: ready.map(|r| NodeStatus {
-            conditions: Some(vec![NodeCondition {
-                type_: "Ready".to_string(),
-                status: r.to_string(),
-                last_heartbeat_time: Some(Time(sim_timestamp(0))),
-                last_transition_time: Some(Time(sim_timestamp(0))),
-                ..NodeCondition::default()
-            }]),
-            ..NodeStatus::default()
-        }),
-    }
+    let mut node = labels
+        .iter()
+        .fold(MakeNode::new().name(name), |n, (k, v)| n.label(k, v))
+        .taints(taints)
+        .obj();
+    node.status = ready.map(|r| NodeStatus {
+        conditions: Some(vec![NodeCondition {
+            type_: "Ready".to_string(),
+            status: r.to_string(),
+            last_heartbeat_time: Some(Time(sim_timestamp(0))),
+            last_transition_time: Some(Time(sim_timestamp(0))),
+            ..NodeCondition::default()
+        }]),
+        ..NodeStatus::default()
+    });
+    node
 }
 
 const Z1: &[(&str, &str)] = &[

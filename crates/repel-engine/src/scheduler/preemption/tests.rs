@@ -9,20 +9,17 @@ mod post_filter;
 use std::collections::BTreeMap;
 
 use repel_core::FeatureGates;
-use repel_core::k8s_openapi::api::core::v1::{
-    Container, Node, Pod, PodCondition, PodSpec, PodStatus, ResourceRequirements,
-};
+use repel_core::k8s_openapi::api::core::v1::{Node, Pod, PodCondition, PodStatus};
 use repel_core::k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use repel_core::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-    LabelSelector as ApiSelector, ObjectMeta, Time,
+    LabelSelector as ApiSelector, Time,
 };
 
 use super::*;
 use crate::cluster::NodeInfo;
 use crate::scheduler::framework::{Plugin, PreFilterResult};
 use crate::scheduler::{Entry, Profile};
-use repel_core::testing::{MakeNode, MakePdb};
+use repel_core::testing::{MakeNode, MakePdb, MakePod};
 
 const NEG: i32 = -100;
 const LOW: i32 = 0;
@@ -156,13 +153,6 @@ fn pre_filter(sched: &Scheduler, pod: &PodInfo, cluster: &Cluster) -> CycleState
     state
 }
 
-fn quantities(pairs: &[(&str, String)]) -> BTreeMap<String, Quantity> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), Quantity(v.clone())))
-        .collect()
-}
-
 /// A node with allocatable cpu (milli), memory and pods, and labels.
 fn node(name: &str, (cpu, mem): (i64, i64), pods: i64, labels: &[(&str, &str)]) -> Node {
     let (cpu, mem, pods) = (format!("{cpu}m"), mem.to_string(), pods.to_string());
@@ -181,35 +171,17 @@ fn pod(
     node: Option<&str>,
     labels: &[(&str, &str)],
 ) -> Pod {
-    let requests = (cpu > 0 || mem > 0)
-        .then(|| quantities(&[("cpu", format!("{cpu}m")), ("memory", mem.to_string())]));
-    Pod {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("default".into()),
-            labels: Some(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
-            ..Default::default()
-        },
-        spec: Some(PodSpec {
-            containers: vec![Container {
-                name: "c".into(),
-                resources: Some(ResourceRequirements {
-                    requests,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }],
-            priority: Some(priority),
-            node_name: node.map(str::to_string),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    let pod = MakePod::new()
+        .name(name)
+        .namespace("default")
+        .labels(labels)
+        .priority(priority);
+    let pod = if cpu > 0 || mem > 0 {
+        pod.req(&[("cpu", &format!("{cpu}m")), ("memory", &mem.to_string())])
+    } else {
+        pod.container("c", "")
+    };
+    node.map_or(pod.clone(), |n| pod.node(n)).obj()
 }
 
 /// A PDB in `default` selecting `key=value`.

@@ -7,10 +7,7 @@ mod scoring;
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{
-    Affinity, Container, Namespace, Node, Pod, PodAffinity, PodAffinityTerm, PodAntiAffinity,
-    PodSpec, WeightedPodAffinityTerm,
-};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodAffinityTerm};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     LabelSelector, LabelSelectorRequirement, ObjectMeta,
 };
@@ -18,6 +15,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 use super::*;
 use crate::cluster::{Cluster, PodInfo};
 use crate::scheduler::framework::{Code, CycleState, Status};
+use crate::scheduler::plugins::test_support::Info;
+use repel_core::testing::{MakeNode, MakePod};
 
 /// A label map.
 pub(super) fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -61,128 +60,17 @@ pub(super) fn team(name: &str) -> LabelSelector {
     }
 }
 
-/// A pod under construction (upstream `st.MakePod()`).
-#[derive(Clone, Default)]
-pub(super) struct P(Pod);
-
-/// A new pod in `default`, named `p`, with one container.
-pub(super) fn make() -> P {
-    P(Pod {
-        metadata: ObjectMeta {
-            name: Some("p".into()),
-            ..Default::default()
-        },
-        spec: Some(PodSpec {
-            containers: vec![Container {
-                name: "c".into(),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }),
-        status: None,
-    })
+/// A new pod named `p` with one container (upstream `st.MakePod().Name("p")`).
+pub(super) fn make() -> MakePod {
+    MakePod::new().name("p").container("c", "")
 }
 
-impl P {
-    fn spec(&mut self) -> &mut PodSpec {
-        self.0.spec.get_or_insert_with(PodSpec::default)
-    }
-    fn affinity(&mut self) -> &mut Affinity {
-        self.spec().affinity.get_or_insert_with(Affinity::default)
-    }
-    fn pa(&mut self) -> &mut PodAffinity {
-        self.affinity()
-            .pod_affinity
-            .get_or_insert_with(PodAffinity::default)
-    }
-    fn paa(&mut self) -> &mut PodAntiAffinity {
-        self.affinity()
-            .pod_anti_affinity
-            .get_or_insert_with(PodAntiAffinity::default)
-    }
-    /// Sets the name.
-    pub(super) fn name(mut self, n: &str) -> Self {
-        self.0.metadata.name = Some(n.into());
-        self
-    }
-    /// Sets the namespace.
-    pub(super) fn ns(mut self, n: &str) -> Self {
-        self.0.metadata.namespace = Some(n.into());
-        self
-    }
-    /// Adds labels.
-    pub(super) fn labels(mut self, pairs: &[(&str, &str)]) -> Self {
-        self.0
-            .metadata
-            .labels
-            .get_or_insert_with(BTreeMap::new)
-            .extend(labels(pairs));
-        self
-    }
-    /// Binds to a node (`spec.nodeName`).
-    pub(super) fn node(mut self, n: &str) -> Self {
-        self.spec().node_name = Some(n.into());
-        self
-    }
-    /// Adds a required affinity term.
-    pub(super) fn req_aff(mut self, t: PodAffinityTerm) -> Self {
-        self.pa()
-            .required_during_scheduling_ignored_during_execution
-            .get_or_insert_with(Vec::new)
-            .push(t);
-        self
-    }
-    /// Adds a required anti-affinity term.
-    pub(super) fn req_anti(mut self, t: PodAffinityTerm) -> Self {
-        self.paa()
-            .required_during_scheduling_ignored_during_execution
-            .get_or_insert_with(Vec::new)
-            .push(t);
-        self
-    }
-    /// Adds a preferred affinity term.
-    pub(super) fn pref_aff(mut self, weight: i32, t: PodAffinityTerm) -> Self {
-        self.pa()
-            .preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_with(Vec::new)
-            .push(WeightedPodAffinityTerm {
-                weight,
-                pod_affinity_term: t,
-            });
-        self
-    }
-    /// Adds a preferred anti-affinity term.
-    pub(super) fn pref_anti(mut self, weight: i32, t: PodAffinityTerm) -> Self {
-        self.paa()
-            .preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_with(Vec::new)
-            .push(WeightedPodAffinityTerm {
-                weight,
-                pod_affinity_term: t,
-            });
-        self
-    }
-    /// The pod.
-    pub(super) fn obj(self) -> Pod {
-        self.0
-    }
-    /// The scheduler's view of the pod.
-    pub(super) fn info(self) -> PodInfo {
-        PodInfo::new(self.0, 0)
-    }
-}
-
-/// A node with labels.
+/// A node with labels (upstream `st.MakeNode().Name(name).Label(...)`).
 pub(super) fn node(name: &str, pairs: &[(&str, &str)]) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(labels(pairs)),
-            ..Default::default()
-        },
-        spec: None,
-        status: None,
-    }
+    pairs
+        .iter()
+        .fold(MakeNode::new().name(name), |n, (k, v)| n.label(k, v))
+        .obj()
 }
 
 /// A namespace with labels.
@@ -296,8 +184,8 @@ pub(super) fn run_score(pl: InterPodAffinity, pod: &PodInfo, c: &Cluster) -> Opt
 /// One row of a Filter table.
 pub(super) struct Case {
     pub name: &'static str,
-    pub pod: P,
-    pub pods: Vec<P>,
+    pub pod: MakePod,
+    pub pods: Vec<MakePod>,
     pub nodes: Vec<Node>,
     /// `None`: PreFilter skips.
     pub want: Option<Vec<Want>>,
@@ -308,7 +196,7 @@ pub(super) fn check(cases: Vec<Case>, namespaces: fn() -> Vec<Namespace>) {
     for case in cases {
         let c = cluster(
             case.nodes,
-            case.pods.into_iter().map(P::obj).collect(),
+            case.pods.into_iter().map(MakePod::obj).collect(),
             namespaces(),
         );
         let (pre, got, _) = run_filter(&case.pod.info(), &c);
@@ -369,7 +257,12 @@ fn self_anti_affinity_spreads_one_pod_per_host_through_the_scheduler() {
                 make()
                     .name(&format!("web-{i}"))
                     .labels(&[("app", "web")])
-                    .req_anti(term1("app", "In", &["web"], "kubernetes.io/hostname"))
+                    .required_pod_anti_affinity(term1(
+                        "app",
+                        "In",
+                        &["web"],
+                        "kubernetes.io/hostname",
+                    ))
                     .obj(),
             )
         })

@@ -1,17 +1,15 @@
-//! Builders for the plugin's tests, after upstream's `st.MakePod()` / `st.MakeNode()`.
+//! The plugin's fixtures: spread constraints, selectors and upstream's node and pod sets, on
+//! repel-core's `MakePod`/`MakeNode` builders (upstream `pkg/scheduler/testing/wrappers.go`).
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{
-    Affinity, Container, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement,
-    NodeSelectorTerm, NodeSpec, Pod, PodSpec, Taint, Toleration,
-    TopologySpreadConstraint as ApiConstraint,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-    LabelSelector, LabelSelectorRequirement, ObjectMeta, Time,
-};
+use k8s_openapi::api::core::v1::{Node, Pod, Taint, TopologySpreadConstraint as ApiConstraint};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
-use crate::cluster::{Cluster, NodeInfo, PodInfo};
+use crate::cluster::{Cluster, NodeInfo};
+pub use crate::scheduler::plugins::test_support::Info;
+use repel_core::testing::MakeNode;
+pub use repel_core::testing::MakePod;
 
 /// `st.MakeLabelSelector().Exists(key)`.
 pub fn exists(key: &str) -> Option<LabelSelector> {
@@ -92,140 +90,22 @@ pub fn unschedulable_taint() -> Vec<Taint> {
     )]
 }
 
-/// A node with labels and taints.
+/// A node with labels and taints (upstream `st.MakeNode().Name(name).Label(...).Taints(...)`).
 pub fn mk_node(name: &str, labels: &[(&str, &str)], taints: Vec<Taint>) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(to_map(labels)),
-            ..Default::default()
-        },
-        spec: Some(NodeSpec {
-            taints: (!taints.is_empty()).then_some(taints),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    labels
+        .iter()
+        .fold(MakeNode::new().name(name), |n, (k, v)| n.label(k, v))
+        .taints(taints)
+        .obj()
 }
 
-/// A pod builder after `st.MakePod()`.
-pub struct P(pub Pod);
-
-impl P {
-    /// A pod in `default` with one container.
-    pub fn new(name: &str) -> Self {
-        P(Pod {
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                namespace: Some("default".into()),
-                ..Default::default()
-            },
-            spec: Some(PodSpec {
-                containers: vec![Container {
-                    name: "c".into(),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }),
-            status: None,
-        })
-    }
-
-    fn spec(&mut self) -> &mut PodSpec {
-        self.0.spec.get_or_insert_with(PodSpec::default)
-    }
-
-    /// A label.
-    pub fn label(mut self, k: &str, v: &str) -> Self {
-        self.0
-            .metadata
-            .labels
-            .get_or_insert_with(BTreeMap::new)
-            .insert(k.into(), v.into());
-        self
-    }
-
-    /// The namespace.
-    pub fn ns(mut self, ns: &str) -> Self {
-        self.0.metadata.namespace = Some(ns.into());
-        self
-    }
-
-    /// Bound to `node` (`spec.nodeName`).
-    pub fn on(mut self, node: &str) -> Self {
-        self.spec().node_name = Some(node.into());
-        self
-    }
-
-    /// Terminating (`deletionTimestamp` set).
-    pub fn terminating(mut self) -> Self {
-        self.0.metadata.deletion_timestamp =
-            serde_json::from_value::<Time>(serde_json::json!("2025-01-01T00:00:00Z")).ok();
-        self
-    }
-
-    /// A spread constraint.
-    pub fn spread(mut self, c: ApiConstraint) -> Self {
-        self.spec()
-            .topology_spread_constraints
-            .get_or_insert_with(Vec::new)
-            .push(c);
-        self
-    }
-
-    /// `nodeSelector` entry.
-    pub fn node_selector(mut self, k: &str, v: &str) -> Self {
-        self.spec()
-            .node_selector
-            .get_or_insert_with(BTreeMap::new)
-            .insert(k.into(), v.into());
-        self
-    }
-
-    /// Required node affinity with one expression (`In`, `NotIn`, ...).
-    pub fn node_affinity(mut self, key: &str, op: &str, values: &[&str]) -> Self {
-        self.spec().affinity = Some(Affinity {
-            node_affinity: Some(NodeAffinity {
-                required_during_scheduling_ignored_during_execution: Some(NodeSelector {
-                    node_selector_terms: vec![NodeSelectorTerm {
-                        match_expressions: Some(vec![NodeSelectorRequirement {
-                            key: key.into(),
-                            operator: op.into(),
-                            values: Some(values.iter().map(|v| v.to_string()).collect()),
-                        }]),
-                        match_fields: None,
-                    }],
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
-        self
-    }
-
-    /// `st.Toleration(key)`: `key` Exists, NoSchedule.
-    pub fn toleration(mut self, key: &str) -> Self {
-        self.spec()
-            .tolerations
-            .get_or_insert_with(Vec::new)
-            .push(Toleration {
-                key: Some(key.into()),
-                operator: Some("Exists".into()),
-                effect: Some("NoSchedule".into()),
-                ..Default::default()
-            });
-        self
-    }
-
-    /// The pod.
-    pub fn obj(self) -> Pod {
-        self.0
-    }
-
-    /// The scheduler's view of the pod.
-    pub fn info(self) -> PodInfo {
-        PodInfo::new(self.0, 0)
-    }
+/// A pod in `default` with one container (upstream `st.MakePod().Name(name)`, namespaced as
+/// the tables' pods are).
+pub fn mk_pod(name: &str) -> MakePod {
+    MakePod::new()
+        .name(name)
+        .namespace("default")
+        .container("c", "")
 }
 
 /// A cluster of `nodes` with `pods` bound to the nodes they name.
@@ -264,7 +144,7 @@ pub fn on(node: &str, prefix: &str, labels: &[(&str, &str)], n: usize) -> Vec<Po
         .map(|i| {
             labels
                 .iter()
-                .fold(P::new(&format!("{prefix}{i}")).on(node), |p, (k, v)| {
+                .fold(mk_pod(&format!("{prefix}{i}")).node(node), |p, (k, v)| {
                     p.label(k, v)
                 })
                 .obj()

@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::{Node, NodeStatus};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use repel_core::FeatureGates;
 
-use super::fixtures::{P, Tsc, cluster, exists, mk_node, sc};
+use super::fixtures::{Info, Tsc, cluster, exists, mk_node, mk_pod, sc};
 use super::*;
 use crate::scheduler::Scheduler;
 
@@ -35,14 +35,17 @@ fn node_taints_policy_decides_whether_a_tainted_zone_counts() {
             )),
         ]
     };
-    let web = |name: &str, node: &str| P::new(name).label("app", "web").on(node).obj();
+    let web = |name: &str, node: &str| mk_pod(name).label("app", "web").node(node).obj();
     let pod = |policy: Option<&str>| {
         let c = sc(1, "zone", "DoNotSchedule", exists("app"));
         let c = match policy {
             Some(p) => c.taints_policy(p),
             None => c,
         };
-        P::new("p").label("app", "web").spread(c).info()
+        mk_pod("p")
+            .label("app", "web")
+            .add_spread_constraint(c)
+            .info()
     };
     let c = cluster(nodes(), vec![web("w1", "n1"), web("w2", "n2")]);
 

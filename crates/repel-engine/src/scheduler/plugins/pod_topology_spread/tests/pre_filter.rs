@@ -8,8 +8,8 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use super::common::{DO_NOT_SCHEDULE as HARD, NodeInclusionPolicy, SCHEDULE_ANYWAY as SOFT};
 use super::filtering::{CriticalPaths, PreFilterState, cal_pre_filter_state, update_with_pod};
 use super::fixtures::{
-    P, Tsc, cluster, exists, foo_pods, four_nodes, labels_sel, mk_node, node_of, sc,
-    unschedulable_taint,
+    Info, MakePod, Tsc, cluster, exists, foo_pods, four_nodes, labels_sel, mk_node, mk_pod,
+    node_of, sc, unschedulable_taint,
 };
 use super::*;
 use crate::scheduler::framework::Code;
@@ -19,11 +19,11 @@ const UNSET: i64 = i32::MAX as i64;
 /// Per constraint: the domain counts and the two critical paths.
 type Want = Vec<(Vec<(&'static str, i64)>, [(&'static str, i64); 2])>;
 /// A PreFilter case: name, pod, nodes, bound pods, the state (None: Skip).
-type StateCase = (&'static str, P, Vec<Node>, Vec<Pod>, Option<Want>);
+type StateCase = (&'static str, MakePod, Vec<Node>, Vec<Pod>, Option<Want>);
 /// An AddPod/RemovePod case: name, preemptor, pod, bound pods, its node, nodes, delta, state.
 type UpdateCase = (
     &'static str,
-    P,
+    MakePod,
     Pod,
     Vec<Pod>,
     &'static str,
@@ -74,10 +74,10 @@ fn pre_filter_state() {
     };
     let bar3 = || {
         vec![
-            P::new("p-a").on("node-a").label("bar", "").obj(),
-            P::new("p-b").on("node-b").label("bar", "").obj(),
-            P::new("p-c").on("node-b").label("bar", "").obj(),
-            P::new("p-d").on("node-c").obj(),
+            mk_pod("p-a").node("node-a").label("bar", "").obj(),
+            mk_pod("p-b").node("node-b").label("bar", "").obj(),
+            mk_pod("p-c").node("node-b").label("bar", "").obj(),
+            mk_pod("p-d").node("node-c").obj(),
         ]
     };
     let foo_bar_nodes = || {
@@ -114,80 +114,80 @@ fn pre_filter_state() {
     };
     let foo_a = || {
         vec![
-            P::new("p-a1").on("node-a").label("foo", "a").obj(),
-            P::new("p-a2").on("node-a").label("foo", "a").obj(),
-            P::new("p-b1").on("node-b").label("foo", "a").obj(),
-            P::new("p-y1").on("node-y").label("foo", "a").obj(),
-            P::new("p-y2").on("node-y").label("foo", "a").obj(),
+            mk_pod("p-a1").node("node-a").label("foo", "a").obj(),
+            mk_pod("p-a2").node("node-a").label("foo", "a").obj(),
+            mk_pod("p-b1").node("node-b").label("foo", "a").obj(),
+            mk_pod("p-y1").node("node-y").label("foo", "a").obj(),
+            mk_pod("p-y2").node("node-y").label("foo", "a").obj(),
         ]
     };
-    let p = || P::new("p").label("foo", "");
+    let p = || mk_pod("p").label("foo", "");
     #[rustfmt::skip]
     let cases: Vec<StateCase> = vec![
         ("clean cluster with one spreadConstraint",
-            p().spread(sc(5, "zone", HARD, labels_sel(&[("foo", "bar")]))), four_nodes(), vec![],
+            p().add_spread_constraint(sc(5, "zone", HARD, labels_sel(&[("foo", "bar")]))), four_nodes(), vec![],
             Some(vec![(vec![("zone1", 0), ("zone2", 0)], [("zone1", 0), ("zone2", 0)])])),
         ("normal case with one spreadConstraint",
-            p().spread(sc(1, "zone", HARD, exists("foo"))), four_nodes(), std_pods(),
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo"))), four_nodes(), std_pods(),
             Some(vec![(vec![("zone1", 3), ("zone2", 2)], [("zone2", 2), ("zone1", 3)])])),
         ("normal case with null label selector: no pod matches",
-            p().spread(sc(1, "zone", HARD, None)), four_nodes(), std_pods(),
+            p().add_spread_constraint(sc(1, "zone", HARD, None)), four_nodes(), std_pods(),
             Some(vec![(vec![("zone1", 0), ("zone2", 0)], [("zone1", 0), ("zone2", 0)])])),
         ("normal case with one spreadConstraint, on a 3-zone cluster",
-            p().spread(sc(1, "zone", HARD, exists("foo"))),
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo"))),
             [four_nodes(), vec![mk_node("node-o", &[("zone", "zone3"), ("node", "node-o")], vec![]), mk_node("node-p", &[("zone", "zone3"), ("node", "node-p")], vec![])]].concat(),
             std_pods(),
             Some(vec![(vec![("zone1", 3), ("zone2", 2), ("zone3", 0)], [("zone3", 0), ("zone2", 2)])])),
         ("namespace mismatch doesn't count",
-            p().spread(sc(1, "zone", HARD, exists("foo"))), four_nodes(),
-            vec![P::new("p-a1").on("node-a").label("foo", "").obj(), P::new("p-a2").ns("ns1").on("node-a").label("foo", "").obj(),
-                 P::new("p-b1").on("node-b").label("foo", "").obj(), P::new("p-y1").ns("ns2").on("node-y").label("foo", "").obj(),
-                 P::new("p-y2").on("node-y").label("foo", "").obj()],
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo"))), four_nodes(),
+            vec![mk_pod("p-a1").node("node-a").label("foo", "").obj(), mk_pod("p-a2").namespace("ns1").node("node-a").label("foo", "").obj(),
+                 mk_pod("p-b1").node("node-b").label("foo", "").obj(), mk_pod("p-y1").namespace("ns2").node("node-y").label("foo", "").obj(),
+                 mk_pod("p-y2").node("node-y").label("foo", "").obj()],
             Some(vec![(vec![("zone1", 2), ("zone2", 1)], [("zone2", 1), ("zone1", 2)])])),
         ("normal case with two spreadConstraints",
-            p().spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "node", HARD, exists("foo"))), four_nodes(), seven(),
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("foo"))), four_nodes(), seven(),
             Some(vec![(vec![("zone1", 3), ("zone2", 4)], [("zone1", 3), ("zone2", 4)]),
                       (vec![("node-a", 2), ("node-b", 1), ("node-x", 0), ("node-y", 4)], [("node-x", 0), ("node-b", 1)])])),
         ("soft spreadConstraints should be bypassed",
-            p().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, "zone", HARD, exists("foo")))
-               .spread(sc(1, "node", SOFT, exists("foo"))).spread(sc(1, "node", HARD, exists("foo"))),
+            p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, "zone", HARD, exists("foo")))
+               .add_spread_constraint(sc(1, "node", SOFT, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("foo"))),
             four_nodes().into_iter().filter(|n| n.metadata.name.as_deref() != Some("node-x")).collect(), seven(),
             Some(vec![(vec![("zone1", 3), ("zone2", 4)], [("zone1", 3), ("zone2", 4)]),
                       (vec![("node-a", 2), ("node-b", 1), ("node-y", 4)], [("node-b", 1), ("node-a", 2)])])),
         ("different labelSelectors - simple version",
-            p().label("bar", "").spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "node", HARD, exists("bar"))),
+            p().label("bar", "").add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("bar"))),
             four_nodes().into_iter().filter(|n| n.metadata.name.as_deref() != Some("node-x")).collect(),
-            vec![P::new("p-a").on("node-a").label("foo", "").obj(), P::new("p-b").on("node-b").label("bar", "").obj()],
+            vec![mk_pod("p-a").node("node-a").label("foo", "").obj(), mk_pod("p-b").node("node-b").label("bar", "").obj()],
             Some(vec![(vec![("zone1", 1), ("zone2", 0)], [("zone2", 0), ("zone1", 1)]),
                       (vec![("node-a", 0), ("node-b", 1), ("node-y", 0)], [("node-a", 0), ("node-y", 0)])])),
         ("two spreadConstraints, and with podAffinity: node-x is excluded",
-            p().node_affinity("node", "NotIn", &["node-x"]).spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "node", HARD, exists("foo"))),
+            p().node_affinity_not_in("node", &["node-x"]).add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("foo"))),
             four_nodes(), seven(),
             Some(vec![(vec![("zone1", 3), ("zone2", 4)], [("zone1", 3), ("zone2", 4)]),
                       (vec![("node-a", 2), ("node-b", 1), ("node-y", 4)], [("node-b", 1), ("node-a", 2)])])),
         ("NodeAffinityPolicy honored with labelSelectors",
-            p().node_selector("foo", "").spread(sc(1, "node", HARD, exists("bar"))), foo_bar_nodes(), bar3(),
+            p().node_selector("foo", "").add_spread_constraint(sc(1, "node", HARD, exists("bar"))), foo_bar_nodes(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2)], [("node-a", 1), ("node-b", 2)])])),
         ("NodeAffinityPolicy ignored with labelSelectors",
-            p().node_selector("foo", "").spread(sc(1, "node", HARD, exists("bar")).affinity_policy("Ignore")), foo_bar_nodes(), bar3(),
+            p().node_selector("foo", "").add_spread_constraint(sc(1, "node", HARD, exists("bar")).affinity_policy("Ignore")), foo_bar_nodes(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2), ("node-c", 0)], [("node-c", 0), ("node-a", 1)])])),
         ("NodeAffinityPolicy honored with nodeAffinity",
-            p().node_affinity("foo", "In", &[""]).spread(sc(1, "node", HARD, exists("bar"))), foo_bar_nodes(), bar3(),
+            p().node_affinity_in("foo", &[""]).add_spread_constraint(sc(1, "node", HARD, exists("bar"))), foo_bar_nodes(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2)], [("node-a", 1), ("node-b", 2)])])),
         ("NodeAffinityPolicy ignored with nodeAffinity",
-            p().node_affinity("foo", "In", &[""]).spread(sc(1, "node", HARD, exists("bar")).affinity_policy("Ignore")), foo_bar_nodes(), bar3(),
+            p().node_affinity_in("foo", &[""]).add_spread_constraint(sc(1, "node", HARD, exists("bar")).affinity_policy("Ignore")), foo_bar_nodes(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2), ("node-c", 0)], [("node-c", 0), ("node-a", 1)])])),
         ("NodeTaintsPolicy ignored (the default): the tainted node is a domain",
-            p().spread(sc(1, "node", HARD, exists("bar"))), tainted_c(), bar3(),
+            p().add_spread_constraint(sc(1, "node", HARD, exists("bar"))), tainted_c(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2), ("node-c", 0)], [("node-c", 0), ("node-a", 1)])])),
         ("NodeTaintsPolicy honored: the node with an untolerated taint is not a domain",
-            p().spread(sc(1, "node", HARD, exists("bar")).taints_policy("Honor")), tainted_c(), bar3(),
+            p().add_spread_constraint(sc(1, "node", HARD, exists("bar")).taints_policy("Honor")), tainted_c(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2)], [("node-a", 1), ("node-b", 2)])])),
         ("NodeTaintsPolicy honored with tolerated taints",
-            p().toleration("node.kubernetes.io/unschedulable").spread(sc(1, "node", HARD, exists("bar")).taints_policy("Honor")), tainted_c(), bar3(),
+            p().toleration("node.kubernetes.io/unschedulable").add_spread_constraint(sc(1, "node", HARD, exists("bar")).taints_policy("Honor")), tainted_c(), bar3(),
             Some(vec![(vec![("node-a", 1), ("node-b", 2), ("node-c", 0)], [("node-c", 0), ("node-a", 1)])])),
         ("two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
-            p().node_selector("foo", "").spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "node", HARD, exists("foo")).affinity_policy("Ignore")),
+            p().node_selector("foo", "").add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("foo")).affinity_policy("Ignore")),
             vec![mk_node("node-a", &[("zone", "zone1"), ("node", "node-a"), ("foo", "")], vec![]),
                  mk_node("node-b", &[("zone", "zone1"), ("node", "node-b")], vec![]),
                  mk_node("node-x", &[("zone", "zone2"), ("node", "node-x"), ("foo", "")], vec![])],
@@ -195,7 +195,7 @@ fn pre_filter_state() {
             Some(vec![(vec![("zone1", 0), ("zone2", 1)], [("zone1", 0), ("zone2", 1)]),
                       (vec![("node-a", 0), ("node-b", 2), ("node-x", 1)], [("node-a", 0), ("node-x", 1)])])),
         ("two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
-            p().spread(sc(1, "zone", HARD, exists("foo")).taints_policy("Honor")).spread(sc(1, "node", HARD, exists("foo"))),
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo")).taints_policy("Honor")).add_spread_constraint(sc(1, "node", HARD, exists("foo"))),
             vec![mk_node("node-a", &[("zone", "zone1"), ("node", "node-a"), ("foo", "")], vec![]),
                  mk_node("node-b", &[("zone", "zone1"), ("node", "node-b")], unschedulable_taint()),
                  mk_node("node-x", &[("zone", "zone2"), ("node", "node-x"), ("foo", "")], vec![])],
@@ -203,7 +203,7 @@ fn pre_filter_state() {
             Some(vec![(vec![("zone1", 0), ("zone2", 1)], [("zone1", 0), ("zone2", 1)]),
                       (vec![("node-a", 0), ("node-b", 2), ("node-x", 1)], [("node-a", 0), ("node-x", 1)])])),
         ("two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
-            p().node_selector("foo", "").spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "node", HARD, exists("foo"))),
+            p().node_selector("foo", "").add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "node", HARD, exists("foo"))),
             vec![mk_node("node-a", &[("zone", "zone1"), ("node", "node-a")], vec![]),
                  mk_node("node-b", &[("zone", "zone1"), ("node", "node-b"), ("foo", "")], unschedulable_taint()),
                  mk_node("node-x", &[("zone", "zone2"), ("node", "node-x"), ("foo", "")], vec![]),
@@ -212,7 +212,7 @@ fn pre_filter_state() {
             Some(vec![(vec![("zone1", 0), ("zone2", 1)], [("zone1", 0), ("zone2", 1)]),
                       (vec![("node-b", 0), ("node-x", 1)], [("node-b", 0), ("node-x", 1)])])),
         ("two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
-            p().node_selector("foo", "").spread(sc(1, "zone", HARD, exists("foo")).affinity_policy("Ignore")).spread(sc(1, "node", HARD, exists("foo")).taints_policy("Honor")),
+            p().node_selector("foo", "").add_spread_constraint(sc(1, "zone", HARD, exists("foo")).affinity_policy("Ignore")).add_spread_constraint(sc(1, "node", HARD, exists("foo")).taints_policy("Honor")),
             vec![mk_node("node-a", &[("zone", "zone1"), ("node", "node-a")], vec![]),
                  mk_node("node-b", &[("zone", "zone1"), ("node", "node-b"), ("foo", "")], unschedulable_taint()),
                  mk_node("node-x", &[("zone", "zone2"), ("node", "node-x"), ("foo", "")], vec![]),
@@ -221,32 +221,32 @@ fn pre_filter_state() {
             Some(vec![(vec![("zone1", 2), ("zone2", 3)], [("zone1", 2), ("zone2", 3)]),
                       (vec![("node-x", 2), ("node-y", 1)], [("node-y", 1), ("node-x", 2)])])),
         ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
-            P::new("p").label("foo", "").label("bar", "a").spread(sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar"])), four_nodes(),
-            vec![P::new("p-a1").on("node-a").label("foo", "").obj(), P::new("p-a2").on("node-a").label("foo", "").label("bar", "a").obj(),
-                 P::new("p-b1").on("node-b").label("foo", "").obj(), P::new("p-y1").on("node-y").label("foo", "").label("bar", "a").obj(),
-                 P::new("p-y2").on("node-y").label("bar", "").obj()],
+            mk_pod("p").label("foo", "").label("bar", "a").add_spread_constraint(sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar"])), four_nodes(),
+            vec![mk_pod("p-a1").node("node-a").label("foo", "").obj(), mk_pod("p-a2").node("node-a").label("foo", "").label("bar", "a").obj(),
+                 mk_pod("p-b1").node("node-b").label("foo", "").obj(), mk_pod("p-y1").node("node-y").label("foo", "").label("bar", "a").obj(),
+                 mk_pod("p-y2").node("node-y").label("bar", "").obj()],
             Some(vec![(vec![("zone1", 1), ("zone2", 1)], [("zone1", 1), ("zone2", 1)])])),
         ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
-            P::new("p").label("foo", "a").spread(sc(1, "zone", HARD, labels_sel(&[])).match_label_keys(&["foo"])), four_nodes(), foo_a(),
+            mk_pod("p").label("foo", "a").add_spread_constraint(sc(1, "zone", HARD, labels_sel(&[])).match_label_keys(&["foo"])), four_nodes(), foo_a(),
             Some(vec![(vec![("zone1", 3), ("zone2", 2)], [("zone2", 2), ("zone1", 3)])])),
         ("key in matchLabelKeys is ignored when LabelSelector is nil",
-            p().spread(sc(1, "zone", HARD, None).match_label_keys(&["bar"])), four_nodes(), foo_a(),
+            p().add_spread_constraint(sc(1, "zone", HARD, None).match_label_keys(&["bar"])), four_nodes(), foo_a(),
             Some(vec![(vec![("zone1", 0), ("zone2", 0)], [("zone1", 0), ("zone2", 0)])])),
         ("key in matchLabelKeys is ignored when it isn't in the pod's labels",
-            p().spread(sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar"])), four_nodes(), foo_a(),
+            p().add_spread_constraint(sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar"])), four_nodes(), foo_a(),
             Some(vec![(vec![("zone1", 3), ("zone2", 2)], [("zone2", 2), ("zone1", 3)])])),
         ("two spreadConstraints with the same topologyKey",
-            p().label("bar", "").spread(sc(1, "zone", HARD, exists("foo"))).spread(sc(1, "zone", HARD, exists("bar"))), four_nodes(),
-            vec![P::new("p-a1").on("node-a").label("foo", "").label("bar", "").obj(), P::new("p-b1").on("node-b").label("foo", "").obj(),
-                 P::new("p-x1").on("node-x").label("bar", "").obj(), P::new("p-y1").on("node-y").label("foo", "").label("bar", "").obj(),
-                 P::new("p-y2").on("node-y").label("bar", "").obj()],
+            p().label("bar", "").add_spread_constraint(sc(1, "zone", HARD, exists("foo"))).add_spread_constraint(sc(1, "zone", HARD, exists("bar"))), four_nodes(),
+            vec![mk_pod("p-a1").node("node-a").label("foo", "").label("bar", "").obj(), mk_pod("p-b1").node("node-b").label("foo", "").obj(),
+                 mk_pod("p-x1").node("node-x").label("bar", "").obj(), mk_pod("p-y1").node("node-y").label("foo", "").label("bar", "").obj(),
+                 mk_pod("p-y2").node("node-y").label("bar", "").obj()],
             Some(vec![(vec![("zone1", 2), ("zone2", 1)], [("zone2", 1), ("zone1", 2)]),
                       (vec![("zone1", 1), ("zone2", 3)], [("zone1", 1), ("zone2", 3)])])),
         ("the minDomains constraint has its domains counted as usual",
-            p().spread(sc(2, "node", HARD, exists("foo")).min_domains(4)), three(), foo_pods(&[("node-a", "p-a", 2)]),
+            p().add_spread_constraint(sc(2, "node", HARD, exists("foo")).min_domains(4)), three(), foo_pods(&[("node-a", "p-a", 2)]),
             Some(vec![(vec![("node-a", 2), ("node-b", 0), ("node-c", 0)], [("node-b", 0), ("node-c", 0)])])),
         ("skip if not specified", p(), four_nodes(), vec![], None),
-        ("skip when every constraint is ScheduleAnyway", p().spread(sc(1, "zone", SOFT, exists("foo"))), four_nodes(), vec![], None),
+        ("skip when every constraint is ScheduleAnyway", p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))), four_nodes(), vec![], None),
     ];
     for (name, pod, nodes, pods, want) in cases {
         let c = cluster(nodes, pods);
@@ -269,10 +269,10 @@ fn pre_filter_state() {
 
 #[test]
 fn constraint_defaults_and_policies_are_parsed() {
-    let pod = P::new("p")
+    let pod = mk_pod("p")
         .label("foo", "")
-        .spread(sc(1, "zone", HARD, exists("foo")))
-        .spread(
+        .add_spread_constraint(sc(1, "zone", HARD, exists("foo")))
+        .add_spread_constraint(
             sc(2, "node", HARD, exists("foo"))
                 .min_domains(3)
                 .affinity_policy("Ignore")
@@ -317,10 +317,12 @@ fn constraint_defaults_and_policies_are_parsed() {
 
 #[test]
 fn match_label_keys_merge_into_the_selector() {
-    let pod = P::new("p")
+    let pod = mk_pod("p")
         .label("foo", "")
         .label("bar", "a")
-        .spread(sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar", "missing"]))
+        .add_spread_constraint(
+            sc(1, "zone", HARD, exists("foo")).match_label_keys(&["bar", "missing"]),
+        )
         .info();
     let st = cal_pre_filter_state(&pod, &cluster(four_nodes(), vec![]), &Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
@@ -333,7 +335,9 @@ fn an_invalid_selector_is_an_error() {
     if let Some(s) = bad.as_mut() {
         s.match_expressions.get_or_insert_with(Vec::new)[0].operator = "Bogus".into();
     }
-    let pod = P::new("p").spread(sc(1, "zone", HARD, bad)).info();
+    let pod = mk_pod("p")
+        .add_spread_constraint(sc(1, "zone", HARD, bad))
+        .info();
     let (st, _) = PodTopologySpread::default().pre_filter(
         &mut CycleState::default(),
         &pod,
@@ -356,17 +360,17 @@ fn add_and_remove_pod() {
         ]
     };
     let node_only = || {
-        P::new("p")
+        mk_pod("p")
             .label("foo", "")
-            .spread(sc(1, "node", HARD, exists("foo")))
+            .add_spread_constraint(sc(1, "node", HARD, exists("foo")))
     };
     let zone_node = || {
-        P::new("p")
+        mk_pod("p")
             .label("foo", "")
-            .spread(sc(1, "zone", HARD, exists("foo")))
-            .spread(sc(1, "node", HARD, exists("foo")))
+            .add_spread_constraint(sc(1, "zone", HARD, exists("foo")))
+            .add_spread_constraint(sc(1, "node", HARD, exists("foo")))
     };
-    let foo = |name: &str, node: &str| P::new(name).on(node).label("foo", "");
+    let foo = |name: &str, node: &str| mk_pod(name).node(node).label("foo", "");
     let nodes_ab = |a: &[(&str, &str)], taint_a: bool| {
         vec![
             mk_node(
@@ -387,9 +391,9 @@ fn add_and_remove_pod() {
     };
     let a_bar = [("zone", "zone1"), ("node", "node-a"), ("foo", "bar")];
     let zone_foo = || {
-        P::new("p")
+        mk_pod("p")
             .label("foo", "")
-            .spread(sc(1, "zone", HARD, exists("foo")))
+            .add_spread_constraint(sc(1, "zone", HARD, exists("foo")))
     };
     #[rustfmt::skip]
     let cases: Vec<UpdateCase> = vec![
@@ -400,7 +404,7 @@ fn add_and_remove_pod() {
             node_only(), foo("p-a1", "node-a").obj(), vec![foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), 1,
             vec![(vec![("node-a", 1), ("node-b", 1)], [("node-a", 1), ("node-b", 1)])]),
         ("add a pod in a different namespace doesn't change topologyKeyToMinPodsMap",
-            node_only(), foo("p-a1", "node-a").ns("ns1").obj(), vec![foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), 1,
+            node_only(), foo("p-a1", "node-a").namespace("ns1").obj(), vec![foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), 1,
             vec![(vec![("node-a", 0), ("node-b", 1)], [("node-a", 0), ("node-b", 1)])]),
         ("add pod on non-critical node won't trigger re-calculation",
             node_only(), foo("p-b2", "node-b").obj(), vec![foo("p-b1", "node-b").obj()], "node-b", two("node-a", "node-b"), 1,
@@ -414,14 +418,14 @@ fn add_and_remove_pod() {
             vec![(vec![("zone1", 1), ("zone2", 1)], [("zone1", 1), ("zone2", 1)]),
                  (vec![("node-a", 1), ("node-x", 1)], [("node-a", 1), ("node-x", 1)])]),
         ("add a pod when scheduling node affinity unmatched pod: nothing changes",
-            zone_foo().node_affinity("foo", "NotIn", &["bar"]), foo("p-a1", "node-a").label("zone", "zone1").obj(),
+            zone_foo().node_affinity_not_in("foo", &["bar"]), foo("p-a1", "node-a").label("zone", "zone1").obj(),
             vec![foo("p-a2", "node-a").obj(), foo("p-b1", "node-b").obj()], "node-a", nodes_ab(&a_bar, false), 1,
             vec![(vec![("zone2", 1)], [("zone2", 1), ("", UNSET)])]),
         ("add a pod when scheduling node affinity matched pod",
             zone_foo(), foo("p-b1", "node-b").obj(), vec![foo("p-a1", "node-a").obj(), foo("p-b2", "node-b").obj()], "node-b", nodes_ab(&a_bar, false), 1,
             vec![(vec![("zone1", 1), ("zone2", 2)], [("zone1", 1), ("zone2", 2)])]),
         ("add a label selector not matched pod: nothing changes",
-            zone_foo(), P::new("p-b1").on("node-b").obj(), vec![foo("p-a1", "node-a").obj(), foo("p-b2", "node-b").obj()], "node-b", nodes_ab(&a_bar, false), 1,
+            zone_foo(), mk_pod("p-b1").node("node-b").obj(), vec![foo("p-a1", "node-a").obj(), foo("p-b2", "node-b").obj()], "node-b", nodes_ab(&a_bar, false), 1,
             vec![(vec![("zone1", 1), ("zone2", 1)], [("zone1", 1), ("zone2", 1)])]),
         ("add a pod when scheduling taint tolerated pod",
             zone_foo().toleration("node.kubernetes.io/unschedulable"), foo("p-b1", "node-b").obj(),
@@ -431,7 +435,7 @@ fn add_and_remove_pod() {
             node_only(), foo("p-a1", "node-a").obj(), vec![foo("p-a1", "node-a").obj(), foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), -1,
             vec![(vec![("node-a", 0), ("node-b", 1)], [("node-a", 0), ("node-b", 1)])]),
         ("remove a pod in another namespace: nothing changes",
-            node_only(), foo("p-a1", "node-a").ns("ns1").obj(), vec![foo("p-a2", "node-a").obj(), foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), -1,
+            node_only(), foo("p-a1", "node-a").namespace("ns1").obj(), vec![foo("p-a2", "node-a").obj(), foo("p-b1", "node-b").obj()], "node-a", two("node-a", "node-b"), -1,
             vec![(vec![("node-a", 1), ("node-b", 1)], [("node-a", 1), ("node-b", 1)])]),
         ("remove a pod from the zone with more pods on zone and node",
             zone_node(), foo("p-b1", "node-b").obj(),
@@ -443,7 +447,7 @@ fn add_and_remove_pod() {
     for (name, preemptor, pod, existing, node, nodes, delta, want) in cases {
         let c = cluster(nodes, existing);
         let preemptor = preemptor.info();
-        let pod = P(pod).info();
+        let pod = crate::cluster::PodInfo::new(pod, 0);
         let pl = PodTopologySpread::default();
         let mut state = CycleState::default();
         let (st, _) = pl.pre_filter(&mut state, &preemptor, &c);
@@ -468,13 +472,13 @@ fn update_with_pod_honours_the_taints_policy() {
         mk_node("node-b", &[("zone", "zone2")], vec![]),
     ];
     let c = cluster(nodes, vec![]);
-    let preemptor = P::new("p")
+    let preemptor = mk_pod("p")
         .label("foo", "")
-        .spread(sc(1, "zone", HARD, exists("foo")).taints_policy("Honor"))
+        .add_spread_constraint(sc(1, "zone", HARD, exists("foo")).taints_policy("Honor"))
         .info();
     let mut st =
         cal_pre_filter_state(&preemptor, &c, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
-    let added = P::new("x").label("foo", "").info();
+    let added = mk_pod("x").label("foo", "").info();
     update_with_pod(
         &mut st,
         &added,

@@ -11,7 +11,8 @@ use super::common::{
     system_default_constraints,
 };
 use super::fixtures::{
-    P, Tsc, cluster, exists, labels_sel, mk_node, node_of, on, sc, unschedulable_taint,
+    Info, MakePod, Tsc, cluster, exists, labels_sel, mk_node, mk_pod, node_of, on, sc,
+    unschedulable_taint,
 };
 use super::scoring::{normalize_score, pre_score, score, topology_normalizing_weight};
 use super::*;
@@ -36,8 +37,8 @@ fn pre_score_skips_pods_without_soft_constraints() {
     let feasible: Vec<&NodeInfo> = c.nodes.iter().collect();
     #[rustfmt::skip]
     let cases = [
-        ("the pod doesn't have soft topology spread constraints", P::new("p")),
-        ("only hard constraints", P::new("p").spread(sc(1, "zone", "DoNotSchedule", exists("foo")))),
+        ("the pod doesn't have soft topology spread constraints", mk_pod("p")),
+        ("only hard constraints", mk_pod("p").add_spread_constraint(sc(1, "zone", "DoNotSchedule", exists("foo")))),
     ];
     for (name, pod) in cases {
         let st = PodTopologySpread::default().pre_score(
@@ -50,7 +51,9 @@ fn pre_score_skips_pods_without_soft_constraints() {
     }
     let st = PodTopologySpread::default().pre_score(
         &mut CycleState::default(),
-        &P::new("p").spread(sc(1, HOST, SOFT, exists("foo"))).info(),
+        &mk_pod("p")
+            .add_spread_constraint(sc(1, HOST, SOFT, exists("foo")))
+            .info(),
         &[],
         &Cluster::new(),
     );
@@ -80,24 +83,24 @@ fn pre_score_state() {
             mk("node-x", "zone2", false, x_taint, x_zone),
         ]
     };
-    let p = || P::new("p").label("foo", "");
+    let p = || mk_pod("p").label("foo", "");
     #[rustfmt::skip]
-    let cases: Vec<(&str, P, Vec<Node>, WantState)> = vec![
-        ("normal case", p().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("foo"))),
+    let cases: Vec<(&str, MakePod, Vec<Node>, WantState)> = vec![
+        ("normal case", p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             zone_host(true, false, false), (vec![vec![("zone1", 0), ("zone2", 0)], vec![]], vec![], vec![2, 3])),
-        ("null selector", p().spread(sc(1, "zone", SOFT, None)),
+        ("null selector", p().add_spread_constraint(sc(1, "zone", SOFT, None)),
             zone_host(true, false, false), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
-        ("node-x doesn't have label zone", p().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("bar"))),
+        ("node-x doesn't have label zone", p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("bar"))),
             zone_host(false, false, false), (vec![vec![("zone1", 0)], vec![]], vec!["node-x"], vec![1, 2])),
-        ("NodeAffinityPolicy honored with labelSelectors", p().node_selector("foo", "").spread(sc(1, "zone", SOFT, exists("bar"))),
+        ("NodeAffinityPolicy honored with labelSelectors", p().node_selector("foo", "").add_spread_constraint(sc(1, "zone", SOFT, exists("bar"))),
             zone_host(true, false, true), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
-        ("NodeAffinityPolicy ignored with labelSelectors", p().node_selector("foo", "").spread(sc(1, "zone", SOFT, exists("bar")).affinity_policy("Ignore")),
+        ("NodeAffinityPolicy ignored with labelSelectors", p().node_selector("foo", "").add_spread_constraint(sc(1, "zone", SOFT, exists("bar")).affinity_policy("Ignore")),
             zone_host(true, false, true), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
-        ("NodeAffinityPolicy honored with nodeAffinity", p().node_affinity("foo", "In", &[""]).spread(sc(1, "zone", SOFT, exists("bar"))),
+        ("NodeAffinityPolicy honored with nodeAffinity", p().node_affinity_in("foo", &[""]).add_spread_constraint(sc(1, "zone", SOFT, exists("bar"))),
             zone_host(true, false, true), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
-        ("NodeTaintsPolicy honored", p().spread(sc(1, "zone", SOFT, exists("bar")).taints_policy("Honor")),
+        ("NodeTaintsPolicy honored", p().add_spread_constraint(sc(1, "zone", SOFT, exists("bar")).taints_policy("Honor")),
             zone_host(true, true, true), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
-        ("NodeTaintsPolicy ignored", p().spread(sc(1, "zone", SOFT, exists("bar"))),
+        ("NodeTaintsPolicy ignored", p().add_spread_constraint(sc(1, "zone", SOFT, exists("bar"))),
             zone_host(true, true, true), (vec![vec![("zone1", 0), ("zone2", 0)]], vec![], vec![2])),
     ];
     for (name, pod, nodes, (counts, ignored, sizes)) in cases {
@@ -148,7 +151,7 @@ fn system_default_constraints_do_not_require_every_key() {
     let c = cluster(nodes, vec![]);
     let feasible: Vec<&NodeInfo> = c.nodes.iter().collect();
     let foo: LabelSelector = "foo".parse().unwrap_or_default();
-    let pod = P::new("p").label("foo", "tar").info();
+    let pod = mk_pod("p").label("foo", "tar").info();
     let got = pre_score(&pod, &feasible, &c, &Default::default(), true, &foo)
         .ok()
         .flatten()
@@ -188,7 +191,7 @@ fn system_default_constraints_do_not_require_every_key() {
 /// PreScore, Score and NormalizeScore over `feasible`, the cluster holding `feasible` and
 /// `failed` nodes and `pods`; `defaults` stands in for `helper.DefaultSelector`.
 fn run_scores(
-    pod: P,
+    pod: MakePod,
     feasible: Vec<Node>,
     failed: Vec<Node>,
     pods: Vec<Pod>,
@@ -215,7 +218,7 @@ fn run_scores(
 /// A Score case: name, pod, feasible nodes, other nodes, bound pods, default selector, scores.
 type ScoreCase = (
     &'static str,
-    P,
+    MakePod,
     Vec<Node>,
     Vec<Node>,
     Vec<Pod>,
@@ -248,7 +251,7 @@ fn labelled(spec: &[(&str, &str, &[&str])]) -> Vec<Pod> {
         .map(|(name, node, labels)| {
             labels
                 .iter()
-                .fold(P::new(name).on(node), |p, l| p.label(l, ""))
+                .fold(mk_pod(name).node(node), |p, l| p.label(l, ""))
                 .obj()
         })
         .collect()
@@ -257,8 +260,8 @@ fn labelled(spec: &[(&str, &str, &[&str])]) -> Vec<Pod> {
 /// Upstream `TestPodTopologySpreadScore`.
 #[test]
 fn pod_topology_spread_score() {
-    let p = || P::new("p").label("foo", "");
-    let fb = || P::new("p").label("foo", "").label("bar", "");
+    let p = || mk_pod("p").label("foo", "");
+    let fb = || mk_pod("p").label("foo", "").label("bar", "");
     let abcd = || hosts(&["node-a", "node-b", "node-c", "node-d"]);
     let four_three_two_one = || foo(&[("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)]);
     let two_one_zero_three = || foo(&[("node-a", 2), ("node-b", 1), ("node-d", 3)]);
@@ -318,77 +321,77 @@ fn pod_topology_spread_score() {
     };
     #[rustfmt::skip]
     let cases: Vec<ScoreCase> = vec![
-        ("one constraint on node, no existing pods", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, no existing pods", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a", "node-b"]), vec![], vec![], None, vec![100, 100]),
-        ("one constraint on node, only one node is candidate", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, only one node is candidate", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a"]), hosts(&["node-b"]), foo(&[("node-a", 2), ("node-b", 1)]), None, vec![100]),
-        ("one constraint on node, all nodes have the same number of matching pods", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, all nodes have the same number of matching pods", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a", "node-b"]), vec![], foo(&[("node-a", 1), ("node-b", 1)]), None, vec![100, 100]),
-        ("one constraint on node, all 4 nodes are candidates", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, all 4 nodes are candidates", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             abcd(), vec![], two_one_zero_three(), None, vec![20, 60, 100, 0]),
-        ("one constraint on node, null selector", p().spread(sc(1, HOST, SOFT, None)),
+        ("one constraint on node, null selector", p().add_spread_constraint(sc(1, HOST, SOFT, None)),
             abcd(), vec![], two_one_zero_three(), None, vec![100, 100, 100, 100]),
-        ("one constraint on node, all 4 nodes are candidates, maxSkew=2", p().spread(sc(2, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, all 4 nodes are candidates, maxSkew=2", p().add_spread_constraint(sc(2, HOST, SOFT, exists("foo"))),
             abcd(), vec![], two_one_zero_three(), None, vec![33, 66, 100, 16]),
-        ("one constraint on node, all 4 nodes are candidates, maxSkew=3", p().spread(sc(3, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, all 4 nodes are candidates, maxSkew=3", p().add_spread_constraint(sc(3, HOST, SOFT, exists("foo"))),
             abcd(), vec![], four_three_two_one(), None, vec![44, 66, 77, 100]),
         ("system defaulting, nodes don't have zone, pods match service", p(),
             abcd(), vec![], four_three_two_one(), Some("foo="), vec![44, 66, 77, 100]),
-        ("one constraint on node, 3 out of 4 nodes are candidates", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, 3 out of 4 nodes are candidates", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a", "node-b", "node-x"]), hosts(&["node-y"]), four_two_one_three(), None, vec![33, 83, 100]),
-        ("one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             vec![mk_node("node-a", &[(HOST, "node-a")], vec![]), mk_node("node-b", &[("n", "node-b")], vec![]), mk_node("node-x", &[(HOST, "node-x")], vec![])],
             hosts(&["node-y"]), four_two_one_three(), None, vec![16, 0, 100]),
-        ("one constraint on zone, 3 out of 4 nodes are candidates", p().spread(sc(1, "zone", SOFT, exists("foo"))),
+        ("one constraint on zone, 3 out of 4 nodes are candidates", p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))),
             zones(&[("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2")]), zones(&[("node-y", "zone2")]), four_two_one_three(), None, vec![75, 75, 100]),
         ("two Constraints on zone and node, 2 out of 4 nodes are candidates",
-            p().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("foo"))),
+            p().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             zones(&[("node-a", "zone1"), ("node-x", "zone2")]), zones(&[("node-b", "zone1"), ("node-y", "zone2")]),
             foo(&[("node-a", 2), ("node-b", 1), ("node-x", 2), ("node-y", 4)]), None, vec![100, 63]),
         ("two Constraints on zone, 2 out of 4 nodes are candidates",
-            fb().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, "zone", SOFT, exists("bar"))),
+            fb().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, "zone", SOFT, exists("bar"))),
             vec![mk_node("node-a", &[("zone", "zone1")], vec![]), mk_node("node-x", &[("zone", "zone2")], vec![])],
             vec![mk_node("node-b", &[("zone", "zone1")], vec![]), mk_node("node-y", &[("zone", "zone2")], vec![])],
             labelled(&[("p-a1", "node-a", &["foo", "bar"]), ("p-a2", "node-a", &["foo"]), ("p-b1", "node-b", &["foo", "bar"]),
                        ("p-y1", "node-y", &["foo"]), ("p-y2", "node-y", &["foo", "bar"]), ("p-y3", "node-y", &["foo"])]), None, vec![85, 100]),
         ("two Constraints on zone and node, with different labelSelectors",
-            fb().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("bar"))),
+            fb().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("bar"))),
             zone4(), vec![], mixed(), None, vec![60, 20, 100, 60]),
         ("two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
-            fb().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("bar"))),
+            fb().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("bar"))),
             zone4(), vec![], labelled(&[("p-b1", "node-b", &["bar"]), ("p-x1", "node-x", &["foo"]), ("p-y1", "node-y", &["foo", "bar"])]),
             None, vec![100, 60, 40, 0]),
         ("two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
-            fb().spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("bar"))),
+            fb().add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("bar"))),
             zones(&[("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2")]), zones(&[("node-y", "zone2")]), mixed(), None, vec![50, 25, 100]),
-        ("existing pods in a different namespace do not count", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("existing pods in a different namespace do not count", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a", "node-b"]), vec![],
-            vec![P::new("p-a1").ns("ns1").on("node-a").label("foo", "").obj(), P::new("p-a2").on("node-a").label("foo", "").obj(),
-                 P::new("p-b1").on("node-b").label("foo", "").obj(), P::new("p-b2").on("node-b").label("foo", "").obj()],
+            vec![mk_pod("p-a1").namespace("ns1").node("node-a").label("foo", "").obj(), mk_pod("p-a2").node("node-a").label("foo", "").obj(),
+                 mk_pod("p-b1").node("node-b").label("foo", "").obj(), mk_pod("p-b2").node("node-b").label("foo", "").obj()],
             None, vec![100, 33]),
-        ("terminating Pods should be excluded", p().spread(sc(1, HOST, SOFT, exists("foo"))),
+        ("terminating Pods should be excluded", p().add_spread_constraint(sc(1, HOST, SOFT, exists("foo"))),
             hosts(&["node-a", "node-b"]), vec![],
-            vec![P::new("p-a").on("node-a").label("foo", "").terminating().obj(), P::new("p-b").on("node-b").label("foo", "").obj()],
+            vec![mk_pod("p-a").node("node-a").label("foo", "").terminating().obj(), mk_pod("p-b").node("node-b").label("foo", "").obj()],
             None, vec![100, 0]),
-        ("minDomains has no effect when ScheduleAnyway", p().spread(sc(2, "node", SOFT, exists("foo")).min_domains(10)),
+        ("minDomains has no effect when ScheduleAnyway", p().add_spread_constraint(sc(2, "node", SOFT, exists("foo")).min_domains(10)),
             node_key(&[], false), vec![], foo(&[("node-a", 2), ("node-b", 2), ("node-c", 1)]), None, vec![75, 75, 100]),
-        ("NodeAffinityPolicy honored with labelSelectors", p().node_selector("foo", "").spread(sc(1, "node", SOFT, exists("foo"))),
+        ("NodeAffinityPolicy honored with labelSelectors", p().node_selector("foo", "").add_spread_constraint(sc(1, "node", SOFT, exists("foo"))),
             node_key(&[("foo", "")], false), vec![], two_one_one(), None, vec![0, 33, 100]),
-        ("NodeAffinityPolicy ignored with labelSelectors", p().node_selector("foo", "").spread(sc(1, "node", SOFT, exists("foo")).affinity_policy("Ignore")),
+        ("NodeAffinityPolicy ignored with labelSelectors", p().node_selector("foo", "").add_spread_constraint(sc(1, "node", SOFT, exists("foo")).affinity_policy("Ignore")),
             node_key(&[("foo", "")], false), vec![], two_one_one(), None, vec![66, 100, 100]),
-        ("NodeAffinityPolicy honored with nodeAffinity", p().node_affinity("foo", "In", &[""]).spread(sc(1, "node", SOFT, exists("foo"))),
+        ("NodeAffinityPolicy honored with nodeAffinity", p().node_affinity_in("foo", &[""]).add_spread_constraint(sc(1, "node", SOFT, exists("foo"))),
             node_key(&[("foo", "")], false), vec![], two_one_one(), None, vec![0, 33, 100]),
-        ("NodeAffinityPolicy ignored with nodeAffinity", p().node_affinity("foo", "In", &[""]).spread(sc(1, "node", SOFT, exists("foo")).affinity_policy("Ignore")),
+        ("NodeAffinityPolicy ignored with nodeAffinity", p().node_affinity_in("foo", &[""]).add_spread_constraint(sc(1, "node", SOFT, exists("foo")).affinity_policy("Ignore")),
             node_key(&[("foo", "")], false), vec![], two_one_one(), None, vec![66, 100, 100]),
-        ("NodeTaintsPolicy honored: the tainted node's pod does not count", p().spread(sc(1, "node", SOFT, exists("foo")).taints_policy("Honor")),
+        ("NodeTaintsPolicy honored: the tainted node's pod does not count", p().add_spread_constraint(sc(1, "node", SOFT, exists("foo")).taints_policy("Honor")),
             node_key(&[], true), vec![], two_one_one(), None, vec![0, 33, 100]),
-        ("NodeTaintsPolicy ignored: the tainted node's pod counts", p().spread(sc(1, "node", SOFT, exists("foo"))),
+        ("NodeTaintsPolicy ignored: the tainted node's pod counts", p().add_spread_constraint(sc(1, "node", SOFT, exists("foo"))),
             node_key(&[], true), vec![], two_one_one(), None, vec![66, 100, 100]),
         ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
-            fb().spread(sc(1, "zone", SOFT, labels_sel(&[])).match_label_keys(&["foo"])).spread(sc(1, HOST, SOFT, labels_sel(&[])).match_label_keys(&["bar"])),
+            fb().add_spread_constraint(sc(1, "zone", SOFT, labels_sel(&[])).match_label_keys(&["foo"])).add_spread_constraint(sc(1, HOST, SOFT, labels_sel(&[])).match_label_keys(&["bar"])),
             zone_abcd(), vec![], mlk(), None, vec![60, 20, 60, 100]),
         ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
-            fb().label("baz", "").spread(sc(1, "zone", SOFT, exists("foo"))).spread(sc(1, HOST, SOFT, exists("bar")).match_label_keys(&["baz"])),
+            fb().label("baz", "").add_spread_constraint(sc(1, "zone", SOFT, exists("foo"))).add_spread_constraint(sc(1, HOST, SOFT, exists("bar")).match_label_keys(&["baz"])),
             zone_abcd(), vec![],
             labelled(&[("p-a1", "node-a", &["foo"]), ("p-b1", "node-b", &["foo", "bar", "baz"]), ("p-c1", "node-c", &["foo"]),
                        ("p-c2", "node-c", &["bar"]), ("p-d3", "node-c", &["bar", "baz"])]),
@@ -410,9 +413,9 @@ fn plugin_scores_through_cycle_state() {
         hosts(&["node-a", "node-b", "node-c", "node-d"]),
         foo(&[("node-a", 2), ("node-b", 1), ("node-d", 3)]),
     );
-    let pod = P::new("p")
+    let pod = mk_pod("p")
         .label("foo", "")
-        .spread(sc(1, HOST, SOFT, exists("foo")))
+        .add_spread_constraint(sc(1, HOST, SOFT, exists("foo")))
         .info();
     let order = ["node-d", "node-c", "node-b", "node-a"];
     let nodes: Vec<&NodeInfo> = order.iter().map(|n| node_of(&c, n)).collect();
