@@ -1,3 +1,5 @@
+//! Unit tests of `crate::strict`.
+
 use super::*;
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::admission`.
+
 use super::*;
 use crate::testing::{pod_with_tolerations, tol, tol_secs};
 use k8s_openapi::api::core::v1::{ResourceRequirements, Toleration};

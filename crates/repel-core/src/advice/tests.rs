@@ -1,3 +1,5 @@
+//! Unit tests of `crate::advice`.
+
 use super::*;
 use crate::explain::explain;
 use crate::gates::FeatureGates;

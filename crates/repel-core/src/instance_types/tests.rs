@@ -1,3 +1,5 @@
+//! Unit tests of `crate::instance_types`.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::names`.
+
 use super::*;
 
 #[test]

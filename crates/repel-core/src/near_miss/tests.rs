@@ -1,3 +1,5 @@
+//! Unit tests of `crate::near_miss`.
+
 use super::*;
 use crate::testing::{taint, tol};
 

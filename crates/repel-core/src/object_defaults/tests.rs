@@ -1,3 +1,5 @@
+//! Unit tests of `crate::object_defaults`.
+
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::NodeStatus;

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::pool_nodes`.
+
 use super::*;
 use crate::pools::aks_pool;
 use serde_json::json;

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::pools`.
+
 use serde_json::json;
 
 use super::*;

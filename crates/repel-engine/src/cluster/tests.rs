@@ -1,3 +1,4 @@
+//! Unit tests of `crate::cluster`.
 #![allow(clippy::unwrap_used)]
 use super::*;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;

@@ -1,3 +1,4 @@
+//! Unit tests of `crate::event_correlator`.
 #![allow(clippy::unwrap_used)]
 use super::*;
 

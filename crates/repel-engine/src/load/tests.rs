@@ -1,3 +1,4 @@
+//! Unit tests of `crate::load`.
 #![allow(clippy::unwrap_used)]
 use super::*;
 

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::pool_steps`.
+
 use super::*;
 
 use repel_core::testing::taint;

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::event_ttl`.
+
 use super::*;
 use serde_json::json;
 

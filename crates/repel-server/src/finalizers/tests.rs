@@ -1,3 +1,5 @@
+//! Unit tests of `crate::finalizers`.
+
 use super::*;
 
 fn obj(finalizers: &[&str]) -> Value {

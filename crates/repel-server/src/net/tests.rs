@@ -1,3 +1,5 @@
+//! Unit tests of `crate::net`.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::query`.
+
 use super::*;
 
 fn raw(q: &str) -> (Vec<(String, String)>, HashMap<String, String>) {

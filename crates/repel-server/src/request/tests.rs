@@ -1,3 +1,5 @@
+//! Unit tests of `crate::request`.
+
 use super::*;
 
 #[test]

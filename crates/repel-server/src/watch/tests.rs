@@ -1,3 +1,5 @@
+//! Unit tests of `crate::watch`.
+
 use super::*;
 
 fn ev(kind: EventType, prev: Option<Value>, object: Value) -> Event {

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::patch::schema`.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::strict::body`.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::table::custom`.
+
 use super::*;
 
 fn col(name: &str, ty: &str, path: &str) -> PrinterColumn {

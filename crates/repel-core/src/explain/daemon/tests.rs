@@ -1,3 +1,5 @@
+//! Unit tests of `crate::explain::daemon`.
+
 use super::*;
 use crate::defaults::add_daemonset_tolerations;
 use crate::testing::{node_with_taints, taint};

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::validation::meta`.
+
 use super::*;
 use std::collections::BTreeMap;
 

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::lint::rules::evict_loop`.
+
 use serde_json::json;
 
 use crate::lint::testing::{check_table, deployment, node, pod};

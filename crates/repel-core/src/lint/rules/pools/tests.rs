@@ -1,3 +1,5 @@
+//! Unit tests of `crate::lint::rules::pools`.
+
 use serde_json::json;
 
 use crate::lint::NodeClasses;

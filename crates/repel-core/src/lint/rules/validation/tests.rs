@@ -1,3 +1,5 @@
+//! Unit tests of `crate::lint::rules::validation`.
+
 use serde_json::json;
 
 use crate::lint::testing::{check_table, deployment, pod};

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::lint::rules::wildcard`.
+
 use serde_json::json;
 
 use crate::lint::testing::{check_table, daemonset, deployment, node};

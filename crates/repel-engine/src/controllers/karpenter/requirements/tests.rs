@@ -1,3 +1,5 @@
+//! Unit tests of `crate::controllers::karpenter::requirements`.
+
 use super::*;
 
 fn req(key: &str, op: &str, values: &[&str]) -> Requirement {

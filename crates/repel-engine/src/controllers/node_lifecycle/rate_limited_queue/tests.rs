@@ -1,3 +1,5 @@
+//! Unit tests of `crate::controllers::node_lifecycle::rate_limited_queue`.
+
 use super::*;
 
 #[test]

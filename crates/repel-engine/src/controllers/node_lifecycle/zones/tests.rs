@@ -1,3 +1,5 @@
+//! Unit tests of `crate::controllers::node_lifecycle::zones`.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::scheduler::fast::remove_node`.
+
 use super::super::first_fit::FirstFit;
 use super::super::*;
 use crate::generate::{GenerateOptions, generate};

@@ -1,3 +1,5 @@
+//! Unit tests of `crate::scheduler::plugins::node_affinity`.
+
 use super::*;
 use crate::scheduler::plugins::test_support::{labelled, pod};
 use repel_core::k8s_openapi::api::core::v1::{

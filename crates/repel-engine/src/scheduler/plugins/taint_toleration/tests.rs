@@ -1,3 +1,5 @@
+//! Unit tests of `crate::scheduler::plugins::taint_toleration`.
+
 use super::*;
 use crate::scheduler::plugins::test_support::{node, pod, taint, tol};
 
