@@ -7,6 +7,12 @@
 //! holds what the control plane adds to pods and nodes. Everything is pure: no I/O, no clock,
 //! no global state; time and feature gates come in as parameters.
 //!
+//! # Tests (every crate of the workspace)
+//! Unit tests of `x.rs` live in `x/tests.rs` (`#[cfg(test)] mod tests;` at the bottom of `x.rs`);
+//! an inline `mod tests {}` only under ~60 lines. A ported upstream table too big for one file is
+//! split along upstream's own test functions as `x/tests/<upstream_test>.rs`, case names verbatim,
+//! shared helpers in `x/tests.rs`; fixtures come from [`testing`]'s builders.
+//!
 //! # Layout
 //! - [`gates`]: feature gates (`TaintTolerationComparisonOperators`), kube's flag syntax.
 //! - [`toleration`]: `ToleratesTaint`, the canonical-integer check for `Gt`/`Lt`.

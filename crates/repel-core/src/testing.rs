@@ -11,14 +11,16 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, Node, NodeSpec, NodeStatus, Pod, PodSpec, PodStatus, ResourceRequirements, Taint,
-    Toleration,
+    Affinity, Container, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement,
+    NodeSelectorTerm, NodeSpec, NodeStatus, Pod, PodAffinity, PodAffinityTerm, PodAntiAffinity,
+    PodSpec, PodStatus, ResourceRequirements, Taint, Toleration, TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::policy::v1::{
     PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 fn quantities(resources: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
@@ -173,6 +175,120 @@ impl MakePod {
     /// Sets `status.phase` (upstream `Phase`).
     pub fn phase(mut self, phase: &str) -> Self {
         self.status().phase = Some(phase.to_string());
+        self
+    }
+
+    /// Adds labels (upstream `Labels`).
+    pub fn labels(self, pairs: &[(&str, &str)]) -> Self {
+        pairs.iter().fold(self, |p, (k, v)| p.label(k, v))
+    }
+
+    /// Sets `metadata.deletionTimestamp` (upstream `Terminating`, with a fixed time instead of
+    /// the clock's).
+    pub fn terminating(mut self) -> Self {
+        self.0.metadata.deletion_timestamp =
+            serde_json::from_value::<Time>(serde_json::json!("2025-01-01T00:00:00Z")).ok();
+        self
+    }
+
+    /// Sets the required node affinity to one term `key In vals` (upstream `NodeAffinityIn`
+    /// with `NodeSelectorTypeMatchExpressions`).
+    pub fn node_affinity_in(self, key: &str, vals: &[&str]) -> Self {
+        self.required_node_affinity(key, "In", vals)
+    }
+
+    /// Sets the required node affinity to one term `key NotIn vals` (upstream
+    /// `NodeAffinityNotIn`).
+    pub fn node_affinity_not_in(self, key: &str, vals: &[&str]) -> Self {
+        self.required_node_affinity(key, "NotIn", vals)
+    }
+
+    fn required_node_affinity(mut self, key: &str, operator: &str, vals: &[&str]) -> Self {
+        self.affinity().node_affinity = Some(NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![NodeSelectorRequirement {
+                        key: key.to_string(),
+                        operator: operator.to_string(),
+                        values: Some(vals.iter().map(|v| v.to_string()).collect()),
+                    }]),
+                    match_fields: None,
+                }],
+            }),
+            ..Default::default()
+        });
+        self
+    }
+
+    /// Appends a topology spread constraint as given (upstream `SpreadConstraint` builds one
+    /// from its eight fields; repel's tests build it apart, as [`MakePod::add_toleration`]).
+    pub fn add_spread_constraint(mut self, constraint: TopologySpreadConstraint) -> Self {
+        self.spec()
+            .topology_spread_constraints
+            .get_or_insert_with(Vec::new)
+            .push(constraint);
+        self
+    }
+
+    fn affinity(&mut self) -> &mut Affinity {
+        self.spec().affinity.get_or_insert_with(Default::default)
+    }
+
+    fn pod_affinity(&mut self) -> &mut PodAffinity {
+        self.affinity()
+            .pod_affinity
+            .get_or_insert_with(Default::default)
+    }
+
+    fn pod_anti_affinity(&mut self) -> &mut PodAntiAffinity {
+        self.affinity()
+            .pod_anti_affinity
+            .get_or_insert_with(Default::default)
+    }
+
+    /// Appends a required pod affinity term (upstream `PodAffinity` with
+    /// `PodAffinityWithRequiredReq`, here with the whole term given).
+    pub fn required_pod_affinity(mut self, term: PodAffinityTerm) -> Self {
+        self.pod_affinity()
+            .required_during_scheduling_ignored_during_execution
+            .get_or_insert_with(Vec::new)
+            .push(term);
+        self
+    }
+
+    /// Appends a required pod anti-affinity term (upstream `PodAntiAffinity` with
+    /// `PodAntiAffinityWithRequiredReq`, here with the whole term given).
+    pub fn required_pod_anti_affinity(mut self, term: PodAffinityTerm) -> Self {
+        self.pod_anti_affinity()
+            .required_during_scheduling_ignored_during_execution
+            .get_or_insert_with(Vec::new)
+            .push(term);
+        self
+    }
+
+    /// Appends a preferred pod affinity term of `weight` (upstream `PodAffinity` with
+    /// `PodAffinityWithPreferredReq`, which always weighs 1).
+    pub fn preferred_pod_affinity(mut self, weight: i32, term: PodAffinityTerm) -> Self {
+        self.pod_affinity()
+            .preferred_during_scheduling_ignored_during_execution
+            .get_or_insert_with(Vec::new)
+            .push(WeightedPodAffinityTerm {
+                weight,
+                pod_affinity_term: term,
+            });
+        self
+    }
+
+    /// Appends a preferred pod anti-affinity term of `weight` (upstream `PodAntiAffinity`
+    /// with `PodAntiAffinityWithPreferredReq`, which always weighs 1).
+    pub fn preferred_pod_anti_affinity(mut self, weight: i32, term: PodAffinityTerm) -> Self {
+        self.pod_anti_affinity()
+            .preferred_during_scheduling_ignored_during_execution
+            .get_or_insert_with(Vec::new)
+            .push(WeightedPodAffinityTerm {
+                weight,
+                pod_affinity_term: term,
+            });
         self
     }
 }

@@ -5,8 +5,6 @@
 //! [`json_patch()`] (RFC 6902) apply one; [`apply`] does both steps from the raw body. A failure
 //! is a [`PatchError`] whose [`PatchError::status`] is the `Status` the API server answers.
 
-#[cfg(test)]
-mod error_tests;
 pub(crate) mod schema;
 mod smp;
 #[cfg(test)]

@@ -3,26 +3,19 @@
 //! and the error messages pinned byte for byte.
 
 use super::*;
+use crate::testing::MakeNode;
 use k8s_openapi::api::core::v1::{Affinity, NodeAffinity};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 const KEY_DETAIL: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const VALUE_DETAIL: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 fn node(name: &str, labels: &[(&str, &str)]) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: (!name.is_empty()).then(|| name.to_string()),
-            labels: (!labels.is_empty()).then(|| {
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect()
-            }),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
+    let node = if name.is_empty() {
+        MakeNode::new()
+    } else {
+        MakeNode::new().name(name)
+    };
+    labels.iter().fold(node, |n, (k, v)| n.label(k, v)).obj()
 }
 
 fn r(key: &str, op: &str, vals: &[&str]) -> NodeSelectorRequirement {

@@ -4,6 +4,7 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::testing::{self, MakeNode, MakePod};
 use crate::workload::{Workload, expand_planned};
 
 fn parse<T: serde::de::DeserializeOwned>(v: Value) -> T {
@@ -34,21 +35,25 @@ fn rs(name: &str, replicas: i32, app: &str) -> Value {
 }
 
 fn pod(name: &str, app: &str, owner: Option<(&str, &str, &str)>, phase: &str) -> Pod {
-    let mut meta = json!({"name": name, "namespace": "default", "labels": {"app": app}});
-    if let Some((kind, oname, uid)) = owner {
-        meta["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": kind, "name": oname, "uid": uid, "controller": true}]);
-    }
-    serde_json::from_value(json!({"metadata": meta, "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": phase}}))
-        .expect("test pod parses")
+    let pod = MakePod::new()
+        .name(name)
+        .namespace("default")
+        .label("app", app);
+    let pod = match owner {
+        Some((kind, oname, uid)) => pod.owner_reference("apps/v1", kind, oname, uid),
+        None => pod,
+    };
+    pod.container("c", "nginx").phase(phase).obj()
 }
 
 fn node(name: &str, taint: bool) -> Node {
-    let mut v = json!({"metadata": {"name": name}});
+    let node = MakeNode::new().name(name);
     if taint {
-        v["spec"] =
-            json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
+        node.taints(vec![testing::taint("dedicated", "gpu", "NoSchedule")])
+            .obj()
+    } else {
+        node.obj()
     }
-    serde_json::from_value(v).expect("test node parses")
 }
 
 fn run(workloads: &[Value], mut pods: Vec<Pod>, nodes: &[Node]) -> (Plan, Vec<Pod>) {

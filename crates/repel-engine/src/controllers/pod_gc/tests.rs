@@ -2,25 +2,25 @@
 //! repel's clock: a pass every 20 s, a missing node quarantined 40 s).
 
 use k8s_openapi::api::core::v1::{Node, Pod};
-use serde_json::json;
+use repel_core::testing::{MakeNode, MakePod};
 
 use super::*;
 
 fn node(name: &str) -> Node {
-    serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}
-    }))
-    .unwrap_or_default()
+    MakeNode::new()
+        .name(name)
+        .allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "110")])
+        .obj()
 }
 
 fn pod(name: &str, node: &str, phase: &str) -> Pod {
-    serde_json::from_value(json!({
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i"}]},
-        "status": {"phase": phase}
-    }))
-    .unwrap_or_default()
+    MakePod::new()
+        .name(name)
+        .namespace("default")
+        .node(node)
+        .container("c", "i")
+        .phase(phase)
+        .obj()
 }
 
 fn live(c: &Cluster, name: &str) -> bool {

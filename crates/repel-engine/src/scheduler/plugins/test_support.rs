@@ -32,3 +32,16 @@ pub fn pod(name: &str, f: impl FnOnce(&mut PodSpec)) -> PodInfo {
     }
     PodInfo::new(pod, 0)
 }
+
+/// The scheduler's view of a built pod (upstream's tests call `framework.NewPodInfo` on
+/// `st.MakePod()...Obj()`).
+pub trait Info {
+    /// The pod as [`PodInfo`], queue position 0.
+    fn info(self) -> PodInfo;
+}
+
+impl Info for MakePod {
+    fn info(self) -> PodInfo {
+        PodInfo::new(self.obj(), 0)
+    }
+}

@@ -24,15 +24,7 @@ pub mod filtering;
 pub mod scoring;
 
 #[cfg(test)]
-mod fixtures;
-#[cfg(test)]
-mod tests_filter;
-#[cfg(test)]
-mod tests_pre_filter;
-#[cfg(test)]
-mod tests_scheduler;
-#[cfg(test)]
-mod tests_scoring;
+mod tests;
 
 use repel_core::FeatureGates;
 

@@ -10,7 +10,7 @@ fn node1() -> Vec<Node> {
 }
 
 /// The existing pod of the single-node table: `service=securityscan` on node1.
-fn existing() -> P {
+fn existing() -> MakePod {
     make().labels(&[SVC]).node("node1")
 }
 
@@ -32,7 +32,7 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "required affinity with In matching the existing pod is satisfied",
-            pod: make().labels(&[SEC]).req_aff(term1(
+            pod: make().labels(&[SEC]).required_pod_affinity(term1(
                 "service",
                 "In",
                 &["securityscan", "value2"],
@@ -44,7 +44,7 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "required affinity with NotIn matching the existing pod is satisfied",
-            pod: make().labels(&[SEC]).req_aff(term1(
+            pod: make().labels(&[SEC]).required_pod_affinity(term1(
                 "service",
                 "NotIn",
                 &["securityscan3", "value3"],
@@ -56,17 +56,19 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "affinity is not satisfied by a pod in another namespace",
-            pod: make().labels(&[SEC]).req_aff(PodAffinityTerm {
-                namespaces: Some(vec!["DiffNameSpace".into()]),
-                ..term1("service", "In", &["securityscan", "value2"], "")
-            }),
-            pods: vec![make().ns("ns").labels(&[SVC]).node("node1")],
+            pod: make()
+                .labels(&[SEC])
+                .required_pod_affinity(PodAffinityTerm {
+                    namespaces: Some(vec!["DiffNameSpace".into()]),
+                    ..term1("service", "In", &["securityscan", "value2"], "")
+                }),
+            pods: vec![make().namespace("ns").labels(&[SVC]).node("node1")],
             nodes: node1(),
             want: Some(vec![Affinity]),
         },
         Case {
             name: "affinity is not satisfied when the selector matches no existing pod",
-            pod: make().labels(&[SVC]).req_aff(term1(
+            pod: make().labels(&[SVC]).required_pod_affinity(term1(
                 "service",
                 "In",
                 &["antivirusscan", "value2"],
@@ -80,14 +82,14 @@ fn required_affinity_single_node() {
             name: "several terms with different operators are all satisfied",
             pod: make()
                 .labels(&[SEC])
-                .req_aff(term(
+                .required_pod_affinity(term(
                     vec![
                         expr("service", "Exists", &[]),
                         expr("wrongkey", "DoesNotExist", &[]),
                     ],
                     "region",
                 ))
-                .req_aff(term(
+                .required_pod_affinity(term(
                     vec![
                         expr("service", "In", &["securityscan"]),
                         expr("service", "NotIn", &["WrongValue"]),
@@ -102,14 +104,14 @@ fn required_affinity_single_node() {
             name: "the expressions of a selector are ANDed, so one failing expression fails the term",
             pod: make()
                 .labels(&[SEC])
-                .req_aff(term(
+                .required_pod_affinity(term(
                     vec![
                         expr("service", "Exists", &[]),
                         expr("wrongkey", "DoesNotExist", &[]),
                     ],
                     "region",
                 ))
-                .req_aff(term(
+                .required_pod_affinity(term(
                     vec![
                         expr("service", "In", &["securityscan2"]),
                         expr("service", "NotIn", &["WrongValue"]),
@@ -124,13 +126,18 @@ fn required_affinity_single_node() {
             name: "affinity and anti-affinity with the existing pod are both satisfied",
             pod: make()
                 .labels(&[SEC])
-                .req_aff(term1(
+                .required_pod_affinity(term1(
                     "service",
                     "In",
                     &["securityscan", "value2"],
                     "region",
                 ))
-                .req_anti(term1("service", "In", &["antivirusscan", "value2"], "node")),
+                .required_pod_anti_affinity(term1(
+                    "service",
+                    "In",
+                    &["antivirusscan", "value2"],
+                    "node",
+                )),
             pods: vec![existing()],
             nodes: node1(),
             want: Some(vec![Fits]),
@@ -139,14 +146,19 @@ fn required_affinity_single_node() {
             name: "affinity, anti-affinity and the existing pod's anti-affinity are all satisfied",
             pod: make()
                 .labels(&[SEC])
-                .req_aff(term1(
+                .required_pod_affinity(term1(
                     "service",
                     "In",
                     &["securityscan", "value2"],
                     "region",
                 ))
-                .req_anti(term1("service", "In", &["antivirusscan", "value2"], "node")),
-            pods: vec![existing().req_anti(term1(
+                .required_pod_anti_affinity(term1(
+                    "service",
+                    "In",
+                    &["antivirusscan", "value2"],
+                    "node",
+                )),
+            pods: vec![existing().required_pod_anti_affinity(term1(
                 "service",
                 "In",
                 &["antivirusscan", "value2"],
@@ -159,13 +171,18 @@ fn required_affinity_single_node() {
             name: "affinity is satisfied but the pod's anti-affinity is not",
             pod: make()
                 .labels(&[SEC])
-                .req_aff(term1(
+                .required_pod_affinity(term1(
                     "service",
                     "In",
                     &["securityscan", "value2"],
                     "region",
                 ))
-                .req_anti(term1("service", "In", &["securityscan", "value2"], "zone")),
+                .required_pod_anti_affinity(term1(
+                    "service",
+                    "In",
+                    &["securityscan", "value2"],
+                    "zone",
+                )),
             pods: vec![existing()],
             nodes: node1(),
             want: Some(vec![Anti]),
@@ -174,14 +191,19 @@ fn required_affinity_single_node() {
             name: "the pod's terms are satisfied but the existing pod's anti-affinity is not",
             pod: make()
                 .labels(&[SVC])
-                .req_aff(term1(
+                .required_pod_affinity(term1(
                     "service",
                     "In",
                     &["securityscan", "value2"],
                     "region",
                 ))
-                .req_anti(term1("service", "In", &["antivirusscan", "value2"], "node")),
-            pods: vec![existing().req_anti(term1(
+                .required_pod_anti_affinity(term1(
+                    "service",
+                    "In",
+                    &["antivirusscan", "value2"],
+                    "node",
+                )),
+            pods: vec![existing().required_pod_anti_affinity(term1(
                 "service",
                 "In",
                 &["securityscan", "value2"],
@@ -192,7 +214,7 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "a pod not matching its own affinity with no matching pod on the node fails",
-            pod: make().labels(&[SVC]).req_aff(term1(
+            pod: make().labels(&[SVC]).required_pod_affinity(term1(
                 "service",
                 "NotIn",
                 &["securityscan", "value2"],
@@ -205,7 +227,7 @@ fn required_affinity_single_node() {
         Case {
             name: "the existing pod's anti-affinity is respected when the pod has none",
             pod: make().labels(&[SVC]),
-            pods: vec![existing().req_anti(term1(
+            pods: vec![existing().required_pod_anti_affinity(term1(
                 "service",
                 "In",
                 &["securityscan", "value2"],
@@ -217,7 +239,7 @@ fn required_affinity_single_node() {
         Case {
             name: "an existing pod's anti-affinity that does not match the pod lets PreFilter skip",
             pod: make().labels(&[SVC]),
-            pods: vec![existing().req_anti(term1(
+            pods: vec![existing().required_pod_anti_affinity(term1(
                 "service",
                 "NotIn",
                 &["securityscan", "value2"],
@@ -230,14 +252,14 @@ fn required_affinity_single_node() {
             name: "the pod's anti-affinity matches the existing pod though the existing pod's does not match the pod",
             pod: make()
                 .labels(&[SVC])
-                .req_anti(term1("service", "Exists", &[], "region"))
-                .req_anti(term1("security", "Exists", &[], "region")),
-            pods: vec![make().labels(&[SEC]).node("node1").req_anti(term1(
-                "security",
-                "Exists",
-                &[],
-                "zone",
-            ))],
+                .required_pod_anti_affinity(term1("service", "Exists", &[], "region"))
+                .required_pod_anti_affinity(term1("security", "Exists", &[], "region")),
+            pods: vec![
+                make()
+                    .labels(&[SEC])
+                    .node("node1")
+                    .required_pod_anti_affinity(term1("security", "Exists", &[], "zone")),
+            ],
             nodes: node1(),
             want: Some(vec![Anti]),
         },
@@ -245,28 +267,31 @@ fn required_affinity_single_node() {
             name: "symmetry a1: the pod's anti-affinity matches the existing pod partially",
             pod: make()
                 .labels(&[SVC])
-                .req_anti(term1("service", "Exists", &[], "zone"))
-                .req_anti(term1("security", "Exists", &[], "zone")),
-            pods: vec![make().labels(&[SEC]).node("node1").req_anti(term1(
-                "security",
-                "Exists",
-                &[],
-                "zone",
-            ))],
+                .required_pod_anti_affinity(term1("service", "Exists", &[], "zone"))
+                .required_pod_anti_affinity(term1("security", "Exists", &[], "zone")),
+            pods: vec![
+                make()
+                    .labels(&[SEC])
+                    .node("node1")
+                    .required_pod_anti_affinity(term1("security", "Exists", &[], "zone")),
+            ],
             nodes: node1(),
             want: Some(vec![Anti]),
         },
         Case {
             name: "symmetry a2: the existing pod's anti-affinity matches the pod partially",
-            pod: make()
-                .labels(&[SEC])
-                .req_anti(term1("security", "Exists", &[], "zone")),
+            pod: make().labels(&[SEC]).required_pod_anti_affinity(term1(
+                "security",
+                "Exists",
+                &[],
+                "zone",
+            )),
             pods: vec![
                 make()
                     .labels(&[SVC])
                     .node("node1")
-                    .req_anti(term1("service", "Exists", &[], "zone"))
-                    .req_anti(term1("security", "Exists", &[], "zone")),
+                    .required_pod_anti_affinity(term1("service", "Exists", &[], "zone"))
+                    .required_pod_anti_affinity(term1("security", "Exists", &[], "zone")),
             ],
             nodes: node1(),
             want: Some(vec![Existing]),
@@ -275,64 +300,99 @@ fn required_affinity_single_node() {
             name: "symmetry b1: both sides match each other partially, the pod's own terms fail first",
             pod: make()
                 .labels(&[("abc", ""), ("xyz", "")])
-                .req_anti(term1("abc", "Exists", &[], "zone"))
-                .req_anti(term1("def", "Exists", &[], "zone")),
+                .required_pod_anti_affinity(term1("abc", "Exists", &[], "zone"))
+                .required_pod_anti_affinity(term1("def", "Exists", &[], "zone")),
             pods: vec![
                 make()
                     .labels(&[("def", ""), ("xyz", "")])
                     .node("node1")
-                    .req_anti(term1("abc", "Exists", &[], "zone"))
-                    .req_anti(term1("def", "Exists", &[], "zone")),
+                    .required_pod_anti_affinity(term1("abc", "Exists", &[], "zone"))
+                    .required_pod_anti_affinity(term1("def", "Exists", &[], "zone")),
             ],
             nodes: node1(),
             want: Some(vec![Anti]),
         },
         Case {
             name: "affinity with a namespace selector matching the existing pod's namespace",
-            pod: make().labels(&[SEC]).req_aff(ns_term("team1")),
-            pods: vec![make().ns("subteam1.team1").labels(&[SVC]).node("node1")],
+            pod: make()
+                .labels(&[SEC])
+                .required_pod_affinity(ns_term("team1")),
+            pods: vec![
+                make()
+                    .namespace("subteam1.team1")
+                    .labels(&[SVC])
+                    .node("node1"),
+            ],
             nodes: node1(),
             want: Some(vec![Fits]),
         },
         Case {
             name: "affinity with a namespace selector not matching the existing pod's namespace",
-            pod: make().labels(&[SEC]).req_aff(ns_term("team1")),
-            pods: vec![make().ns("subteam1.team2").labels(&[SVC]).node("node1")],
+            pod: make()
+                .labels(&[SEC])
+                .required_pod_affinity(ns_term("team1")),
+            pods: vec![
+                make()
+                    .namespace("subteam1.team2")
+                    .labels(&[SVC])
+                    .node("node1"),
+            ],
             nodes: node1(),
             want: Some(vec![Affinity]),
         },
         Case {
             name: "anti-affinity with a namespace selector matching the existing pod's namespace",
-            pod: make().ns("subteam1.team1").labels(&[SEC]).req_anti({
-                let mut t = ns_term("team1");
-                t.topology_key = "zone".into();
-                t
-            }),
-            pods: vec![make().ns("subteam2.team1").labels(&[SVC]).node("node1")],
+            pod: make()
+                .namespace("subteam1.team1")
+                .labels(&[SEC])
+                .required_pod_anti_affinity({
+                    let mut t = ns_term("team1");
+                    t.topology_key = "zone".into();
+                    t
+                }),
+            pods: vec![
+                make()
+                    .namespace("subteam2.team1")
+                    .labels(&[SVC])
+                    .node("node1"),
+            ],
             nodes: node1(),
             want: Some(vec![Anti]),
         },
         Case {
             name: "anti-affinity with an empty namespace selector matches every namespace",
             pod: make()
-                .ns("subteam1.team1")
+                .namespace("subteam1.team1")
                 .labels(&[SEC])
-                .req_anti(PodAffinityTerm {
+                .required_pod_anti_affinity(PodAffinityTerm {
                     namespace_selector: Some(LabelSelector::default()),
                     ..term1("service", "In", &["securityscan", "value2"], "zone")
                 }),
-            pods: vec![make().ns("subteam2.team1").labels(&[SVC]).node("node1")],
+            pods: vec![
+                make()
+                    .namespace("subteam2.team1")
+                    .labels(&[SVC])
+                    .node("node1"),
+            ],
             nodes: node1(),
             want: Some(vec![Anti]),
         },
         Case {
             name: "anti-affinity with a namespace selector not matching the existing pod's namespace",
-            pod: make().ns("subteam1.team1").labels(&[SEC]).req_anti({
-                let mut t = ns_term("team1");
-                t.topology_key = "zone".into();
-                t
-            }),
-            pods: vec![make().ns("subteam1.team2").labels(&[SVC]).node("node1")],
+            pod: make()
+                .namespace("subteam1.team1")
+                .labels(&[SEC])
+                .required_pod_anti_affinity({
+                    let mut t = ns_term("team1");
+                    t.topology_key = "zone".into();
+                    t
+                }),
+            pods: vec![
+                make()
+                    .namespace("subteam1.team2")
+                    .labels(&[SVC])
+                    .node("node1"),
+            ],
             nodes: node1(),
             want: Some(vec![Fits]),
         },
@@ -344,8 +404,8 @@ fn required_affinity_single_node() {
 fn an_invalid_selector_fails_pre_filter_with_upstreams_message() {
     let pod = make()
         .labels(&[SVC])
-        .req_aff(term1("service", "In", &["{{.bad-value.}}"], "region"))
-        .req_aff(term1("service", "In", &["antivirusscan", "value2"], "node"))
+        .required_pod_affinity(term1("service", "In", &["{{.bad-value.}}"], "region"))
+        .required_pod_affinity(term1("service", "In", &["antivirusscan", "value2"], "node"))
         .info();
     let c = cluster(node1(), vec![], vec![]);
     let (pre, _, _) = run_filter(&pod, &c);

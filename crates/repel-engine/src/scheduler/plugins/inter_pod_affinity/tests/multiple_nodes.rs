@@ -19,7 +19,7 @@ fn required_affinity_multiple_nodes() {
     let cases = vec![
         Case {
             name: "every node sharing the topology value of a node with a matching pod fits",
-            pod: make().req_aff(term1("foo", "In", &["bar"], "region")),
+            pod: make().required_pod_affinity(term1("foo", "In", &["bar"], "region")),
             pods: vec![make().labels(&[("foo", "bar")]).node("node1")],
             nodes: vec![china(), china_az1(), india()],
             want: Some(vec![Fits, Fits, Affinity]),
@@ -28,8 +28,8 @@ fn required_affinity_multiple_nodes() {
             name: "the first pod of a collection with affinity to itself is not blocked anywhere",
             pod: make()
                 .labels(&[("foo", "bar"), ("service", "securityscan")])
-                .req_aff(term1("foo", "In", &["bar"], "zone"))
-                .req_aff(term1("service", "In", &["securityscan"], "zone")),
+                .required_pod_affinity(term1("foo", "In", &["bar"], "zone"))
+                .required_pod_affinity(term1("service", "In", &["securityscan"], "zone")),
             pods: vec![make().labels(&[("foo", "bar")]).node("nodeA")],
             nodes: vec![
                 node("nodeA", &[("zone", "az1"), ("hostname", "h1")]),
@@ -41,8 +41,8 @@ fn required_affinity_multiple_nodes() {
             name: "the first pod of a collection only goes to nodes with the topology keys",
             pod: make()
                 .labels(&[("foo", "bar"), ("service", "securityscan")])
-                .req_aff(term1("foo", "In", &["bar"], "zone"))
-                .req_aff(term1("service", "In", &["securityscan"], "zone")),
+                .required_pod_affinity(term1("foo", "In", &["bar"], "zone"))
+                .required_pod_affinity(term1("service", "In", &["securityscan"], "zone")),
             pods: vec![make().labels(&[("foo", "bar")]).node("nodeA")],
             nodes: vec![
                 node("nodeA", &[("zoneLabel", "az1"), ("hostname", "h1")]),
@@ -52,7 +52,7 @@ fn required_affinity_multiple_nodes() {
         },
         Case {
             name: "anti-affinity blocks every node sharing the topology value of a matching pod",
-            pod: make().req_anti(term1("foo", "In", &["abc"], "region")),
+            pod: make().required_pod_anti_affinity(term1("foo", "In", &["abc"], "region")),
             pods: vec![make().labels(&[("foo", "abc")]).node("nodeA")],
             nodes: vec![
                 node("nodeA", &[("region", "r1"), ("hostname", "nodeA")]),
@@ -63,8 +63,8 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "anti-affinity matches a pod when any of its terms matches",
             pod: make()
-                .req_anti(term1("foo", "In", &["abc"], "region"))
-                .req_anti(term1("service", "In", &["securityscan"], "zone")),
+                .required_pod_anti_affinity(term1("foo", "In", &["abc"], "region"))
+                .required_pod_anti_affinity(term1("service", "In", &["securityscan"], "zone")),
             pods: vec![
                 make()
                     .labels(&[("foo", "abc"), ("service", "securityscan")])
@@ -75,18 +75,19 @@ fn required_affinity_multiple_nodes() {
         },
         Case {
             name: "a pod matching anti-affinity in another namespace does not count",
-            pod: make().ns("NS1").labels(&[("foo", "123")]).req_anti(term1(
-                "foo",
-                "In",
-                &["bar"],
-                "region",
-            )),
+            pod: make()
+                .namespace("NS1")
+                .labels(&[("foo", "123")])
+                .required_pod_anti_affinity(term1("foo", "In", &["bar"], "region")),
             pods: vec![
-                make().ns("NS1").labels(&[("foo", "bar")]).node("node1"),
                 make()
-                    .ns("NS2")
+                    .namespace("NS1")
+                    .labels(&[("foo", "bar")])
+                    .node("node1"),
+                make()
+                    .namespace("NS2")
                     .node("node3")
-                    .req_anti(term1("foo", "In", &["123"], "region")),
+                    .required_pod_anti_affinity(term1("foo", "In", &["123"], "region")),
             ],
             nodes: vec![china(), china_az1(), india()],
             want: Some(vec![Anti, Anti, Fits]),
@@ -94,7 +95,7 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "an existing pod's anti-affinity term over a missing topology key matches nothing",
             pod: make().labels(&[("foo", "")]),
-            pods: vec![make().node("nodeA").req_anti(term1(
+            pods: vec![make().node("nodeA").required_pod_anti_affinity(term1(
                 "foo",
                 "Exists",
                 &[],
@@ -105,7 +106,12 @@ fn required_affinity_multiple_nodes() {
         },
         Case {
             name: "the pod's anti-affinity over a missing topology key matches nothing",
-            pod: make().req_anti(term1("foo", "Exists", &[], "invalid-node-label")),
+            pod: make().required_pod_anti_affinity(term1(
+                "foo",
+                "Exists",
+                &[],
+                "invalid-node-label",
+            )),
             pods: vec![make().labels(&[("foo", "")]).node("nodeA")],
             nodes: vec![zoned("nodeA", "r1", "z1"), zoned("nodeB", "r1", "z1")],
             want: Some(vec![Fits, Fits]),
@@ -114,12 +120,18 @@ fn required_affinity_multiple_nodes() {
             name: "existing pods' anti-affinity terms each block their own topology",
             pod: make().labels(&[("foo", ""), ("bar", "")]),
             pods: vec![
-                make()
-                    .node("nodeA")
-                    .req_anti(term1("foo", "Exists", &[], "zone")),
-                make()
-                    .node("nodeA")
-                    .req_anti(term1("bar", "Exists", &[], "region")),
+                make().node("nodeA").required_pod_anti_affinity(term1(
+                    "foo",
+                    "Exists",
+                    &[],
+                    "zone",
+                )),
+                make().node("nodeA").required_pod_anti_affinity(term1(
+                    "bar",
+                    "Exists",
+                    &[],
+                    "region",
+                )),
             ],
             nodes: vec![zoned("nodeA", "r1", "z1"), zoned("nodeB", "r1", "z2")],
             want: Some(vec![Existing, Existing]),
@@ -127,8 +139,8 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "the pod violating one of its anti-affinity terms on every node fits nowhere",
             pod: make()
-                .req_anti(term1("foo", "Exists", &[], "zone"))
-                .req_anti(term1("bar", "Exists", &[], "region")),
+                .required_pod_anti_affinity(term1("foo", "Exists", &[], "zone"))
+                .required_pod_anti_affinity(term1("bar", "Exists", &[], "region")),
             pods: vec![
                 make().labels(&[("foo", "")]).node("nodeA"),
                 make().labels(&[("bar", "")]).node("nodeB"),
@@ -142,8 +154,8 @@ fn required_affinity_multiple_nodes() {
             pods: vec![
                 make()
                     .node("nodeA")
-                    .req_anti(term1("foo", "Exists", &[], "invalid-node-label"))
-                    .req_anti(term1("bar", "Exists", &[], "zone")),
+                    .required_pod_anti_affinity(term1("foo", "Exists", &[], "invalid-node-label"))
+                    .required_pod_anti_affinity(term1("bar", "Exists", &[], "zone")),
             ],
             nodes: vec![zoned("nodeA", "r1", "z1"), zoned("nodeB", "r1", "z2")],
             want: Some(vec![Existing, Fits]),
@@ -151,8 +163,8 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "the pod's term counts only where both selector and topology key match",
             pod: make()
-                .req_anti(term1("foo", "Exists", &[], "invalid-node-label"))
-                .req_anti(term1("bar", "Exists", &[], "zone")),
+                .required_pod_anti_affinity(term1("foo", "Exists", &[], "invalid-node-label"))
+                .required_pod_anti_affinity(term1("bar", "Exists", &[], "zone")),
             pods: vec![make().labels(&[("foo", ""), ("bar", "")]).node("nodeA")],
             nodes: vec![zoned("nodeA", "r1", "z1"), zoned("nodeB", "r1", "z2")],
             want: Some(vec![Anti, Fits]),
@@ -163,12 +175,12 @@ fn required_affinity_multiple_nodes() {
             pods: vec![
                 make()
                     .node("nodeA")
-                    .req_anti(term1("foo", "Exists", &[], "zone"))
-                    .req_anti(term1("labelA", "Exists", &[], "zone")),
+                    .required_pod_anti_affinity(term1("foo", "Exists", &[], "zone"))
+                    .required_pod_anti_affinity(term1("labelA", "Exists", &[], "zone")),
                 make()
                     .node("nodeB")
-                    .req_anti(term1("bar", "Exists", &[], "zone"))
-                    .req_anti(term1("labelB", "Exists", &[], "zone")),
+                    .required_pod_anti_affinity(term1("bar", "Exists", &[], "zone"))
+                    .required_pod_anti_affinity(term1("labelB", "Exists", &[], "zone")),
             ],
             nodes: vec![
                 zoned("nodeA", "r1", "z1"),
@@ -180,8 +192,8 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "affinity terms are matched by one pod, then every topology key is checked",
             pod: make()
-                .req_aff(term1("foo", "Exists", &[], "region"))
-                .req_aff(term1("bar", "Exists", &[], "zone")),
+                .required_pod_affinity(term1("foo", "Exists", &[], "region"))
+                .required_pod_affinity(term1("bar", "Exists", &[], "zone")),
             pods: vec![make().labels(&[("foo", ""), ("bar", "")]).node("nodeA")],
             nodes: vec![zoned("nodeA", "r1", "z1"), zoned("nodeB", "r1", "z1")],
             want: Some(vec![Fits, Fits]),
@@ -189,8 +201,8 @@ fn required_affinity_multiple_nodes() {
         Case {
             name: "affinity terms matched by different pods do not count",
             pod: make()
-                .req_aff(term1("foo", "Exists", &[], "region"))
-                .req_aff(term1("bar", "Exists", &[], "zone")),
+                .required_pod_affinity(term1("foo", "Exists", &[], "region"))
+                .required_pod_affinity(term1("bar", "Exists", &[], "zone")),
             pods: vec![
                 make().labels(&[("foo", "")]).node("nodeA"),
                 make().labels(&[("bar", "")]).node("nodeB"),
@@ -215,9 +227,9 @@ fn counts(pairs: &[(&str, &str, i64)]) -> super::super::filtering::Counts {
 fn add_pod_and_remove_pod_update_the_counts() {
     use super::super::filtering::{PRE_FILTER_STATE_KEY, PreFilterState};
     let foo_bar_region = || term1("foo", "In", &["bar"], "region");
-    let complex = |p: P| {
-        p.req_anti(term1("foo", "In", &["bar", "buzz"], "region"))
-            .req_anti(term1(
+    let complex = |p: MakePod| {
+        p.required_pod_anti_affinity(term1("foo", "In", &["bar", "buzz"], "region"))
+            .required_pod_anti_affinity(term1(
                 "service",
                 "NotIn",
                 &["bar", "security", "test"],
@@ -233,8 +245,8 @@ fn add_pod_and_remove_pod_update_the_counts() {
     };
     struct AddRemove {
         name: &'static str,
-        pending: P,
-        added: P,
+        pending: MakePod,
+        added: MakePod,
         added_to: usize,
         before: [Vec<(&'static str, &'static str, i64)>; 3],
         after: [Vec<(&'static str, &'static str, i64)>; 3],
@@ -242,11 +254,13 @@ fn add_pod_and_remove_pod_update_the_counts() {
     let cases = vec![
         AddRemove {
             name: "anti-affinity counts follow an added pod that matches and repels the pending pod",
-            pending: make().labels(&[("foo", "bar")]).req_anti(foo_bar_region()),
+            pending: make()
+                .labels(&[("foo", "bar")])
+                .required_pod_anti_affinity(foo_bar_region()),
             added: make()
                 .name("added")
                 .labels(&[("foo", "bar")])
-                .req_anti(foo_bar_region()),
+                .required_pod_anti_affinity(foo_bar_region()),
             added_to: 1,
             // [existing anti-affinity, affinity, anti-affinity]
             before: [vec![("region", "r2", 1)], vec![], vec![("region", "r1", 1)]],
@@ -276,8 +290,8 @@ fn add_pod_and_remove_pod_update_the_counts() {
             name: "affinity counts follow an added pod matching every affinity term",
             pending: make()
                 .labels(&[("foo", "bar")])
-                .req_aff(term1("foo", "In", &["bar", "buzz"], "region"))
-                .req_aff(term1(
+                .required_pod_affinity(term1("foo", "In", &["bar", "buzz"], "region"))
+                .required_pod_affinity(term1(
                     "service",
                     "NotIn",
                     &["bar", "security", "test"],
@@ -307,7 +321,7 @@ fn add_pod_and_remove_pod_update_the_counts() {
             make()
                 .name("p2")
                 .node("nodeC")
-                .req_anti(foo_bar_region())
+                .required_pod_anti_affinity(foo_bar_region())
                 .obj(),
         ];
         let c = cluster(nodes(), existing, vec![]);
@@ -347,7 +361,9 @@ fn removing_the_victim_lifts_anti_affinity_and_a_skipped_pre_filter_ignores_add_
         vec![],
     );
     let pl = InterPodAffinity::default();
-    let pod = make().req_anti(term1("app", "In", &["db"], "zone")).info();
+    let pod = make()
+        .required_pod_anti_affinity(term1("app", "In", &["db"], "zone"))
+        .info();
     let (_, statuses, mut state) = run_filter(&pod, &c);
     assert_eq!(statuses, vec![Want::Anti.status(), Want::Fits.status()]);
     let victim = c.pods[0].clone();
@@ -360,7 +376,9 @@ fn removing_the_victim_lifts_anti_affinity_and_a_skipped_pre_filter_ignores_add_
     let plain = make().labels(&[("app", "web")]).info();
     let (pre, _, mut state) = run_filter(&plain, &c);
     assert_eq!(pre.code, Code::Skip);
-    let repelling = make().req_anti(term1("app", "In", &["web"], "zone")).info();
+    let repelling = make()
+        .required_pod_anti_affinity(term1("app", "In", &["web"], "zone"))
+        .info();
     pl.add_pod(&mut state, &plain, &repelling, &c.nodes[1], &c);
     assert!(
         state
@@ -402,7 +420,7 @@ fn match_label_keys_and_namespaces_not_given() {
             name: "matchLabelKeys narrows anti-affinity to pods of the same version",
             pod: make()
                 .labels(&[("app", "web"), ("version", "v2")])
-                .req_anti(keyed("match")),
+                .required_pod_anti_affinity(keyed("match")),
             pods: vec![web("v1", "nodeA"), web("v2", "nodeB")],
             nodes: nodes(),
             want: Some(vec![Fits, Anti]),
@@ -411,14 +429,16 @@ fn match_label_keys_and_namespaces_not_given() {
             name: "mismatchLabelKeys narrows anti-affinity to pods of other versions",
             pod: make()
                 .labels(&[("app", "web"), ("version", "v2")])
-                .req_anti(keyed("mismatch")),
+                .required_pod_anti_affinity(keyed("mismatch")),
             pods: vec![web("v1", "nodeA"), web("v2", "nodeB")],
             nodes: nodes(),
             want: Some(vec![Anti, Fits]),
         },
         Case {
             name: "matchLabelKeys the pod does not carry are ignored",
-            pod: make().labels(&[("app", "web")]).req_anti(keyed("match")),
+            pod: make()
+                .labels(&[("app", "web")])
+                .required_pod_anti_affinity(keyed("match")),
             pods: vec![web("v1", "nodeA"), web("v2", "nodeB")],
             nodes: nodes(),
             want: Some(vec![Anti, Anti]),
@@ -427,15 +447,15 @@ fn match_label_keys_and_namespaces_not_given() {
             name: "an existing pod's matchLabelKeys use its own labels",
             pod: make().labels(&[("app", "web"), ("version", "v1")]),
             pods: vec![
-                web("v1", "nodeA").req_anti(keyed("match")),
-                web("v2", "nodeB").req_anti(keyed("match")),
+                web("v1", "nodeA").required_pod_anti_affinity(keyed("match")),
+                web("v2", "nodeB").required_pod_anti_affinity(keyed("match")),
             ],
             nodes: nodes(),
             want: Some(vec![Existing, Fits]),
         },
         Case {
             name: "a namespace not given exists without labels for a namespace selector",
-            pod: make().req_aff(PodAffinityTerm {
+            pod: make().required_pod_affinity(PodAffinityTerm {
                 namespace_selector: Some(LabelSelector {
                     match_expressions: Some(vec![expr("team", "DoesNotExist", &[])]),
                     match_labels: None,
@@ -443,9 +463,12 @@ fn match_label_keys_and_namespaces_not_given() {
                 ..term1("app", "In", &["db"], "zone")
             }),
             pods: vec![
-                make().ns("unlisted").labels(&[("app", "db")]).node("nodeA"),
                 make()
-                    .ns("subteam1.team1")
+                    .namespace("unlisted")
+                    .labels(&[("app", "db")])
+                    .node("nodeA"),
+                make()
+                    .namespace("subteam1.team1")
                     .labels(&[("app", "db")])
                     .node("nodeB"),
             ],
@@ -454,18 +477,18 @@ fn match_label_keys_and_namespaces_not_given() {
         },
         Case {
             name: "a namespace selector and a namespaces list are ORed",
-            pod: make().req_aff(PodAffinityTerm {
+            pod: make().required_pod_affinity(PodAffinityTerm {
                 namespaces: Some(vec!["subteam2.team2".into()]),
                 namespace_selector: Some(team("team1")),
                 ..term1("app", "In", &["db"], "zone")
             }),
             pods: vec![
                 make()
-                    .ns("subteam2.team2")
+                    .namespace("subteam2.team2")
                     .labels(&[("app", "db")])
                     .node("nodeA"),
                 make()
-                    .ns("subteam1.team2")
+                    .namespace("subteam1.team2")
                     .labels(&[("app", "db")])
                     .node("nodeB"),
             ],

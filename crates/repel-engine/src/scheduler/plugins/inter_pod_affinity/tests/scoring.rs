@@ -10,14 +10,14 @@ const INDIA: (&str, &str) = ("region", "India");
 const AZ1: (&str, &str) = ("az", "az1");
 const AZ2: (&str, &str) = ("az", "az2");
 
-fn stay_with_s1_in_region(p: P) -> P {
-    p.pref_aff(5, term1("security", "In", &["S1"], "region"))
+fn stay_with_s1_in_region(p: MakePod) -> MakePod {
+    p.preferred_pod_affinity(5, term1("security", "In", &["S1"], "region"))
 }
-fn stay_with_s2_in_region(p: P) -> P {
-    p.pref_aff(6, term1("security", "In", &["S2"], "region"))
+fn stay_with_s2_in_region(p: MakePod) -> MakePod {
+    p.preferred_pod_affinity(6, term1("security", "In", &["S2"], "region"))
 }
-fn affinity3(p: P) -> P {
-    p.pref_aff(
+fn affinity3(p: MakePod) -> MakePod {
+    p.preferred_pod_affinity(
         8,
         term(
             vec![
@@ -27,7 +27,7 @@ fn affinity3(p: P) -> P {
             "region",
         ),
     )
-    .pref_aff(
+    .preferred_pod_affinity(
         2,
         term(
             vec![
@@ -38,9 +38,9 @@ fn affinity3(p: P) -> P {
         ),
     )
 }
-fn hard_affinity(p: P) -> P {
-    p.req_aff(term1("security", "In", &["S1", "value2"], "region"))
-        .req_aff(term(
+fn hard_affinity(p: MakePod) -> MakePod {
+    p.required_pod_affinity(term1("security", "In", &["S1", "value2"], "region"))
+        .required_pod_affinity(term(
             vec![
                 expr("security", "Exists", &[]),
                 expr("wrongkey", "DoesNotExist", &[]),
@@ -48,15 +48,15 @@ fn hard_affinity(p: P) -> P {
             "region",
         ))
 }
-fn away_from_s1_in_az(p: P) -> P {
-    p.pref_anti(5, term1("security", "In", &["S1"], "az"))
+fn away_from_s1_in_az(p: MakePod) -> MakePod {
+    p.preferred_pod_anti_affinity(5, term1("security", "In", &["S1"], "az"))
 }
-fn away_from_s2_in_az(p: P) -> P {
-    p.pref_anti(5, term1("security", "In", &["S2"], "az"))
+fn away_from_s2_in_az(p: MakePod) -> MakePod {
+    p.preferred_pod_anti_affinity(5, term1("security", "In", &["S2"], "az"))
 }
-fn stay_with_s1_in_region_away_from_s2_in_az(p: P) -> P {
-    p.pref_aff(8, term1("security", "In", &["S1"], "region"))
-        .pref_anti(5, term1("security", "In", &["S2"], "az"))
+fn stay_with_s1_in_region_away_from_s2_in_az(p: MakePod) -> MakePod {
+    p.preferred_pod_affinity(8, term1("security", "In", &["S1"], "region"))
+        .preferred_pod_anti_affinity(5, term1("security", "In", &["S2"], "az"))
 }
 fn ns_selector_term() -> PodAffinityTerm {
     PodAffinityTerm {
@@ -65,17 +65,17 @@ fn ns_selector_term() -> PodAffinityTerm {
         ..term1("security", "In", &["S1"], "region")
     }
 }
-fn affinity_namespace_selector(p: P) -> P {
-    p.pref_aff(5, ns_selector_term())
+fn affinity_namespace_selector(p: MakePod) -> MakePod {
+    p.preferred_pod_affinity(5, ns_selector_term())
 }
-fn anti_affinity_namespace_selector(p: P) -> P {
-    p.pref_anti(5, ns_selector_term())
+fn anti_affinity_namespace_selector(p: MakePod) -> MakePod {
+    p.preferred_pod_anti_affinity(5, ns_selector_term())
 }
 
 struct Case {
     name: &'static str,
-    pod: P,
-    pods: Vec<P>,
+    pod: MakePod,
+    pods: Vec<MakePod>,
     nodes: Vec<(&'static str, Vec<(&'static str, &'static str)>)>,
     /// `None`: PreScore skips.
     want: Option<Vec<i64>>,
@@ -86,7 +86,7 @@ fn check(pl: InterPodAffinity, cases: Vec<Case>) {
         let nodes = case.nodes.iter().map(|(n, l)| node(n, l)).collect();
         let c = cluster(
             nodes,
-            case.pods.into_iter().map(P::obj).collect(),
+            case.pods.into_iter().map(MakePod::obj).collect(),
             team_namespaces(),
         );
         let got = run_score(pl, &case.pod.info(), &c);
@@ -94,7 +94,7 @@ fn check(pl: InterPodAffinity, cases: Vec<Case>) {
     }
 }
 
-fn on(n: &str, l: (&str, &str)) -> P {
+fn on(n: &str, l: (&str, &str)) -> MakePod {
     make().labels(&[l]).node(n)
 }
 
@@ -175,7 +175,7 @@ fn preferred_affinity() {
         },
         Case {
             name: "symmetry: an existing pod's affinity with a namespace selector matches the pod's namespace",
-            pod: make().ns("subteam1.team1").labels(&[S1]),
+            pod: make().namespace("subteam1.team1").labels(&[S1]),
             pods: vec![
                 affinity_namespace_selector(on("node1", S1)),
                 stay_with_s2_in_region(on("node2", S2)),
@@ -185,7 +185,7 @@ fn preferred_affinity() {
         },
         Case {
             name: "symmetry: an existing pod's anti-affinity with a namespace selector matches the pod's namespace",
-            pod: make().ns("subteam1.team1").labels(&[S1]),
+            pod: make().namespace("subteam1.team1").labels(&[S1]),
             pods: vec![
                 anti_affinity_namespace_selector(on("node1", S1)),
                 stay_with_s2_in_region(on("node2", S2)),
@@ -285,24 +285,24 @@ fn preferred_affinity() {
         },
         Case {
             name: "affinity with pods matching the namespace selector",
-            pod: affinity_namespace_selector(make().ns("subteam1.team1").labels(&[S1])),
+            pod: affinity_namespace_selector(make().namespace("subteam1.team1").labels(&[S1])),
             pods: vec![
-                on("node1", S1).ns("subteam1.team1"),
-                on("node1", S1).ns("subteam1.team1"),
-                on("node1", S1).ns("subteam1.team2"),
-                on("node2", S1).ns("subteam2.team1"),
+                on("node1", S1).namespace("subteam1.team1"),
+                on("node1", S1).namespace("subteam1.team1"),
+                on("node1", S1).namespace("subteam1.team2"),
+                on("node2", S1).namespace("subteam2.team1"),
             ],
             nodes: vec![("node1", vec![CHINA]), ("node2", vec![INDIA])],
             want: Some(vec![100, 0]),
         },
         Case {
             name: "anti-affinity with pods matching both the namespace selector and the namespaces",
-            pod: anti_affinity_namespace_selector(make().ns("subteam1.team1").labels(&[S1])),
+            pod: anti_affinity_namespace_selector(make().namespace("subteam1.team1").labels(&[S1])),
             pods: vec![
-                on("node1", S1).ns("subteam1.team1"),
-                on("node1", S1).ns("subteam1.team1"),
-                on("node1", S1).ns("subteam2.team2"),
-                on("node2", S1).ns("subteam2.team1"),
+                on("node1", S1).namespace("subteam1.team1"),
+                on("node1", S1).namespace("subteam1.team1"),
+                on("node1", S1).namespace("subteam2.team2"),
+                on("node2", S1).namespace("subteam2.team1"),
             ],
             nodes: vec![("node1", vec![CHINA]), ("node2", vec![INDIA])],
             want: Some(vec![0, 100]),
@@ -346,8 +346,8 @@ fn ignore_preferred_terms_of_existing_pods() {
 
 #[test]
 fn hard_pod_affinity_symmetric_weight() {
-    let hard = |p: P| {
-        p.req_aff(PodAffinityTerm {
+    let hard = |p: MakePod| {
+        p.required_pod_affinity(PodAffinityTerm {
             namespaces: Some(vec!["default".into(), "subteam2.team2".into()]),
             namespace_selector: Some(team("team1")),
             ..term1("service", "In", &["S1"], "region")
@@ -362,7 +362,7 @@ fn hard_pod_affinity_symmetric_weight() {
     };
     let case = |name, ns: &str, want| Case {
         name,
-        pod: make().ns(ns).labels(&[("service", "S1")]),
+        pod: make().namespace(ns).labels(&[("service", "S1")]),
         pods: vec![hard(make().node("node1")), hard(make().node("node2"))],
         nodes: nodes(),
         want,
@@ -399,8 +399,8 @@ fn hard_pod_affinity_symmetric_weight() {
 fn an_invalid_preferred_selector_fails_pre_score() {
     let c = cluster(vec![node("node1", &[CHINA])], vec![], vec![]);
     for pod in [
-        make().pref_aff(8, term1("security", "In", &["{{.bad-value.}}"], "region")),
-        make().pref_anti(5, term1("security", "In", &["{{.bad-value.}}"], "az")),
+        make().preferred_pod_affinity(8, term1("security", "In", &["{{.bad-value.}}"], "region")),
+        make().preferred_pod_anti_affinity(5, term1("security", "In", &["{{.bad-value.}}"], "az")),
     ] {
         let mut state = CycleState::default();
         let nodes: Vec<_> = c.nodes.iter().collect();
@@ -431,13 +431,13 @@ fn normalize_truncates_as_upstream() {
             on("n3", S2),
         ]
         .into_iter()
-        .map(P::obj)
+        .map(MakePod::obj)
         .collect(),
         vec![],
     );
     let pod = make()
-        .pref_aff(3, term1("security", "In", &["S1"], "zone"))
-        .pref_anti(1, term1("security", "In", &["S2"], "zone"))
+        .preferred_pod_affinity(3, term1("security", "In", &["S1"], "zone"))
+        .preferred_pod_anti_affinity(1, term1("security", "In", &["S2"], "zone"))
         .info();
     // zone a: 3, zone b: 6, zone c: -3 -> (6, 9, 0) / 9.
     assert_eq!(

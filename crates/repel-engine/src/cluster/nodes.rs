@@ -1,0 +1,137 @@
+//! [`Cluster`]'s node writes: readiness, taints, labels, cordoning and deletion (what
+//! upstream's node lifecycle and `kubectl taint`/`cordon` change on a node).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Taint;
+
+use super::{Cluster, NodeId, PodId};
+use crate::actions::Action;
+
+impl Cluster {
+    /// Whether a node's kubelet runs: its Ready condition is True, or it reports none (a
+    /// hand-written node).
+    pub fn node_ready(&self, node: NodeId) -> bool {
+        let Some(n) = self.nodes.get(node) else {
+            return false;
+        };
+        n.node
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .is_none_or(|c| c.status == "True")
+    }
+
+    /// Replaces a node's taints (`spec.taints`, and the [`NodeInfo::taints`] the plugins read).
+    pub fn set_node_taints(&mut self, node: NodeId, taints: Vec<Taint>) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        std::sync::Arc::make_mut(&mut n.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints = (!taints.is_empty()).then(|| taints.clone());
+        n.taints = taints;
+        self.touch_node(node);
+    }
+
+    /// Edits a node's taints in place (`kubectl taint`): the kept taints are moved, only the
+    /// additions copied, in [`NodeInfo::taints`] and in `spec.taints` alike.
+    pub fn edit_node_taints(&mut self, node: NodeId, edit: &repel_core::kubectl::TaintEdit) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        let spec = &mut std::sync::Arc::make_mut(&mut n.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints;
+        let same = spec.as_deref().unwrap_or_default() == n.taints.as_slice();
+        edit.apply(&mut n.taints);
+        if n.taints.is_empty() {
+            *spec = None;
+        } else if same {
+            edit.apply(spec.get_or_insert_with(Vec::new));
+        } else {
+            *spec = Some(n.taints.clone());
+        }
+        self.touch_node(node);
+    }
+
+    /// Replaces a node's labels, keeping the label index current.
+    pub fn set_node_labels(&mut self, node: NodeId, labels: BTreeMap<String, String>) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        for (k, v) in &n.labels {
+            if let Some(ids) = self.label_index.get_mut(&(k.clone(), v.clone())) {
+                ids.retain(|i| *i != node);
+            }
+        }
+        for (k, v) in &labels {
+            self.label_index
+                .entry((k.clone(), v.clone()))
+                .or_default()
+                .push(node);
+        }
+        std::sync::Arc::make_mut(&mut n.node).metadata.labels =
+            (!labels.is_empty()).then(|| labels.clone());
+        n.labels = labels;
+        self.touch_node(node);
+    }
+
+    /// Sets a node's `spec.unschedulable` (cordon/uncordon).
+    pub fn set_unschedulable(&mut self, node: NodeId, unschedulable: bool) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        n.unschedulable = unschedulable;
+        std::sync::Arc::make_mut(&mut n.node)
+            .spec
+            .get_or_insert_with(Default::default)
+            .unschedulable = unschedulable.then_some(true);
+        self.touch_node(node);
+    }
+
+    /// Deletes node `node` (`kubectl delete node`). The nodes after it move down one id, and
+    /// every pod and index follows. Its pods are not deleted: they stay, unbound but still
+    /// naming the node in `spec.nodeName`, until the pod garbage collector removes them
+    /// ([`crate::controllers::pod_gc`]), as upstream. Returns those pods. Controllers that keep
+    /// node ids must be told ([`crate::controllers::Controller::node_removed`]).
+    pub fn delete_node(&mut self, node: NodeId) -> Vec<PodId> {
+        if node >= self.nodes.len() {
+            return Vec::new();
+        }
+        let info = self.nodes.remove(node);
+        self.images = std::sync::OnceLock::new();
+        let shift = |n: NodeId| if n > node { n - 1 } else { n };
+        let mut orphaned = Vec::new();
+        for (id, p) in self.pods.iter_mut().enumerate() {
+            p.nominated = p.nominated.filter(|n| *n != node).map(shift);
+            match p.node {
+                Some(n) if n == node => {
+                    p.node = None;
+                    if !p.deleted {
+                        orphaned.push(id);
+                    }
+                }
+                Some(n) => p.node = Some(shift(n)),
+                None => {}
+            }
+        }
+        self.node_index.remove(&info.name);
+        for id in self.node_index.values_mut() {
+            *id = shift(*id);
+        }
+        for ids in self.label_index.values_mut() {
+            ids.retain(|i| *i != node);
+            for i in ids.iter_mut() {
+                *i = shift(*i);
+            }
+        }
+        self.label_index.retain(|_, ids| !ids.is_empty());
+        let name = info.name;
+        self.note(move |_| Action::DeleteNode(name));
+        orphaned
+    }
+}
