@@ -12,7 +12,6 @@ mod corpus;
 mod drain;
 mod explain_daemonset;
 mod help_examples;
-mod input_parallel;
 mod limits;
 mod lint;
 mod live;

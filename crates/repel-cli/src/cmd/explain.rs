@@ -19,7 +19,6 @@ use serde::Serialize;
 mod daemon;
 
 use crate::cluster_args::{ClusterArgs, Loaded};
-use crate::input::Inventory;
 use crate::output::{leave_at_exit, print_machine, render, table, tolerations_yaml};
 use crate::pod_target::{Target, evaluate};
 use crate::{AdmissionFlags, CliError, Format, Inputs, SchedulerFlags};
@@ -28,6 +27,7 @@ use repel_core::near_miss::near_misses;
 use repel_engine::PodInfo;
 use repel_engine::cluster::Cluster;
 use repel_engine::scheduler::{Evaluation, Scheduler, default_weight, schedule_pods};
+use repel_manifest::Inventory;
 
 /// Arguments of `repel explain`.
 #[derive(Debug, Args)]

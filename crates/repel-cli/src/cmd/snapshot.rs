@@ -1,10 +1,10 @@
 //! `repel snapshot`: a live cluster written out as manifests, to share, reproduce and put
-//! under `repel test`. What is read and what is stripped: [`repel_cli::live`].
+//! under `repel test`. What is read and what is stripped: [`repel_manifest::live`].
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use repel_cli::live::{self, KINDS, Target};
+use repel_manifest::live::{self, KINDS, Target};
 
 use crate::CliError;
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::super::scan::tests::Rng;
 use super::super::{options, parse_stream, scan::scan};
 use super::document;
-use crate::input::tree::Tree;
+use crate::tree::Tree;
 
 fn text_of(v: &Value) -> String {
     let mut out = String::from("---\n");

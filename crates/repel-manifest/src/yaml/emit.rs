@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::input::tree::Tree;
+use crate::tree::Tree;
 
 use super::plain_string;
 

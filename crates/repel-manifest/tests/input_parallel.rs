@@ -1,9 +1,9 @@
 //! A big file's objects are checked and decoded on every core ahead of being sorted into the
-//! inventory (`input::predecode`, from 512 documents on). What comes out — objects, their
+//! inventory (`repel_manifest::decode::predecode`, from 512 documents on). What comes out — objects, their
 //! order, warnings, unknown-field reports, and the first error — must be what reading the
 //! same documents one at a time gives.
 
-use repel_cli::input::{Inventory, for_each_object, item_duplicates, parse_documents};
+use repel_manifest::{Inventory, for_each_object, item_duplicates, parse_documents};
 
 /// Reads `text` one object at a time, in order, without the parallel decoding.
 fn serial(file: &str, text: &str) -> Result<Inventory, String> {

@@ -176,17 +176,17 @@ fn the_scanner_reads_the_block_subset_and_declines_the_rest() {
 }
 
 /// A seeded xorshift generator: the same cases on every run (the writer's tests use it too).
-pub(in crate::input::yaml) struct Rng(pub(in crate::input::yaml) u64);
+pub(in crate::yaml) struct Rng(pub(in crate::yaml) u64);
 
 impl Rng {
-    pub(in crate::input::yaml) fn next(&mut self) -> u64 {
+    pub(in crate::yaml) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
 
-    pub(in crate::input::yaml) fn below(&mut self, n: usize) -> usize {
+    pub(in crate::yaml) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 
