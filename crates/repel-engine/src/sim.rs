@@ -1280,11 +1280,8 @@ impl ScenarioRun {
     }
 }
 
-/// The API group of a workload kind, as kubectl names it (`deployment.apps`, `job.batch`).
+/// The API group of a workload kind by its singular, as kubectl names it (`deployment.apps`,
+/// `job.batch`), from [`repel_core::kinds`].
 fn group_of(kind: &str) -> &'static str {
-    match kind {
-        "job" | "cronjob" => "batch",
-        "replicationcontroller" => "",
-        _ => "apps",
-    }
+    repel_core::kinds::by_singular(kind).map_or("apps", |k| k.group)
 }

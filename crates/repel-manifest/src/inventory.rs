@@ -78,6 +78,12 @@ pub struct Inventory {
     name_streams: std::collections::HashMap<String, repel_core::workload::NameRng>,
 }
 
+/// Whether objects of `kind` (one of the kinds [`Inventory::add`] keeps) live outside
+/// namespaces, as [`repel_core::kinds`] says.
+fn cluster_scoped(kind: &str) -> bool {
+    repel_core::kinds::by_kind(kind).is_some_and(|k| !k.namespaced)
+}
+
 /// Adds `item` to `list`, or, when it was `again` defined, puts it in the place of the object
 /// `same` finds there (keeping that one's position in input order).
 fn put<T>(list: &mut Vec<Loaded<T>>, item: Loaded<T>, again: bool, same: impl Fn(&T) -> bool) {
@@ -305,9 +311,9 @@ impl Inventory {
         };
         let v = owned.as_ref().unwrap_or(v);
         let typed = decoded?;
-        let ns = match kind {
-            "Node" | "Namespace" | "PriorityClass" => None,
-            _ => Some(
+        let ns = match cluster_scoped(kind) {
+            true => None,
+            false => Some(
                 v.at(&["metadata", "namespace"])
                     .and_then(Value::as_str)
                     .filter(|n| !n.is_empty())
@@ -482,9 +488,9 @@ impl Inventory {
     /// the inventory's seed; a name already taken is drawn again, as the API server retries a
     /// generated name that already exists.
     fn generate_name(&mut self, kind: &str, v: &Value, base: &str) -> String {
-        let ns = match kind {
-            "Node" | "Namespace" | "PriorityClass" => String::new(),
-            _ => v
+        let ns = match cluster_scoped(kind) {
+            true => String::new(),
+            false => v
                 .at(&["metadata", "namespace"])
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())

@@ -54,28 +54,28 @@ pub struct ExplainArgs {
     pub admission: AdmissionFlags,
 }
 
-/// The kinds `kind/name` accepts, with kubectl's plural and short names.
+/// The kinds `kind/name` accepts.
+const TARGET_KINDS: &[&str] = &[
+    "Pod",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "ReplicationController",
+];
+
+/// The kind of `kind/name`'s `kind`, by kubectl's singular, plural or short names
+/// ([`repel_core::kinds`]), when it is one `explain` accepts.
 fn workload_kind(s: &str) -> Option<&'static str> {
-    Some(match s.to_ascii_lowercase().as_str() {
-        "pod" | "pods" | "po" => "Pod",
-        "deployment" | "deployments" | "deploy" => "Deployment",
-        "replicaset" | "replicasets" | "rs" => "ReplicaSet",
-        "statefulset" | "statefulsets" | "sts" => "StatefulSet",
-        "daemonset" | "daemonsets" | "ds" => "DaemonSet",
-        "job" | "jobs" => "Job",
-        "cronjob" | "cronjobs" | "cj" => "CronJob",
-        "replicationcontroller" | "replicationcontrollers" | "rc" => "ReplicationController",
-        _ => return None,
-    })
+    let k = repel_core::kinds::by_name(&s.to_ascii_lowercase())?;
+    TARGET_KINDS.contains(&k.kind).then_some(k.kind)
 }
 
 /// The API group of a kind `kind/name` accepts (`""`: the core group).
 fn kind_group(kind: &str) -> &'static str {
-    match kind {
-        "Pod" | "ReplicationController" => "",
-        "Job" | "CronJob" => "batch",
-        _ => "apps",
-    }
+    repel_core::kinds::by_kind(kind).map_or("apps", |k| k.group)
 }
 
 /// The kind of a `TYPE[.VERSION][.GROUP]` argument, as kubectl reads it (`deploy`,

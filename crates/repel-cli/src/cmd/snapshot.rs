@@ -46,10 +46,10 @@ pub fn run(args: SnapshotArgs) -> Result<u8, CliError> {
         return Ok(0);
     }
     let written = live::write_snapshot(&listing, &args.output).map_err(CliError::Output)?;
-    let counts: Vec<(usize, &str)> = KINDS
+    let counts: Vec<(usize, String)> = KINDS
         .iter()
         .zip(&listing.kinds)
-        .map(|(k, pages)| (pages.iter().map(|p| p.starts.len()).sum(), k.resource))
+        .map(|(k, pages)| (pages.iter().map(|p| p.starts.len()).sum(), k.resource()))
         .filter(|(n, _)| *n > 0)
         .collect();
     let total: usize = counts.iter().map(|(n, _)| n).sum();

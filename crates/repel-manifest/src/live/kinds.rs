@@ -2,20 +2,16 @@
 //! snapshot files are named, with kubectl's page size (client-go's pager,
 //! `k8s.io/client-go/tools/pager/pager.go`, `defaultPageSize`).
 
+use repel_core::kinds::{self, ResourceKind};
+
 /// Objects per page, as kubectl's (client-go's pager's default page size).
 pub const PAGE_SIZE: u32 = 500;
 
 /// A kind repel reads from a cluster.
 #[derive(Debug, Clone, Copy)]
 pub struct Kind {
-    /// The resource and its group, as RBAC and kubectl name it (`poddisruptionbudgets.policy`).
-    pub resource: &'static str,
-    /// The list's path.
-    pub path: &'static str,
-    /// The items' `apiVersion` (lists leave it out of their items).
-    pub api_version: &'static str,
-    /// The items' `kind`.
-    pub kind: &'static str,
+    /// Its names: kind, resource, group, version ([`repel_core::kinds`]; Karpenter's here).
+    pub names: &'static ResourceKind,
     /// The snapshot's file for it.
     pub file: &'static str,
     /// Karpenter's: absent without a word when the API does not serve it.
@@ -24,130 +20,134 @@ pub struct Kind {
     pub without: &'static str,
 }
 
+impl Kind {
+    /// The resource and its group, as RBAC and kubectl name it (`poddisruptionbudgets.policy`).
+    pub fn resource(&self) -> String {
+        self.names.qualified()
+    }
+
+    /// The list's path (`/apis/policy/v1/poddisruptionbudgets`).
+    pub fn path(&self) -> String {
+        self.names.list_path()
+    }
+
+    /// The items' `apiVersion` (lists leave it out of their items).
+    pub fn api_version(&self) -> &'static str {
+        self.names.api_version
+    }
+
+    /// The items' `kind`.
+    pub fn kind(&self) -> &'static str {
+        self.names.kind
+    }
+}
+
+/// Karpenter's NodePool (`karpenter.sh/v1`, a CustomResourceDefinition's).
+const NODE_POOL: ResourceKind = ResourceKind {
+    kind: "NodePool",
+    plural: "nodepools",
+    singular: "nodepool",
+    group: "karpenter.sh",
+    version: "v1",
+    api_version: "karpenter.sh/v1",
+    namespaced: false,
+    short_names: &[],
+};
+
+/// Karpenter's NodeClaim (`karpenter.sh/v1`, a CustomResourceDefinition's).
+const NODE_CLAIM: ResourceKind = ResourceKind {
+    kind: "NodeClaim",
+    plural: "nodeclaims",
+    singular: "nodeclaim",
+    group: "karpenter.sh",
+    version: "v1",
+    api_version: "karpenter.sh/v1",
+    namespaced: false,
+    short_names: &[],
+};
+
 /// The kinds read, in the order their objects are added (and the snapshot's files are named).
 pub const KINDS: &[Kind] = &[
     Kind {
-        resource: "namespaces",
-        path: "/api/v1/namespaces",
-        api_version: "v1",
-        kind: "Namespace",
+        names: &kinds::NAMESPACE,
         file: "01-namespaces.yaml",
         optional: false,
         without: "namespace labels (namespace selectors of affinity and spread) are taken as empty",
     },
     Kind {
-        resource: "priorityclasses.scheduling.k8s.io",
-        path: "/apis/scheduling.k8s.io/v1/priorityclasses",
-        api_version: "scheduling.k8s.io/v1",
-        kind: "PriorityClass",
+        names: &kinds::PRIORITY_CLASS,
         file: "02-priorityclasses.yaml",
         optional: false,
         without: "pods' priorities come only from their spec.priority",
     },
     Kind {
-        resource: "nodes",
-        path: "/api/v1/nodes",
-        api_version: "v1",
-        kind: "Node",
+        names: &kinds::NODE,
         file: "03-nodes.yaml",
         optional: false,
         without: "no node can be judged",
     },
     Kind {
-        resource: "poddisruptionbudgets.policy",
-        path: "/apis/policy/v1/poddisruptionbudgets",
-        api_version: "policy/v1",
-        kind: "PodDisruptionBudget",
+        names: &kinds::POD_DISRUPTION_BUDGET,
         file: "04-poddisruptionbudgets.yaml",
         optional: false,
         without: "evictions and drains are judged as if no PodDisruptionBudget existed",
     },
     Kind {
-        resource: "deployments.apps",
-        path: "/apis/apps/v1/deployments",
-        api_version: "apps/v1",
-        kind: "Deployment",
+        names: &kinds::DEPLOYMENT,
         file: "05-deployments.yaml",
         optional: false,
         without: "pods owned by Deployments are judged without them (not replicated, not recreated)",
     },
     Kind {
-        resource: "replicasets.apps",
-        path: "/apis/apps/v1/replicasets",
-        api_version: "apps/v1",
-        kind: "ReplicaSet",
+        names: &kinds::REPLICA_SET,
         file: "06-replicasets.yaml",
         optional: false,
         without: "pods owned by ReplicaSets are judged without them (not replicated, not recreated)",
     },
     Kind {
-        resource: "statefulsets.apps",
-        path: "/apis/apps/v1/statefulsets",
-        api_version: "apps/v1",
-        kind: "StatefulSet",
+        names: &kinds::STATEFUL_SET,
         file: "07-statefulsets.yaml",
         optional: false,
         without: "pods owned by StatefulSets are judged without them (not replicated, not recreated)",
     },
     Kind {
-        resource: "daemonsets.apps",
-        path: "/apis/apps/v1/daemonsets",
-        api_version: "apps/v1",
-        kind: "DaemonSet",
+        names: &kinds::DAEMON_SET,
         file: "08-daemonsets.yaml",
         optional: false,
         without: "DaemonSet pods are judged without their DaemonSet (drains do not skip them; new nodes get none)",
     },
     Kind {
-        resource: "jobs.batch",
-        path: "/apis/batch/v1/jobs",
-        api_version: "batch/v1",
-        kind: "Job",
+        names: &kinds::JOB,
         file: "09-jobs.yaml",
         optional: false,
         without: "pods owned by Jobs are judged without them",
     },
     Kind {
-        resource: "cronjobs.batch",
-        path: "/apis/batch/v1/cronjobs",
-        api_version: "batch/v1",
-        kind: "CronJob",
+        names: &kinds::CRON_JOB,
         file: "10-cronjobs.yaml",
         optional: false,
         without: "CronJobs' next runs are not judged",
     },
     Kind {
-        resource: "replicationcontrollers",
-        path: "/api/v1/replicationcontrollers",
-        api_version: "v1",
-        kind: "ReplicationController",
+        names: &kinds::REPLICATION_CONTROLLER,
         file: "11-replicationcontrollers.yaml",
         optional: false,
         without: "pods owned by ReplicationControllers are judged without them (not replicated, not recreated)",
     },
     Kind {
-        resource: "pods",
-        path: "/api/v1/pods",
-        api_version: "v1",
-        kind: "Pod",
+        names: &kinds::POD,
         file: "12-pods.yaml",
         optional: false,
         without: "no pod can be judged: workloads stand for the pods they would create",
     },
     Kind {
-        resource: "nodepools.karpenter.sh",
-        path: "/apis/karpenter.sh/v1/nodepools",
-        api_version: "karpenter.sh/v1",
-        kind: "NodePool",
+        names: &NODE_POOL,
         file: "13-nodepools.yaml",
         optional: true,
         without: "Karpenter's NodePools are not judged",
     },
     Kind {
-        resource: "nodeclaims.karpenter.sh",
-        path: "/apis/karpenter.sh/v1/nodeclaims",
-        api_version: "karpenter.sh/v1",
-        kind: "NodeClaim",
+        names: &NODE_CLAIM,
         file: "14-nodeclaims.yaml",
         optional: true,
         without: "Karpenter's NodeClaims are not judged",

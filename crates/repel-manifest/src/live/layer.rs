@@ -118,9 +118,9 @@ pub fn object_id(v: &Value) -> String {
     }
 }
 
+/// Whether `kind` is one of the kinds read ([`KINDS`]) whose objects live outside namespaces.
 fn cluster_scoped(kind: &str) -> bool {
-    matches!(
-        kind,
-        "Node" | "Namespace" | "PriorityClass" | "NodePool" | "NodeClaim"
-    )
+    KINDS
+        .iter()
+        .any(|k| k.kind() == kind && !k.names.namespaced)
 }

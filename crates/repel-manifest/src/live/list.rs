@@ -146,7 +146,8 @@ async fn read_async<T: Send + 'static>(
                     404 if kind.optional => {}
                     404 => snapshot.warnings.push(format!(
                         "cannot list {kind}: the server does not serve it ({} is not found); {}",
-                        kind.path, kind.without
+                        kind.path(),
+                        kind.without
                     )),
                     _ => {
                         return Err(LiveError::Server {
@@ -160,7 +161,7 @@ async fn read_async<T: Send + 'static>(
             Some(Err(ListError::Transport(e))) => return Err(connect_error(&host, &e)),
             Some(Err(ListError::Decode(message))) => {
                 return Err(LiveError::Decode {
-                    resource: kind.resource,
+                    resource: kind.resource(),
                     message,
                 });
             }
@@ -317,13 +318,13 @@ fn finish_item<'a>(kind: &Kind, mut item: Tree<'a>) -> Tree<'a> {
             [
                 (
                     Cow::Borrowed("apiVersion"),
-                    Tree::Str(Cow::Borrowed(kind.api_version)),
+                    Tree::Str(Cow::Borrowed(kind.api_version())),
                 ),
-                (Cow::Borrowed("kind"), Tree::Str(Cow::Borrowed(kind.kind))),
+                (Cow::Borrowed("kind"), Tree::Str(Cow::Borrowed(kind.kind()))),
             ],
         );
     }
-    strip(kind.kind, &mut item);
+    strip(kind.kind(), &mut item);
     item
 }
 
@@ -365,7 +366,7 @@ async fn get_body(
     kind: &Kind,
     params: &ListParams,
 ) -> Result<bytes::Bytes, ListError> {
-    let request = kube::core::Request::new(kind.path)
+    let request = kube::core::Request::new(kind.path())
         .list(params)
         .map_err(|e| ListError::Decode(e.to_string()))?;
     let response = client

@@ -93,7 +93,7 @@ pub enum LiveError {
     #[error("error: {resource}: the server's list could not be read: {message}")]
     Decode {
         /// The resource.
-        resource: &'static str,
+        resource: String,
         /// serde_json's words.
         message: String,
     },
@@ -132,7 +132,7 @@ impl Snapshot {
     /// Where a live object came from: `cluster CONTEXT: pods: document N`.
     pub fn source(&self, kind: &Kind, i: usize) -> Source {
         Source {
-            file: format!("cluster {}: {}", self.context, kind.resource).into(),
+            file: format!("cluster {}: {}", self.context, kind.resource()).into(),
             doc: i + 1,
             item: None,
         }
@@ -141,6 +141,6 @@ impl Snapshot {
 
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.resource)
+        f.write_str(&self.resource())
     }
 }

@@ -82,10 +82,10 @@ fn a_large_kind_is_written_in_parts_and_stale_files_go() {
         .collect();
     let trees: Vec<Tree> = pods.iter().map(Tree::from_value).collect();
     let mut kinds: Vec<Vec<YamlPage>> = KINDS.iter().map(|_| Vec::new()).collect();
-    let pods_at = KINDS.iter().position(|k| k.kind == "Pod").unwrap();
+    let pods_at = KINDS.iter().position(|k| k.kind() == "Pod").unwrap();
     // Pages of 7 objects: files are cut inside pages.
     kinds[pods_at] = trees.chunks(7).map(YamlPage::of).collect();
-    let nodes_at = KINDS.iter().position(|k| k.kind == "Node").unwrap();
+    let nodes_at = KINDS.iter().position(|k| k.kind() == "Node").unwrap();
     let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}});
     kinds[nodes_at] = vec![YamlPage::of(&[Tree::from_value(&node)])];
     let snapshot = Listing {
@@ -152,4 +152,85 @@ fn kinds_are_read_in_the_order_of_their_files() {
     let mut sorted = files.clone();
     sorted.sort_unstable();
     assert_eq!(files, sorted);
+}
+
+#[test]
+fn kinds_name_their_resources_paths_and_api_versions_as_before() {
+    let want: &[(&str, &str, &str, &str)] = &[
+        ("Namespace", "namespaces", "/api/v1/namespaces", "v1"),
+        (
+            "PriorityClass",
+            "priorityclasses.scheduling.k8s.io",
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            "scheduling.k8s.io/v1",
+        ),
+        ("Node", "nodes", "/api/v1/nodes", "v1"),
+        (
+            "PodDisruptionBudget",
+            "poddisruptionbudgets.policy",
+            "/apis/policy/v1/poddisruptionbudgets",
+            "policy/v1",
+        ),
+        (
+            "Deployment",
+            "deployments.apps",
+            "/apis/apps/v1/deployments",
+            "apps/v1",
+        ),
+        (
+            "ReplicaSet",
+            "replicasets.apps",
+            "/apis/apps/v1/replicasets",
+            "apps/v1",
+        ),
+        (
+            "StatefulSet",
+            "statefulsets.apps",
+            "/apis/apps/v1/statefulsets",
+            "apps/v1",
+        ),
+        (
+            "DaemonSet",
+            "daemonsets.apps",
+            "/apis/apps/v1/daemonsets",
+            "apps/v1",
+        ),
+        ("Job", "jobs.batch", "/apis/batch/v1/jobs", "batch/v1"),
+        (
+            "CronJob",
+            "cronjobs.batch",
+            "/apis/batch/v1/cronjobs",
+            "batch/v1",
+        ),
+        (
+            "ReplicationController",
+            "replicationcontrollers",
+            "/api/v1/replicationcontrollers",
+            "v1",
+        ),
+        ("Pod", "pods", "/api/v1/pods", "v1"),
+        (
+            "NodePool",
+            "nodepools.karpenter.sh",
+            "/apis/karpenter.sh/v1/nodepools",
+            "karpenter.sh/v1",
+        ),
+        (
+            "NodeClaim",
+            "nodeclaims.karpenter.sh",
+            "/apis/karpenter.sh/v1/nodeclaims",
+            "karpenter.sh/v1",
+        ),
+    ];
+    let got: Vec<(&str, String, String, &str)> = KINDS
+        .iter()
+        .map(|k| (k.kind(), k.resource(), k.path(), k.api_version()))
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for ((kind, resource, path, api), (wk, wr, wp, wa)) in got.iter().zip(want) {
+        assert_eq!(
+            (*kind, resource.as_str(), path.as_str(), *api),
+            (*wk, *wr, *wp, *wa)
+        );
+    }
 }
