@@ -311,15 +311,12 @@ impl Inventory {
         };
         let v = owned.as_ref().unwrap_or(v);
         let typed = decoded?;
-        let ns = match cluster_scoped(kind) {
-            true => None,
-            false => Some(
-                v.at(&["metadata", "namespace"])
-                    .and_then(Value::as_str)
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or("default"),
-            ),
-        };
+        let ns = (!cluster_scoped(kind)).then(|| {
+            v.at(&["metadata", "namespace"])
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .unwrap_or("default")
+        });
         let name = v
             .at(&["metadata", "name"])
             .and_then(Value::as_str)
@@ -488,14 +485,14 @@ impl Inventory {
     /// the inventory's seed; a name already taken is drawn again, as the API server retries a
     /// generated name that already exists.
     fn generate_name(&mut self, kind: &str, v: &Value, base: &str) -> String {
-        let ns = match cluster_scoped(kind) {
-            true => String::new(),
-            false => v
-                .at(&["metadata", "namespace"])
+        let ns = if cluster_scoped(kind) {
+            String::new()
+        } else {
+            v.at(&["metadata", "namespace"])
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())
                 .unwrap_or("default")
-                .to_string(),
+                .to_string()
         };
         let base: String = base.chars().take(MAX_GENERATED_BASE).collect();
         let stream = format!("generateName/{kind}/{ns}/{base}");
