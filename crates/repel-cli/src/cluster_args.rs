@@ -11,9 +11,9 @@ use repel_engine::drain::ca;
 use repel_engine::load::{Built, ClusterInput, build_cluster};
 use repel_engine::whatif::{Judge, Session, SessionOptions, Workload};
 
-use crate::input::Inventory;
 use crate::output::warn_all;
 use crate::{AdmissionFlags, CliError, Inputs, SchedulerFlags};
+use repel_manifest::Inventory;
 
 /// The flags of a command that reads a cluster: inputs, scheduler and admission.
 #[derive(Debug, Args, Clone)]

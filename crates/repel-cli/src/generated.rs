@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use repel_core::kinds::{self, ResourceKind};
 use repel_engine::generate::{ClusterShape, Generated};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -11,11 +12,12 @@ use serde_json::{Value, json};
 use crate::CliError;
 use crate::output::to_yaml;
 
-fn with_kind<T: Serialize>(obj: &T, api_version: &str, kind: &str) -> Result<Value, CliError> {
+/// `obj` with the `apiVersion` and `kind` of `names`.
+fn with_kind<T: Serialize>(obj: &T, names: &ResourceKind) -> Result<Value, CliError> {
     let mut v = serde_json::to_value(obj).map_err(|e| CliError::Output(e.to_string()))?;
     if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(api_version));
-        m.insert("kind".into(), json!(kind));
+        m.insert("apiVersion".into(), json!(names.api_version));
+        m.insert("kind".into(), json!(names.kind));
     }
     Ok(v)
 }
@@ -42,28 +44,28 @@ pub fn manifests(g: &Generated) -> Result<Vec<(&'static str, String)>, CliError>
     let nodes: Vec<Value> = g
         .nodes
         .iter()
-        .map(|n| with_kind(n, "v1", "Node"))
+        .map(|n| with_kind(n, &kinds::NODE))
         .collect::<Result<_, _>>()?;
     let classes: Vec<Value> = g
         .priority_classes
         .iter()
-        .map(|c| with_kind(c, "scheduling.k8s.io/v1", "PriorityClass"))
+        .map(|c| with_kind(c, &kinds::PRIORITY_CLASS))
         .collect::<Result<_, _>>()?;
     let mut workloads: Vec<Value> = Vec::new();
     for w in &g.workloads {
         use repel_core::workload::Workload;
         workloads.push(match w {
-            Workload::Deployment(o) => with_kind(o, "apps/v1", "Deployment")?,
-            Workload::ReplicaSet(o) => with_kind(o, "apps/v1", "ReplicaSet")?,
-            Workload::StatefulSet(o) => with_kind(o, "apps/v1", "StatefulSet")?,
-            Workload::DaemonSet(o) => with_kind(o, "apps/v1", "DaemonSet")?,
-            Workload::Job(o) => with_kind(o, "batch/v1", "Job")?,
-            Workload::CronJob(o) => with_kind(o, "batch/v1", "CronJob")?,
-            Workload::ReplicationController(o) => with_kind(o, "v1", "ReplicationController")?,
+            Workload::Deployment(o) => with_kind(o, &kinds::DEPLOYMENT)?,
+            Workload::ReplicaSet(o) => with_kind(o, &kinds::REPLICA_SET)?,
+            Workload::StatefulSet(o) => with_kind(o, &kinds::STATEFUL_SET)?,
+            Workload::DaemonSet(o) => with_kind(o, &kinds::DAEMON_SET)?,
+            Workload::Job(o) => with_kind(o, &kinds::JOB)?,
+            Workload::CronJob(o) => with_kind(o, &kinds::CRON_JOB)?,
+            Workload::ReplicationController(o) => with_kind(o, &kinds::REPLICATION_CONTROLLER)?,
         });
     }
     for p in &g.pods {
-        workloads.push(with_kind(p, "v1", "Pod")?);
+        workloads.push(with_kind(p, &kinds::POD)?);
     }
     Ok(vec![
         ("priorityclasses.yaml", documents(&classes)?),

@@ -1,9 +1,9 @@
-//! The `repel` command: a thin layer of argument parsing and printing over `repel-core`.
+//! The `repel` command: a thin layer of argument parsing and printing over `repel-core`,
+//! `repel-engine`, `repel-server`, and `repel-manifest` (which reads manifests and live
+//! clusters).
 //!
 //! # Layout
 //! - `admission_flags`: `--enable-admission-plugins` / `--disable-admission-plugins`.
-//! - `input` (in the library, `repel_cli::input`): reading manifests (`-f FILE|DIR|-`,
-//!   YAML/JSON, multi-document, `kind: List`).
 //! - `cluster_args`: `ClusterArgs`, one way from a command's flags to a built cluster or a
 //!   what-if session; the what-ifs' shared flags.
 //! - `generated`: a generated cluster as manifests (`generate`, `bench`).
@@ -37,7 +37,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use repel_cli::input;
 use repel_core::FeatureGates;
 
 pub use admission_flags::AdmissionFlags;
@@ -94,7 +93,7 @@ pub struct Inputs {
     /// refuses the object; exit 2, or 1 for `check`, whose default it is), warn (one warning
     /// per object; the default elsewhere) or ignore.
     #[arg(long, value_enum, value_name = "strict|warn|ignore")]
-    pub validate: Option<input::Validate>,
+    pub validate: Option<repel_manifest::Validate>,
     /// Feature gates in kube's syntax, e.g. `TaintTolerationComparisonOperators=true` (default: upstream v1.35's, all alpha gates off).
     #[arg(
         long = "feature-gates",
@@ -105,6 +104,21 @@ pub struct Inputs {
     /// Fit no pod on a node with neither status.allocatable nor status.capacity, as kube-scheduler would (Too many pods); by default such a node is taken to allow 110 pods and unlimited resources, with a warning.
     #[arg(long = "strict-nodes")]
     pub strict_nodes: bool,
+}
+
+/// `--validate` of the commands that warn by default (`simulate`, `test`, `taint`, `serve`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ValidateFlag {
+    /// Unknown and duplicate fields of the objects read, as kubectl's --validate: strict (errors
+    /// as the API server refuses the object; exit 2 and nothing is done), warn (one warning per
+    /// object; the default) or ignore.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "strict|warn|ignore",
+        default_value = "warn"
+    )]
+    pub validate: repel_manifest::Validate,
 }
 
 /// The scheduler's knobs shared by `schedule` and `explain`.
@@ -172,7 +186,7 @@ enum Command {
 pub enum CliError {
     /// The input could not be used (exit 2).
     #[error(transparent)]
-    Input(#[from] input::InputError),
+    Input(#[from] repel_manifest::InputError),
     /// A bad argument or an unknown object named on the command line (exit 2). Printed as is.
     #[error("{0}")]
     Usage(String),
@@ -181,47 +195,58 @@ pub enum CliError {
     Output(String),
     /// A live cluster could not be read (exit 2). Printed as is: kubectl's lines.
     #[error(transparent)]
-    Live(#[from] repel_cli::live::LiveError),
+    Live(#[from] repel_manifest::live::LiveError),
 }
 
 impl Inputs {
     /// Reads the manifests for `command`; no objects at all is an error, as kubectl's
     /// "no objects passed to …".
-    pub fn load(&self, command: &str) -> Result<input::Inventory, CliError> {
+    pub fn load(&self, command: &str) -> Result<repel_manifest::Inventory, CliError> {
         self.load_seeded(command, 0)
     }
 
     /// [`Inputs::load`], with names generated from `metadata.generateName` drawn from `seed`.
     /// Unknown and duplicate fields are answered by `--validate` (default `warn`): a warning
     /// per object, or kubectl's error for each (exit 2).
-    pub fn load_seeded(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
+    pub fn load_seeded(
+        &self,
+        command: &str,
+        seed: u64,
+    ) -> Result<repel_manifest::Inventory, CliError> {
         let mut inv = self.read(command, seed)?;
         let reports = std::mem::take(&mut inv.strict);
-        input::answer_strict(&reports, self.validate.unwrap_or(input::Validate::Warn))
-            .map_err(CliError::Usage)?;
+        repel_manifest::answer_strict(
+            &reports,
+            self.validate.unwrap_or(repel_manifest::Validate::Warn),
+        )
+        .map_err(CliError::Usage)?;
         Ok(inv)
     }
 
     /// Reads the manifests for `command`, leaving unknown and duplicate fields in
-    /// [`input::Inventory::strict`] for the caller to answer.
-    pub fn read(&self, command: &str, seed: u64) -> Result<input::Inventory, CliError> {
+    /// [`repel_manifest::Inventory::strict`] for the caller to answer.
+    pub fn read(&self, command: &str, seed: u64) -> Result<repel_manifest::Inventory, CliError> {
         let mut inv = if self.files.is_empty() {
-            input::Inventory::with_seed(seed)
+            repel_manifest::Inventory::with_seed(seed)
         } else {
-            input::Inventory::load_seeded(&self.files, self.recursive, seed)?
+            repel_manifest::Inventory::load_seeded(&self.files, self.recursive, seed)?
         };
         inv.strict_nodes = self.strict_nodes;
         let skipped = inv.skipped.len();
         inv.finish(self.verbose);
         if let Some(target) = self.live_target() {
-            let snapshot = repel_cli::live::read(&target)?;
-            let mut live = input::Inventory::with_seed(seed);
+            let snapshot = repel_manifest::live::read(&target)?;
+            let mut live = repel_manifest::Inventory::with_seed(seed);
             live.warnings = snapshot.warnings.clone();
-            repel_cli::live::add_to(&snapshot, &mut live, &repel_cli::live::file_ids(&inv))?;
+            repel_manifest::live::add_to(
+                &snapshot,
+                &mut live,
+                &repel_manifest::live::file_ids(&inv),
+            )?;
             // The API server validated the cluster's objects already: fields it has and this
             // build of repel does not know are no mistake of the user's.
             live.strict.clear();
-            inv = repel_cli::live::layer(live, inv);
+            inv = repel_manifest::live::layer(live, inv);
             inv.strict_nodes = self.strict_nodes;
             if inv.is_empty() {
                 return Err(CliError::Usage(format!(
@@ -250,9 +275,9 @@ impl Inputs {
 
 impl Inputs {
     /// The live cluster to read, when `--kubeconfig`, `--context` or `--in-cluster` is given.
-    pub fn live_target(&self) -> Option<repel_cli::live::Target> {
+    pub fn live_target(&self) -> Option<repel_manifest::live::Target> {
         (self.kubeconfig.is_some() || self.context.is_some() || self.in_cluster).then(|| {
-            repel_cli::live::Target {
+            repel_manifest::live::Target {
                 kubeconfig: self.kubeconfig.clone(),
                 context: self.context.clone(),
                 in_cluster: self.in_cluster,

@@ -8,12 +8,12 @@ use repel_engine::kubectl_steps::apply_files;
 use repel_engine::scenario::{Scenario, StepAction, parse_scenario};
 use serde_json::Value;
 
-use crate::input::{
+use crate::output::warn_all;
+use crate::{AdmissionFlags, CliError};
+use repel_manifest::{
     Inventory, Source, Validate, answer_strict, expand_paths, for_each_object, parse_documents,
     read_text,
 };
-use crate::output::warn_all;
-use crate::{AdmissionFlags, CliError};
 
 /// The demo cluster, compiled in (`repel demo`, `repel serve` without manifests).
 pub const DEMO_CLUSTER: &str = include_str!("../../../examples/demo/cluster.yaml");

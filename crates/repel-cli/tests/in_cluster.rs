@@ -219,7 +219,10 @@ fn outside_a_pod_in_cluster_is_client_gos_error() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        format!("error: {}\n", repel_cli::kubeconfig::ERR_NOT_IN_CLUSTER)
+        format!(
+            "error: {}\n",
+            repel_manifest::kubeconfig::ERR_NOT_IN_CLUSTER
+        )
     );
     // With the variables but no token mounted: Go's open error, naming the file.
     let out = in_pod(&["schedule"], sa.path(), Some("1"));
@@ -270,9 +273,9 @@ fn the_in_cluster_cluster_role_grants_get_and_list_on_exactly_what_repel_reads()
         }
     }
     granted.sort();
-    let mut read: Vec<String> = repel_cli::live::KINDS
+    let mut read: Vec<String> = repel_manifest::live::KINDS
         .iter()
-        .map(|k| k.resource.to_string())
+        .map(|k| k.resource())
         .collect();
     read.sort();
     assert_eq!(granted, read);

@@ -14,7 +14,6 @@ mod drain;
 mod explain_daemonset;
 mod help_examples;
 mod in_cluster;
-mod input_parallel;
 mod limits;
 mod lint;
 mod live;

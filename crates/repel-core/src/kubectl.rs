@@ -481,9 +481,10 @@ fn not_found_message(removal: &str) -> String {
     format!("taint {removal:?} not found")
 }
 
-/// Go's `utilerrors.Aggregate.Error()`: one message as is; several de-duplicated, joined by
-/// `", "` in brackets.
-fn go_aggregate(msgs: &[String]) -> String {
+/// Go's `utilerrors.Aggregate.Error()` (`k8s.io/apimachinery/pkg/util/errors/errors.go`,
+/// `aggregate.Error`): one message as is; several de-duplicated, joined by `", "` in
+/// brackets.
+pub fn go_aggregate(msgs: &[String]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for m in msgs {
         if !seen.contains(&m.as_str()) {

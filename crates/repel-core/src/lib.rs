@@ -38,6 +38,8 @@
 //! - [`pools`]: node pools (Karpenter NodePools, eksctl node groups, AKS and EKS pools) read.
 //! - [`pool_nodes`]: the nodes a pool creates: names, labels, taints, capacity.
 //! - [`instance_types`]: the built-in catalogue of AWS and Azure instance types.
+//! - [`kinds`]: the built-in kinds' names: kind, resource, singular, group, version, scope,
+//!   kubectl's short names.
 //! - [`doc_layout`]: the rule that every public module is in its crate's layout.
 //! - [`versions`]: the upstream releases followed (Kubernetes, Karpenter, cluster-autoscaler).
 //! - [`testing`]: fixture builders for tests (`MakePod`, `MakeNode`, `MakePdb`, `MakeTaint`,
@@ -53,6 +55,7 @@ pub mod explain;
 pub mod fit_error;
 pub mod gates;
 pub mod instance_types;
+pub mod kinds;
 pub mod kubectl;
 pub mod kubelet_reserved;
 pub mod labels;

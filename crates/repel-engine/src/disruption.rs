@@ -20,8 +20,9 @@ fn scaled(v: &IntOrString, total: i64) -> Option<i64> {
     }
 }
 
-/// A budget's selector; `None` when it has none or an empty one (it selects nothing).
-fn selector_of(pdb: &PodDisruptionBudget) -> Option<repel_core::labels::LabelSelector> {
+/// A budget's selector; `None` when it has none or an empty one (it selects nothing), as
+/// upstream's disruption controller and eviction read `spec.selector`.
+pub fn selector_of(pdb: &PodDisruptionBudget) -> Option<repel_core::labels::LabelSelector> {
     pdb.spec
         .as_ref()
         .and_then(|s| s.selector.as_ref())

@@ -21,6 +21,7 @@ mod simple;
 mod tests;
 
 use repel_core::FeatureGates;
+use repel_core::kubectl::go_aggregate;
 
 use crate::clock::Millis;
 use crate::cluster::{Cluster, NodeId, PodId};
@@ -365,20 +366,6 @@ fn unknown_resource(word: &str) -> String {
 /// `Error from server (NotFound): nodes "x" not found`.
 fn not_found(plural: &str, name: &str) -> String {
     format!("Error from server (NotFound): {plural} {name:?} not found")
-}
-
-/// Go's `utilerrors.Aggregate.Error()`: one message as is; several, de-duplicated, in brackets.
-fn go_aggregate(msgs: &[String]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    for m in msgs {
-        if !seen.contains(&m.as_str()) {
-            seen.push(m);
-        }
-    }
-    match seen.as_slice() {
-        [one] => (*one).to_string(),
-        _ => format!("[{}]", seen.join(", ")),
-    }
 }
 
 /// Go's `time.Duration.String()` for whole milliseconds: `0s`, `500ms`, `5s`, `1m0s`,

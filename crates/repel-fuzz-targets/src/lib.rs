@@ -8,7 +8,7 @@
 //! needs neither cargo-fuzz nor a nightly toolchain. Start with [`TARGETS`].
 //!
 //! # Layout
-//! - [`manifest`]: the CLI's manifest reader (`repel_cli::input`), YAML or JSON text.
+//! - [`manifest`]: the manifest reader (`repel_manifest`), YAML or JSON text.
 //! - [`taint`]: `kubectl taint` arguments (`repel_core::kubectl`).
 //! - [`scenario`]: a `kind: Scenario` file (`repel_engine::scenario`), inline objects included.
 //! - [`patch`]: strategic merge, merge and JSON patches (`repel_api::patch`).

@@ -1,9 +1,9 @@
 //! The manifest reader `repel check|explain|schedule|… -f FILE` uses: the bytes are one file's
-//! text, read as [`repel_cli::input::Inventory::load_seeded`] reads a file (documents, `kind:
+//! text, read as [`repel_manifest::Inventory::load_seeded`] reads a file (documents, `kind:
 //! List` items, typed objects, unknown and repeated fields), then handed over as the cluster
 //! input. A file that is not UTF-8 is refused before parsing, as `read_text` does.
 
-use repel_cli::input::{
+use repel_manifest::{
     Inventory, Validate, answer_strict, for_each_object, item_duplicates, parse_documents,
 };
 

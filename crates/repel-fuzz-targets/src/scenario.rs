@@ -4,9 +4,9 @@
 //! inventory as the CLI does. Files the scenario names (`manifests:`, `apply -f`) are not
 //! opened: the manifest target reads files' contents.
 
-use repel_cli::input::{Inventory, Source, Validate, answer_strict, parse_documents};
 use repel_engine::kubectl_steps::{apply_files, tokenize};
 use repel_engine::scenario::{StepAction, parse_scenario};
+use repel_manifest::{Inventory, Source, Validate, answer_strict, parse_documents};
 use serde_json::Value;
 
 /// The target body.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use axum::body::Bytes;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use repel_api::status;
-use repel_core::labels::label_selector_from_api;
+use repel_engine::disruption::selector_of;
 use serde_json::Value;
 
 use crate::App;
@@ -42,14 +42,6 @@ pub struct Budget {
     pub healthy: i64,
     /// `expectedPods`: covered pods not being deleted.
     pub expected: i64,
-}
-
-fn selector_of(pdb: &PodDisruptionBudget) -> Option<repel_core::labels::LabelSelector> {
-    pdb.spec
-        .as_ref()
-        .and_then(|s| s.selector.as_ref())
-        .and_then(|s| label_selector_from_api(s).ok())
-        .filter(|s| !s.is_empty())
 }
 
 /// A budget over its namespace's `pods`; `None` when it selects nothing (no or an empty

@@ -10,10 +10,10 @@ use repel_core::validation::{
 use repel_core::workload::namespace_of;
 use serde::Serialize;
 
-use crate::input::{Inventory, Validate, answer_strict};
 use crate::output::{print_machine, warn_all};
 use crate::{CliError, Format, Inputs};
 use repel_api::strict::StrictError;
+use repel_manifest::{Inventory, Validate, answer_strict};
 
 /// Arguments of `repel check`.
 #[derive(Debug, Args)]
@@ -183,7 +183,7 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
             "spec": {"template": {"spec": c.obj["spec"]}}
         });
         let pool = repel_core::pools::karpenter_pool(&as_pool).map_err(|message| {
-            CliError::Input(crate::input::InputError::Object {
+            CliError::Input(repel_manifest::InputError::Object {
                 at: c.source.clone(),
                 what: Some(format!(
                     "NodeClaim {}",

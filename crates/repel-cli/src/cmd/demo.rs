@@ -13,10 +13,10 @@ use repel_core::toleration::describe_toleration;
 use repel_core::workload::{namespace_of, representative_pod};
 
 use crate::CliError;
-use crate::input::{Inventory, for_each_object, parse_documents};
 use crate::output::{render, table, tolerations_yaml};
 use crate::pod_target::{Target, evaluate, outcome_words};
 use crate::scenario_file::{DEMO_CLUSTER, DEMO_PATH, DEMO_STORY, STORY_PATH};
+use repel_manifest::{Inventory, for_each_object, parse_documents};
 
 /// Arguments of `repel demo`.
 #[derive(Debug, Args)]
@@ -260,7 +260,7 @@ pub fn story_text() -> Result<String, CliError> {
         STORY_PATH,
         DEMO_STORY,
         std::path::Path::new("examples/demo"),
-        crate::input::Validate::Strict,
+        repel_manifest::Validate::Strict,
     )?;
     let report = repel_engine::sim::run_scenario(&scenario, input);
     let mut out = format!(

@@ -16,9 +16,9 @@ use repel_core::lint::{
 };
 use serde::Serialize;
 
-use crate::input::Source;
 use crate::output::warn_all;
 use crate::{CliError, Format, Inputs};
+use repel_manifest::Source;
 
 /// Output formats of `repel lint`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -241,7 +241,7 @@ pub fn explain_text(r: &repel_core::lint::Rule) -> String {
 
 /// Lints the inventory's objects, nodes and pools: the findings, located in their files.
 pub fn lint_inventory(
-    inv: &crate::input::Inventory,
+    inv: &repel_manifest::Inventory,
     opts: &LintOptions,
     gates: &FeatureGates,
 ) -> Result<Report, CliError> {
@@ -376,7 +376,7 @@ fn position(
     let Some(text) = text else {
         return (0, 0, 0);
     };
-    match crate::input::locate::locate(text, s.doc, s.item, path) {
+    match repel_manifest::locate::locate(text, s.doc, s.item, path) {
         Some((line, col)) => {
             let len = text
                 .lines()

@@ -273,7 +273,7 @@ pub fn run(args: PoolsArgs) -> Result<u8, CliError> {
 /// with what every Karpenter NodePool would do for it; none without NodePools.
 #[allow(clippy::type_complexity)]
 fn pending_verdicts(
-    inv: &crate::input::Inventory,
+    inv: &repel_manifest::Inventory,
     pools: &[Pool],
     args: &PoolsArgs,
 ) -> Result<

@@ -9,12 +9,13 @@ use repel_core::FeatureGates;
 use repel_engine::generate::{GenerateOptions, generate};
 use serde_json::Value;
 
-use crate::input::{
-    Source, ValidateFlag, answer_strict, expand_paths, for_each_object, item_duplicates,
-    parse_documents, read_text, strict_report,
-};
+use crate::ValidateFlag;
 use crate::scenario_file::DEMO_CLUSTER;
 use crate::{AdmissionFlags, CliError};
+use repel_manifest::{
+    Source, answer_strict, expand_paths, for_each_object, item_duplicates, parse_documents,
+    read_text, strict_report,
+};
 
 /// Flags of `repel serve`.
 #[derive(Debug, Args)]

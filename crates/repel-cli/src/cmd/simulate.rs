@@ -7,10 +7,11 @@ use repel_engine::clock::human;
 use repel_engine::sim::run_scenario;
 use serde_json::Value;
 
-use crate::input::{ValidateFlag, expand_paths, parse_documents, read_text};
+use crate::ValidateFlag;
 use crate::output::{print_machine, timeline, warn_all};
 use crate::scenario_file::load_with_flags;
 use crate::{AdmissionFlags, CliError, Format};
+use repel_manifest::{expand_paths, parse_documents, read_text};
 
 /// Arguments of `repel simulate`.
 #[derive(Debug, Args)]

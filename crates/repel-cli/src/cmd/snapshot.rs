@@ -1,10 +1,10 @@
 //! `repel snapshot`: a live cluster written out as manifests, to share, reproduce and put
-//! under `repel test`. What is read and what is stripped: [`repel_cli::live`].
+//! under `repel test`. What is read and what is stripped: [`repel_manifest::live`].
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use repel_cli::live::{self, KINDS, Target};
+use repel_manifest::live::{self, KINDS, Target};
 
 use crate::CliError;
 
@@ -50,10 +50,10 @@ pub fn run(args: SnapshotArgs) -> Result<u8, CliError> {
         return Ok(0);
     }
     let written = live::write_snapshot(&listing, &args.output).map_err(CliError::Output)?;
-    let counts: Vec<(usize, &str)> = KINDS
+    let counts: Vec<(usize, String)> = KINDS
         .iter()
         .zip(&listing.kinds)
-        .map(|(k, pages)| (pages.iter().map(|p| p.starts.len()).sum(), k.resource))
+        .map(|(k, pages)| (pages.iter().map(|p| p.starts.len()).sum(), k.resource()))
         .filter(|(n, _)| *n > 0)
         .collect();
     let total: usize = counts.iter().map(|(n, _)| n).sum();

@@ -18,12 +18,13 @@ use repel_core::kubectl::{
 use repel_core::labels::LabelSelector;
 use serde_json::Value;
 
-use crate::input::{
-    InputError, Source, StrictReport, ValidateFlag, answer_strict, for_each_object,
-    item_duplicates, parse_documents, read_text, strict_report,
-};
+use crate::ValidateFlag;
 use crate::output::{print_machine, to_yaml};
 use crate::{CliError, Format};
+use repel_manifest::{
+    InputError, Source, StrictReport, answer_strict, for_each_object, item_duplicates,
+    parse_documents, read_text, strict_report,
+};
 
 /// Arguments of `repel taint`.
 #[derive(Debug, Args)]
@@ -166,7 +167,7 @@ fn find_nodes(files: &[FileDocs]) -> Result<Vec<NodeRef>, CliError> {
         let file = f.path.display().to_string();
         for (si, v) in f.values.iter().enumerate() {
             let Some(value) = v else { continue };
-            let doc = crate::input::RawDoc {
+            let doc = repel_manifest::RawDoc {
                 doc: si + 1,
                 value: value.clone(),
                 duplicates: Vec::new(),
@@ -336,7 +337,10 @@ pub fn run(args: TaintArgs) -> Result<u8, CliError> {
                     p.display()
                 )));
             }
-            paths.extend(crate::input::expand_paths(std::slice::from_ref(p), false)?);
+            paths.extend(repel_manifest::expand_paths(
+                std::slice::from_ref(p),
+                false,
+            )?);
         } else {
             paths.push(p.clone());
         }

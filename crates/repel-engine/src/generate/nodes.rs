@@ -152,13 +152,25 @@ pub fn bench_effect(i: usize) -> &'static str {
 /// each when there are as many nodes as pools, the rest to the general pool. With fewer nodes
 /// than pools, the first pools of [`Pool::all`] get one each.
 pub fn pool_sizes(nodes: usize) -> Vec<(Pool, usize)> {
-    let pools = Pool::all();
+    split_by_permille(Pool::all(), Pool::permille, nodes)
+}
+
+/// `nodes` split among `pools` (the first the general pool) by `permille`, each pool's share
+/// in thousandths: rounded down, at least one each when there are as many nodes as pools, the
+/// rest to the first. With fewer nodes than pools, the first pools get one each. Both
+/// generators' pools are sized so.
+pub(super) fn split_by_permille<P: Copy>(
+    pools: impl IntoIterator<Item = P>,
+    permille: impl Fn(P) -> usize,
+    nodes: usize,
+) -> Vec<(P, usize)> {
+    let pools: Vec<P> = pools.into_iter().collect();
     if nodes < pools.len() {
         return pools.into_iter().take(nodes).map(|p| (p, 1)).collect();
     }
-    let mut sizes: Vec<(Pool, usize)> = pools
+    let mut sizes: Vec<(P, usize)> = pools
         .into_iter()
-        .map(|p| (p, (nodes * p.permille() / 1000).max(1)))
+        .map(|p| (p, (nodes * permille(p) / 1000).max(1)))
         .collect();
     let assigned: usize = sizes.iter().map(|(_, n)| n).sum();
     if let Some((_, general)) = sizes.first_mut() {

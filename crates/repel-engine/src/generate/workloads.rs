@@ -214,33 +214,81 @@ pub fn template(s: &PodShape) -> PodTemplateSpec {
             affinity = Some(required_affinity(requirement(label_key, "Gt", &[floor])));
         }
     }
-    tolerations.extend(bench_tolerations(s.bench_taints, s.tolerate_prefer));
-    let constraints = match s.spread {
+    let pods = Pods {
+        app: &s.app,
+        image_tag: "1.0",
+        cpu_m: s.cpu_m,
+        mem_mi: s.mem_mi,
+        gpu: s.gpu,
+        spread: s.spread,
+        bench_taints: s.bench_taints,
+        tolerate_prefer: s.tolerate_prefer,
+        priority_class: s.priority_class,
+        restart_never: s.restart_never,
+    };
+    pod_template(&pods, tolerations, node_selector, affinity)
+}
+
+/// What a generated pod template holds besides its placement (both generators' templates).
+pub(super) struct Pods<'a> {
+    /// The app label's value.
+    pub(super) app: &'a str,
+    /// The image's tag: `registry.example/APP:TAG`.
+    pub(super) image_tag: &'a str,
+    /// CPU request, millicores.
+    pub(super) cpu_m: u64,
+    /// Memory request and limit, MiB.
+    pub(super) mem_mi: u64,
+    /// Whether each pod takes one GPU (request and limit).
+    pub(super) gpu: bool,
+    /// Topology spread.
+    pub(super) spread: Spread,
+    /// How many synthetic taints nodes carry.
+    pub(super) bench_taints: usize,
+    /// Whether it tolerates the synthetic `PreferNoSchedule` taints.
+    pub(super) tolerate_prefer: bool,
+    /// `priorityClassName`.
+    pub(super) priority_class: Option<&'static str>,
+    /// `restartPolicy: Never`.
+    pub(super) restart_never: bool,
+}
+
+/// The pod template of `p` placed by its pool's `tolerations`, `node_selector` and
+/// `affinity`: the synthetic taints' tolerations added, one container with its requests and
+/// limits, spread, priority and restart policy.
+pub(super) fn pod_template(
+    p: &Pods<'_>,
+    mut tolerations: Vec<Toleration>,
+    node_selector: BTreeMap<String, String>,
+    affinity: Option<Affinity>,
+) -> PodTemplateSpec {
+    tolerations.extend(bench_tolerations(p.bench_taints, p.tolerate_prefer));
+    let constraints = match p.spread {
         Spread::None => None,
         Spread::Soft => Some(vec![
-            spread(ZONE_LABEL, "ScheduleAnyway", &s.app),
-            spread(HOSTNAME_LABEL, "ScheduleAnyway", &s.app),
+            spread(ZONE_LABEL, "ScheduleAnyway", p.app),
+            spread(HOSTNAME_LABEL, "ScheduleAnyway", p.app),
         ]),
-        Spread::Hard => Some(vec![spread(ZONE_LABEL, "DoNotSchedule", &s.app)]),
+        Spread::Hard => Some(vec![spread(ZONE_LABEL, "DoNotSchedule", p.app)]),
     };
     let mut requests = BTreeMap::from([
-        ("cpu".to_string(), cpu(s.cpu_m)),
-        ("memory".to_string(), mem(s.mem_mi)),
+        ("cpu".to_string(), cpu(p.cpu_m)),
+        ("memory".to_string(), mem(p.mem_mi)),
     ]);
-    let mut limits = BTreeMap::from([("memory".to_string(), mem(s.mem_mi))]);
-    if s.gpu {
+    let mut limits = BTreeMap::from([("memory".to_string(), mem(p.mem_mi))]);
+    if p.gpu {
         requests.insert(GPU_RESOURCE.to_string(), Quantity("1".to_string()));
         limits.insert(GPU_RESOURCE.to_string(), Quantity("1".to_string()));
     }
     PodTemplateSpec {
         metadata: Some(ObjectMeta {
-            labels: Some(app_labels(&s.app)),
+            labels: Some(app_labels(p.app)),
             ..Default::default()
         }),
         spec: Some(PodSpec {
             containers: vec![Container {
                 name: "app".to_string(),
-                image: Some(format!("registry.example/{}:1.0", s.app)),
+                image: Some(format!("registry.example/{}:{}", p.app, p.image_tag)),
                 resources: Some(ResourceRequirements {
                     requests: Some(requests),
                     limits: Some(limits),
@@ -252,8 +300,8 @@ pub fn template(s: &PodShape) -> PodTemplateSpec {
             node_selector: (!node_selector.is_empty()).then_some(node_selector),
             affinity,
             topology_spread_constraints: constraints,
-            priority_class_name: s.priority_class.map(str::to_string),
-            restart_policy: s.restart_never.then(|| "Never".to_string()),
+            priority_class_name: p.priority_class.map(str::to_string),
+            restart_policy: p.restart_never.then(|| "Never".to_string()),
             ..Default::default()
         }),
     }

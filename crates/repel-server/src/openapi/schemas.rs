@@ -13,6 +13,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::schemars::JsonSchema;
 use k8s_openapi::schemars::generate::{SchemaGenerator, SchemaSettings};
+use repel_core::kinds::{self, ResourceKind};
 use serde_json::{Map, Value, json};
 
 use super::extensions;
@@ -39,7 +40,13 @@ pub struct Kind {
     generate: Generate,
 }
 
-const fn k(
+/// A built-in resource's kind, named by [`kinds`].
+const fn k(names: &'static ResourceKind, generate: Generate) -> Kind {
+    sub(names.group, names.version, names.kind, generate)
+}
+
+/// The kind of a subresource (`Binding`, `Eviction`), which [`kinds`] does not list.
+const fn sub(
     group: &'static str,
     version: &'static str,
     kind: &'static str,
@@ -55,138 +62,76 @@ const fn k(
 
 /// Every kind with a schema, by group version.
 pub static KINDS: &[Kind] = &[
-    k("", "v1", "Binding", add::<core::v1::Binding>),
-    k("", "v1", "ConfigMap", add::<core::v1::ConfigMap>),
-    k("", "v1", "Event", add::<core::v1::Event>),
-    k("", "v1", "Namespace", add::<core::v1::Namespace>),
-    k("", "v1", "Node", add::<core::v1::Node>),
+    sub("", "v1", "Binding", add::<core::v1::Binding>),
+    k(&kinds::CONFIG_MAP, add::<core::v1::ConfigMap>),
+    k(&kinds::EVENT, add::<core::v1::Event>),
+    k(&kinds::NAMESPACE, add::<core::v1::Namespace>),
+    k(&kinds::NODE, add::<core::v1::Node>),
     k(
-        "",
-        "v1",
-        "PersistentVolumeClaim",
+        &kinds::PERSISTENT_VOLUME_CLAIM,
         add::<core::v1::PersistentVolumeClaim>,
     ),
-    k("", "v1", "LimitRange", add::<core::v1::LimitRange>),
-    k("", "v1", "Pod", add::<core::v1::Pod>),
+    k(&kinds::LIMIT_RANGE, add::<core::v1::LimitRange>),
+    k(&kinds::POD, add::<core::v1::Pod>),
     k(
-        "",
-        "v1",
-        "ReplicationController",
+        &kinds::REPLICATION_CONTROLLER,
         add::<core::v1::ReplicationController>,
     ),
-    k("", "v1", "ResourceQuota", add::<core::v1::ResourceQuota>),
-    k("", "v1", "Secret", add::<core::v1::Secret>),
-    k("", "v1", "Service", add::<core::v1::Service>),
-    k("", "v1", "ServiceAccount", add::<core::v1::ServiceAccount>),
+    k(&kinds::RESOURCE_QUOTA, add::<core::v1::ResourceQuota>),
+    k(&kinds::SECRET, add::<core::v1::Secret>),
+    k(&kinds::SERVICE, add::<core::v1::Service>),
+    k(&kinds::SERVICE_ACCOUNT, add::<core::v1::ServiceAccount>),
     k(
-        "admissionregistration.k8s.io",
-        "v1",
-        "MutatingWebhookConfiguration",
+        &kinds::MUTATING_WEBHOOK_CONFIGURATION,
         add::<admissionregistration::v1::MutatingWebhookConfiguration>,
     ),
     k(
-        "admissionregistration.k8s.io",
-        "v1",
-        "ValidatingWebhookConfiguration",
+        &kinds::VALIDATING_WEBHOOK_CONFIGURATION,
         add::<admissionregistration::v1::ValidatingWebhookConfiguration>,
     ),
     k(
-        "admissionregistration.k8s.io",
-        "v1",
-        "ValidatingAdmissionPolicy",
+        &kinds::VALIDATING_ADMISSION_POLICY,
         add::<admissionregistration::v1::ValidatingAdmissionPolicy>,
     ),
     k(
-        "admissionregistration.k8s.io",
-        "v1",
-        "ValidatingAdmissionPolicyBinding",
+        &kinds::VALIDATING_ADMISSION_POLICY_BINDING,
         add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>,
     ),
     k(
-        "apiextensions.k8s.io",
-        "v1",
-        "CustomResourceDefinition",
+        &kinds::CUSTOM_RESOURCE_DEFINITION,
         add::<apiextensions::v1::CustomResourceDefinition>,
     ),
     k(
-        "apps",
-        "v1",
-        "ControllerRevision",
+        &kinds::CONTROLLER_REVISION,
         add::<apps::v1::ControllerRevision>,
     ),
-    k("apps", "v1", "DaemonSet", add::<apps::v1::DaemonSet>),
-    k("apps", "v1", "Deployment", add::<apps::v1::Deployment>),
-    k("apps", "v1", "ReplicaSet", add::<apps::v1::ReplicaSet>),
-    k("apps", "v1", "StatefulSet", add::<apps::v1::StatefulSet>),
+    k(&kinds::DAEMON_SET, add::<apps::v1::DaemonSet>),
+    k(&kinds::DEPLOYMENT, add::<apps::v1::Deployment>),
+    k(&kinds::REPLICA_SET, add::<apps::v1::ReplicaSet>),
+    k(&kinds::STATEFUL_SET, add::<apps::v1::StatefulSet>),
     k(
-        "autoscaling",
-        "v2",
-        "HorizontalPodAutoscaler",
+        &kinds::HORIZONTAL_POD_AUTOSCALER,
         add::<autoscaling::v2::HorizontalPodAutoscaler>,
     ),
-    k("batch", "v1", "CronJob", add::<batch::v1::CronJob>),
-    k("batch", "v1", "Job", add::<batch::v1::Job>),
+    k(&kinds::CRON_JOB, add::<batch::v1::CronJob>),
+    k(&kinds::JOB, add::<batch::v1::Job>),
+    k(&kinds::LEASE, add::<coordination::v1::Lease>),
+    k(&kinds::INGRESS, add::<networking::v1::Ingress>),
+    k(&kinds::INGRESS_CLASS, add::<networking::v1::IngressClass>),
+    sub("policy", "v1", "Eviction", add::<policy::v1::Eviction>),
     k(
-        "coordination.k8s.io",
-        "v1",
-        "Lease",
-        add::<coordination::v1::Lease>,
-    ),
-    k(
-        "networking.k8s.io",
-        "v1",
-        "Ingress",
-        add::<networking::v1::Ingress>,
-    ),
-    k(
-        "networking.k8s.io",
-        "v1",
-        "IngressClass",
-        add::<networking::v1::IngressClass>,
-    ),
-    k("policy", "v1", "Eviction", add::<policy::v1::Eviction>),
-    k(
-        "policy",
-        "v1",
-        "PodDisruptionBudget",
+        &kinds::POD_DISRUPTION_BUDGET,
         add::<policy::v1::PodDisruptionBudget>,
     ),
+    k(&kinds::CLUSTER_ROLE, add::<rbac::v1::ClusterRole>),
     k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRole",
-        add::<rbac::v1::ClusterRole>,
-    ),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRoleBinding",
+        &kinds::CLUSTER_ROLE_BINDING,
         add::<rbac::v1::ClusterRoleBinding>,
     ),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "Role",
-        add::<rbac::v1::Role>,
-    ),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "RoleBinding",
-        add::<rbac::v1::RoleBinding>,
-    ),
-    k(
-        "scheduling.k8s.io",
-        "v1",
-        "PriorityClass",
-        add::<scheduling::v1::PriorityClass>,
-    ),
-    k(
-        "storage.k8s.io",
-        "v1",
-        "StorageClass",
-        add::<storage::v1::StorageClass>,
-    ),
+    k(&kinds::ROLE, add::<rbac::v1::Role>),
+    k(&kinds::ROLE_BINDING, add::<rbac::v1::RoleBinding>),
+    k(&kinds::PRIORITY_CLASS, add::<scheduling::v1::PriorityClass>),
+    k(&kinds::STORAGE_CLASS, add::<storage::v1::StorageClass>),
 ];
 
 /// ObjectMeta's schema's name.

@@ -5,7 +5,9 @@
 //! every CRD write ([`crate::crd`]).
 //!
 //! # Layout
-//! - `mod.rs`: [`Resource`] and the built-in table.
+//! - `mod.rs`: [`Resource`] and the built-in table (each row's names from
+//!   [`repel_core::kinds`], what is served of it here).
+//! - `tests`: the kinds table held against discovery.
 //! - `registry`: the [`Registry`] of every served resource, built in and custom; version
 //!   priority.
 
@@ -13,6 +15,7 @@ mod registry;
 
 use std::sync::{Arc, LazyLock};
 
+use repel_core::kinds::{self, ResourceKind};
 use serde_json::Value;
 
 pub use registry::{Registry, compare_versions};
@@ -164,16 +167,11 @@ fn strings(s: &[&str]) -> Vec<String> {
     s.iter().map(|x| x.to_string()).collect()
 }
 
-/// A built-in resource as the table below writes it.
+/// A built-in resource: its names (one row of [`kinds::KINDS`]) and what this server serves of
+/// it.
 #[derive(Debug, Clone, Copy)]
 struct Builtin {
-    group: &'static str,
-    version: &'static str,
-    name: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    namespaced: bool,
-    short_names: &'static [&'static str],
+    names: &'static ResourceKind,
     subresources: &'static [&'static str],
     in_all: bool,
     categories: &'static [&'static str],
@@ -190,14 +188,15 @@ impl Builtin {
         if self.in_all {
             categories.insert(0, "all".to_string());
         }
+        let n = self.names;
         Resource {
-            group: self.group.to_string(),
-            version: self.version.to_string(),
-            name: self.name.to_string(),
-            singular: self.singular.to_string(),
-            kind: self.kind.to_string(),
-            namespaced: self.namespaced,
-            short_names: strings(self.short_names),
+            group: n.group.to_string(),
+            version: n.version.to_string(),
+            name: n.plural.to_string(),
+            singular: n.singular.to_string(),
+            kind: n.kind.to_string(),
+            namespaced: n.namespaced,
+            short_names: strings(n.short_names),
             subresources: strings(self.subresources),
             categories,
             custom: None,
@@ -205,393 +204,61 @@ impl Builtin {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The built-in resource `names` with its subresources, in the `all` category or not.
 const fn r(
-    group: &'static str,
-    name: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    namespaced: bool,
-    short_names: &'static [&'static str],
+    names: &'static ResourceKind,
     subresources: &'static [&'static str],
     in_all: bool,
 ) -> Builtin {
     Builtin {
-        group,
-        version: "v1",
-        name,
-        singular,
-        kind,
-        namespaced,
-        short_names,
+        names,
         subresources,
         in_all,
         categories: &[],
     }
 }
 
-/// [`r`] at another version than `v1`.
-#[allow(clippy::too_many_arguments)]
-const fn rv(
-    group: &'static str,
-    version: &'static str,
-    name: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    namespaced: bool,
-    short_names: &'static [&'static str],
-    subresources: &'static [&'static str],
-    in_all: bool,
-) -> Builtin {
-    let mut res = r(
-        group,
-        name,
-        singular,
-        kind,
-        namespaced,
-        short_names,
-        subresources,
-        in_all,
-    );
-    res.version = version;
-    res
-}
-
-/// Every built-in resource, in discovery order.
+/// Every built-in resource, in discovery order ([`kinds::KINDS`]' order).
 const RESOURCES: &[Builtin] = &[
-    r(
-        "",
-        "nodes",
-        "node",
-        "Node",
-        false,
-        &["no"],
-        &["status"],
-        false,
-    ),
-    r(
-        "",
-        "pods",
-        "pod",
-        "Pod",
-        true,
-        &["po"],
-        &["binding", "eviction", "status"],
-        true,
-    ),
-    r(
-        "",
-        "namespaces",
-        "namespace",
-        "Namespace",
-        false,
-        &["ns"],
-        &["status"],
-        false,
-    ),
-    r("", "events", "event", "Event", true, &["ev"], &[], false),
-    r(
-        "",
-        "replicationcontrollers",
-        "replicationcontroller",
-        "ReplicationController",
-        true,
-        &["rc"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "deployments",
-        "deployment",
-        "Deployment",
-        true,
-        &["deploy"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "replicasets",
-        "replicaset",
-        "ReplicaSet",
-        true,
-        &["rs"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "statefulsets",
-        "statefulset",
-        "StatefulSet",
-        true,
-        &["sts"],
-        &["scale", "status"],
-        true,
-    ),
-    r(
-        "apps",
-        "daemonsets",
-        "daemonset",
-        "DaemonSet",
-        true,
-        &["ds"],
-        &["status"],
-        true,
-    ),
-    r(
-        "apps",
-        "controllerrevisions",
-        "controllerrevision",
-        "ControllerRevision",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r("batch", "jobs", "job", "Job", true, &[], &["status"], true),
-    r(
-        "policy",
-        "poddisruptionbudgets",
-        "poddisruptionbudget",
-        "PodDisruptionBudget",
-        true,
-        &["pdb"],
-        &["status"],
-        false,
-    ),
-    r(
-        "coordination.k8s.io",
-        "leases",
-        "lease",
-        "Lease",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "scheduling.k8s.io",
-        "priorityclasses",
-        "priorityclass",
-        "PriorityClass",
-        false,
-        &["pc"],
-        &[],
-        false,
-    ),
-    r(
-        "batch",
-        "cronjobs",
-        "cronjob",
-        "CronJob",
-        true,
-        &["cj"],
-        &["status"],
-        true,
-    ),
+    r(&kinds::NODE, &["status"], false),
+    r(&kinds::POD, &["binding", "eviction", "status"], true),
+    r(&kinds::NAMESPACE, &["status"], false),
+    r(&kinds::EVENT, &[], false),
+    r(&kinds::REPLICATION_CONTROLLER, &["scale", "status"], true),
+    r(&kinds::DEPLOYMENT, &["scale", "status"], true),
+    r(&kinds::REPLICA_SET, &["scale", "status"], true),
+    r(&kinds::STATEFUL_SET, &["scale", "status"], true),
+    r(&kinds::DAEMON_SET, &["status"], true),
+    r(&kinds::CONTROLLER_REVISION, &[], false),
+    r(&kinds::JOB, &["status"], true),
+    r(&kinds::POD_DISRUPTION_BUDGET, &["status"], false),
+    r(&kinds::LEASE, &[], false),
+    r(&kinds::PRIORITY_CLASS, &[], false),
+    r(&kinds::CRON_JOB, &["status"], true),
     // Kinds a real manifest holds, stored and listed with kubectl's columns; nothing acts on
     // them beyond what taints and scheduling need.
-    r(
-        "",
-        "services",
-        "service",
-        "Service",
-        true,
-        &["svc"],
-        &["status"],
-        true,
-    ),
-    r(
-        "",
-        "configmaps",
-        "configmap",
-        "ConfigMap",
-        true,
-        &["cm"],
-        &[],
-        false,
-    ),
-    r("", "secrets", "secret", "Secret", true, &[], &[], false),
-    r(
-        "",
-        "resourcequotas",
-        "resourcequota",
-        "ResourceQuota",
-        true,
-        &["quota"],
-        &["status"],
-        false,
-    ),
-    r(
-        "",
-        "limitranges",
-        "limitrange",
-        "LimitRange",
-        true,
-        &["limits"],
-        &[],
-        false,
-    ),
-    r(
-        "",
-        "serviceaccounts",
-        "serviceaccount",
-        "ServiceAccount",
-        true,
-        &["sa"],
-        &[],
-        false,
-    ),
-    r(
-        "",
-        "persistentvolumeclaims",
-        "persistentvolumeclaim",
-        "PersistentVolumeClaim",
-        true,
-        &["pvc"],
-        &["status"],
-        false,
-    ),
-    r(
-        "storage.k8s.io",
-        "storageclasses",
-        "storageclass",
-        "StorageClass",
-        false,
-        &["sc"],
-        &[],
-        false,
-    ),
-    r(
-        "networking.k8s.io",
-        "ingresses",
-        "ingress",
-        "Ingress",
-        true,
-        &["ing"],
-        &["status"],
-        false,
-    ),
-    rv(
-        "autoscaling",
-        "v2",
-        "horizontalpodautoscalers",
-        "horizontalpodautoscaler",
-        "HorizontalPodAutoscaler",
-        true,
-        &["hpa"],
-        &["status"],
-        true,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "roles",
-        "role",
-        "Role",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "rolebindings",
-        "rolebinding",
-        "RoleBinding",
-        true,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "clusterroles",
-        "clusterrole",
-        "ClusterRole",
-        false,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "rbac.authorization.k8s.io",
-        "clusterrolebindings",
-        "clusterrolebinding",
-        "ClusterRoleBinding",
-        false,
-        &[],
-        &[],
-        false,
-    ),
-    r(
-        "networking.k8s.io",
-        "ingressclasses",
-        "ingressclass",
-        "IngressClass",
-        false,
-        &[],
-        &[],
-        false,
-    ),
+    r(&kinds::SERVICE, &["status"], true),
+    r(&kinds::CONFIG_MAP, &[], false),
+    r(&kinds::SECRET, &[], false),
+    r(&kinds::RESOURCE_QUOTA, &["status"], false),
+    r(&kinds::LIMIT_RANGE, &[], false),
+    r(&kinds::SERVICE_ACCOUNT, &[], false),
+    r(&kinds::PERSISTENT_VOLUME_CLAIM, &["status"], false),
+    r(&kinds::STORAGE_CLASS, &[], false),
+    r(&kinds::INGRESS, &["status"], false),
+    r(&kinds::HORIZONTAL_POD_AUTOSCALER, &["status"], true),
+    r(&kinds::ROLE, &[], false),
+    r(&kinds::ROLE_BINDING, &[], false),
+    r(&kinds::CLUSTER_ROLE, &[], false),
+    r(&kinds::CLUSTER_ROLE_BINDING, &[], false),
+    r(&kinds::INGRESS_CLASS, &[], false),
     // Stored only: no webhook is ever called.
-    r(
-        "admissionregistration.k8s.io",
-        "validatingwebhookconfigurations",
-        "validatingwebhookconfiguration",
-        "ValidatingWebhookConfiguration",
-        false,
-        &[],
-        &[],
-        false,
-    )
-    .with_categories(&["api-extensions"]),
-    r(
-        "admissionregistration.k8s.io",
-        "mutatingwebhookconfigurations",
-        "mutatingwebhookconfiguration",
-        "MutatingWebhookConfiguration",
-        false,
-        &[],
-        &[],
-        false,
-    )
-    .with_categories(&["api-extensions"]),
+    r(&kinds::VALIDATING_WEBHOOK_CONFIGURATION, &[], false).with_categories(&["api-extensions"]),
+    r(&kinds::MUTATING_WEBHOOK_CONFIGURATION, &[], false).with_categories(&["api-extensions"]),
     // Served and enforced (crate::policy): CEL validation of every write they match.
-    r(
-        "admissionregistration.k8s.io",
-        "validatingadmissionpolicies",
-        "validatingadmissionpolicy",
-        "ValidatingAdmissionPolicy",
-        false,
-        &[],
-        &["status"],
-        false,
-    )
-    .with_categories(&["api-extensions"]),
-    r(
-        "admissionregistration.k8s.io",
-        "validatingadmissionpolicybindings",
-        "validatingadmissionpolicybinding",
-        "ValidatingAdmissionPolicyBinding",
-        false,
-        &[],
-        &[],
-        false,
-    )
-    .with_categories(&["api-extensions"]),
-    r(
-        "apiextensions.k8s.io",
-        "customresourcedefinitions",
-        "customresourcedefinition",
-        "CustomResourceDefinition",
-        false,
-        &["crd", "crds"],
-        &["status"],
-        false,
-    )
-    .with_categories(&["api-extensions"]),
+    r(&kinds::VALIDATING_ADMISSION_POLICY, &["status"], false).with_categories(&["api-extensions"]),
+    r(&kinds::VALIDATING_ADMISSION_POLICY_BINDING, &[], false).with_categories(&["api-extensions"]),
+    r(&kinds::CUSTOM_RESOURCE_DEFINITION, &["status"], false).with_categories(&["api-extensions"]),
 ];
 
 /// The built-in resources, as served.
@@ -637,3 +304,6 @@ pub fn find(group: &str, name: &str) -> Option<Arc<Resource>> {
         .find(|r| r.group == group && r.name == name)
         .cloned()
 }
+
+#[cfg(test)]
+mod tests;

@@ -102,32 +102,29 @@ pub(super) fn create(
     }
 }
 
-/// The resource of a kind the control plane writes or names.
+/// The resource of a kind the control plane writes or names (its plural, from
+/// [`repel_core::kinds`]).
 pub(super) fn resource_of(kind: &str) -> Option<&'static str> {
-    Some(match kind {
-        "Pod" => "pods",
-        "Node" => "nodes",
-        "ReplicaSet" => "replicasets",
-        "ReplicationController" => "replicationcontrollers",
-        "StatefulSet" => "statefulsets",
-        "DaemonSet" => "daemonsets",
-        "Job" => "jobs",
-        "Deployment" => "deployments",
+    match kind {
+        "Pod"
+        | "Node"
+        | "ReplicaSet"
+        | "ReplicationController"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "Job"
+        | "Deployment" => repel_core::kinds::by_kind(kind).map(|k| k.plural),
         // Karpenter's events name its NodeClaims, which the store does not hold yet: the
         // event carries the kind, group and name alone.
-        "NodeClaim" => "nodeclaims",
-        _ => return None,
-    })
+        "NodeClaim" => Some("nodeclaims"),
+        _ => None,
+    }
 }
 
-/// The resource's API group, for the workload resources the controllers write.
+/// The resource's API group, for the workload resources the controllers write (`apps` for a
+/// resource [`repel_core::kinds`] does not name).
 pub(super) fn group_of(resource: &str) -> &'static str {
-    match resource {
-        "jobs" | "cronjobs" => "batch",
-        "poddisruptionbudgets" => "policy",
-        "pods" | "nodes" => "",
-        _ => "apps",
-    }
+    repel_core::kinds::by_plural(resource).map_or("apps", |k| k.group)
 }
 
 /// Writes the workload controllers' object writes (see [`ObjectWrite`]): ReplicaSets created

@@ -10,10 +10,10 @@ use repel_engine::scheduler::fast::FastStats;
 use serde::Serialize;
 
 use crate::cluster_args::ClusterArgs;
-use crate::input::expand_paths;
 use crate::output::{MachineError, write_machine};
 use crate::schedule_pipeline::{self, Phase, PhaseObserver};
 use crate::{CliError, Format};
+use repel_manifest::expand_paths;
 
 /// The pipeline's phases, YAML in to JSON placements out (`phases` in `repel bench -o json`).
 #[derive(Debug, Default, Serialize)]

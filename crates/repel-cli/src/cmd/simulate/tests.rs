@@ -14,8 +14,8 @@ use repel_engine::cluster::Cluster;
 use repel_engine::sim::{run_scenario, run_scenario_observed};
 use serde_json::{Value, json};
 
-use crate::input::Validate;
 use crate::scenario_file::load_scenario;
+use repel_manifest::Validate;
 
 fn pod_key(c: &Cluster, id: usize) -> String {
     format!("pod/{}", c.pods[id].key())

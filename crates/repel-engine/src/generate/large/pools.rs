@@ -89,18 +89,7 @@ impl Pool {
 /// How many nodes each pool gets: its share rounded down (at least one from four nodes on),
 /// the rest to the general pool; below four nodes, the first pools of [`Pool::ALL`].
 pub fn pool_sizes(nodes: usize) -> Vec<(Pool, usize)> {
-    if nodes < Pool::ALL.len() {
-        return Pool::ALL.into_iter().take(nodes).map(|p| (p, 1)).collect();
-    }
-    let mut sizes: Vec<(Pool, usize)> = Pool::ALL
-        .into_iter()
-        .map(|p| (p, (nodes * p.permille() / 1000).max(1)))
-        .collect();
-    let assigned: usize = sizes.iter().map(|(_, n)| n).sum();
-    if let Some((_, general)) = sizes.first_mut() {
-        *general = (*general + nodes).saturating_sub(assigned);
-    }
-    sizes
+    crate::generate::nodes::split_by_permille(Pool::ALL, Pool::permille, nodes)
 }
 
 /// An instance type's allocatable figures.

@@ -5,20 +5,14 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, NodeAffinity, NodeSelectorTerm, PodSpec, PodTemplateSpec,
-    PreferredSchedulingTerm, ResourceRequirements,
+    Affinity, NodeAffinity, NodeSelectorTerm, PreferredSchedulingTerm,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use repel_core::workload::Workload;
 
 use super::pools::{ACCELERATOR_LABEL, LIFECYCLE_KEY, NODEGROUP_LABEL, Pool};
-use crate::generate::nodes::{
-    CRITICAL_ADDONS_ONLY, GPU_RESOURCE, HOSTNAME_LABEL, ZONE_LABEL, cpu, mem,
-};
+use crate::generate::nodes::{CRITICAL_ADDONS_ONLY, GPU_RESOURCE};
 use crate::generate::workloads::{
-    Spread, app_labels, bench_tolerations, meta, required_affinity, requirement, selector, spread,
-    toleration,
+    Pods, Spread, meta, pod_template, required_affinity, requirement, selector, toleration,
 };
 
 /// What one Deployment's pods ask for.
@@ -84,48 +78,19 @@ pub(super) fn deployment(
             });
         }
     }
-    tolerations.extend(bench_tolerations(p.bench_taints, p.tolerate_prefer));
-    let constraints = match p.spread {
-        Spread::None => None,
-        Spread::Soft => Some(vec![
-            spread(ZONE_LABEL, "ScheduleAnyway", p.app),
-            spread(HOSTNAME_LABEL, "ScheduleAnyway", p.app),
-        ]),
-        Spread::Hard => Some(vec![spread(ZONE_LABEL, "DoNotSchedule", p.app)]),
+    let pods = Pods {
+        app: p.app,
+        image_tag: "2.3",
+        cpu_m: p.cpu_m,
+        mem_mi: p.mem_mi,
+        gpu: p.pool == Pool::Gpu,
+        spread: p.spread,
+        bench_taints: p.bench_taints,
+        tolerate_prefer: p.tolerate_prefer,
+        priority_class: p.priority,
+        restart_never: false,
     };
-    let mut requests = BTreeMap::from([
-        ("cpu".to_string(), cpu(p.cpu_m)),
-        ("memory".to_string(), mem(p.mem_mi)),
-    ]);
-    let mut limits = BTreeMap::from([("memory".to_string(), mem(p.mem_mi))]);
-    if p.pool == Pool::Gpu {
-        requests.insert(GPU_RESOURCE.to_string(), Quantity("1".to_string()));
-        limits.insert(GPU_RESOURCE.to_string(), Quantity("1".to_string()));
-    }
-    let template = PodTemplateSpec {
-        metadata: Some(ObjectMeta {
-            labels: Some(app_labels(p.app)),
-            ..Default::default()
-        }),
-        spec: Some(PodSpec {
-            containers: vec![Container {
-                name: "app".to_string(),
-                image: Some(format!("registry.example/{}:2.3", p.app)),
-                resources: Some(ResourceRequirements {
-                    requests: Some(requests),
-                    limits: Some(limits),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }],
-            tolerations: (!tolerations.is_empty()).then_some(tolerations),
-            node_selector: (!node_selector.is_empty()).then_some(node_selector),
-            affinity,
-            topology_spread_constraints: constraints,
-            priority_class_name: p.priority.map(str::to_string),
-            ..Default::default()
-        }),
-    };
+    let template = pod_template(&pods, tolerations, node_selector, affinity);
     Workload::from(Deployment {
         metadata: meta(name, namespace, p.app),
         spec: DeploymentSpec {
