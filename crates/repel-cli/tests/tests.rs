@@ -20,6 +20,7 @@ mod many_pods;
 mod pools;
 mod real_manifests;
 mod replication_controller;
+mod report;
 mod serve;
 mod strict_fields;
 mod util;
