@@ -21,6 +21,7 @@ mod pools;
 mod real_manifests;
 mod replication_controller;
 mod report;
+mod report_browser;
 mod serve;
 mod strict_fields;
 mod util;

@@ -69,8 +69,10 @@ struct Subject_ {
 }
 
 /// The report's model of `input` (see the module docs).
-pub fn build(input: ClusterInput, opts: &Options) -> Report {
+pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
     let findings = lint(&input, &opts.gates);
+    // The pools are read here; the what-ifs run on the cluster as `repel drain` builds it.
+    let pools: Vec<Pool> = std::mem::take(&mut input.pools);
     let workloads: Vec<Workload> = input.workloads.clone();
     let bare: Vec<Pod> = input
         .pods
@@ -83,7 +85,6 @@ pub fn build(input: ClusterInput, opts: &Options) -> Report {
         })
         .cloned()
         .collect();
-    let pools: Vec<Pool> = input.pools.clone();
     let namespaces: Vec<Namespace> = input.namespaces.clone();
     let daemon_specs: Vec<k8s_openapi::api::core::v1::PodSpec> = workloads
         .iter()

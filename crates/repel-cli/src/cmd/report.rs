@@ -66,7 +66,11 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        (loaded.inventory.into_cluster_input(), source)
+        // The pool objects, read by their providers' rules (the cluster input leaves them out).
+        let pools = loaded.inventory.pools()?;
+        let mut input = loaded.inventory.into_cluster_input();
+        input.pools = pools;
+        (input, source)
     } else if let Some((_, input)) = &scenario {
         (input.clone(), String::new())
     } else {
