@@ -262,3 +262,87 @@ fn the_page_is_one_file_that_fetches_nothing() {
     assert!(page.contains("@media (prefers-color-scheme: dark)"));
     assert!(page.contains("@media print"));
 }
+
+/// A running `repel serve` of `manifests`, killed when dropped.
+struct Serve {
+    child: std::process::Child,
+    kubeconfig: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(manifests: &str) -> Serve {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_repel"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "-f",
+            manifests,
+            "--kubeconfig-out",
+        ])
+        .arg(&kubeconfig)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("repel serve: listening on "), "{line}");
+    Serve {
+        child,
+        kubeconfig,
+        _dir: dir,
+    }
+}
+
+#[test]
+fn a_live_cluster_is_reported_as_its_snapshot_is() {
+    let s = serve(DEMO);
+    let kc = s.kubeconfig.to_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().to_str().unwrap();
+    // Until serve's scheduler has placed the demo's pods (7 of its 8 fit somewhere): the
+    // snapshot then holds them bound.
+    let mut placed = 0;
+    for _ in 0..200 {
+        let (code, _, err) = run(&["snapshot", "--kubeconfig", &kc, "-o", snap]);
+        assert_eq!(code, 0, "{err}");
+        let pods = std::fs::read_to_string(dir.path().join("12-pods.yaml")).unwrap_or_default();
+        placed = pods.matches("  nodeName: ").count();
+        if placed >= 7 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(placed >= 7, "serve placed {placed} pods");
+    let (code, live) = json_out(&["report", "--kubeconfig", &kc, "-o", "json"]);
+    assert_eq!(code, 0);
+    let (_, files) = json_out(&["report", "-f", snap, "-o", "json"]);
+    assert!(
+        live["source"].as_str().unwrap().starts_with("cluster "),
+        "{}",
+        live["source"]
+    );
+    for key in ["pools", "matrix", "coverage", "drainPools", "findings"] {
+        assert_eq!(live[key], files[key], "{key}");
+    }
+    let web = live["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["workload"] == "Pod/default/web" && c["pool"] == "sku=gpu:NoSchedule")
+        .unwrap();
+    assert_eq!(web["verdict"], "blocked");
+}

@@ -3,6 +3,7 @@
 // assert it stays empty); <body data-ready="true"> once everything is drawn.
 "use strict";
 (function () {
+  var t0 = performance.now();
   var errors = document.getElementById("errors");
   function fail(msg) { errors.textContent += msg + "\n"; }
   window.addEventListener("error", function (e) { fail("script error: " + e.message); });
@@ -320,5 +321,7 @@
     document.getElementById("events-table").appendChild(wrap);
   })();
 
+  // How long parsing the model and drawing took, for measurements.
+  document.body.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
   document.body.setAttribute("data-ready", "true");
 })();
