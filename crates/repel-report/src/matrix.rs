@@ -330,3 +330,99 @@ pub fn class_key(namespace: &str, labels: &BTreeMap<String, String>, spec: &PodS
         spec
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use repel_core::testing::taint;
+
+    use super::*;
+
+    fn c(verdict: Verdict, t: Option<Taint>, reason: &str) -> NodeCell {
+        NodeCell {
+            verdict,
+            taint: t,
+            reason: reason.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_pool_takes_the_best_of_its_nodes_verdicts() {
+        let gpu = taint("sku", "gpu", "NoSchedule");
+        let cases: Vec<(&str, Vec<NodeCell>, Verdict, Option<&str>)> = vec![
+            (
+                "one node that takes the pods is enough",
+                vec![
+                    c(Verdict::Blocked, Some(gpu.clone()), "t"),
+                    c(Verdict::Lands, None, ""),
+                ],
+                Verdict::Lands,
+                None,
+            ),
+            (
+                "avoided beats no room",
+                vec![
+                    c(Verdict::NoRoom, None, "Insufficient cpu"),
+                    c(Verdict::Avoided, None, "p"),
+                ],
+                Verdict::Avoided,
+                None,
+            ),
+            (
+                "no room beats blocked",
+                vec![
+                    c(Verdict::Blocked, Some(gpu.clone()), "t"),
+                    c(Verdict::NoRoom, None, "Insufficient cpu"),
+                ],
+                Verdict::NoRoom,
+                None,
+            ),
+            (
+                "a blocked pool names the taint of its first node refused by a taint",
+                vec![
+                    c(
+                        Verdict::Blocked,
+                        None,
+                        "node(s) didn't match Pod's node affinity/selector",
+                    ),
+                    c(
+                        Verdict::Blocked,
+                        Some(gpu.clone()),
+                        "node(s) had untolerated taint(s)",
+                    ),
+                ],
+                Verdict::Blocked,
+                Some("sku=gpu:NoSchedule"),
+            ),
+        ];
+        for (name, cells, verdict, taint) in cases {
+            let got = pool_cell("p", &cells);
+            assert_eq!(got.verdict, verdict, "{name}");
+            assert_eq!(got.taint.as_deref(), taint, "{name}");
+            assert_eq!(
+                got.toleration.is_some(),
+                verdict == Verdict::Blocked && taint.is_some(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_toleration_to_paste_is_the_narrowest_one() {
+        assert_eq!(
+            toleration_yaml(&taint("sku", "gpu", "NoSchedule")),
+            "- key: sku\n  operator: Equal\n  value: gpu\n  effect: NoSchedule"
+        );
+        assert_eq!(
+            toleration_yaml(&taint(
+                "node-role.kubernetes.io/control-plane",
+                "",
+                "NoSchedule"
+            )),
+            "- key: node-role.kubernetes.io/control-plane\n  operator: Exists\n  effect: NoSchedule"
+        );
+        assert_eq!(
+            toleration_yaml(&taint("level", "800", "NoSchedule")),
+            "- key: level\n  operator: Equal\n  value: \"800\"\n  effect: NoSchedule"
+        );
+    }
+}

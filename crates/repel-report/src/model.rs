@@ -11,7 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The verdict of one workload on one pool.
+/// The verdict of one workload on one pool, ordered best first (a pool's verdict is the
+/// least of its nodes').
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
@@ -20,12 +21,12 @@ pub enum Verdict {
     /// Its pods may go there, but the scheduler prefers elsewhere: an untolerated
     /// `PreferNoSchedule` taint, or preferred node affinity matching none of the pool's nodes.
     Avoided,
-    /// The rules keep its pods off: an untolerated taint (`taint` names it), or the pod's node
-    /// selector, affinity or node name, or cordoning.
-    Blocked,
     /// The rules let its pods in, but no node of the pool has room (resources, ports, pod
     /// count).
     NoRoom,
+    /// The rules keep its pods off: an untolerated taint (`taint` names it), or the pod's node
+    /// selector, affinity or node name, or cordoning.
+    Blocked,
 }
 
 impl Verdict {

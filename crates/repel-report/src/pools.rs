@@ -136,3 +136,74 @@ pub fn group(cluster: &Cluster, pools: &[Pool], deleted: &dyn Fn(usize) -> bool)
     }
     groups
 }
+
+#[cfg(test)]
+mod tests {
+    use repel_core::testing::{node_with_taints, taint};
+
+    use super::*;
+
+    fn labelled(
+        name: &str,
+        label: (&str, &str),
+        taints: Vec<k8s_openapi::api::core::v1::Taint>,
+    ) -> k8s_openapi::api::core::v1::Node {
+        let mut n = node_with_taints(name, taints);
+        n.metadata
+            .labels
+            .get_or_insert_with(Default::default)
+            .insert(label.0.to_string(), label.1.to_string());
+        n
+    }
+
+    #[test]
+    fn nodes_go_to_pool_objects_then_pool_labels_then_identical_taints() {
+        let gpu = taint("sku", "gpu", "NoSchedule");
+        let mut cluster = Cluster::new();
+        for n in [
+            labelled("k1", (repel_core::pools::NODEPOOL_LABEL, "general"), vec![]),
+            labelled(
+                "a1",
+                (repel_core::pools::AKS_AGENTPOOL_LABEL, "gpupool"),
+                vec![gpu.clone()],
+            ),
+            labelled(
+                "a2",
+                (repel_core::pools::AKS_AGENTPOOL_LABEL, "gpupool"),
+                vec![],
+            ),
+            node_with_taints("t1", vec![gpu.clone()]),
+            node_with_taints("t2", vec![]),
+            node_with_taints("t3", vec![gpu.clone()]),
+        ] {
+            cluster.add_node(n);
+        }
+        let pool = Pool {
+            name: "general".to_string(),
+            provider: "karpenter",
+            node_label: (repel_core::pools::NODEPOOL_LABEL, "general".to_string()),
+            ..Default::default()
+        };
+        let empty = Pool {
+            name: "spare".to_string(),
+            provider: "karpenter",
+            node_label: (repel_core::pools::NODEPOOL_LABEL, "spare".to_string()),
+            ..Default::default()
+        };
+        let groups = group(&cluster, &[pool, empty], &|_| false);
+        let got: Vec<(&str, &str, Vec<usize>)> = groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.kind.as_str(), g.nodes.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("general", "karpenter", vec![0]),
+                ("spare", "karpenter", vec![]),
+                ("gpupool", "label", vec![1, 2]),
+                ("sku=gpu:NoSchedule", "taints", vec![3, 5]),
+                (UNTAINTED, "taints", vec![4]),
+            ]
+        );
+    }
+}
