@@ -353,20 +353,17 @@ fn drain_rows(
     groups: &[Group],
     drains: &[DrainReport; 3],
 ) -> (Vec<DrainPool>, Vec<DrainNode>) {
-    let verdict = |r: &DrainReport, name: &str| {
-        r.nodes
-            .iter()
-            .find(|n| n.node == name)
-            .map(|n| DrainVerdict {
-                drainable: n.drainable,
-                reason: n.reason.clone(),
-                message: n.message.clone(),
-            })
-            .unwrap_or(DrainVerdict {
-                drainable: false,
-                reason: Some("NotJudged".to_string()),
-                message: None,
-            })
+    let verdict = |n: Option<&repel_engine::drain::NodeVerdict>| match n {
+        Some(n) => DrainVerdict {
+            drainable: n.drainable,
+            reason: n.reason.clone(),
+            message: n.message.clone(),
+        },
+        None => DrainVerdict {
+            drainable: false,
+            reason: Some("NotJudged".to_string()),
+            message: None,
+        },
     };
     let index: Vec<HashMap<&str, usize>> = drains
         .iter()
@@ -394,10 +391,7 @@ fn drain_rows(
                 *c += usize::from(*o);
             }
             if all || ok.iter().any(|o| !o) {
-                let pick = |k: usize| match index[k].get(name) {
-                    Some(i) => verdict(&drains[k], &drains[k].nodes[*i].node),
-                    None => verdict(&drains[k], name),
-                };
+                let pick = |k: usize| verdict(index[k].get(name).map(|i| &drains[k].nodes[*i]));
                 nodes.push(DrainNode {
                     node: name.to_string(),
                     pool: g.name.clone(),
