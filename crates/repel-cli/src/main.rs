@@ -159,6 +159,8 @@ enum Command {
     Pools(cmd::pools::PoolsArgs),
     /// Find the mistakes made with taints and tolerations, with the fix (human, JSON, SARIF), or emit them as an admission policy.
     Lint(cmd::lint::LintArgs),
+    /// One self-contained page (or its JSON model): pools and taints, which workload lands on which pool and why, DaemonSet coverage, drain readiness, a scenario's timeline.
+    Report(cmd::report::ReportArgs),
     /// Run a scenario on the simulated clock: a timeline of what the scheduler and controllers do.
     Simulate(cmd::simulate::SimulateArgs),
     /// Run scenarios' expectations, like a test runner (exit 1 on any failure, 2 when a scenario cannot be read).
@@ -397,6 +399,7 @@ fn main() -> ExitCode {
         Command::Consolidate(a) => cmd::consolidate::run(a),
         Command::Pools(a) => cmd::pools::run(a),
         Command::Lint(a) => cmd::lint::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Test(a) => cmd::simulate::run_tests(a),
         Command::Demo(a) => cmd::demo::run(a),

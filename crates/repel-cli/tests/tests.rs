@@ -21,6 +21,8 @@ mod many_pods;
 mod pools;
 mod real_manifests;
 mod replication_controller;
+mod report;
+mod report_browser;
 mod serve;
 mod strict_fields;
 mod util;

@@ -34,6 +34,7 @@
 //! - [`karpenter`]: Karpenter's NodePool and NodeClaim CustomResourceDefinitions, installed.
 //! - [`paging`]: paged lists (`limit`, `continue`).
 //! - [`scenario`]: `repel serve --scenario FILE`: a scenario played live.
+//! - [`ui`]: `/ui/`, `repel report`'s page of the cluster held, kept current.
 
 pub mod admission;
 pub mod api;
@@ -57,6 +58,7 @@ pub mod resources;
 pub mod scenario;
 pub mod store;
 pub mod time;
+pub mod ui;
 pub mod view;
 pub mod watch;
 pub mod workloads;
@@ -438,6 +440,8 @@ pub async fn route(
     match path {
         "/version" if get => return json_reply(200, &discovery::version()),
         "/healthz" | "/livez" | "/readyz" if get => return "ok".into_response(),
+        "/ui" if get => return ui::page(app).await,
+        "/ui/model.json" if get => return ui::model_json(app).await,
         "/api" if get => {
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(

@@ -25,5 +25,6 @@ mod paging;
 mod patch_errors;
 mod pool_allocatable;
 mod preemption;
+mod ui;
 mod util;
 mod view;

@@ -12,6 +12,7 @@ pub mod generate;
 pub mod lint;
 pub mod man;
 pub mod pools;
+pub mod report;
 pub mod schedule;
 pub mod serve;
 pub mod simulate;

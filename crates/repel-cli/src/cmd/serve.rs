@@ -313,6 +313,7 @@ pub fn run(args: ServeArgs) -> Result<u8, CliError> {
                 .unwrap_or_default();
             let _ = writeln!(out, "  kubectl --server {}{token} get nodes", running.url());
         }
+        let _ = writeln!(out, "  the report page: {}/ui/", running.url());
         let _ = out.flush();
         drop(out);
         tokio::select! {

@@ -1,0 +1,159 @@
+//! `/ui/`: `repel report`'s page of the cluster the server holds, kept current.
+//!
+//! The page is [`repel_report::html::page_with`] of the model [`repel_report::build`] computes
+//! from the store's objects (the same model and page `repel report` writes), with a short
+//! script that polls `/ui/model.json` every second and reloads the page when the model changed
+//! (its `digest`; the store's resourceVersion moves with every Lease and Event, the model only
+//! when something it shows does): a `kubectl taint nodes …` shows within about a second. Polling, not a
+//! watch: the page stays the plain file `repel report` writes, and the model is computed at most
+//! once per resourceVersion (cached here). Read-only; behind the same token and TLS as the API
+//! (the request passes [`crate::dispatch`]'s authentication first).
+
+use std::sync::{Arc, Mutex};
+
+use axum::response::{IntoResponse, Response};
+use repel_core::pools::Pool;
+use repel_core::workload::Workload;
+use repel_engine::load::ClusterInput;
+use repel_report::Report;
+use serde_json::Value;
+
+use crate::App;
+use crate::request::json_reply;
+
+/// The script `/ui/` adds to the page: poll the model's resourceVersion, reload when it moved.
+const POLL: &str = r#"
+<script>
+(function () {
+  var digest = document.body.getAttribute("data-model-digest");
+  setInterval(function () {
+    fetch("/ui/model.json").then(function (r) { return r.json(); }).then(function (m) {
+      if (m.digest !== digest) location.reload();
+    }).catch(function () {});
+  }, 1000);
+})();
+document.body.setAttribute("data-live", "true");
+</script>"#;
+
+/// The last model computed per store (keyed by its address): its resourceVersion and the model
+/// with its digest.
+type Cache = Vec<(usize, u64, Arc<(Report, String)>)>;
+static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
+
+fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
+    T::deserialize(v).ok()
+}
+
+/// The store's objects as the report reads a cluster.
+pub fn cluster_input(app: &App) -> ClusterInput {
+    let list = |r: &str| app.store.list(r, None).0;
+    let mut input = ClusterInput {
+        nodes: list("nodes").iter().filter_map(typed).collect(),
+        pods: list("pods").iter().filter_map(typed).collect(),
+        namespaces: list("namespaces").iter().filter_map(typed).collect(),
+        pdbs: list("poddisruptionbudgets")
+            .iter()
+            .filter_map(typed)
+            .collect(),
+        priority_classes: list("priorityclasses").iter().filter_map(typed).collect(),
+        ..Default::default()
+    };
+    for (resource, make) in [
+        (
+            "deployments",
+            (|v| typed(v).map(Workload::Deployment)) as fn(&Value) -> Option<Workload>,
+        ),
+        ("replicasets", |v| typed(v).map(Workload::ReplicaSet)),
+        ("replicationcontrollers", |v| {
+            typed(v).map(Workload::ReplicationController)
+        }),
+        ("statefulsets", |v| typed(v).map(Workload::StatefulSet)),
+        ("daemonsets", |v| typed(v).map(Workload::DaemonSet)),
+        ("jobs", |v| typed(v).map(Workload::Job)),
+        ("cronjobs", |v| typed(v).map(Workload::CronJob)),
+    ] {
+        input
+            .workloads
+            .extend(list(resource).iter().filter_map(make));
+    }
+    let pools: Vec<Pool> = list("nodepools")
+        .iter()
+        .filter_map(|v| repel_core::pools::karpenter_pool(v).ok())
+        .collect();
+    input.pools = pools;
+    input
+}
+
+/// A digest of what the page shows: the model without its compute time.
+fn digest(report: &Report) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut r = report.clone();
+    r.summary.compute_seconds = 0.0;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(&r).unwrap_or_default().hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// The model of the store as it is now, with its digest (cached per resourceVersion).
+pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
+    let key = Arc::as_ptr(&app.store) as usize;
+    let rv = app.store.resource_version();
+    if let Ok(cache) = CACHE.lock()
+        && let Some((_, _, r)) = cache.iter().find(|(k, v, _)| *k == key && *v == rv)
+    {
+        return (rv, r.clone());
+    }
+    let opts = repel_report::Options {
+        now_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            .unwrap_or(0),
+        source: format!("repel serve at {}", app.address),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let mut report = repel_report::build(cluster_input(app), &opts);
+    report.summary.compute_seconds = started.elapsed().as_secs_f64();
+    let d = digest(&report);
+    let report = Arc::new((report, d));
+    if let Ok(mut cache) = CACHE.lock() {
+        cache.retain(|(k, _, _)| *k != key);
+        cache.push((key, rv, report.clone()));
+    }
+    (rv, report)
+}
+
+/// `GET /ui/`: the page.
+pub async fn page(app: Arc<App>) -> Response {
+    let Ok((rv, report)) = tokio::task::spawn_blocking(move || model(&app)).await else {
+        return json_reply(500, &serde_json::json!({"message": "the report failed"}));
+    };
+    let (report, digest) = &*report;
+    let page = repel_report::html::page_with(report, POLL).replacen(
+        "<body data-ready=\"false\">",
+        &format!(
+            "<body data-ready=\"false\" data-resource-version=\"{rv}\" data-model-digest=\"{digest}\">"
+        ),
+        1,
+    );
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        page,
+    )
+        .into_response()
+}
+
+/// `GET /ui/model.json`: the model (`repel report -o json`'s) with the store's
+/// `resourceVersion` it reflects and its `digest`.
+pub async fn model_json(app: Arc<App>) -> Response {
+    let Ok((rv, report)) = tokio::task::spawn_blocking(move || model(&app)).await else {
+        return json_reply(500, &serde_json::json!({"message": "the report failed"}));
+    };
+    let (report, digest) = &*report;
+    let mut v = serde_json::to_value(repel_report::JsonReport::new(report)).unwrap_or_default();
+    if let Value::Object(m) = &mut v {
+        m.insert("resourceVersion".to_string(), Value::from(rv));
+        m.insert("digest".to_string(), Value::from(digest.clone()));
+    }
+    json_reply(200, &v)
+}
