@@ -303,15 +303,17 @@ fn unescape_value(s: &str) -> Result<String, SelectorError> {
     Ok(out)
 }
 
-/// A label selector in upstream's string syntax (`a=b,c!=d,e in (x,y),f notin (z),g,!h`).
+/// A `?labelSelector=` query: a label selector in upstream's string syntax
+/// (`a=b,c!=d,e in (x,y),f notin (z),g,!h`), parsed into [`repel_core::labels::LabelSelector`]
+/// with the API's errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LabelSelector(CoreLabelSelector);
+pub struct LabelQuery(CoreLabelSelector);
 
-impl LabelSelector {
+impl LabelQuery {
     /// Upstream `labels.Parse` (an empty string selects everything).
-    pub fn parse(s: &str) -> Result<LabelSelector, SelectorError> {
+    pub fn parse(s: &str) -> Result<LabelQuery, SelectorError> {
         CoreLabelSelector::from_str(s)
-            .map(LabelSelector)
+            .map(LabelQuery)
             .map_err(|e| SelectorError::Label(e.to_string()))
     }
 

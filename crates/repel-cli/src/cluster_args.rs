@@ -63,7 +63,7 @@ impl ClusterArgs {
     }
 
     /// A what-if session on the cluster built from `input` as it would run (its pending pods
-    /// placed by the compiled scheduler, [`Session::new`]), for `judge`; the build's warnings
+    /// placed by the compiled scheduler (`FastScheduler`), [`Session::new`]), for `judge`; the build's warnings
     /// printed.
     pub fn session(
         &self,

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use repel_core::workload::namespace_of;
 
 use crate::actions::Action;
 use crate::scheduler::plugins::image_locality::ImageIndex;
@@ -21,6 +20,7 @@ pub type NodeId = usize;
 mod info;
 mod nodes;
 
+use info::SpecFigures;
 pub use info::{
     HostPort, NodeInfo, PodInfo, PodPhase, PreparedPod, host_ports, millis_of, namespace_in,
     ready_transition,
@@ -320,30 +320,14 @@ impl Cluster {
             Some(s) => Some(s),
             None => l.spec.clone(),
         };
-        let info = PodInfo {
-            namespace: namespace_of(&meta).to_string(),
-            name: meta.name.clone().unwrap_or_default(),
+        let figures = SpecFigures {
             priority: l.priority,
             requests: l.requests.clone(),
             non_zero: l.non_zero,
             ports: l.ports.clone(),
-            seq: id,
-            created: meta.creation_timestamp.as_ref().map(millis_of),
-            ready_since: None,
-            node: None,
-            nominated: None,
-            phase: PodPhase::Pending,
-            deleted: false,
-            terminating: false,
-            node_name: spec
-                .as_ref()
-                .and_then(|s| s.node_name.as_deref())
-                .map(Arc::from),
-            meta,
-            shared_labels: labels,
-            spec,
-            status: None,
         };
+        let mut info = PodInfo::with_figures(meta, spec, None, id, figures);
+        info.shared_labels = labels;
         self.pods.push(info);
         self.index_pod(id);
         self.index_new_pod(id);

@@ -30,7 +30,7 @@
 //! every node is judged against the unchanged cluster.
 //!
 //! # Outcome
-//! Per node ([`NodeVerdict`]): drainable or not, with a reason (`BlockedByPod`,
+//! Per node ([`DrainVerdict`]): drainable or not, with a reason (`BlockedByPod`,
 //! `NoPlaceToMovePods`, `BlockedByOnCompletionPod`, or for kubectl `EvictionRefused`) and
 //! message, and per pod what happens ([`PodAction`]): it moves (to a node), stays (DaemonSet
 //! and mirror pods), is blocked (with its reason), stays pending (its replacement fits
@@ -118,7 +118,7 @@ pub struct PodVerdict {
 
 /// One node's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NodeVerdict {
+pub struct DrainVerdict {
     /// The node.
     pub node: String,
     /// Whether it can be drained.
@@ -131,10 +131,10 @@ pub struct NodeVerdict {
     pub pods: Vec<PodVerdict>,
 }
 
-impl NodeVerdict {
+impl DrainVerdict {
     /// Node `node` can be drained; what happens to each of its pods.
     pub(crate) fn drainable(node: String, pods: Vec<PodVerdict>) -> Self {
-        NodeVerdict {
+        DrainVerdict {
             node,
             drainable: true,
             reason: None,
@@ -151,7 +151,7 @@ pub struct DrainReport {
     #[serde(rename = "as")]
     pub as_: &'static str,
     /// The nodes, in the order judged.
-    pub nodes: Vec<NodeVerdict>,
+    pub nodes: Vec<DrainVerdict>,
 }
 
 /// Options of a what-if.
@@ -209,7 +209,7 @@ pub(crate) fn not_drained(
     mut pods: Vec<PodVerdict>,
     unsimulated: &[PodId],
     why: &str,
-) -> NodeVerdict {
+) -> DrainVerdict {
     for id in unsimulated {
         pods.push(PodVerdict {
             pod: key(c, *id),
@@ -219,7 +219,7 @@ pub(crate) fn not_drained(
         });
     }
     sort(&mut pods);
-    NodeVerdict {
+    DrainVerdict {
         node,
         drainable: false,
         reason: Some(reason.to_string()),
@@ -499,7 +499,7 @@ fn each_node(
     cfg: &DrainConfig,
     mut sim: sim::Sim,
     ff: Option<&mut Option<FirstFit>>,
-    mut judge: impl FnMut(&mut Cluster, NodeId, &mut sim::Sim) -> NodeVerdict,
+    mut judge: impl FnMut(&mut Cluster, NodeId, &mut sim::Sim) -> DrainVerdict,
 ) -> (DrainReport, (usize, usize)) {
     let mut out = Vec::new();
     for name in nodes {

@@ -60,9 +60,9 @@ pub struct Recording<'a> {
     pub message: &'a str,
 }
 
-/// What to write for a recorded event.
+/// What to write for a recorded event (upstream's `EventCorrelateResult`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Correlation {
     /// Nothing: the spam filter dropped it.
     Skip,
     /// A new Event object with this message and `count` 1; tell [`Correlator::created`] its
@@ -128,7 +128,7 @@ impl Correlator {
     }
 
     /// Correlates event `e` recorded at `now`.
-    pub fn record(&mut self, e: &Recording<'_>, now: Millis) -> Outcome {
+    pub fn record(&mut self, e: &Recording<'_>, now: Millis) -> Correlation {
         let source_object = [
             e.component,
             e.kind,
@@ -149,7 +149,7 @@ impl Correlator {
         bucket.tokens = (bucket.tokens + elapsed / SPAM_REFILL_MS).min(SPAM_BURST);
         bucket.at = bucket.at.max(now);
         if bucket.tokens < 1.0 {
-            return Outcome::Skip;
+            return Correlation::Skip;
         }
         bucket.tokens -= 1.0;
         // Aggregation of events differing only in their message.
@@ -181,17 +181,17 @@ impl Correlator {
         match self.logged.get_mut(&key) {
             Some(l) => {
                 l.count = l.count.saturating_add(1);
-                Outcome::Update {
+                Correlation::Update {
                     name: l.name.clone(),
                     count: l.count,
                     message,
                 }
             }
-            None => Outcome::Create { message, key },
+            None => Correlation::Create { message, key },
         }
     }
 
-    /// Notes the name of the Event object written for an [`Outcome::Create`].
+    /// Notes the name of the Event object written for an [`Correlation::Create`].
     pub fn created(&mut self, key: String, name: String) {
         self.logged.put(key, Logged { name, count: 1 });
     }

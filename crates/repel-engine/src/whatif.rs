@@ -1,5 +1,5 @@
 //! What-ifs on a cluster as it would run: a [`Session`] builds the cluster from its objects,
-//! schedules its pending pods with the compiled scheduler, and keeps the scheduler's compiled
+//! schedules its pending pods with the compiled scheduler (`FastScheduler`), and keeps the scheduler's compiled
 //! state when the judge of the what-ifs starts from it; [`drain`] and [`consolidate`] then judge
 //! on it (see [`crate::drain`] for the rules of each decider). Never changes anything outside the
 //! session.

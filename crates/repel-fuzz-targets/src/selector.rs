@@ -5,7 +5,7 @@
 //! that parses back to the same selector, and an escaped value reads back as itself.
 
 use repel_api::selector::{
-    FieldSelector, LabelSelector, escape_value, field_value, parse_field_selector,
+    FieldSelector, LabelQuery, escape_value, field_value, parse_field_selector,
 };
 use serde_json::{Value, json};
 
@@ -19,11 +19,11 @@ pub fn run(data: &[u8]) {
     };
     let objects = [pod(), node()];
     for line in text.split('\n').take(16) {
-        match LabelSelector::parse(line) {
+        match LabelQuery::parse(line) {
             Ok(sel) => {
                 let printed = sel.inner().to_string();
                 assert_eq!(
-                    LabelSelector::parse(&printed).as_ref(),
+                    LabelQuery::parse(&printed).as_ref(),
                     Ok(&sel),
                     "label selector {line:?} prints as {printed:?}"
                 );

@@ -353,7 +353,7 @@ fn drain_rows(
     groups: &[Group],
     drains: &[DrainReport; 3],
 ) -> (Vec<DrainPool>, Vec<DrainNode>) {
-    let verdict = |n: Option<&repel_engine::drain::NodeVerdict>| match n {
+    let verdict = |n: Option<&repel_engine::drain::DrainVerdict>| match n {
         Some(n) => DrainVerdict {
             drainable: n.drainable,
             reason: n.reason.clone(),

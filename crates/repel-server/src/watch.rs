@@ -21,7 +21,7 @@ use crate::App;
 use crate::api::{Selectors, table};
 use crate::request::ApiError;
 use crate::resources::Resource;
-use crate::store::{Event, EventType, Stored};
+use crate::store::{EventType, Stored, WatchEvent};
 
 /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
 /// watch checks that its client is still there.
@@ -215,7 +215,10 @@ impl<F: Fn(&Value) -> bool> Filter<F> {
 /// What a watch with a selection sees of a change (upstream's cacher): a modification that
 /// moves the object into the selection is ADDED, out of it DELETED; changes outside it are
 /// not seen.
-fn selected<F: Fn(&Value) -> bool>(ev: &Event, filter: &Filter<F>) -> Option<(EventType, Stored)> {
+fn selected<F: Fn(&Value) -> bool>(
+    ev: &WatchEvent,
+    filter: &Filter<F>,
+) -> Option<(EventType, Stored)> {
     let now = filter.accepts(&ev.object);
     let kind = match ev.kind {
         EventType::Added | EventType::Deleted => now.then_some(ev.kind)?,

@@ -274,10 +274,10 @@ fn label_selectors_match_metadata_labels() {
         ("AND of clauses", "app=web,tier=back", false),
     ];
     for (name, sel, want) in cases {
-        let s = LabelSelector::parse(sel).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let s = LabelQuery::parse(sel).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(s.matches(&p), want, "{name}");
     }
-    let err = LabelSelector::parse("app=web,").expect_err("trailing comma");
+    let err = LabelQuery::parse("app=web,").expect_err("trailing comma");
     assert_eq!(err.to_string(), "found '', expected: identifier after ','");
 }
 

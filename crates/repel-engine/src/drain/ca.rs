@@ -30,7 +30,7 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, key, not_drained,
+    DrainConfig, DrainVerdict, PodAction, PodVerdict, Undo, annotation, key, not_drained,
     selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
@@ -97,9 +97,10 @@ impl Default for Options {
     }
 }
 
-/// A rule's outcome (`drainability.Status`).
+/// A rule's outcome: upstream's `drainability.Status` (named for its package here, beside the
+/// scheduler framework's `Status`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
+pub enum Drainability {
     /// `UndefinedOutcome`: the next rule decides.
     Undefined,
     /// `DrainOk`.
@@ -228,18 +229,18 @@ fn not_found(kind: &str, name: &str) -> String {
 }
 
 /// The rules for one pod, in upstream's order.
-pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64) -> Status {
+pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64) -> Drainability {
     let p = &c.pods[id];
     let ns = &p.namespace;
     let name = &p.name;
     // mirror
     if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
-        return Status::SkipDrain;
+        return Drainability::SkipDrain;
     }
     // longterminating
     let long = long_terminating(p, now);
     if long {
-        return Status::SkipDrain;
+        return Drainability::SkipDrain;
     }
     let ctrl = p.controller();
     let is_ds = is_daemon_set_pod(p);
@@ -269,7 +270,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
         if let Some((what, missing)) = lister
             && !found(kind)
         {
-            return Status::Block(
+            return Drainability::Block(
                 "ControllerNotFound",
                 format!(
                     "{what} for {ns}/{name} {missing} err: {}",
@@ -280,20 +281,20 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     }
     // daemonset
     if is_ds {
-        return Status::DrainOk;
+        return Drainability::DrainOk;
     }
     // safetoevict
     let safe = pod_annotation(p, SAFE_TO_EVICT);
     if safe == Some("true") {
-        return Status::DrainOk;
+        return Drainability::DrainOk;
     }
     // terminal
     if terminal(p) {
-        return Status::DrainOk;
+        return Drainability::DrainOk;
     }
     // oncompletion
     if safe == Some("on-completion") {
-        return Status::WaitForCompletion;
+        return Drainability::WaitForCompletion;
     }
     // replicated
     let mut replicated = ctrl.is_some();
@@ -307,7 +308,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
             });
     }
     if !replicated {
-        return Status::Block("NotReplicated", format!("{ns}/{name} is not replicated"));
+        return Drainability::Block("NotReplicated", format!("{ns}/{name} is not replicated"));
     }
     // system
     if opts.skip_nodes_with_system_pods && ns == "kube-system" && selecting_pdbs(c, p).is_empty() {
@@ -317,7 +318,7 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
             .as_ref()
             .is_some_and(|t| t.0.as_second() + opts.bsp_disruption_timeout < now);
         if !old {
-            return Status::Block(
+            return Drainability::Block(
                 "UnmovableKubeSystemPod",
                 format!(
                     "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {name}"
@@ -327,14 +328,14 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     }
     // notsafetoevict
     if safe == Some("false") {
-        return Status::Block(
+        return Drainability::Block(
             "NotSafeToEvictAnnotation",
             format!("pod annotated as not safe to evict present: {name}"),
         );
     }
     // localstorage
     if opts.skip_nodes_with_local_storage && has_blocking_local_volume(p) {
-        return Status::Block(
+        return Drainability::Block(
             "LocalStorageRequested",
             format!("pod with local storage present: {name}"),
         );
@@ -342,13 +343,13 @@ pub fn drainable(c: &Cluster, id: PodId, opts: &Options, state: &State, now: i64
     // pdb
     for i in selecting_pdbs(c, p) {
         if state.remaining.get(i).copied().unwrap_or(0) < 1 {
-            return Status::Block(
+            return Drainability::Block(
                 "NotEnoughPdb",
                 format!("not enough pod disruption budget to move {ns}/{name}"),
             );
         }
     }
-    Status::Undefined
+    Drainability::Undefined
 }
 
 /// A hostPath volume, or an emptyDir not in memory, not listed in
@@ -370,7 +371,7 @@ fn has_blocking_local_volume(p: &PodInfo) -> bool {
 /// the node a pod-less tainted copy) and the pods moved.
 pub struct Judged {
     /// The verdict.
-    pub verdict: NodeVerdict,
+    pub verdict: DrainVerdict,
     /// The changes, to put back ([`Sim::undo`]) unless the node goes ([`commit`]).
     pub undo: Undo,
     moved: Vec<PodId>,
@@ -434,10 +435,10 @@ fn judge_inner(
     state: &mut State,
     sim: &mut Sim,
     undo: &mut Undo,
-) -> Result<(NodeVerdict, Vec<PodId>), NodeVerdict> {
+) -> Result<(DrainVerdict, Vec<PodId>), DrainVerdict> {
     let name = work.nodes[node].name.clone();
     if let Some(ago) = being_deleted(work, node, cfg.now_unix) {
-        return Err(NodeVerdict {
+        return Err(DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("CurrentlyBeingDeleted".to_string()),
@@ -453,7 +454,7 @@ fn judge_inner(
         .and_then(|a| a.get(SCALE_DOWN_DISABLED))
         .is_some_and(|v| v == "true")
     {
-        return Err(NodeVerdict {
+        return Err(DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("ScaleDownDisabledAnnotation".to_string()),
@@ -471,7 +472,7 @@ fn judge_inner(
         let p = &work.pods[*id];
         let is_ds = is_daemon_set_pod(p);
         let action = match drainable(work, *id, opts, state, cfg.now_unix) {
-            Status::Block(reason, message) => {
+            Drainability::Block(reason, message) => {
                 if blocking.is_none() {
                     blocking = Some((k.clone(), message.clone(), reason));
                 }
@@ -480,20 +481,20 @@ fn judge_inner(
                     message,
                 }
             }
-            Status::SkipDrain => PodAction::Stays {
+            Drainability::SkipDrain => PodAction::Stays {
                 why: if pod_annotation(p, crate::kubectl::drain::MIRROR_POD_ANNOTATION).is_some() {
                     "mirror pod".to_string()
                 } else {
                     "terminating for longer than its grace period".to_string()
                 },
             },
-            Status::WaitForCompletion => {
+            Drainability::WaitForCompletion => {
                 waiting.get_or_insert_with(|| k.clone());
                 PodAction::Stays {
                     why: format!("{SAFE_TO_EVICT}: on-completion: waits for it to finish"),
                 }
             }
-            Status::DrainOk | Status::Undefined => {
+            Drainability::DrainOk | Drainability::Undefined => {
                 if is_ds {
                     PodAction::Stays {
                         why: "DaemonSet pod".to_string(),
@@ -594,7 +595,7 @@ fn judge_inner(
     }
     sort(&mut pods);
     if failed {
-        return Err(NodeVerdict {
+        return Err(DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
@@ -602,7 +603,7 @@ fn judge_inner(
             pods,
         });
     }
-    Ok((NodeVerdict::drainable(name, pods), to_move))
+    Ok((DrainVerdict::drainable(name, pods), to_move))
 }
 
 /// Node `node` of `c` as cluster-autoscaler's snapshot holds the node being removed: tainted

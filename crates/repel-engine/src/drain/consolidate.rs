@@ -242,7 +242,9 @@ pub(crate) fn cluster_autoscaler_with(
         let movable = on.on(c, i).into_iter().any(|id| {
             matches!(
                 ca::drainable(c, id, opts, &state0, cfg.now_unix),
-                ca::Status::DrainOk | ca::Status::Undefined | ca::Status::Block(..)
+                ca::Drainability::DrainOk
+                    | ca::Drainability::Undefined
+                    | ca::Drainability::Block(..)
             ) && !ca::is_daemon_set_pod(&c.pods[id])
         });
         if movable {
@@ -322,7 +324,7 @@ fn remove_together(
     work: &Cluster,
     names: &[String],
     cfg: &DrainConfig,
-) -> Result<(Cluster, Vec<super::NodeVerdict>), super::NodeVerdict> {
+) -> Result<(Cluster, Vec<super::DrainVerdict>), super::DrainVerdict> {
     let mut trial = work.clone();
     for name in names {
         if let Some(n) = trial.node_id(name) {
@@ -351,7 +353,7 @@ fn remove_together(
     Ok((trial, verdicts))
 }
 
-fn moved(v: super::NodeVerdict) -> Removable {
+fn moved(v: super::DrainVerdict) -> Removable {
     Removable {
         node: v.node,
         pods: v
@@ -449,7 +451,7 @@ pub(crate) fn karpenter(
     };
     let mut work = c.clone();
     let mut removable: Vec<Removable> = Vec::new();
-    let mut last_refusal: std::collections::HashMap<String, super::NodeVerdict> =
+    let mut last_refusal: std::collections::HashMap<String, super::DrainVerdict> =
         std::collections::HashMap::new();
     loop {
         let left: Vec<&(usize, String, bool)> = candidates
@@ -477,7 +479,7 @@ pub(crate) fn karpenter(
         ordered.sort_by_key(|name| (reschedulable(&work, name), name.clone()));
         ordered.truncate(MAX_PARALLEL);
         // Multi-node: the largest prefix of two or more that goes together.
-        let mut best: Option<(Cluster, Vec<super::NodeVerdict>)> = None;
+        let mut best: Option<(Cluster, Vec<super::DrainVerdict>)> = None;
         if ordered.len() >= 2 {
             let (mut lo, mut hi) = (1usize, ordered.len() - 1);
             while lo <= hi {

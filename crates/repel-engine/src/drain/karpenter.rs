@@ -32,8 +32,8 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, NodeVerdict, PodAction, PodVerdict, Undo, annotation, fit_error, key, not_drained,
-    pods_on, selecting_pdbs, sort, unschedule,
+    DrainConfig, DrainVerdict, PodAction, PodVerdict, Undo, annotation, fit_error, key,
+    not_drained, pods_on, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
@@ -209,7 +209,7 @@ fn rules(
     node: NodeId,
     cfg: &DrainConfig,
     on_node: Vec<PodId>,
-) -> Result<(Vec<PodVerdict>, Vec<PodId>), NodeVerdict> {
+) -> Result<(Vec<PodVerdict>, Vec<PodId>), DrainVerdict> {
     let name = work.nodes[node].name.clone();
     let now = cfg.now_unix;
     let gates = gates(cfg);
@@ -218,7 +218,7 @@ fn rules(
         None,
         now,
     ) {
-        return Err(NodeVerdict {
+        return Err(DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("DoNotDisrupt".to_string()),
@@ -330,7 +330,7 @@ fn rules(
 /// itself (changed: every PreferNoSchedule taint hard, the node tainted
 /// `karpenter.sh/disrupted:NoSchedule`, the pods where they moved). Consolidation's
 /// multi-node commands use it, their candidates tainted beforehand.
-pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict {
+pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> DrainVerdict {
     let name = work.nodes[node].name.clone();
     let gates = gates(cfg);
     let (mut pods, to_move) = match rules(work, node, cfg, pods_on(work, node)) {
@@ -373,10 +373,10 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> NodeVerdict
 }
 
 /// The verdict once the pods are placed (`pending` of them on no node).
-fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> NodeVerdict {
+fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> DrainVerdict {
     sort(&mut pods);
     if pending > 0 {
-        return NodeVerdict {
+        return DrainVerdict {
             node,
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
@@ -386,7 +386,7 @@ fn verdict(node: String, mut pods: Vec<PodVerdict>, pending: usize) -> NodeVerdi
             pods,
         };
     }
-    NodeVerdict::drainable(node, pods)
+    DrainVerdict::drainable(node, pods)
 }
 
 /// [`judge`] on a cluster whose taints are already hard ([`harden_taints`]) with the compiled
@@ -399,7 +399,7 @@ pub fn judge_in(
     cfg: &DrainConfig,
     sim: &mut Sim,
     undo: &mut Undo,
-) -> NodeVerdict {
+) -> DrainVerdict {
     let name = work.nodes[node].name.clone();
     let (mut pods, to_move) = match rules(work, node, cfg, sim.pods_on(work, node)) {
         Ok(judged) => judged,

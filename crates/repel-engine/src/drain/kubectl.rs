@@ -3,7 +3,7 @@
 //! `staging/src/k8s.io/kubectl/pkg/drain/{drain,filters}.go`.
 
 use super::{
-    DrainConfig, DrainReport, NodeVerdict, PodAction, PodVerdict, Undo, each_node, key, sim, sort,
+    DrainConfig, DrainReport, DrainVerdict, PodAction, PodVerdict, Undo, each_node, key, sim, sort,
     unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodPhase};
@@ -14,7 +14,7 @@ use crate::scheduler::fast::first_fit::FirstFit;
 /// The what-if as `kubectl drain` on `work` (left as the sequence leaves it: unchanged when
 /// `independent`): one working cluster, each judgement put back ([`Undo`]) unless the node is
 /// drained in a sequence (then it stays cordoned, in the compiled state too), the
-/// replacements placed by the compiled scheduler ([`sim::Sim::place`]; `compiled`, else built
+/// replacements placed by the compiled scheduler (`FastScheduler`) ([`sim::Sim::place`]; `compiled`, else built
 /// on first use) kept from node to node, each node's placements from the seed's start.
 /// `compiled` false asks the reference for every placement (tests compare both).
 /// Returns the report and how many placements the compiled path and the reference answered.
@@ -62,7 +62,7 @@ fn kubectl(
     opts: &DrainOptions,
     sim: &mut sim::Sim,
     undo: &mut Undo,
-) -> NodeVerdict {
+) -> DrainVerdict {
     let name = work.nodes[node].name.clone();
     sim.begin_placing(work);
     let list = pods_for_deletion_of(work, sim.pods_on(work, node), opts);
@@ -95,7 +95,7 @@ fn kubectl(
                 action,
             });
         }
-        return NodeVerdict {
+        return DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("BlockedByPod".to_string()),
@@ -240,7 +240,7 @@ fn kubectl(
     sort(&mut pods);
     if let Some((_, message)) = refused.first() {
         // kubectl keeps retrying until --timeout: the node is not drained.
-        return NodeVerdict {
+        return DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("EvictionRefused".to_string()),
@@ -249,7 +249,7 @@ fn kubectl(
         };
     }
     if pending > 0 {
-        return NodeVerdict {
+        return DrainVerdict {
             node: name,
             drainable: false,
             reason: Some("NoPlaceToMovePods".to_string()),
@@ -259,7 +259,7 @@ fn kubectl(
             pods,
         };
     }
-    NodeVerdict::drainable(name, pods)
+    DrainVerdict::drainable(name, pods)
 }
 
 /// kubectl's filter errors have no identifiers: repel names them after the filter.

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use serde_json::{Value, json};
 
-use super::ca::{Options, State, Status, drainable};
+use super::ca::{Drainability, Options, State, drainable};
 use super::*;
 
 fn node(name: &str, pods: &str) -> Node {
@@ -74,7 +74,7 @@ fn cfg(decider: Decider, independent: bool) -> DrainConfig {
     }
 }
 
-fn action(v: &NodeVerdict, pod: &str) -> PodAction {
+fn action(v: &DrainVerdict, pod: &str) -> PodAction {
     v.pods
         .iter()
         .find(|p| p.pod == pod)
@@ -116,7 +116,7 @@ fn requesting(name: &str, node: &str, cpu: &str) -> Pod {
     })
 }
 
-fn rule(p: Pod, pdbs: Vec<PodDisruptionBudget>, o: &Options) -> Status {
+fn rule(p: Pod, pdbs: Vec<PodDisruptionBudget>, o: &Options) -> Drainability {
     let mut c = Cluster::new();
     c.add_node(node("a", "110"));
     c.pdbs = pdbs;
@@ -124,8 +124,8 @@ fn rule(p: Pod, pdbs: Vec<PodDisruptionBudget>, o: &Options) -> Status {
     let state = State::new(&c);
     drainable(&c, id, o, &state, NOW)
 }
-fn blocked(reason: &'static str, message: &str) -> Status {
-    Status::Block(reason, message.to_string())
+fn blocked(reason: &'static str, message: &str) -> Drainability {
+    Drainability::Block(reason, message.to_string())
 }
 
 mod ca_upstream;

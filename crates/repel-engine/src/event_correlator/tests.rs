@@ -8,7 +8,7 @@ fn created(rs: &str, pod: &str) -> (String, String) {
 
 /// Records `events` (object name, message) at `at`, writing creates as `<object>.<n>`;
 /// returns the outcomes.
-fn run(c: &mut Correlator, events: &[(String, String)], at: Millis) -> Vec<Outcome> {
+fn run(c: &mut Correlator, events: &[(String, String)], at: Millis) -> Vec<Correlation> {
     let mut out = Vec::new();
     for (i, (name, message)) in events.iter().enumerate() {
         let o = c.record(
@@ -25,7 +25,7 @@ fn run(c: &mut Correlator, events: &[(String, String)], at: Millis) -> Vec<Outco
             },
             at,
         );
-        if let Outcome::Create { key, .. } = &o {
+        if let Correlation::Create { key, .. } = &o {
             c.created(key.clone(), format!("{name}.{at}.{i}"));
         }
         out.push(o);
@@ -44,7 +44,7 @@ fn a_replica_set_creating_many_pods_records_nine_then_one_combined_then_nothing(
     for (i, o) in out.iter().take(9).enumerate() {
         assert_eq!(
             o,
-            &Outcome::Create {
+            &Correlation::Create {
                 message: format!("Created pod: p{i}"),
                 key: format!(
                     "replicaset-controller\0ReplicaSet\0default\0web-1\0u1\0apps/v1\0Normal\0SuccessfulCreate\0Created pod: p{i}"
@@ -53,13 +53,13 @@ fn a_replica_set_creating_many_pods_records_nine_then_one_combined_then_nothing(
         );
     }
     // The tenth starts one combined event...
-    assert!(matches!(&out[9], Outcome::Create { message, .. }
+    assert!(matches!(&out[9], Correlation::Create { message, .. }
         if message == "(combined from similar events): Created pod: p9"));
     // ...which the next ones count, up to the spam filter's burst of 25 in all...
     for (i, o) in out.iter().enumerate().take(25).skip(10) {
         assert_eq!(
             o,
-            &Outcome::Update {
+            &Correlation::Update {
                 name: "web-1.0.9".into(),
                 count: (i - 8) as u32,
                 message: format!("(combined from similar events): Created pod: p{i}"),
@@ -67,12 +67,12 @@ fn a_replica_set_creating_many_pods_records_nine_then_one_combined_then_nothing(
         );
     }
     // ...and the rest are dropped until the bucket refills (one per 300 s).
-    assert!(out[25..].iter().all(|o| *o == Outcome::Skip));
+    assert!(out[25..].iter().all(|o| *o == Correlation::Skip));
     let later = run(&mut c, &[created("web-1", "p40")], 300_000);
-    assert!(matches!(&later[0], Outcome::Update { count: 17, .. }));
+    assert!(matches!(&later[0], Correlation::Update { count: 17, .. }));
     assert_eq!(
         run(&mut c, &[created("web-1", "p41")], 300_000)[0],
-        Outcome::Skip
+        Correlation::Skip
     );
 }
 
@@ -81,10 +81,10 @@ fn the_same_event_again_is_counted_and_other_objects_have_their_own_budget() {
     let mut c = Correlator::new();
     let same = vec![created("web-1", "p0"); 3];
     let out = run(&mut c, &same, 0);
-    assert!(matches!(&out[0], Outcome::Create { .. }));
+    assert!(matches!(&out[0], Correlation::Create { .. }));
     assert_eq!(
         out[2],
-        Outcome::Update {
+        Correlation::Update {
             name: "web-1.0.0".into(),
             count: 3,
             message: "Created pod: p0".into()
@@ -94,7 +94,7 @@ fn the_same_event_again_is_counted_and_other_objects_have_their_own_budget() {
     assert!(
         run(&mut c, &other, 0)
             .iter()
-            .all(|o| matches!(o, Outcome::Create { .. }))
+            .all(|o| matches!(o, Correlation::Create { .. }))
     );
 }
 
@@ -106,13 +106,13 @@ fn similar_events_more_than_ten_minutes_apart_start_again() {
     // 600 s later is still within the interval: the tenth message combines.
     let tenth = run(&mut c, &[created("web-1", "p9")], 600_000);
     assert!(
-        matches!(&tenth[0], Outcome::Create { message, .. } if message.starts_with(COMBINED_PREFIX))
+        matches!(&tenth[0], Correlation::Create { message, .. } if message.starts_with(COMBINED_PREFIX))
     );
     // More than 600 s after the last one, the count of messages starts again.
     let fresh = run(&mut c, &[created("web-1", "p10")], 1_200_001);
     assert_eq!(
         fresh[0],
-        Outcome::Create {
+        Correlation::Create {
             message: "Created pod: p10".into(),
             key: "replicaset-controller\0ReplicaSet\0default\0web-1\0u1\0apps/v1\0Normal\0SuccessfulCreate\0Created pod: p10".into(),
         }

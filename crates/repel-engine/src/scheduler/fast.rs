@@ -1,4 +1,4 @@
-//! The compiled scheduler: the decisions of [`Scheduler`], pod by pod, computed from classes.
+//! The compiled scheduler ([`FastScheduler`]): the decisions of [`Scheduler`], pod by pod, computed from classes.
 //!
 //! [`Scheduler`] runs every plugin of the profile on every node for every pod, as upstream's
 //! framework does. [`FastScheduler`] reaches the same placements with far less work:
@@ -134,7 +134,7 @@ pub struct FastStats {
     pub pod_classes: usize,
 }
 
-/// The compiled scheduler. See the module documentation.
+/// The compiled scheduler ("compiled" in docs and flags). See the module documentation.
 pub struct FastScheduler {
     /// The reference scheduler: profile, round-robin index, tie-break generator, and the path
     /// for every pod the compiled one does not take.

@@ -152,7 +152,7 @@ pub struct NodeScore {
 /// What the filters said, node by node.
 ///
 /// Rejections are kept as a table of statuses and, per node, an index into it: the reference
-/// path adds one entry per rejected node ([`Diagnosis::reject`]); the compiled scheduler adds
+/// path adds one entry per rejected node ([`Diagnosis::reject`]); the compiled scheduler (`FastScheduler`) adds
 /// each distinct status once and points many nodes at it ([`Diagnosis::intern`],
 /// [`Diagnosis::reject_as`]), so a pod no node fits costs no allocation per node.
 #[derive(Debug, Clone, Default)]

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
-use repel_api::selector::{FieldSelector, LabelSelector};
+use repel_api::selector::{FieldSelector, LabelQuery};
 use repel_api::status;
 use serde_json::{Value, json};
 
@@ -84,7 +84,7 @@ pub(crate) fn write_error(r: &Resource, name: &str, e: WriteError) -> ApiError {
 /// The selectors of a list or watch request.
 pub struct Selectors {
     field: Option<FieldSelector>,
-    label: Option<LabelSelector>,
+    label: Option<LabelQuery>,
 }
 
 impl Selectors {
@@ -100,7 +100,7 @@ impl Selectors {
         let label = match query.get("labelSelector").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(
-                LabelSelector::parse(s)
+                LabelQuery::parse(s)
                     .map_err(|e| ApiError::from(status::bad_request(&e.to_string())))?,
             ),
         };
@@ -289,6 +289,39 @@ pub(crate) fn validating_admission(
         dry_run,
     };
     gate.admit_into(&a, warnings)
+}
+
+/// An update's way into storage, shared by `PUT` and `PATCH` (upstream's update and patch
+/// handlers both end in `rest.Update`'s admission chain): mutating admission of `new` over
+/// `cur`, managed fields, then the ValidatingAdmissionPolicies of `gate`; returns the object to
+/// store.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn admit_update(
+    c: &Call,
+    gate: Option<&crate::policy::Gate>,
+    cur: &Value,
+    new: Value,
+    query: &HashMap<String, String>,
+    manager: &str,
+    dry_run: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Value, WriteError> {
+    let (r, sub) = (c.r, c.t.sub.as_deref());
+    let ns = c.ns().unwrap_or("");
+    let mut admitted = c.app.admission.update(r, cur, new, sub, query)?;
+    track_update(r, Some(cur), &mut admitted, manager, sub);
+    validating_admission(
+        gate,
+        r,
+        "UPDATE",
+        sub,
+        ns,
+        Some(&admitted),
+        Some(cur),
+        dry_run,
+        warnings,
+    )?;
+    Ok(for_storage(r, admitted))
 }
 
 /// The policies a write to `r` in `ns` meets (none for admission configuration itself).

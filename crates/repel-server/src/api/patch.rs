@@ -8,8 +8,7 @@ use repel_api::status;
 use super::apply::server_side_apply;
 use super::body::{CUSTOM_PATCH_MEDIA_TYPES, content_type};
 use super::{
-    Call, WriteError, at_version, check_name, for_storage, manager_of, policy_gate, track_update,
-    validating_admission, write_error,
+    Call, WriteError, admit_update, at_version, check_name, manager_of, policy_gate, write_error,
 };
 use crate::request::ApiError;
 use serde_json::Value;
@@ -46,7 +45,6 @@ pub fn patch(c: &Call, name: &str, warnings: &mut Vec<String>) -> Result<Respons
     };
     let manager = manager_of(query, headers);
     let opts = c.write_opts("PatchOptions", Some(false))?;
-    let sub = c.t.sub.as_deref();
     let ns = ns.unwrap_or("");
     let gate = policy_gate(app, r, ns);
     let stored = app
@@ -70,20 +68,17 @@ pub fn patch(c: &Call, name: &str, warnings: &mut Vec<String>) -> Result<Respons
             }
             let mut lenient = query.clone();
             lenient.remove("fieldValidation");
-            let mut admitted = app.admission.update(r, cur, patched, sub, &lenient)?;
-            track_update(r, Some(cur), &mut admitted, &manager, sub);
-            validating_admission(
+            let stored = admit_update(
+                c,
                 gate.as_ref(),
-                r,
-                "UPDATE",
-                sub,
-                ns,
-                Some(&admitted),
-                Some(cur),
+                cur,
+                patched,
+                &lenient,
+                &manager,
                 opts.dry_run,
                 warnings,
             )?;
-            Ok::<_, WriteError>(Some(for_storage(r, admitted)))
+            Ok::<_, WriteError>(Some(stored))
         })
         .map_err(|e| write_error(r, name, e))?;
     app.poke();

@@ -4,8 +4,7 @@ use axum::response::Response;
 
 use super::body::{check_body_type, decode_body};
 use super::{
-    Call, WriteError, at_version, check_name, for_storage, manager_of, policy_gate, track_update,
-    validating_admission, write_error,
+    Call, WriteError, admit_update, at_version, check_name, manager_of, policy_gate, write_error,
 };
 use crate::request::ApiError;
 
@@ -17,7 +16,6 @@ pub fn update(c: &Call, name: &str, warnings: &mut Vec<String>) -> Result<Respon
     let opts = c.write_opts("UpdateOptions", None)?;
     let new = decode_body(r, headers, body, query)?;
     let manager = manager_of(query, headers);
-    let sub = c.t.sub.as_deref();
     let ns = ns.unwrap_or("");
     check_name(&new, name, ns)?;
     let gate = policy_gate(app, r, ns);
@@ -25,20 +23,17 @@ pub fn update(c: &Call, name: &str, warnings: &mut Vec<String>) -> Result<Respon
         .store
         .modify_or_preview(r.key(), ns, name, opts.dry_run, |cur| {
             let cur = &at_version(r, cur.clone());
-            let mut admitted = app.admission.update(r, cur, new, sub, query)?;
-            track_update(r, Some(cur), &mut admitted, &manager, sub);
-            validating_admission(
+            let stored = admit_update(
+                c,
                 gate.as_ref(),
-                r,
-                "UPDATE",
-                sub,
-                ns,
-                Some(&admitted),
-                Some(cur),
+                cur,
+                new,
+                query,
+                &manager,
                 opts.dry_run,
                 warnings,
             )?;
-            Ok::<_, WriteError>(Some(for_storage(r, admitted)))
+            Ok::<_, WriteError>(Some(stored))
         })
         .map_err(|e| write_error(r, name, e))?;
     app.poke();

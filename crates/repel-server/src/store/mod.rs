@@ -64,7 +64,7 @@ impl EventType {
 
 /// One change, as watchers see it (and the history a watch resumes from keeps it).
 #[derive(Debug, Clone)]
-pub struct Event {
+pub struct WatchEvent {
     /// What happened.
     pub kind: EventType,
     /// The resource (plural name, e.g. `pods`).
@@ -125,7 +125,7 @@ struct Inner {
     /// per object. With a file, every resource but [`ON_DISK`] (which is read from the file).
     objects: BTreeMap<String, BTreeMap<String, Stored>>,
     rv: u64,
-    history: VecDeque<Arc<Event>>,
+    history: VecDeque<Arc<WatchEvent>>,
     /// The rv before the oldest event in `history`: a watch from an rv below it is too old.
     oldest: u64,
     db: Option<Database>,
@@ -137,7 +137,7 @@ struct Inner {
 /// The store. Cheap to share behind an `Arc`.
 pub struct Store {
     inner: Mutex<Inner>,
-    tx: broadcast::Sender<Arc<Event>>,
+    tx: broadcast::Sender<Arc<WatchEvent>>,
 }
 
 /// The key of an object inside its resource: `namespace/name` (`/name` when cluster-scoped).
@@ -461,7 +461,7 @@ impl Store {
     pub fn watch_from(
         &self,
         since: u64,
-    ) -> Result<(Vec<Arc<Event>>, broadcast::Receiver<Arc<Event>>), u64> {
+    ) -> Result<(Vec<Arc<WatchEvent>>, broadcast::Receiver<Arc<WatchEvent>>), u64> {
         let g = self.lock();
         if since < g.oldest {
             return Err(g.oldest);
@@ -475,7 +475,7 @@ impl Store {
     pub fn watch_snapshot(
         &self,
         resource: &str,
-    ) -> (Vec<Stored>, u64, broadcast::Receiver<Arc<Event>>) {
+    ) -> (Vec<Stored>, u64, broadcast::Receiver<Arc<WatchEvent>>) {
         let g = self.lock();
         let (rv, rx) = (g.rv, self.tx.subscribe());
         let items = if g.on_disk(resource) {

@@ -305,7 +305,7 @@ impl Store {
                 });
                 g.feeds.retain(|f| f.send(Arc::clone(&change)).is_ok());
             }
-            let ev = Arc::new(Event {
+            let ev = Arc::new(WatchEvent {
                 kind,
                 resource,
                 rv,

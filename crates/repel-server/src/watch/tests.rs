@@ -2,8 +2,8 @@
 
 use super::*;
 
-fn ev(kind: EventType, prev: Option<Value>, object: Value) -> Event {
-    Event {
+fn ev(kind: EventType, prev: Option<Value>, object: Value) -> WatchEvent {
+    WatchEvent {
         kind,
         resource: "pods".into(),
         rv: 1,
@@ -31,7 +31,7 @@ fn changes_across_the_selection_are_added_or_deleted() {
         on: true,
         matches: on1,
     };
-    let kind = |e: Event| selected(&e, &on1).map(|(k, _)| k);
+    let kind = |e: WatchEvent| selected(&e, &on1).map(|(k, _)| k);
     assert_eq!(
         kind(ev(
             EventType::Modified,

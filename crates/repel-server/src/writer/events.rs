@@ -1,7 +1,7 @@
 //! The core/v1 Events the control plane records, from the component upstream names, through
 //! the recorders' correlator; and the clock they are stamped with.
 
-use repel_engine::event_correlator::{Correlator, Outcome, Recording};
+use repel_engine::event_correlator::{Correlation, Correlator, Recording};
 use repel_engine::events::{Event as EngineEvent, EventType};
 use serde_json::{Value, json};
 
@@ -86,13 +86,13 @@ pub(super) fn event_ops(
                 at,
             );
             match outcome {
-                Outcome::Skip => continue,
-                Outcome::Create { message, key } => {
+                Correlation::Skip => continue,
+                Correlation::Create { message, key } => {
                     ev["message"] = json!(message);
                     let name = ev["metadata"]["name"].as_str().unwrap_or("").to_string();
                     c.created(key, name);
                 }
-                Outcome::Update {
+                Correlation::Update {
                     name,
                     count,
                     message,

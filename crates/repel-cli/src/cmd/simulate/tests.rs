@@ -204,7 +204,7 @@ fn serve_plays_every_example_with_the_simulations_events() {
             let component = repel_server::writer::component(&e.reason, kind);
             let scheduler = component == "default-scheduler";
             let outcome = if scheduler {
-                repel_engine::event_correlator::Outcome::Create {
+                repel_engine::event_correlator::Correlation::Create {
                     message: e.message.clone(),
                     key: format!("{}", want.len()),
                 }
@@ -225,8 +225,8 @@ fn serve_plays_every_example_with_the_simulations_events() {
                 )
             };
             match outcome {
-                repel_engine::event_correlator::Outcome::Skip => {}
-                repel_engine::event_correlator::Outcome::Create { message, key } => {
+                repel_engine::event_correlator::Correlation::Skip => {}
+                repel_engine::event_correlator::Correlation::Create { message, key } => {
                     let id = format!("{}", want.len());
                     names.insert(id.clone(), want.len());
                     if !scheduler {
@@ -240,7 +240,7 @@ fn serve_plays_every_example_with_the_simulations_events() {
                         1,
                     ));
                 }
-                repel_engine::event_correlator::Outcome::Update {
+                repel_engine::event_correlator::Correlation::Update {
                     name,
                     count,
                     message,

@@ -136,7 +136,7 @@ fn replicacount_test_drainable() {
         let got = rule(p, vec![], &o);
         match want {
             Some(message) => assert_eq!(got, blocked("ControllerNotFound", message), "{name}"),
-            None => assert!(!matches!(got, Status::Block(..)), "{name}: {got:?}"),
+            None => assert!(!matches!(got, Drainability::Block(..)), "{name}: {got:?}"),
         }
     }
 }

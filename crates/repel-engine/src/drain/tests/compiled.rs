@@ -157,7 +157,7 @@ fn on_copies(
     c: &Cluster,
     nodes: &[&str],
     cfg: &DrainConfig,
-    judge: impl Fn(&mut Cluster, NodeId) -> NodeVerdict,
+    judge: impl Fn(&mut Cluster, NodeId) -> DrainVerdict,
 ) -> DrainReport {
     let mut carried = c.clone();
     let mut out = Vec::new();

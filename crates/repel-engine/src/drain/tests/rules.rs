@@ -5,14 +5,14 @@ use super::*;
 #[test]
 fn cluster_autoscaler_rules_in_their_order() {
     let o = opts();
-    let cases: Vec<(&str, Pod, Vec<PodDisruptionBudget>, Status)> = vec![
+    let cases: Vec<(&str, Pod, Vec<PodDisruptionBudget>, Drainability)> = vec![
         (
             "mirror",
             pod("default", "m", "a", |v| {
                 v["metadata"]["annotations"] = json!({"kubernetes.io/config.mirror": "x"});
             }),
             vec![],
-            Status::SkipDrain,
+            Drainability::SkipDrain,
         ),
         (
             "long terminating",
@@ -20,7 +20,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                 v["metadata"]["deletionTimestamp"] = json!("2020-01-01T00:00:00Z");
             }),
             vec![],
-            Status::SkipDrain,
+            Drainability::SkipDrain,
         ),
         (
             "daemonset",
@@ -28,7 +28,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                 v["metadata"]["ownerReferences"] = owner("DaemonSet", "agent");
             }),
             vec![],
-            Status::DrainOk,
+            Drainability::DrainOk,
         ),
         (
             "bare",
@@ -43,7 +43,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                     json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"});
             }),
             vec![],
-            Status::DrainOk,
+            Drainability::DrainOk,
         ),
         (
             "bare, failed",
@@ -51,13 +51,13 @@ fn cluster_autoscaler_rules_in_their_order() {
                 v["status"]["phase"] = json!("Failed");
             }),
             vec![],
-            Status::DrainOk,
+            Drainability::DrainOk,
         ),
         (
             "replicated",
             pod("default", "p", "a", replicated),
             vec![],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
         (
             "controller missing",
@@ -97,7 +97,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                     json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "on-completion"});
             }),
             vec![],
-            Status::WaitForCompletion,
+            Drainability::WaitForCompletion,
         ),
         (
             "kube-system without a budget",
@@ -112,7 +112,7 @@ fn cluster_autoscaler_rules_in_their_order() {
             "kube-system with a budget",
             pod("kube-system", "dns", "a", replicated),
             vec![pdb("kube-system", 1)],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
         (
             "kube-system, older than the timeout",
@@ -121,7 +121,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                 v["metadata"]["creationTimestamp"] = json!("2020-01-01T00:00:00Z");
             }),
             vec![],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
         (
             "not safe to evict",
@@ -153,7 +153,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                     json!([{"name": "scratch", "emptyDir": {"medium": "Memory"}}]);
             }),
             vec![],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
         (
             "emptyDir listed safe",
@@ -163,7 +163,7 @@ fn cluster_autoscaler_rules_in_their_order() {
                 v["metadata"]["annotations"] = json!({"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "other,scratch"});
             }),
             vec![],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
         (
             "hostPath",
@@ -187,7 +187,7 @@ fn cluster_autoscaler_rules_in_their_order() {
             "budget left",
             pod("default", "p", "a", replicated),
             vec![pdb("default", 1)],
-            Status::Undefined,
+            Drainability::Undefined,
         ),
     ];
     for (what, p, pdbs, want) in cases {
@@ -202,7 +202,7 @@ fn cluster_autoscaler_rules_in_their_order() {
     let p = pod("default", "p", "a", |v| {
         v["metadata"]["ownerReferences"] = owner("Deployment", "web")
     });
-    assert_eq!(rule(p, vec![], &loose), Status::Undefined);
+    assert_eq!(rule(p, vec![], &loose), Drainability::Undefined);
     let no_system = Options {
         skip_nodes_with_system_pods: false,
         ..opts()
@@ -213,6 +213,6 @@ fn cluster_autoscaler_rules_in_their_order() {
             vec![],
             &no_system
         ),
-        Status::Undefined
+        Drainability::Undefined
     );
 }

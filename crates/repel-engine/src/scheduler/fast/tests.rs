@@ -73,7 +73,7 @@ fn compare(c: &Cluster, pct: Option<i64>, seed: u64) -> FastStats {
 }
 
 /// One cycle per pod of `queue` with both (no retry after a nomination); the outcomes, which
-/// must be equal, and the compiled scheduler's stats.
+/// must be equal, and the compiled scheduler (`FastScheduler`)'s stats.
 fn compare_each(c: &Cluster, queue: &[PodId], seed: u64) -> (Vec<String>, FastStats) {
     let gates = FeatureGates::default();
     let mut a = c.clone();
