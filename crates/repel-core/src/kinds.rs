@@ -38,6 +38,16 @@ impl ResourceKind {
         }
     }
 
+    /// The singular with its group, as kubectl names an object's resource in messages: `pod`,
+    /// `deployment.apps` (`deployment.apps/web scaled`).
+    pub fn singular_qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.singular.to_string()
+        } else {
+            format!("{}.{}", self.singular, self.group)
+        }
+    }
+
     /// The path of its list across namespaces: `/api/v1/pods`, `/apis/apps/v1/deployments`.
     pub fn list_path(&self) -> String {
         if self.group.is_empty() {

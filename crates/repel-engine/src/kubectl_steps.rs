@@ -335,25 +335,29 @@ enum Resource {
 fn resource(word: &str) -> Option<Resource> {
     let lower = word.to_lowercase();
     let name = lower.split('.').next().unwrap_or_default();
-    Some(match name {
-        "nodes" | "node" | "no" => Resource::Node,
-        "pods" | "pod" | "po" => Resource::Pod,
-        "deployments" | "deployment" | "deploy" => Resource::Other("deployments"),
-        "replicasets" | "replicaset" | "rs" => Resource::Other("replicasets"),
-        "statefulsets" | "statefulset" | "sts" => Resource::Other("statefulsets"),
-        "daemonsets" | "daemonset" | "ds" => Resource::Other("daemonsets"),
-        "jobs" | "job" => Resource::Other("jobs"),
-        "cronjobs" | "cronjob" | "cj" => Resource::Other("cronjobs"),
-        "namespaces" | "namespace" | "ns" => Resource::Other("namespaces"),
-        "services" | "service" | "svc" => Resource::Other("services"),
-        "poddisruptionbudgets" | "poddisruptionbudget" | "pdb" => {
-            Resource::Other("poddisruptionbudgets")
-        }
-        "configmaps" | "configmap" | "cm" => Resource::Other("configmaps"),
-        "secrets" | "secret" => Resource::Other("secrets"),
+    let k = repel_core::kinds::by_name(name)?;
+    Some(match k.plural {
+        "nodes" => Resource::Node,
+        "pods" => Resource::Pod,
+        p if SERVED.contains(&p) => Resource::Other(k.plural),
         _ => return None,
     })
 }
+
+/// The other resources a scenario's kubectl knows (by any name of [`repel_core::kinds`]).
+const SERVED: &[&str] = &[
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "namespaces",
+    "services",
+    "poddisruptionbudgets",
+    "configmaps",
+    "secrets",
+];
 
 /// `the server doesn't have a resource type "x"` (kubectl prints it with `error: `).
 fn unknown_resource(word: &str) -> String {

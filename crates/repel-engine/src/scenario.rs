@@ -195,37 +195,27 @@ pub struct ObjectRef {
     pub name: String,
 }
 
-/// `(aliases, Kind, namespaced)` for the kinds a scenario may name.
-const KINDS: &[(&[&str], &str, bool)] = &[
-    (&["pod", "pods", "po"], "Pod", true),
-    (&["node", "nodes", "no"], "Node", false),
-    (&["namespace", "namespaces", "ns"], "Namespace", false),
-    (&["deployment", "deployments", "deploy"], "Deployment", true),
-    (&["replicaset", "replicasets", "rs"], "ReplicaSet", true),
-    (&["statefulset", "statefulsets", "sts"], "StatefulSet", true),
-    (&["daemonset", "daemonsets", "ds"], "DaemonSet", true),
-    (&["job", "jobs"], "Job", true),
-    (&["cronjob", "cronjobs", "cj"], "CronJob", true),
-    (
-        &["replicationcontroller", "replicationcontrollers", "rc"],
-        "ReplicationController",
-        true,
-    ),
-    (
-        &["poddisruptionbudget", "poddisruptionbudgets", "pdb"],
-        "PodDisruptionBudget",
-        true,
-    ),
+/// The kinds a scenario may name, by any of their names in [`repel_core::kinds`] (singular,
+/// plural, kubectl's short names, the kind in any case).
+const KINDS: &[&str] = &[
+    "Pod",
+    "Node",
+    "Namespace",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "ReplicationController",
+    "PodDisruptionBudget",
 ];
 
 /// The canonical kind for a word (`pod`, `pods`, `Pod`, `po` → `Pod`) and whether it is
 /// namespaced.
 pub fn canonical_kind(word: &str) -> Option<(&'static str, bool)> {
-    let lower = word.to_lowercase();
-    KINDS
-        .iter()
-        .find(|(aliases, _, _)| aliases.contains(&lower.as_str()))
-        .map(|(_, kind, ns)| (*kind, *ns))
+    let k = repel_core::kinds::by_name(&word.to_lowercase())?;
+    KINDS.contains(&k.kind).then_some((k.kind, k.namespaced))
 }
 
 impl std::str::FromStr for ObjectRef {
@@ -240,7 +230,11 @@ impl std::str::FromStr for ObjectRef {
             ));
         }
         let Some((kind, namespaced)) = canonical_kind(parts[0]) else {
-            let supported: Vec<&str> = KINDS.iter().map(|(a, _, _)| a[0]).collect();
+            let supported: Vec<&str> = KINDS
+                .iter()
+                .filter_map(|k| repel_core::kinds::by_kind(k))
+                .map(|k| k.singular)
+                .collect();
             return Err(format!(
                 "unsupported kind {:?}: supported kinds: {}",
                 parts[0],

@@ -136,17 +136,20 @@ fn owner_key(resource: &str, v: &Value) -> Option<(String, String, String)> {
     Some((kind.to_string(), ns, name))
 }
 
-/// The kind of a workload resource.
+/// The kind of a workload resource (by [`repel_core::kinds`]).
 fn kind_of(resource: &str) -> Option<&'static str> {
-    Some(match resource {
-        "deployments" => "Deployment",
-        "replicasets" => "ReplicaSet",
-        "replicationcontrollers" => "ReplicationController",
-        "statefulsets" => "StatefulSet",
-        "daemonsets" => "DaemonSet",
-        "jobs" => "Job",
-        _ => return None,
-    })
+    const WORKLOADS: &[&str] = &[
+        "deployments",
+        "replicasets",
+        "replicationcontrollers",
+        "statefulsets",
+        "daemonsets",
+        "jobs",
+    ];
+    if !WORKLOADS.contains(&resource) {
+        return None;
+    }
+    repel_core::kinds::by_plural(resource).map(|k| k.kind)
 }
 
 fn phase_of(v: &Value) -> PodPhase {

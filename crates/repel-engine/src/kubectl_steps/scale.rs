@@ -13,9 +13,9 @@ pub struct ScaleTarget {
     /// Its kind (`Deployment`, `ReplicaSet`, `StatefulSet`).
     pub kind: &'static str,
     /// kubectl's name for its resource in messages (`deployment.apps`).
-    pub resource: &'static str,
+    pub resource: String,
     /// Its plural resource with its group (`deployments.apps`), for NotFound.
-    pub plural: &'static str,
+    pub plural: String,
     /// Its name.
     pub name: String,
 }
@@ -49,16 +49,18 @@ fn target(word: &str, name: &str) -> Result<ScaleTarget, String> {
     let Some(r) = resource(word) else {
         return Err(unknown_resource(word));
     };
-    let (kind, res, plural) = match r {
-        Resource::Other("deployments") => ("Deployment", "deployment.apps", "deployments.apps"),
-        Resource::Other("replicasets") => ("ReplicaSet", "replicaset.apps", "replicasets.apps"),
-        Resource::Other("statefulsets") => ("StatefulSet", "statefulset.apps", "statefulsets.apps"),
-        _ => {
-            return Err(format!(
-                "repel: kubectl scale in a scenario scales deployments, replicasets and statefulsets, not {word}"
-            ));
+    let k = match r {
+        Resource::Other(p @ ("deployments" | "replicasets" | "statefulsets")) => {
+            repel_core::kinds::by_plural(p)
         }
+        _ => None,
     };
+    let Some(k) = k else {
+        return Err(format!(
+            "repel: kubectl scale in a scenario scales deployments, replicasets and statefulsets, not {word}"
+        ));
+    };
+    let (kind, res, plural) = (k.kind, k.singular_qualified(), k.qualified());
     Ok(ScaleTarget {
         kind,
         resource: res,
@@ -150,7 +152,7 @@ mod tests {
                 r.replicas,
                 r.current,
                 r.namespace.as_str(),
-                r.targets[0].resource
+                r.targets[0].resource.as_str()
             ),
             (0, Some(2), "data", "statefulset.apps")
         );

@@ -462,15 +462,20 @@ impl WorkloadControllers {
     /// the garbage collector would.
     pub fn note_deleted(&mut self, namespace: &str, gone: &[(String, String)]) {
         for (kind, name) in gone {
-            let resource = match kind.as_str() {
-                "Deployment" => "deployments",
-                "ReplicaSet" => "replicasets",
-                "StatefulSet" => "statefulsets",
-                "DaemonSet" => "daemonsets",
-                "Job" => "jobs",
-                "CronJob" => "cronjobs",
-                "ReplicationController" => "replicationcontrollers",
-                _ => continue,
+            const WORKLOADS: &[&str] = &[
+                "Deployment",
+                "ReplicaSet",
+                "StatefulSet",
+                "DaemonSet",
+                "Job",
+                "CronJob",
+                "ReplicationController",
+            ];
+            if !WORKLOADS.contains(&kind.as_str()) {
+                continue;
+            }
+            let Some(resource) = repel_core::kinds::by_kind(kind).map(|k| k.plural) else {
+                continue;
             };
             self.note(|| ObjectWrite::Delete {
                 resource,
