@@ -24,5 +24,6 @@ mod replication_controller;
 mod report;
 mod report_browser;
 mod serve;
+mod serve_timeline;
 mod strict_fields;
 mod util;

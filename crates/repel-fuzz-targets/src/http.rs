@@ -53,6 +53,7 @@ pub fn run(data: &[u8]) {
         resources: Default::default(),
         scenario_playing: Default::default(),
         scenario_end_rv: Default::default(),
+        scenario_timeline: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

@@ -63,8 +63,22 @@ pub fn step_entry(s: &StepRecord, nodes: &[String]) -> TimelineEntry {
 
 /// The run's steps and events, in time order; and the run's end (its last entry's time).
 pub fn entries(run: &RunReport, nodes: &[String]) -> (Vec<TimelineEntry>, f64) {
-    let mut out: Vec<TimelineEntry> = run.steps.iter().map(|s| step_entry(s, nodes)).collect();
-    out.extend(run.events.iter().map(event_entry));
+    entries_of(&run.events, &run.steps, nodes)
+}
+
+/// The timeline of a run so far: the `events` and `steps` a scenario's simulation has recorded
+/// ([`Simulation::events`](repel_engine::sim::Simulation::events) and
+/// [`Simulation::steps`](repel_engine::sim::Simulation::steps), what its finished
+/// [`RunReport`] holds), in time order; and its end (the last entry's time). `repel report
+/// --scenario` gives it the finished run, `repel serve --scenario` the run as it stands, so
+/// the same events make the same timeline.
+pub fn entries_of(
+    events: &[Event],
+    steps: &[StepRecord],
+    nodes: &[String],
+) -> (Vec<TimelineEntry>, f64) {
+    let mut out: Vec<TimelineEntry> = steps.iter().map(|s| step_entry(s, nodes)).collect();
+    out.extend(events.iter().map(event_entry));
     out.sort_by(|a, b| {
         a.at.total_cmp(&b.at)
             .then_with(|| (a.event != STEP).cmp(&(b.event != STEP)))

@@ -178,6 +178,8 @@ pub struct App {
     /// The store's resourceVersion when the `--scenario` ended (0 before): what the scenario
     /// left, before the server's own driver went on.
     pub scenario_end_rv: std::sync::atomic::AtomicU64,
+    /// What a `--scenario` has played so far, as the report's timeline (`/ui/` draws it).
+    pub scenario_timeline: std::sync::Mutex<Option<Arc<scenario::PlayedTimeline>>>,
 }
 
 impl App {
@@ -288,6 +290,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         resources: resources::Registry::default(),
         scenario_playing: std::sync::atomic::AtomicBool::new(false),
         scenario_end_rv: std::sync::atomic::AtomicU64::new(0),
+        scenario_timeline: std::sync::Mutex::new(None),
     });
     app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;

@@ -24,6 +24,7 @@ use repel_engine::event_correlator::Correlator;
 use repel_engine::load::ClusterInput;
 use repel_engine::scenario::Scenario;
 use repel_engine::sim::ScenarioRun;
+use repel_report::model::TimelineEntry;
 use serde_json::Value;
 
 use crate::App;
@@ -79,6 +80,18 @@ pub fn seed_objects(input: &ClusterInput) -> Vec<Value> {
     out
 }
 
+/// What a scenario has played so far, as `repel report --scenario`'s timeline draws it
+/// ([`repel_report::timeline::entries_of`] of the simulation's events and steps).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlayedTimeline {
+    /// The timeline's entries, in time order.
+    pub entries: Vec<TimelineEntry>,
+    /// Its end: the last entry's time, seconds.
+    pub end: f64,
+    /// How many events and steps it holds: it changes exactly when the timeline does.
+    pub seen: (usize, usize),
+}
+
 /// The scenario's driver.
 pub struct ScenarioDriver {
     app: Arc<App>,
@@ -88,6 +101,9 @@ pub struct ScenarioDriver {
     /// The recorders' correlator the scenario's events went through, handed to the driver
     /// that takes over.
     correlator: Arc<Mutex<Correlator>>,
+    /// The scenario's node names (a step's node is the first its text names), as `repel
+    /// report --scenario` reads them.
+    nodes: Vec<String>,
 }
 
 impl ScenarioDriver {
@@ -132,15 +148,41 @@ impl ScenarioDriver {
             },
         );
         app.scenario_playing.store(true, Ordering::SeqCst);
+        let nodes: Vec<String> = setup
+            .input
+            .nodes
+            .iter()
+            .filter_map(|n| n.metadata.name.clone())
+            .collect();
         let mut run = ScenarioRun::new(&setup.scenario, setup.input, Some(observer));
         run.sim.plane.workloads.record(true);
-        ScenarioDriver {
+        let driver = ScenarioDriver {
             app,
             scale,
             started: Instant::now(),
             run,
             correlator,
+            nodes,
+        };
+        driver.publish_timeline();
+        driver
+    }
+
+    /// Hands `/ui/` the timeline of what has been played so far (when it grew).
+    fn publish_timeline(&self) {
+        let sim = &self.run.sim;
+        let seen = (sim.events.len(), sim.steps.len());
+        let mut slot = self
+            .app
+            .scenario_timeline
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if slot.as_ref().is_some_and(|t| t.seen == seen) {
+            return;
         }
+        let (entries, end) =
+            repel_report::timeline::entries_of(&sim.events, &sim.steps, &self.nodes);
+        *slot = Some(Arc::new(PlayedTimeline { entries, end, seen }));
     }
 
     /// A node whose kubelet a step stopped carries `repel.dev/heartbeat=stopped` in the store
@@ -184,6 +226,7 @@ impl ScenarioDriver {
                     eprintln!("repel serve: scenario write failed: {e}");
                 }
                 self.annotate_heartbeats();
+                self.publish_timeline();
                 self
             })
             .await

@@ -8,6 +8,12 @@
 //! watch: the page stays the plain file `repel report` writes, and the model is computed at most
 //! once per resourceVersion (cached here). Read-only; behind the same token and TLS as the API
 //! (the request passes [`crate::dispatch`]'s authentication first).
+//!
+//! Under `serve --scenario` the model also holds the scenario's timeline as far as it has
+//! played ([`crate::scenario::PlayedTimeline`], which the scenario's driver publishes from its
+//! simulation's events and steps through [`repel_report::timeline::entries_of`], as `repel
+//! report --scenario` does for the finished run): the timeline grows as the scenario plays, and
+//! stays when the scenario has ended.
 
 use std::sync::{Arc, Mutex};
 
@@ -35,9 +41,9 @@ const POLL: &str = r#"
 document.body.setAttribute("data-live", "true");
 </script>"#;
 
-/// The last model computed per store (keyed by its address): its resourceVersion and the model
-/// with its digest.
-type Cache = Vec<(usize, u64, Arc<(Report, String)>)>;
+/// The last model computed per store (keyed by its address): its resourceVersion and how much
+/// of the scenario's timeline it holds, and the model with its digest.
+type Cache = Vec<(usize, (u64, (usize, usize)), Arc<(Report, String)>)>;
 static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
 
 fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
@@ -98,8 +104,14 @@ fn digest(report: &Report) -> String {
 pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
     let key = Arc::as_ptr(&app.store) as usize;
     let rv = app.store.resource_version();
+    let timeline = app
+        .scenario_timeline
+        .lock()
+        .map(|t| t.clone())
+        .unwrap_or_else(|e| e.into_inner().clone());
+    let version = (rv, timeline.as_ref().map(|t| t.seen).unwrap_or_default());
     if let Ok(cache) = CACHE.lock()
-        && let Some((_, _, r)) = cache.iter().find(|(k, v, _)| *k == key && *v == rv)
+        && let Some((_, _, r)) = cache.iter().find(|(k, v, _)| *k == key && *v == version)
     {
         return (rv, r.clone());
     }
@@ -113,12 +125,16 @@ pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
     };
     let started = std::time::Instant::now();
     let mut report = repel_report::build(cluster_input(app), &opts);
+    if let Some(t) = timeline {
+        report.timeline = t.entries.clone();
+        report.timeline_end = Some(t.end);
+    }
     report.summary.compute_seconds = started.elapsed().as_secs_f64();
     let d = digest(&report);
     let report = Arc::new((report, d));
     if let Ok(mut cache) = CACHE.lock() {
         cache.retain(|(k, _, _)| *k != key);
-        cache.push((key, rv, report.clone()));
+        cache.push((key, version, report.clone()));
     }
     (rv, report)
 }
