@@ -135,14 +135,21 @@ pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
             daemon,
         });
     }
+    // Each live pod's id by its key (the first, as a scan in id order finds it): one pass
+    // over the cluster's pods, not one per bare pod.
+    let mut pod_ids: HashMap<String, usize> = HashMap::new();
+    if !bare.is_empty() {
+        for (id, c) in cluster.pods.iter().enumerate() {
+            if !c.deleted {
+                pod_ids.entry(c.key()).or_insert(id);
+            }
+        }
+    }
     for p in &bare {
         let namespace = namespace_of(&p.metadata).to_string();
         let name = p.metadata.name.clone().unwrap_or_default();
         let key = format!("{namespace}/{name}");
-        let existing = cluster
-            .pods
-            .iter()
-            .position(|c| !c.deleted && c.key() == key);
+        let existing = pod_ids.get(&key).copied();
         let pod = match existing {
             Some(id) => cluster.pods[id].to_pod(),
             None => p.clone(),
@@ -230,14 +237,26 @@ pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
                 let preferred = PreferredSchedulingTerms::from_pod_spec(&spec)
                     .ok()
                     .filter(|p| !p.is_empty());
+                let mut feasible = vec![false; cluster.nodes.len()];
+                for id in &eval.feasible {
+                    if let Some(f) = feasible.get_mut(*id) {
+                        *f = true;
+                    }
+                }
                 let node_cells: BTreeMap<usize, NodeCell> = groups
                     .iter()
                     .flat_map(|g| g.nodes.iter().copied())
                     .map(|id| {
-                        (
+                        let cell = node_cell(
+                            cluster,
                             id,
-                            node_cell(cluster, id, &info, &eval, preferred.as_ref(), &opts.gates),
-                        )
+                            &info,
+                            feasible.get(id).copied().unwrap_or(false),
+                            &eval,
+                            preferred.as_ref(),
+                            &opts.gates,
+                        );
+                        (id, cell)
                     })
                     .collect();
                 let needs_karpenter = groups.iter().any(|g| {

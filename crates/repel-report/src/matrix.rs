@@ -65,18 +65,21 @@ fn first_untolerated<'a>(
         .find(|t| !tolerations.iter().any(|tol| tolerates(tol, t, gates)))
 }
 
-/// The verdict of the pod on node `id` from the scheduler's evaluation (see the module docs).
+/// The verdict of the pod on node `id` from the scheduler's evaluation (see the module docs);
+/// `feasible`: whether `id` is among `eval.feasible` (the caller looks it up once per node,
+/// not by a scan of the feasible list).
 pub fn node_cell(
     cluster: &Cluster,
     id: usize,
     pod: &PodInfo,
+    feasible: bool,
     eval: &Evaluation,
     preferred: Option<&PreferredSchedulingTerms>,
     gates: &FeatureGates,
 ) -> NodeCell {
     let node = &cluster.nodes[id];
     let tolerations = pod.tolerations();
-    if eval.feasible.contains(&id) {
+    if feasible {
         if let Some(t) = first_untolerated(&node.taints, tolerations, gates, |t| {
             t.effect == PREFER_NO_SCHEDULE
         }) {
