@@ -139,6 +139,19 @@ pub fn cell(dom: &str, workload: &str, pool: &str) -> (String, Option<String>) {
     )
 }
 
+/// The `data-at` of the timeline's eviction mark (`TaintManagerEviction`) of `pod`
+/// (`ns/name`) in a page's DOM, if it has one.
+pub fn eviction_at(dom: &str, pod: &str) -> Option<String> {
+    elements(dom, "circle")
+        .iter()
+        .find(|m| {
+            attr(m, "data-event") == Some("TaintManagerEviction")
+                && attr(m, "data-pod") == Some(pod)
+        })
+        .and_then(|m| attr(m, "data-at"))
+        .map(str::to_string)
+}
+
 fn report_page(args: &[&str], dir: &Path) -> String {
     let out = dir.join("report.html");
     let mut a = vec!["report"];
@@ -301,16 +314,7 @@ fn a_scenarios_timeline_marks_the_eviction_at_its_time() {
     let dom = dump_dom(&bin, &url);
     assert_ready(&dom);
     let marks = elements(&dom, "circle");
-    let eviction = |pod: &str| {
-        marks
-            .iter()
-            .find(|m| {
-                attr(m, "data-event") == Some("TaintManagerEviction")
-                    && attr(m, "data-pod") == Some(pod)
-            })
-            .and_then(|m| attr(m, "data-at"))
-            .map(str::to_string)
-    };
+    let eviction = |pod: &str| eviction_at(&dom, pod);
     // The scenario's own expectations: at once at 1m, after tolerationSeconds 3600 at 61m.
     assert_eq!(eviction("default/intolerant").as_deref(), Some("60"));
     assert_eq!(eviction("default/for-an-hour").as_deref(), Some("3660"));

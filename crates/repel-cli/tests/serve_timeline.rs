@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::report_browser::{assert_ready, attr, chromium, dump_dom, elements};
+use crate::report_browser::{assert_ready, chromium, dump_dom, eviction_at};
 use crate::util::json_out;
 
 const SCENARIO: &str = concat!(
@@ -169,17 +169,7 @@ fn a_served_scenarios_timeline_grows_to_the_reports_timeline() {
     let Some(bin) = chromium() else { return };
     let dom = dump_dom(&bin, &format!("http://{addr}/ui/"));
     assert_ready(&dom);
-    let marks = elements(&dom, "circle");
-    let at = |pod: &str| {
-        marks
-            .iter()
-            .find(|m| {
-                attr(m, "data-event") == Some("TaintManagerEviction")
-                    && attr(m, "data-pod") == Some(pod)
-            })
-            .and_then(|m| attr(m, "data-at"))
-            .map(str::to_string)
-    };
+    let at = |pod: &str| eviction_at(&dom, pod);
     assert_eq!(at("default/intolerant").as_deref(), Some("60"));
     assert_eq!(at("default/for-an-hour").as_deref(), Some("3660"));
     assert_eq!(at("default/forever"), None);
