@@ -54,6 +54,7 @@ pub fn run(data: &[u8]) {
         scenario_playing: Default::default(),
         scenario_end_rv: Default::default(),
         scenario_timeline: Default::default(),
+        ui_model: Default::default(),
     });
     if kubelet::seed(&app, &seed()).is_err() {
         return;

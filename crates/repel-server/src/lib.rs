@@ -180,6 +180,8 @@ pub struct App {
     pub scenario_end_rv: std::sync::atomic::AtomicU64,
     /// What a `--scenario` has played so far, as the report's timeline (`/ui/` draws it).
     pub scenario_timeline: std::sync::Mutex<Option<Arc<scenario::PlayedTimeline>>>,
+    /// `/ui/`'s last model, with the store and timeline versions it was computed at.
+    pub ui_model: std::sync::Mutex<Option<ui::Cached>>,
 }
 
 impl App {
@@ -291,6 +293,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         scenario_playing: std::sync::atomic::AtomicBool::new(false),
         scenario_end_rv: std::sync::atomic::AtomicU64::new(0),
         scenario_timeline: std::sync::Mutex::new(None),
+        ui_model: std::sync::Mutex::new(None),
     });
     app.sync_crds();
     let tls = net::tls(&cfg.tls, addr)?;

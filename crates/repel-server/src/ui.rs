@@ -15,17 +15,17 @@
 //! report --scenario` does for the finished run): the timeline grows as the scenario plays, and
 //! stays when the scenario has ended.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
 use repel_core::pools::Pool;
-use repel_core::workload::Workload;
 use repel_engine::load::ClusterInput;
 use repel_report::Report;
 use serde_json::Value;
 
 use crate::App;
 use crate::request::json_reply;
+use crate::view::{typed, workload};
 
 /// The script `/ui/` adds to the page: poll the model's resourceVersion, reload when it moved.
 const POLL: &str = r#"
@@ -43,12 +43,9 @@ document.body.setAttribute("data-live", "true");
 
 /// The last model computed per store (keyed by its address): its resourceVersion and how much
 /// of the scenario's timeline it holds, and the model with its digest.
-type Cache = Vec<(usize, (u64, (usize, usize)), Arc<(Report, String)>)>;
-static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
-
-fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
-    T::deserialize(v).ok()
-}
+/// A model `/ui/` computed: the store's resourceVersion and the timeline's counts it was
+/// computed at, and the model with its digest.
+pub type Cached = ((u64, (usize, usize)), Arc<(Report, String)>);
 
 /// The store's objects as the report reads a cluster.
 pub fn cluster_input(app: &App) -> ClusterInput {
@@ -64,23 +61,18 @@ pub fn cluster_input(app: &App) -> ClusterInput {
         priority_classes: list("priorityclasses").iter().filter_map(typed).collect(),
         ..Default::default()
     };
-    for (resource, make) in [
-        (
-            "deployments",
-            (|v| typed(v).map(Workload::Deployment)) as fn(&Value) -> Option<Workload>,
-        ),
-        ("replicasets", |v| typed(v).map(Workload::ReplicaSet)),
-        ("replicationcontrollers", |v| {
-            typed(v).map(Workload::ReplicationController)
-        }),
-        ("statefulsets", |v| typed(v).map(Workload::StatefulSet)),
-        ("daemonsets", |v| typed(v).map(Workload::DaemonSet)),
-        ("jobs", |v| typed(v).map(Workload::Job)),
-        ("cronjobs", |v| typed(v).map(Workload::CronJob)),
+    for resource in [
+        "deployments",
+        "replicasets",
+        "replicationcontrollers",
+        "statefulsets",
+        "daemonsets",
+        "jobs",
+        "cronjobs",
     ] {
         input
             .workloads
-            .extend(list(resource).iter().filter_map(make));
+            .extend(list(resource).iter().filter_map(|v| workload(resource, v)));
     }
     let pools: Vec<Pool> = list("nodepools")
         .iter()
@@ -102,7 +94,6 @@ fn digest(report: &Report) -> String {
 
 /// The model of the store as it is now, with its digest (cached per resourceVersion).
 pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
-    let key = Arc::as_ptr(&app.store) as usize;
     let rv = app.store.resource_version();
     let timeline = app
         .scenario_timeline
@@ -110,8 +101,9 @@ pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
         .map(|t| t.clone())
         .unwrap_or_else(|e| e.into_inner().clone());
     let version = (rv, timeline.as_ref().map(|t| t.seen).unwrap_or_default());
-    if let Ok(cache) = CACHE.lock()
-        && let Some((_, _, r)) = cache.iter().find(|(k, v, _)| *k == key && *v == version)
+    if let Ok(cache) = app.ui_model.lock()
+        && let Some((v, r)) = cache.as_ref()
+        && *v == version
     {
         return (rv, r.clone());
     }
@@ -132,9 +124,8 @@ pub fn model(app: &App) -> (u64, Arc<(Report, String)>) {
     report.summary.compute_seconds = started.elapsed().as_secs_f64();
     let d = digest(&report);
     let report = Arc::new((report, d));
-    if let Ok(mut cache) = CACHE.lock() {
-        cache.retain(|(k, _, _)| *k != key);
-        cache.push((key, version, report.clone()));
+    if let Ok(mut cache) = app.ui_model.lock() {
+        *cache = Some((version, report.clone()));
     }
     (rv, report)
 }

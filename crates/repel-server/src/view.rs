@@ -112,12 +112,13 @@ pub struct View {
     feed: std::sync::mpsc::Receiver<Arc<Change>>,
 }
 
-fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
     // Read in place: no copy of the object.
     T::deserialize(v).ok()
 }
 
-fn workload(resource: &str, v: &Value) -> Option<Workload> {
+/// A workload object of `resource` (`deployments`, …, `cronjobs`) typed, or `None`.
+pub(crate) fn workload(resource: &str, v: &Value) -> Option<Workload> {
     match resource {
         "deployments" => typed(v).map(Workload::Deployment),
         "replicasets" => typed(v).map(Workload::ReplicaSet),
@@ -125,6 +126,7 @@ fn workload(resource: &str, v: &Value) -> Option<Workload> {
         "statefulsets" => typed(v).map(Workload::StatefulSet),
         "daemonsets" => typed(v).map(Workload::DaemonSet),
         "jobs" => typed(v).map(Workload::Job),
+        "cronjobs" => typed(v).map(Workload::CronJob),
         _ => None,
     }
 }
