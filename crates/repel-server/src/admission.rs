@@ -19,8 +19,8 @@ use repel_core::validation::{
 };
 use serde_json::{Value, json};
 
+use crate::registry::ApiResource;
 use crate::request::ApiError;
-use crate::resources::Resource;
 use crate::store::Store;
 
 /// The admission chain's configuration.
@@ -40,7 +40,7 @@ pub fn strict(query: &HashMap<String, String>) -> bool {
 }
 
 fn roundtrip_as<T: DeserializeOwned + Serialize>(
-    r: &Resource,
+    r: &ApiResource,
     v: &Value,
 ) -> Result<Value, ApiError> {
     let typed: T = serde_json::from_value(v.clone()).map_err(|e| {
@@ -54,7 +54,7 @@ fn roundtrip_as<T: DeserializeOwned + Serialize>(
 
 /// Decodes `v` as the typed object of `r`'s kind and encodes it again: type errors become a
 /// 400, unknown fields are dropped.
-pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
+pub fn roundtrip(r: &ApiResource, v: &Value) -> Result<Value, ApiError> {
     use k8s_openapi::api::{
         admissionregistration, apps, autoscaling, batch, coordination, core, networking, policy,
         rbac, scheduling, storage,
@@ -109,12 +109,12 @@ pub fn roundtrip(r: &Resource, v: &Value) -> Result<Value, ApiError> {
     }
 }
 
-fn invalid(r: &Resource, name: &str, errors: &[FieldError]) -> ApiError {
+fn invalid(r: &ApiResource, name: &str, errors: &[FieldError]) -> ApiError {
     status::invalid(&r.qualified_kind(), name, errors).into()
 }
 
 fn check_strict(
-    r: &Resource,
+    r: &ApiResource,
     obj: &Value,
     query: &HashMap<String, String>,
 ) -> Result<(), ApiError> {
@@ -143,7 +143,7 @@ impl Admission {
     pub fn create(
         &self,
         store: &Store,
-        r: &Resource,
+        r: &ApiResource,
         namespace: Option<&str>,
         obj: Value,
         query: &HashMap<String, String>,
@@ -157,7 +157,7 @@ impl Admission {
     pub fn create_restored(
         &self,
         store: &Store,
-        r: &Resource,
+        r: &ApiResource,
         namespace: Option<&str>,
         mut obj: Value,
         query: &HashMap<String, String>,
@@ -332,7 +332,7 @@ impl Admission {
     fn admit_pod(
         &self,
         store: &Store,
-        r: &Resource,
+        r: &ApiResource,
         config: &AdmissionConfig,
         pod: &mut Pod,
         errors: &mut Vec<FieldError>,
@@ -366,7 +366,7 @@ impl Admission {
         config: &AdmissionConfig,
         mut pod: Pod,
     ) -> Result<Value, ApiError> {
-        let r = crate::resources::find("", "pods")
+        let r = crate::registry::find("", "pods")
             .ok_or_else(|| ApiError::from(status::internal_error("pods are not served")))?;
         let ns = pod
             .metadata
@@ -411,7 +411,7 @@ impl Admission {
     /// status subresource: only `status` changes; otherwise `status` is kept from `old`).
     pub fn update(
         &self,
-        r: &Resource,
+        r: &ApiResource,
         old: &Value,
         mut new: Value,
         sub: Option<&str>,
@@ -560,7 +560,7 @@ impl Admission {
 }
 
 /// Whether upstream's strategy for the kind counts spec changes in `metadata.generation`.
-pub fn tracks_generation(r: &Resource) -> bool {
+pub fn tracks_generation(r: &ApiResource) -> bool {
     r.is_custom()
         || matches!(
             r.kind.as_str(),
@@ -580,7 +580,7 @@ pub fn tracks_generation(r: &Resource) -> bool {
 /// The custom resource strategy on a create (upstream `customResourceStrategy`, v1.32): the
 /// status is dropped when it is a subresource, and the metadata is validated with the
 /// DNS-1123 subdomain name rule. The object is not checked against the CRD's schema.
-fn custom_create(r: &Resource, mut obj: Value) -> Result<Value, ApiError> {
+fn custom_create(r: &ApiResource, mut obj: Value) -> Result<Value, ApiError> {
     if r.has_sub("status")
         && let Some(m) = obj.as_object_mut()
     {
@@ -599,7 +599,7 @@ fn custom_create(r: &Resource, mut obj: Value) -> Result<Value, ApiError> {
     Ok(obj)
 }
 
-fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
+fn check_kind(r: &ApiResource, obj: &mut Value) -> Result<(), ApiError> {
     let want_av = r.api_version();
     match obj["kind"].as_str() {
         None | Some("") => obj["kind"] = json!(r.kind),
@@ -639,7 +639,7 @@ fn check_kind(r: &Resource, obj: &mut Value) -> Result<(), ApiError> {
 
 /// The object's metadata, typed (it was decoded as the typed object already, so this fails
 /// only on a bug).
-fn typed_meta(r: &Resource, v: &Value) -> Result<ObjectMeta, ApiError> {
+fn typed_meta(r: &ApiResource, v: &Value) -> Result<ObjectMeta, ApiError> {
     let m = v.get("metadata").cloned().unwrap_or_else(|| json!({}));
     serde_json::from_value(m).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
@@ -649,7 +649,7 @@ fn typed_meta(r: &Resource, v: &Value) -> Result<ObjectMeta, ApiError> {
     })
 }
 
-fn typed<T: DeserializeOwned>(r: &Resource, v: &Value) -> Result<T, ApiError> {
+fn typed<T: DeserializeOwned>(r: &ApiResource, v: &Value) -> Result<T, ApiError> {
     serde_json::from_value(v.clone()).map_err(|e| {
         ApiError::from(status::bad_request(&format!(
             "{} in version \"{}\" cannot be handled as a {}: {e}",

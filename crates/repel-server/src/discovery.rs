@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use std::sync::Arc;
 
-use crate::resources::{Registry, Resource, VERBS};
+use crate::registry::{ApiResource, Registry, VERBS};
 
 /// The content type of an aggregated discovery reply.
 pub const AGGREGATED_CONTENT_TYPE: &str =
@@ -40,7 +40,7 @@ pub fn wants_aggregated(accept: &str) -> bool {
 }
 
 /// `(subresource, group, version, kind, verbs)` of a resource's subresources.
-fn subresources(r: &Resource) -> Vec<(String, String, String, String, Vec<&'static str>)> {
+fn subresources(r: &ApiResource) -> Vec<(String, String, String, String, Vec<&'static str>)> {
     let own = |s: &str| {
         (
             s.to_string(),
@@ -163,7 +163,7 @@ pub fn resource_list(reg: &Registry, group: &str, version: &str) -> Option<Value
     )
 }
 
-fn aggregated_resource(r: &Arc<Resource>) -> Value {
+fn aggregated_resource(r: &Arc<ApiResource>) -> Value {
     let mut e = json!({
         "resource": r.name,
         "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},

@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use crate::App;
 use crate::api::delete;
+use crate::registry;
 use crate::request::ApiError;
-use crate::resources;
 
 fn labels(obj: &Value) -> BTreeMap<String, String> {
     obj["metadata"]["labels"]
@@ -103,7 +103,7 @@ pub fn evict(app: &App, ns: &str, name: &str, body: &Bytes, dry_run: bool) -> Re
         Ok(g) => g,
         Err(poisoned) => poisoned.into_inner(),
     };
-    let pods = resources::find("", "pods")
+    let pods = registry::find("", "pods")
         .ok_or_else(|| ApiError::from(status::internal_error("no pods")))?;
     let pod = app
         .store

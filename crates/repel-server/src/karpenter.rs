@@ -74,8 +74,7 @@ pub fn nodeclaim_columns() -> Value {
 /// Installs the NodePool and NodeClaim CRDs (a fresh store only).
 pub fn install(app: &Arc<App>) {
     let none = std::collections::HashMap::new();
-    let Some(r) = crate::resources::find("apiextensions.k8s.io", "customresourcedefinitions")
-    else {
+    let Some(r) = crate::registry::find("apiextensions.k8s.io", "customresourcedefinitions") else {
         return;
     };
     for obj in [

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use serde_json::{Value, json};
 
 use crate::store::{Store, StoreError, ns_name};
-use crate::{App, ServerError, resources, time};
+use crate::{App, ServerError, registry, time};
 
 /// The namespaces every cluster has.
 pub const SYSTEM_NAMESPACES: &[&str] =
@@ -354,7 +354,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
         .filter_map(|o| o["metadata"]["name"].as_str())
         .collect();
     let none = std::collections::HashMap::new();
-    let nsr = resources::find("", "namespaces");
+    let nsr = registry::find("", "namespaces");
     for ns in namespaces
         .iter()
         .filter(|n| !declared.contains(&n.as_str()))
@@ -375,7 +375,7 @@ pub fn seed(app: &App, objects: &[Value]) -> Result<Vec<String>, ServerError> {
     for o in sorted {
         let av = o["apiVersion"].as_str().unwrap_or("");
         let kind = o["kind"].as_str().unwrap_or("");
-        let Some(r) = app.resources.by_kind(av, kind) else {
+        let Some(r) = app.registry.by_kind(av, kind) else {
             continue;
         };
         let (ns, name) = ns_name(o);

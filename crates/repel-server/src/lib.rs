@@ -8,7 +8,7 @@
 //!
 //! # Layout
 //! - [`store`]: objects as their JSON text, resourceVersion, watch history, redb durability.
-//! - [`resources`]: the served resources (kinds, groups, scopes, short names), built in and
+//! - [`registry`]: the served resources (kinds, groups, scopes, short names), built in and
 //!   defined by CustomResourceDefinitions.
 //! - [`crd`]: CustomResourceDefinitions: defaults, validation, naming, what each one serves.
 //! - [`defaults`]: defaulting and allocation of the kinds stored without behaviour.
@@ -53,8 +53,8 @@ pub mod paging;
 pub mod policy;
 pub mod proto;
 pub mod query;
+pub mod registry;
 pub mod request;
-pub mod resources;
 pub mod scenario;
 pub mod store;
 pub mod time;
@@ -172,7 +172,7 @@ pub struct App {
     /// The snapshots of paged lists in progress.
     pub pages: paging::Pages,
     /// The resources CustomResourceDefinitions define.
-    pub resources: resources::Registry,
+    pub registry: registry::Registry,
     /// Whether a `--scenario` is still playing.
     pub scenario_playing: std::sync::atomic::AtomicBool,
     /// The store's resourceVersion when the `--scenario` ended (0 before): what the scenario
@@ -195,7 +195,7 @@ impl App {
     /// ([`crd::name_and_establish`]).
     pub fn sync_crds(&self) {
         let key = "customresourcedefinitions";
-        let _one_at_a_time = self.resources.syncing();
+        let _one_at_a_time = self.registry.syncing();
         let (crds, _) = self.store.list(key, None);
         let now = time::now_rfc3339();
         for (i, crd) in crds.iter().enumerate() {
@@ -217,7 +217,7 @@ impl App {
             }
         }
         let (crds, _) = self.store.list(key, None);
-        self.resources.set_crds(&crds);
+        self.registry.set_crds(&crds);
     }
 }
 
@@ -289,7 +289,7 @@ pub async fn start(cfg: Config) -> Result<Running, ServerError> {
         evictions: std::sync::Mutex::new(()),
         request_timeout: cfg.request_timeout,
         pages: paging::Pages::default(),
-        resources: resources::Registry::default(),
+        registry: registry::Registry::default(),
         scenario_playing: std::sync::atomic::AtomicBool::new(false),
         scenario_end_rv: std::sync::atomic::AtomicU64::new(0),
         scenario_timeline: std::sync::Mutex::new(None),
@@ -452,7 +452,7 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(&app.resources, true),
+                    &discovery::aggregated(&app.registry, true),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
@@ -462,19 +462,19 @@ pub async fn route(
             if discovery::wants_aggregated(accept) {
                 return json_reply_as(
                     200,
-                    &discovery::aggregated(&app.resources, false),
+                    &discovery::aggregated(&app.registry, false),
                     discovery::AGGREGATED_CONTENT_TYPE,
                 );
             }
-            return json_reply(200, &discovery::api_group_list(&app.resources));
+            return json_reply(200, &discovery::api_group_list(&app.registry));
         }
-        "/openapi/v3" if get => return json_reply(200, &openapi::index(&app.resources)),
-        "/openapi/v2" if get => return openapi::v2_reply(&app.resources, accept),
+        "/openapi/v3" if get => return json_reply(200, &openapi::index(&app.registry)),
+        "/openapi/v2" if get => return openapi::v2_reply(&app.registry, accept),
         _ => {}
     }
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if get {
-        let reg = &app.resources;
+        let reg = &app.registry;
         if let Some(r) = openapi::serve_path(reg, &segs) {
             return r;
         }
@@ -496,7 +496,7 @@ pub async fn route(
         )
         .into_response()
     };
-    let Some(target) = parse_path(&app.resources, path) else {
+    let Some(target) = parse_path(&app.registry, path) else {
         return not_found();
     };
     let raw = request::parse_query_pairs(uri.query());

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
-use crate::resources::{Registry, Resource};
+use crate::registry::{ApiResource, Registry};
 
 /// An error reply: an HTTP code and an upstream `Status` body.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +71,7 @@ pub fn bytes_reply(code: u16, body: Vec<u8>, content_type: &'static str) -> Resp
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     /// The resource.
-    pub resource: Arc<Resource>,
+    pub resource: Arc<ApiResource>,
     /// The namespace in the path, if any.
     pub namespace: Option<String>,
     /// The object's name, for item paths.

@@ -19,8 +19,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::App;
 use crate::api::{Selectors, table};
+use crate::registry::ApiResource;
 use crate::request::ApiError;
-use crate::resources::Resource;
 use crate::store::{EventType, Stored, WatchEvent};
 
 /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK, and how often an idle
@@ -60,7 +60,7 @@ fn line(kind: &str, object: &Value) -> Bytes {
 /// Starts a watch on `r` (in `ns` when given).
 pub fn watch(
     app: Arc<App>,
-    r: Arc<Resource>,
+    r: Arc<ApiResource>,
     ns: Option<String>,
     query: &HashMap<String, String>,
     opts: &crate::query::ListOptions,

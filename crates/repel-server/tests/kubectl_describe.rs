@@ -107,6 +107,9 @@ fn every_served_kind_describes_as_upstream_describes_it() {
         "job/once",
         "--timeout=60s",
     ]);
+    // The bare pod is described as Running and Ready: wait for that as a user would (under
+    // load, the kubelet's start can come after the workloads' rollouts).
+    s.kubectl_ok(&["wait", "--for=condition=Ready", "pod/x", "--timeout=60s"]);
 
     let fixed: &[(&str, &str)] = &[
         (

@@ -1,7 +1,7 @@
 //! Admission as kube-apiserver runs it: creates refused and defaulted, updates keeping status
 //! times and tolerations, the extended-resource toleration.
 use super::*;
-use crate::resources::find;
+use crate::registry::find;
 
 fn store() -> Store {
     let s = Store::in_memory();

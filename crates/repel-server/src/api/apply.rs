@@ -15,8 +15,8 @@ use super::{
     validating_admission, write_error,
 };
 use crate::App;
+use crate::registry::ApiResource;
 use crate::request::ApiError;
-use crate::resources::Resource;
 use crate::time;
 
 /// `PATCH` with `application/apply-patch+yaml`: server-side apply ([`repel_api::managed`]).
@@ -25,7 +25,7 @@ use crate::time;
 #[allow(clippy::too_many_arguments)]
 pub fn server_side_apply(
     app: &Arc<App>,
-    r: &Resource,
+    r: &ApiResource,
     ns: Option<&str>,
     name: &str,
     sub: Option<&str>,

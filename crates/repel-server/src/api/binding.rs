@@ -35,7 +35,7 @@ pub fn binding(c: &Call, name: &str) -> Result<Response, ApiError> {
 
 /// The binding subresource: sets `spec.nodeName` of an unbound pod.
 pub fn bind(app: &App, ns: &str, name: &str, node: &str) -> Result<Value, ApiError> {
-    let pods = crate::resources::find("", "pods")
+    let pods = crate::registry::find("", "pods")
         .ok_or_else(|| status_error(500, "InternalError", "no pods"))?;
     app.store
         .modify(pods.key(), ns, name, |cur| {

@@ -8,8 +8,8 @@ use axum::response::Response;
 use repel_api::status;
 use serde_json::Value;
 
+use crate::registry::ApiResource;
 use crate::request::{ApiError, json_reply};
-use crate::resources::Resource;
 
 /// The body of an apply patch: YAML (or JSON, which is YAML), one object.
 pub(crate) fn apply_body(body: &Bytes) -> Result<Value, ApiError> {
@@ -58,7 +58,7 @@ pub(crate) fn is_protobuf(headers: &HeaderMap) -> bool {
 
 /// A create/update body must be JSON or, for a built-in kind, protobuf; anything else gets
 /// upstream's 415.
-pub(crate) fn check_body_type(r: &Resource, headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn check_body_type(r: &ApiResource, headers: &HeaderMap) -> Result<(), ApiError> {
     let ct = content_type(headers);
     let media = ct.split(';').next().unwrap_or("").trim();
     if media.is_empty() || media == "application/json" || media == "*/*" {
@@ -79,7 +79,7 @@ pub(crate) fn check_body_type(r: &Resource, headers: &HeaderMap) -> Result<(), A
 /// protobuf body becomes the JSON object it stands for (see [`crate::proto`]); it has no
 /// unknown or duplicate fields to report.
 pub(crate) fn decode_body(
-    r: &Resource,
+    r: &ApiResource,
     headers: &HeaderMap,
     body: &Bytes,
     query: &HashMap<String, String>,

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::{Call, Selectors, at_version, policy_gate, store_error, validating_admission};
 use crate::App;
+use crate::registry::ApiResource;
 use crate::request::{ApiError, json_reply, status_error};
-use crate::resources::Resource;
 use crate::store::ns_name;
 
 /// Deletes one object.
@@ -72,7 +72,7 @@ pub fn delete_collection(c: &Call) -> Result<Response, ApiError> {
 /// [`crate::kubelet::delete_pod`]).
 pub fn delete(
     app: &App,
-    r: &Resource,
+    r: &ApiResource,
     ns: &str,
     name: &str,
     opts: &crate::query::DeleteOptions,
@@ -97,7 +97,7 @@ pub fn delete(
                 &format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted"),
             ));
         }
-        for res in app.resources.stored().iter().filter(|x| x.namespaced) {
+        for res in app.registry.stored().iter().filter(|x| x.namespaced) {
             let (items, _) = app.store.list(res.key(), Some(name));
             for o in items {
                 let (ons, oname) = ns_name(&o);

@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::body::accept;
 use super::{Call, Selectors, at_version, include_object, table};
 use crate::App;
+use crate::registry::ApiResource;
 use crate::request::{ApiError, json_reply, wants_table};
-use crate::resources::Resource;
 
 /// A list, or a watch when the query asks for one.
 pub fn list_or_watch(c: &Call) -> Result<Response, ApiError> {
@@ -55,7 +55,7 @@ pub fn get(c: &Call, name: &str) -> Result<Response, ApiError> {
 /// Lists `r` (JSON list or Table) honouring the selectors; paged when the client asks (`limit`, `continue`: see [`crate::paging`]).
 fn list(
     app: &App,
-    r: &Resource,
+    r: &ApiResource,
     ns: Option<&str>,
     query: &HashMap<String, String>,
     opts: &crate::query::ListOptions,

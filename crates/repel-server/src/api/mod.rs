@@ -37,8 +37,8 @@ use repel_api::status;
 use serde_json::{Value, json};
 
 use crate::App;
+use crate::registry::ApiResource;
 use crate::request::{ApiError, Target};
-use crate::resources::Resource;
 use crate::store::StoreError;
 use crate::time;
 use repel_api::table::IncludeObject;
@@ -65,7 +65,7 @@ impl From<ApiError> for WriteError {
 }
 
 /// The Status of a store error on `r`'s object `name`.
-pub fn store_error(r: &Resource, name: &str, e: StoreError) -> ApiError {
+pub fn store_error(r: &ApiResource, name: &str, e: StoreError) -> ApiError {
     match e {
         StoreError::NotFound => status::not_found(&r.qualified(), name).into(),
         StoreError::AlreadyExists => status::already_exists(&r.qualified(), name).into(),
@@ -74,7 +74,7 @@ pub fn store_error(r: &Resource, name: &str, e: StoreError) -> ApiError {
     }
 }
 
-pub(crate) fn write_error(r: &Resource, name: &str, e: WriteError) -> ApiError {
+pub(crate) fn write_error(r: &ApiResource, name: &str, e: WriteError) -> ApiError {
     match e {
         WriteError::Store(s) => store_error(r, name, s),
         WriteError::Api(a) => a,
@@ -89,7 +89,7 @@ pub struct Selectors {
 
 impl Selectors {
     /// Parses `fieldSelector` and `labelSelector` (400 with upstream's text when malformed).
-    pub fn parse(r: &Resource, query: &HashMap<String, String>) -> Result<Selectors, ApiError> {
+    pub fn parse(r: &ApiResource, query: &HashMap<String, String>) -> Result<Selectors, ApiError> {
         let field = match query.get("fieldSelector").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(
@@ -123,7 +123,7 @@ impl Selectors {
 /// `metadata.namespace` and its version's `selectableFields`; a built-in one by its kind's
 /// fields.
 fn field_selector(
-    r: &Resource,
+    r: &ApiResource,
     s: &str,
 ) -> Result<repel_api::selector::FieldSelector, repel_api::selector::SelectorError> {
     use repel_api::selector::{FieldSelector, SelectorError};
@@ -144,7 +144,7 @@ fn field_selector(
 /// A Table of `objs` for `r`, as the list's or watch event's body (a custom resource's with
 /// its CRD's printer columns), each row's `object` as `include` asks (kubectl's `--sort-by`
 /// asks for whole objects).
-pub fn table(r: &Resource, objs: &[&Value], rv: &str, include: IncludeObject) -> Value {
+pub fn table(r: &ApiResource, objs: &[&Value], rv: &str, include: IncludeObject) -> Value {
     match &r.custom {
         Some(c) => repel_api::table::custom_table(&c.columns, objs, time::now(), rv, include),
         None => repel_api::table::table(&r.kind, objs, time::now(), rv, include),
@@ -159,7 +159,7 @@ pub fn include_object(query: &HashMap<String, String>) -> Result<IncludeObject, 
 
 /// A custom object as `r`'s version shows it: the CRD's conversion is `None`, which changes
 /// only the `apiVersion` (a built-in object is returned as it is).
-pub fn at_version(r: &Resource, mut obj: Value) -> Value {
+pub fn at_version(r: &ApiResource, mut obj: Value) -> Value {
     if r.is_custom() && obj.is_object() {
         obj["apiVersion"] = json!(r.api_version());
     }
@@ -167,7 +167,7 @@ pub fn at_version(r: &Resource, mut obj: Value) -> Value {
 }
 
 /// A custom object as it is stored: at the CRD's storage version.
-pub(crate) fn for_storage(r: &Resource, mut obj: Value) -> Value {
+pub(crate) fn for_storage(r: &ApiResource, mut obj: Value) -> Value {
     if let Some(c) = &r.custom
         && obj.is_object()
     {
@@ -192,7 +192,7 @@ pub(crate) fn manager_of(query: &HashMap<String, String>, headers: &HeaderMap) -
 
 /// Sets `obj`'s managedFields after a non-apply write from `old` (none: a create).
 pub(crate) fn track_update(
-    r: &Resource,
+    r: &ApiResource,
     old: Option<&Value>,
     obj: &mut Value,
     manager: &str,
@@ -261,7 +261,7 @@ pub fn warning_header(text: &str) -> String {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn validating_admission(
     gate: Option<&crate::policy::Gate>,
-    r: &Resource,
+    r: &ApiResource,
     operation: &str,
     sub: Option<&str>,
     ns: &str,
@@ -325,7 +325,7 @@ pub(crate) fn admit_update(
 }
 
 /// The policies a write to `r` in `ns` meets (none for admission configuration itself).
-pub(crate) fn policy_gate(app: &App, r: &Resource, ns: &str) -> Option<crate::policy::Gate> {
+pub(crate) fn policy_gate(app: &App, r: &ApiResource, ns: &str) -> Option<crate::policy::Gate> {
     if crate::policy::exempt(r) {
         return None;
     }
@@ -339,7 +339,7 @@ pub struct Call<'a> {
     /// The path: resource, namespace, name, subresource.
     pub t: &'a Target,
     /// The resource.
-    pub r: &'a Resource,
+    pub r: &'a ApiResource,
     /// The query, by name.
     pub query: &'a HashMap<String, String>,
     /// The query as sent (repeated parameters kept).

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::body::{content_type, parse_body};
 use super::{Call, WriteError, write_error};
+use crate::registry::ApiResource;
 use crate::request::ApiError;
-use crate::resources::Resource;
 
 /// The object's Scale.
 pub fn get(c: &Call, name: &str) -> Result<Response, ApiError> {
@@ -78,12 +78,12 @@ pub fn write(c: &Call, name: &str, put: bool) -> Result<Response, ApiError> {
 
 /// The Scale of an object of `r`: a custom resource's from its CRD's scale paths (upstream
 /// `scaleFromCustomResource`: a missing replicas field is 0), else [`scale_of`].
-pub fn scale_for(r: &Resource, obj: &Value) -> Value {
+pub fn scale_for(r: &ApiResource, obj: &Value) -> Value {
     let Some(paths) = r.custom.as_ref().and_then(|c| c.scale.as_ref()) else {
         return scale_of(obj);
     };
     let int = |p: &[String]| {
-        crate::resources::value_at(obj, p)
+        crate::registry::value_at(obj, p)
             .and_then(Value::as_i64)
             .unwrap_or(0)
     };
@@ -94,7 +94,7 @@ pub fn scale_for(r: &Resource, obj: &Value) -> Value {
         paths
             .selector
             .as_ref()
-            .and_then(|p| crate::resources::value_at(obj, p))
+            .and_then(|p| crate::registry::value_at(obj, p))
             .and_then(Value::as_str)
             .unwrap_or("")
     );
@@ -103,7 +103,7 @@ pub fn scale_for(r: &Resource, obj: &Value) -> Value {
 
 /// Sets the replicas a Scale writes: `spec.replicas`, or a custom resource's
 /// `specReplicasPath`.
-pub(crate) fn set_replicas(r: &Resource, obj: &mut Value, replicas: i64) {
+pub(crate) fn set_replicas(r: &ApiResource, obj: &mut Value, replicas: i64) {
     let path: Vec<String> = match r.custom.as_ref().and_then(|c| c.scale.as_ref()) {
         Some(p) => p.spec.clone(),
         None => vec!["spec".to_string(), "replicas".to_string()],

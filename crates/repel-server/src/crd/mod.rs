@@ -2,7 +2,7 @@
 //! apiextensions-apiserver does to one before storing it (defaults, `validation` with
 //! upstream's field errors), what its naming and establishing controllers then write in its
 //! status (`naming`), and the resources it serves ([`served_resources`], kept in
-//! [`crate::resources::Registry`]).
+//! [`crate::registry::Registry`]).
 //!
 //! Custom objects are stored as sent: they are not validated against the CRD's
 //! `openAPIV3Schema`, nor pruned or defaulted by it (the README says so).
@@ -17,7 +17,7 @@ mod validation;
 
 use serde_json::{Value, json};
 
-use crate::resources::{Custom, Resource};
+use crate::registry::{ApiResource, Custom};
 
 pub use naming::name_and_establish;
 pub use validation::{
@@ -111,7 +111,7 @@ pub(crate) fn strings_at(v: &Value, key: &str) -> Vec<String> {
 
 /// The resources a stored CRD serves, one per version with `served: true`, under its accepted
 /// names; none until it is established.
-pub fn served_resources(crd: &Value) -> Vec<Resource> {
+pub fn served_resources(crd: &Value) -> Vec<ApiResource> {
     let established = crd
         .pointer("/status/conditions")
         .and_then(Value::as_array)
@@ -148,7 +148,7 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
                         .collect()
                 })
                 .unwrap_or_default();
-            Resource {
+            ApiResource {
                 group: group.to_string(),
                 version: str_at(v, "/name").to_string(),
                 name: str_at(names, "/plural").to_string(),
@@ -169,7 +169,7 @@ pub fn served_resources(crd: &Value) -> Vec<Resource> {
                         .unwrap_or(Value::Null),
                     scale: v
                         .pointer("/subresources/scale")
-                        .map(crate::resources::ScalePaths::from_crd),
+                        .map(crate::registry::ScalePaths::from_crd),
                     selectable: v
                         .get("selectableFields")
                         .and_then(Value::as_array)

@@ -298,7 +298,7 @@ fn versions_are_ordered_as_kube_aware_versions() {
     let mut v = vec![
         "v1alpha1", "foo", "v1", "v2beta1", "v1beta2", "v2", "v1beta1", "v10",
     ];
-    v.sort_by(|a, b| crate::resources::compare_versions(a, b));
+    v.sort_by(|a, b| crate::registry::compare_versions(a, b));
     assert_eq!(
         v,
         [
@@ -396,7 +396,7 @@ fn a_crd_may_add_a_version_to_a_built_in_group() {
     assert!(validate_create(&c).is_empty());
     prepare(&mut c, true);
     name_and_establish(&mut c, &[], "2026-01-01T00:00:00Z");
-    let reg = crate::resources::Registry::default();
+    let reg = crate::registry::Registry::default();
     reg.set_crds(&[c]);
     let groups = reg.groups();
     let storage: Vec<&(String, Vec<String>)> = groups

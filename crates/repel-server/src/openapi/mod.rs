@@ -29,7 +29,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::resources::{GROUPS, Registry, Resource, builtins};
+use crate::registry::{ApiResource, GROUPS, Registry, builtins};
 
 /// The content type of OpenAPI v2 in protobuf, what kubectl asks for.
 pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -120,7 +120,7 @@ fn builtin_bytes(group: &str, version: &str) -> Option<Bytes> {
         [const { OnceLock::new() }; GROUPS.len() + 1];
     let i = builtin_group_versions().position(|(g, v)| g == group && v == version)?;
     let b = CACHE.get(i)?.get_or_init(|| {
-        let resources: Vec<Arc<Resource>> = builtins()
+        let resources: Vec<Arc<ApiResource>> = builtins()
             .iter()
             .filter(|r| r.group == group && r.version == version)
             .cloned()
@@ -132,7 +132,7 @@ fn builtin_bytes(group: &str, version: &str) -> Option<Bytes> {
 
 /// The v3 document of one group version: a `patch`, `put` and `post` operation per kind, each
 /// carrying its GVK and the `fieldValidation` parameter, and every kind's schema.
-pub fn document(resources: &[Arc<Resource>], group: &str, version: &str) -> Value {
+pub fn document(resources: &[Arc<ApiResource>], group: &str, version: &str) -> Value {
     let prefix = if group.is_empty() {
         "/api/v1".to_string()
     } else {
@@ -186,7 +186,7 @@ pub fn document(resources: &[Arc<Resource>], group: &str, version: &str) -> Valu
 
 /// A CRD's schema's name as kube-apiserver gives it: the group reversed, the version, the kind
 /// (`com.example.stable.v1.CronTab`).
-fn custom_schema_name(r: &Resource) -> String {
+fn custom_schema_name(r: &ApiResource) -> String {
     let reversed: Vec<&str> = r.group.split('.').rev().collect();
     format!("{}.{}.{}", reversed.join("."), r.version, r.kind)
 }
@@ -194,7 +194,7 @@ fn custom_schema_name(r: &Resource) -> String {
 /// A version's `openAPIV3Schema` as kube-apiserver publishes it: with its GVK, and with the
 /// `apiVersion`, `kind` and `metadata` properties every object has, where the CRD leaves them
 /// out.
-fn custom_schema(r: &Resource, schema: &Value) -> Value {
+fn custom_schema(r: &ApiResource, schema: &Value) -> Value {
     let mut s = schema.clone();
     if let Some(o) = s.as_object_mut() {
         let props = o

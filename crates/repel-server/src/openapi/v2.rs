@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 
 use super::{builtin_group_versions, custom_schema, custom_schema_name, schemas};
 use crate::proto::{put_bytes, put_key, put_varint};
-use crate::resources::Registry;
+use crate::registry::Registry;
 
 const V3_REF: &str = "#/components/schemas/";
 const V2_REF: &str = "#/definitions/";

@@ -27,8 +27,8 @@ use k8s_openapi::api::admissionregistration::v1::{
 use repel_api::status;
 use serde_json::{Value, json};
 
+use crate::registry::ApiResource;
 use crate::request::ApiError;
-use crate::resources::Resource;
 use crate::store::Store;
 
 use self::cel::{Activation, Compiled};
@@ -68,7 +68,7 @@ pub struct Attributes<'a> {
     /// `CREATE`, `UPDATE` or `DELETE`.
     pub operation: &'a str,
     /// The resource written.
-    pub resource: &'a Resource,
+    pub resource: &'a ApiResource,
     /// The subresource (`status`), or empty.
     pub subresource: &'a str,
     /// The request's namespace (empty for cluster-scoped resources).
@@ -87,7 +87,7 @@ pub struct Attributes<'a> {
 
 /// `rules.IsExemptAdmissionConfigurationResource`: admission configuration itself is never
 /// subject to policies.
-pub fn exempt(r: &Resource) -> bool {
+pub fn exempt(r: &ApiResource) -> bool {
     r.group == "admissionregistration.k8s.io"
         && matches!(
             r.kind.as_str(),
@@ -369,7 +369,7 @@ impl Gate {
 /// Deployment's ReplicaSet): upstream's controllers write through the API, so the policies
 /// bound to what they create apply to them too. Warnings are dropped, as a controller drops
 /// them.
-pub fn admit_create(store: &Store, r: &Resource, ns: &str, obj: &Value) -> Result<(), ApiError> {
+pub fn admit_create(store: &Store, r: &ApiResource, ns: &str, obj: &Value) -> Result<(), ApiError> {
     if exempt(r) {
         return Ok(());
     }

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::resources::find;
+use crate::registry::find;
 use crate::store::Store;
 
 fn make_policy(name: &str, fail: &str, resource: &str, validations: Value) -> Value {
@@ -423,7 +423,7 @@ fn bindings_select_and_configuration_is_exempt() {
         Ok(Vec::new())
     );
     assert!(create(&store, "configmaps", "default", &labelled).is_err());
-    let r = crate::resources::find("admissionregistration.k8s.io", POLICIES).expect("served");
+    let r = crate::registry::find("admissionregistration.k8s.io", POLICIES).expect("served");
     assert!(exempt(&r));
 }
 

@@ -48,7 +48,7 @@ pub(super) fn create_pod(
             return Ok(());
         }
     };
-    if let Some(r) = crate::resources::find("", "pods")
+    if let Some(r) = crate::registry::find("", "pods")
         && let Err(e) = crate::policy::admit_create(store, &r, &ns, &pod)
     {
         eprintln!("repel serve: the control plane's pods {ns}/{name} refused: {e:?}");
@@ -81,7 +81,7 @@ pub(super) fn create(
     obj: Value,
 ) -> Result<(), StoreError> {
     let (ns, name) = ns_name(&obj);
-    let Some(r) = crate::resources::find(group, resource) else {
+    let Some(r) = crate::registry::find(group, resource) else {
         return Ok(());
     };
     let namespace = (!ns.is_empty()).then_some(ns.as_str());

@@ -1,5 +1,5 @@
 use super::*;
-use crate::resources::Registry;
+use crate::registry::Registry;
 
 /// gnostic's `openapi.v2` messages, as far as kubectl reads them (field numbers from
 /// OpenAPIv2.proto), decoded with prost as an independent reference of the encoding.

@@ -1,10 +1,10 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::resources::find;
+use crate::registry::find;
 
 fn attrs<'a>(
-    r: &'a crate::resources::Resource,
+    r: &'a crate::registry::ApiResource,
     op: &'a str,
     sub: &'a str,
     ns: &'a str,

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use serde_json::Value;
 
-use super::{BUILTIN, GROUPS, Resource};
+use super::{ApiResource, BUILTIN, GROUPS};
 
 /// Upstream's version priority (`version.CompareKubeAwareVersionStrings`): `v2` before `v1`,
 /// GA before beta before alpha, then higher numbers first; anything else after, by name.
@@ -40,7 +40,7 @@ pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
 /// The custom resources served, rebuilt from the stored CRDs after every CRD write.
 #[derive(Debug, Default)]
 pub struct Registry {
-    custom: RwLock<Vec<Arc<Resource>>>,
+    custom: RwLock<Vec<Arc<ApiResource>>>,
     syncing: Mutex<()>,
 }
 
@@ -51,7 +51,7 @@ impl Registry {
         self.syncing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn custom(&self) -> Vec<Arc<Resource>> {
+    fn custom(&self) -> Vec<Arc<ApiResource>> {
         self.custom
             .read()
             .map(|c| c.clone())
@@ -61,7 +61,7 @@ impl Registry {
     /// Replaces the custom resources with those `crds` (stored CustomResourceDefinitions)
     /// serve: one entry per served version, in the CRDs' order.
     pub fn set_crds(&self, crds: &[Value]) {
-        let list: Vec<Arc<Resource>> = crds
+        let list: Vec<Arc<ApiResource>> = crds
             .iter()
             .flat_map(crate::crd::served_resources)
             .map(Arc::new)
@@ -73,7 +73,7 @@ impl Registry {
     }
 
     /// Finds a served resource by group, version and plural name.
-    pub fn find(&self, group: &str, version: &str, name: &str) -> Option<Arc<Resource>> {
+    pub fn find(&self, group: &str, version: &str, name: &str) -> Option<Arc<ApiResource>> {
         if let Some(r) = BUILTIN
             .iter()
             .find(|r| r.group == group && r.version == version && r.name == name)
@@ -86,7 +86,7 @@ impl Registry {
     }
 
     /// Finds a resource by kind (for seeding from manifests): its group and version.
-    pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<Arc<Resource>> {
+    pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<Arc<ApiResource>> {
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         self.served()
             .into_iter()
@@ -94,14 +94,14 @@ impl Registry {
     }
 
     /// Every resource at every served version: the built-in ones, then the custom ones.
-    pub fn served(&self) -> Vec<Arc<Resource>> {
+    pub fn served(&self) -> Vec<Arc<ApiResource>> {
         BUILTIN.iter().cloned().chain(self.custom()).collect()
     }
 
     /// One entry per stored key (a custom resource at its storage version): what a namespace
     /// deletion or the garbage collector walks.
-    pub fn stored(&self) -> Vec<Arc<Resource>> {
-        let mut out: Vec<Arc<Resource>> = BUILTIN.to_vec();
+    pub fn stored(&self) -> Vec<Arc<ApiResource>> {
+        let mut out: Vec<Arc<ApiResource>> = BUILTIN.to_vec();
         for r in self.custom() {
             if r.custom
                 .as_ref()
@@ -114,7 +114,7 @@ impl Registry {
     }
 
     /// The resources of one group version.
-    pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<Resource>> {
+    pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<ApiResource>> {
         self.served()
             .into_iter()
             .filter(|r| r.group == group && r.version == version)

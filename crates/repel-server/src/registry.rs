@@ -5,24 +5,24 @@
 //! every CRD write ([`crate::crd`]).
 //!
 //! # Layout
-//! - `mod.rs`: [`Resource`] and the built-in table (each row's names from
+//! - this file: [`ApiResource`] and the built-in table (each row's names from
 //!   [`repel_core::kinds`], what is served of it here).
 //! - `tests`: the kinds table held against discovery.
-//! - `registry`: the [`Registry`] of every served resource, built in and custom; version
+//! - `served`: the [`Registry`] of every served resource, built in and custom; version
 //!   priority.
 
-mod registry;
+mod served;
 
 use std::sync::{Arc, LazyLock};
 
 use repel_core::kinds::{self, ResourceKind};
 use serde_json::Value;
 
-pub use registry::{Registry, compare_versions};
+pub use served::{Registry, compare_versions};
 
 /// One served resource at one version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resource {
+pub struct ApiResource {
     /// API group ("" for core).
     pub group: String,
     /// Version (`v1`; `v2` for HorizontalPodAutoscalers).
@@ -102,7 +102,7 @@ pub fn value_at<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(obj, |v, k| v.get(k.as_str()))
 }
 
-impl Resource {
+impl ApiResource {
     /// `apiVersion` of its objects: `v1` or `group/v1`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -183,13 +183,13 @@ impl Builtin {
         self
     }
 
-    fn resource(&self) -> Resource {
+    fn resource(&self) -> ApiResource {
         let mut categories = strings(self.categories);
         if self.in_all {
             categories.insert(0, "all".to_string());
         }
         let n = self.names;
-        Resource {
+        ApiResource {
             group: n.group.to_string(),
             version: n.version.to_string(),
             name: n.plural.to_string(),
@@ -262,7 +262,7 @@ const RESOURCES: &[Builtin] = &[
 ];
 
 /// The built-in resources, as served.
-static BUILTIN: LazyLock<Vec<Arc<Resource>>> =
+static BUILTIN: LazyLock<Vec<Arc<ApiResource>>> =
     LazyLock::new(|| RESOURCES.iter().map(|b| Arc::new(b.resource())).collect());
 
 /// The groups built in besides core, in discovery order, each at its one version.
@@ -293,12 +293,12 @@ pub const VERBS: &[&str] = &[
 ];
 
 /// The built-in resources.
-pub fn builtins() -> &'static [Arc<Resource>] {
+pub fn builtins() -> &'static [Arc<ApiResource>] {
     &BUILTIN
 }
 
 /// Finds a built-in resource by group and plural name.
-pub fn find(group: &str, name: &str) -> Option<Arc<Resource>> {
+pub fn find(group: &str, name: &str) -> Option<Arc<ApiResource>> {
     BUILTIN
         .iter()
         .find(|r| r.group == group && r.name == name)
