@@ -50,7 +50,7 @@ pub fn run(data: &[u8]) {
         evictions: Mutex::new(()),
         request_timeout: std::time::Duration::from_secs(1),
         pages: repel_server::paging::Pages::default(),
-        resources: Default::default(),
+        registry: Default::default(),
         scenario_playing: Default::default(),
         scenario_end_rv: Default::default(),
         scenario_timeline: Default::default(),
