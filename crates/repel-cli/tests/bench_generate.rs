@@ -203,6 +203,34 @@ fn bench_on_files_times_each_phase_of_schedule() {
     }
 }
 
+/// A live cluster's snapshot holds bound pods only: the schedule row says there was no pending
+/// pod instead of a rate of 0 pods/s, and the rest is timed as for any files.
+#[test]
+fn bench_on_a_snapshot_of_bound_pods_says_no_pod_was_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("snapshot.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n\
+         status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n\
+         apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n\
+         spec: {nodeName: n1, containers: [{name: c, image: nginx}]}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let v = json_out(&["bench", "-f", f, "-q", "-o", "json"]);
+    assert_eq!((n(&v["pods"]), n(&v["scheduled"])), (1, 0), "{v}");
+    let (code, table, err) = run(&["bench", "-f", f, "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("schedule, every node scored"))
+        .unwrap_or_default();
+    assert!(row.ends_with("s (no pending pod)"), "{table}");
+    let generated = run(&["bench", "--nodes", "20", "--pods", "300", "-q"]).1;
+    assert!(generated.contains("pods/s)"), "{generated}");
+}
+
 #[test]
 fn bench_on_a_generated_cluster_times_the_pipeline_from_yaml() {
     for shape in ["default", "large-workloads"] {

@@ -50,10 +50,15 @@ pub(super) fn human(r: &BenchReport) -> comfy_table::Table {
         ("load", format!("{:.3} s", r.load_seconds)),
         (
             "schedule, every node scored",
-            format!(
-                "{:.3} s ({:.0} pods/s)",
-                r.schedule_seconds, r.pods_per_second
-            ),
+            if r.scheduled + r.unschedulable == 0 {
+                // A live cluster or its snapshot: every pod is bound as read.
+                format!("{:.3} s (no pending pod)", r.schedule_seconds)
+            } else {
+                format!(
+                    "{:.3} s ({:.0} pods/s)",
+                    r.schedule_seconds, r.pods_per_second
+                )
+            },
         ),
         (
             "schedule, adaptive percentage",
