@@ -142,6 +142,14 @@ fn a_pod_reads_its_cluster_with_the_service_accounts_token_and_ca() {
     let snap = in_pod(&["snapshot", "-o", "-"], sa.path(), Some(&s.port));
     assert_eq!(snap.status.code(), Some(0), "{}", text(&snap.stderr));
     assert!(text(&snap.stdout).contains("kind: Node\n"));
+    // repel bench measures the same cluster.
+    let bench = in_pod(&["bench", "-q", "-o", "json"], sa.path(), Some(&s.port));
+    assert_eq!(bench.status.code(), Some(0), "{}", text(&bench.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
+    assert_eq!(v["source"], "cluster", "{v}");
+    let nodes = text(&snap.stdout).matches("kind: Node\n").count();
+    assert!(nodes > 0);
+    assert_eq!(v["nodes"].as_u64(), Some(nodes as u64), "{v}");
 
     // A token the server refuses: kubectl's words.
     std::fs::write(sa.path().join("token"), "nope").unwrap();

@@ -79,6 +79,13 @@ pub struct BenchArgs {
         conflicts_with_all = ["nodes", "pods", "taints_per_node", "shape"]
     )]
     pub context: Option<String>,
+    /// Measure the live cluster this pod runs in, as its service account (as `repel schedule
+    /// --in-cluster` reads it).
+    #[arg(
+        long,
+        conflicts_with_all = ["nodes", "pods", "taints_per_node", "shape", "kubeconfig", "context"]
+    )]
+    pub in_cluster: bool,
     /// Feature gates in kube's syntax, as `repel schedule --feature-gates`.
     #[arg(
         long = "feature-gates",
@@ -336,7 +343,7 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
             eprintln!("bench: {msg}");
         }
     };
-    let report = if args.files.is_empty() && args.kubeconfig.is_none() && args.context.is_none() {
+    let report = if args.files.is_empty() && !args.live() {
         bench_generated(&args, &say)?
     } else {
         bench_files(&args, &say)?
@@ -346,6 +353,13 @@ pub fn run(args: BenchArgs) -> Result<u8, CliError> {
         None => out!("{}", render(&human::human(&report))),
     }
     Ok(0)
+}
+
+impl BenchArgs {
+    /// A live cluster is measured (`--kubeconfig`, `--context` or `--in-cluster`).
+    fn live(&self) -> bool {
+        self.kubeconfig.is_some() || self.context.is_some() || self.in_cluster
+    }
 }
 
 fn per_second(pods: usize, seconds: f64) -> f64 {
@@ -388,6 +402,9 @@ fn cluster_args(
         }
         if let Some(c) = &args.context {
             argv.push(format!("--context={c}").into());
+        }
+        if args.in_cluster {
+            argv.push("--in-cluster".into());
         }
     }
     argv.push(format!("--seed={}", args.seed).into());
@@ -574,7 +591,7 @@ fn report(
         peak_rss_bytes: t.peak_rss_bytes,
         source: if shape.is_some() {
             "generated"
-        } else if args.kubeconfig.is_some() || args.context.is_some() {
+        } else if args.live() {
             "cluster"
         } else {
             "files"
