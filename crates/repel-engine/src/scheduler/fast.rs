@@ -62,57 +62,15 @@ use super::plugins::{
 use super::{Outcome, Placement, Scheduler};
 use crate::cluster::{Cluster, NodeId, NodeInfo, PodId, PodInfo};
 use crate::resources::{CPU, MEMORY, Resources, pod_score_requests};
-
-/// The plugins whose answers depend only on the pod's spec and the node's labels, taints and
-/// `unschedulable` (plus NodeName and NodePorts, which pass every node for a pod without
-/// `spec.nodeName` and host ports).
-const STATIC_FILTERS: [&str; 5] = [
-    "NodeUnschedulable",
-    "NodeName",
-    taint_toleration::NAME,
-    node_affinity::NAME,
-    "NodePorts",
-];
-
-/// A set of [`STATIC_FILTERS`], by index.
-#[derive(Debug, Clone, Copy, Default)]
-struct SkipSet(u8);
-
-impl SkipSet {
-    fn insert(&mut self, i: usize) {
-        self.0 |= 1 << i;
-    }
-
-    fn contains(self, i: usize) -> bool {
-        self.0 & (1 << i) != 0
-    }
-}
+use node_class::*;
+use score_cache::*;
 
 /// A hash map keyed by numbers the compiled scheduler makes itself (ids, keys, addresses):
 /// no need for a DoS-resistant hasher.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
-/// A resource score not computed yet.
-const UNKNOWN: i64 = i64::MIN;
-
-/// A [`ScoreCache::slots`] entry not computed yet.
-const UNKNOWN_SLOT: u32 = u32::MAX;
-
 /// Spread constraints of each kind a compiled pod may have (more go to the reference path).
 const MAX_SPREADS: usize = 8;
-
-/// Resource-score caches found by a scan (more are found through an index).
-const SCORE_CACHES: usize = 8;
-
-/// How many resource-score caches are kept at once, one per distinct request recently
-/// scheduled: as many as fit in 64 MiB, between [`SCORE_CACHES`] and 4,096. Clusters have
-/// hundreds of distinct requests, queued in no order (the generated 5,000-node cluster has
-/// 209 among 33,000 pod classes); a request met again brings its cache up to date from the
-/// nodes changed since (at most all of them) instead of scoring every node anew.
-fn max_caches(nodes: usize) -> usize {
-    // A score (8 bytes) and a fresh chain's list (4: `ScoreCache::slots`) per node.
-    ((64 << 20) / (12 * nodes.max(1))).clamp(SCORE_CACHES, 4096)
-}
 
 /// How many pods took which path.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -145,71 +103,6 @@ pub struct FastScheduler {
     /// Keep the compiled state of the last run ([`FastScheduler::keep_state`]).
     keep: bool,
     kept: Option<Run>,
-}
-
-/// A node's resources as NodeResourcesFit and the scorers read them.
-#[derive(Debug, Clone, Copy, Default)]
-struct NodeRes {
-    alloc_cpu: i64,
-    alloc_mem: i64,
-    alloc_eph: i64,
-    alloc_pods: i64,
-    req_cpu: i64,
-    req_mem: i64,
-    req_eph: i64,
-    nz_cpu: i64,
-    nz_mem: i64,
-    pods: i64,
-}
-
-impl NodeRes {
-    fn of(n: &NodeInfo) -> Self {
-        NodeRes {
-            alloc_cpu: n.allocatable.milli_cpu,
-            alloc_mem: n.allocatable.memory,
-            alloc_eph: n.allocatable.ephemeral_storage,
-            alloc_pods: n.allocatable.allowed_pod_number,
-            req_cpu: n.requested.milli_cpu,
-            req_mem: n.requested.memory,
-            req_eph: n.requested.ephemeral_storage,
-            nz_cpu: n.non_zero_requested.0,
-            nz_mem: n.non_zero_requested.1,
-            pods: n.pods.len() as i64,
-        }
-    }
-}
-
-/// A node's free resources, as NodeResourcesFit compares a request with them (`allocatable -
-/// requested`, saturated: a request exceeds the saturated figure exactly when it exceeds the
-/// true one).
-#[derive(Debug, Clone, Copy, Default)]
-struct Free {
-    cpu: i64,
-    mem: i64,
-    eph: i64,
-    pods: i64,
-}
-
-impl Free {
-    fn of(r: &NodeRes) -> Self {
-        Free {
-            cpu: r.alloc_cpu.saturating_sub(r.req_cpu),
-            mem: r.alloc_mem.saturating_sub(r.req_mem),
-            eph: r.alloc_eph.saturating_sub(r.req_eph),
-            pods: r.alloc_pods.saturating_sub(r.pods),
-        }
-    }
-}
-
-/// Values of one topology key, node by node.
-struct Domains {
-    /// Per node: the value's id (the empty string when the label is missing, as upstream's
-    /// `node.Labels[key]` reads it).
-    of_node: Vec<u32>,
-    /// Per node: whether it has the label.
-    has: Vec<bool>,
-    /// How many distinct values.
-    count: usize,
 }
 
 /// One spread selector's matching pods per node (upstream `countPodsMatchSelector`), kept
@@ -553,16 +446,6 @@ impl SpecMemo {
             score_key: score_key_of(spec)?,
         })
     }
-}
-
-/// The resource scorers' requests of a spec ([`ScoreKey`]).
-fn score_key_of(spec: &PodSpec) -> Option<ScoreKey> {
-    let la = pod_score_requests(spec, &[CPU, MEMORY], false);
-    let ba = pod_score_requests(spec, &[CPU, MEMORY], true);
-    let la_req = (la.first().copied()?, la.get(1).copied()?);
-    let ba_req = (ba.first().copied()?, ba.get(1).copied()?);
-    let ba_req = (ba_req != (0, 0)).then_some(ba_req);
-    Some((la_req, ba_req))
 }
 
 /// The last pod found unschedulable without a nomination (nothing changed then), to answer a
@@ -1130,22 +1013,6 @@ struct PodClass {
     images: Option<Arc<[(NodeId, i64)]>>,
 }
 
-/// What the resource scores depend on: LeastAllocated's request and BalancedAllocation's
-/// (`None` for a BestEffort pod, which it skips).
-type ScoreKey = ((i64, i64), Option<(i64, i64)>);
-
-/// LeastAllocated + BalancedAllocation per node for one request, synced to the change log.
-struct ScoreCache {
-    key: ScoreKey,
-    scores: Vec<i64>,
-    /// A fresh chain's entries per node and summaries per node class
-    /// ([`by_class::FreshSlots`]); forgotten with the scores.
-    fresh: by_class::FreshSlots,
-    synced: usize,
-    epoch: u64,
-    used: u64,
-}
-
 /// Per-run compiled state.
 struct Run {
     node_class: Vec<u32>,
@@ -1228,89 +1095,6 @@ struct Run {
     saved_at: Vec<u32>,
     /// A what-if's placements from the cluster before it ([`what_if`]).
     levels: what_if::Levels,
-}
-
-/// Upstream `leastRequestedScore`, in 64-bit arithmetic when it cannot overflow (the
-/// plugin's 128-bit division otherwise).
-fn least_requested(requested: i64, capacity: i64) -> i64 {
-    if capacity == 0 || requested > capacity {
-        return 0;
-    }
-    match (capacity - requested).checked_mul(MAX_NODE_SCORE) {
-        Some(x) => x / capacity,
-        None => node_resources_fit::least_requested_score(requested, capacity),
-    }
-}
-
-/// NodeResourcesFit's LeastAllocated score over cpu and memory (weight 1 each), as
-/// `resource_allocation_score` + `least_resource_score` compute it.
-fn least_allocated(r: &NodeRes, cpu: i64, mem: i64) -> i64 {
-    let mut score = 0;
-    let mut weights = 0;
-    if r.alloc_cpu != 0 {
-        score += least_requested(r.nz_cpu.saturating_add(cpu), r.alloc_cpu);
-        weights += 1;
-    }
-    if r.alloc_mem != 0 {
-        score += least_requested(r.nz_mem.saturating_add(mem), r.alloc_mem);
-        weights += 1;
-    }
-    if weights == 0 { 0 } else { score / weights }
-}
-
-/// NodeResourcesBalancedAllocation's score over cpu and memory, as `balanced_resource_score`
-/// computes it for at most two fractions.
-fn balanced(r: &NodeRes, cpu: i64, mem: i64) -> i64 {
-    let mut f = [0.0_f64; 2];
-    let mut k = 0;
-    if r.alloc_cpu != 0 {
-        f[k] = (r.req_cpu.saturating_add(cpu) as f64 / r.alloc_cpu as f64).min(1.0);
-        k += 1;
-    }
-    if r.alloc_mem != 0 {
-        f[k] = (r.req_mem.saturating_add(mem) as f64 / r.alloc_mem as f64).min(1.0);
-        k += 1;
-    }
-    let std = if k == 2 {
-        ((f[0] - f[1]) / 2.0).abs()
-    } else {
-        0.0
-    };
-    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
-}
-
-/// The two resource scores of a node for `key`, weighted and clamped as the profile adds them.
-fn resource_scores(r: &NodeRes, key: &ScoreKey) -> i64 {
-    let ((cpu, mem), ba) = *key;
-    let mut s = least_allocated(r, cpu, mem).clamp(0, MAX_NODE_SCORE) * node_resources_fit::WEIGHT;
-    if let Some((cpu, mem)) = ba {
-        s += balanced(r, cpu, mem).clamp(0, MAX_NODE_SCORE) * balanced_allocation::WEIGHT;
-    }
-    s
-}
-
-fn fits_amount(want: i64, alloc: i64, used: i64) -> bool {
-    !(want > 0 && i128::from(want) > i128::from(alloc) - i128::from(used))
-}
-
-/// [`PodClass::need`] of a request.
-fn needs(r: &Resources) -> [i64; 3] {
-    let need = |want: i64| if want > 0 { want } else { i64::MIN };
-    [need(r.milli_cpu), need(r.memory), need(r.ephemeral_storage)]
-}
-
-/// NodeResourcesFit's filter as a yes/no (`fits_request(..).is_empty()`), read from the node's
-/// [`Free`] figures (extended resources from the node itself).
-fn fits_free(class: &PodClass, f: &Free, node: &NodeInfo) -> bool {
-    let [cpu, mem, eph] = class.need;
-    f.pods >= 1
-        && cpu <= f.cpu
-        && mem <= f.mem
-        && eph <= f.eph
-        && (class.requests.scalar.is_empty()
-            || class.requests.scalar.iter().all(|(name, want)| {
-                fits_amount(*want, node.allocatable.get(name), node.requested.get(name))
-            }))
 }
 
 /// PodTopologySpread PreFilter for a class's hard constraints: the matching pods of each
@@ -1443,22 +1227,6 @@ fn has_pod_affinity(pod: &PodInfo) -> bool {
         .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
 }
 
-/// `DefaultNormalizeScore` of one raw score given the maximum, as the profile adds it
-/// (clamped, weighted).
-fn normalized(raw: i64, max: i64, reverse: bool, weight: i64) -> i64 {
-    let s = if max == 0 {
-        if reverse { MAX_NODE_SCORE } else { raw }
-    } else {
-        let scaled = MAX_NODE_SCORE * raw / max;
-        if reverse {
-            MAX_NODE_SCORE - scaled
-        } else {
-            scaled
-        }
-    };
-    s.clamp(0, MAX_NODE_SCORE) * weight
-}
-
 impl PodClass {
     /// PodTopologySpread PreScore: a node lacking a soft constraint's key is ignored when the
     /// constraints are the pod's own (`requireAllTopologies`).
@@ -1513,32 +1281,6 @@ fn normalize_spread(
 impl Run {
     fn new(cluster: &Cluster) -> Self {
         Run::with_label_keys(cluster, Vec::new())
-    }
-
-    /// [`Run::new`] with the pods' label keys known already (see [`Selectors::of_bound_pods`]).
-    fn with_label_keys(cluster: &Cluster, label_keys: Vec<u128>) -> Self {
-        let mut index: HashMap<String, u32> = HashMap::new();
-        let mut node_class = Vec::with_capacity(cluster.nodes.len());
-        let mut reps = Vec::new();
-        for (id, n) in cluster.nodes.iter().enumerate() {
-            let mut labels = n.labels.clone();
-            let has_hostname = labels.remove(LABEL_HOSTNAME).is_some();
-            let key = format!(
-                "{}|{}|{}|{}",
-                serde_json::to_string(&labels).unwrap_or_default(),
-                has_hostname,
-                serde_json::to_string(&n.taints).unwrap_or_default(),
-                n.unschedulable
-            );
-            let next = index.len() as u32;
-            let c = *index.entry(key).or_insert_with(|| {
-                reps.push(id);
-                next
-            });
-            node_class.push(c);
-        }
-        let sel = Selectors::of_bound_pods(cluster, &node_class, label_keys);
-        Run::from_parts(cluster, node_class, reps, sel)
     }
 
     /// A state of `cluster` with these node classes and representatives and these counts, the
@@ -1614,31 +1356,6 @@ impl Run {
         }
     }
 
-    fn domains(&mut self, cluster: &Cluster, key: &str) -> usize {
-        if let Some(i) = self.domain_index.get(key) {
-            return *i;
-        }
-        let mut values: HashMap<&str, u32> = HashMap::new();
-        let mut of_node = Vec::with_capacity(cluster.nodes.len());
-        let mut has = Vec::with_capacity(cluster.nodes.len());
-        for n in &cluster.nodes {
-            let v = n.labels.get(key);
-            has.push(v.is_some());
-            let v = v.map_or("", String::as_str);
-            let next = values.len() as u32;
-            of_node.push(*values.entry(v).or_insert(next));
-        }
-        let count = values.len();
-        let i = self.domains.len();
-        self.domains.push(Domains {
-            of_node,
-            has,
-            count,
-        });
-        self.domain_index.insert(key.to_string(), i);
-        i
-    }
-
     /// The pod's [`SpecMemo`].
     fn spec_memo(&mut self, info: &PodInfo) -> Option<SpecMemo> {
         match info.shared_spec() {
@@ -1708,81 +1425,6 @@ impl Run {
         let keys = std::mem::take(&mut self.sel.lc_keys);
         self.sel = Selectors::of_bound_pods(cluster, &self.node_class, keys);
         self.classes.clear();
-    }
-
-    /// The resource scores of every node for `key`, brought up to date. Returns the cache's
-    /// index.
-    fn scores(&mut self, key: &ScoreKey) -> usize {
-        self.tick += 1;
-        let n = self.res.len();
-        let found = if self.caches.len() <= SCORE_CACHES {
-            self.caches.iter().position(|c| c.key == *key)
-        } else {
-            self.cache_index.get(key).copied()
-        };
-        let i = match found {
-            Some(i) => i,
-            None => {
-                // A new key takes a free slot, else the least recently used one's (and its
-                // buffer: there are thousands of distinct requests). Either is filled below.
-                let new = |scores, fresh| ScoreCache {
-                    key: *key,
-                    scores,
-                    fresh,
-                    synced: 0,
-                    epoch: u64::MAX,
-                    used: 0,
-                };
-                let i = if self.caches.len() < self.max_caches {
-                    self.caches
-                        .push(new(vec![UNKNOWN; n], by_class::FreshSlots::default()));
-                    if self.caches.len() > SCORE_CACHES && self.cache_index.is_empty() {
-                        // Past a handful, found by key instead of by a scan.
-                        for (i, c) in self.caches.iter().enumerate() {
-                            self.cache_index.insert(c.key, i);
-                        }
-                    }
-                    self.caches.len() - 1
-                } else {
-                    let lru = self
-                        .caches
-                        .iter()
-                        .enumerate()
-                        .min_by_key(|(_, c)| c.used)
-                        .map_or(0, |(i, _)| i);
-                    let mut scores = std::mem::take(&mut self.caches[lru].scores);
-                    scores.resize(n, UNKNOWN);
-                    let mut fresh = std::mem::take(&mut self.caches[lru].fresh);
-                    fresh.forget_all();
-                    self.cache_index.remove(&self.caches[lru].key);
-                    self.caches[lru] = new(scores, fresh);
-                    lru
-                };
-                if self.caches.len() > SCORE_CACHES {
-                    self.cache_index.insert(*key, i);
-                }
-                i
-            }
-        };
-        let c = &mut self.caches[i];
-        c.used = self.tick;
-        if c.epoch != self.epoch || self.log.len().saturating_sub(c.synced) > n {
-            c.scores.iter_mut().for_each(|s| *s = UNKNOWN);
-            c.fresh.forget_all();
-            c.epoch = self.epoch;
-        } else {
-            for &node in &self.log[c.synced..] {
-                let (Some(score), Some(&class)) =
-                    (c.scores.get_mut(node), self.node_class.get(node))
-                else {
-                    continue;
-                };
-                *score = UNKNOWN;
-                c.fresh.changed(node, class);
-            }
-        }
-        c.synced = self.log.len();
-        i
     }
 
     /// A what-if starts ([`first_fit::FirstFit::begin`]): what it changes is put back before
@@ -2710,7 +2352,9 @@ impl FastScheduler {
 
 mod by_class;
 pub mod first_fit;
+mod node_class;
 mod remove_node;
+mod score_cache;
 #[cfg(test)]
 mod tests;
 mod unschedulable;
