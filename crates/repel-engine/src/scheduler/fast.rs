@@ -39,6 +39,23 @@
 //! (anti-)affinity anywhere in the cluster, a pod nominated by preemption anywhere, a plugin error, a node-naming pod with spread
 //! constraints, a PreFilter that narrows the nodes — goes to [`Scheduler::schedule_one`]
 //! itself. Tests compare both on generated clusters, pod by pod.
+//!
+//! # Layout
+//! This file keeps the public API ([`FastScheduler`], [`FastStats`]); each part of the
+//! compiled path has its own file:
+//! - [`node_class`]: node classes, each node's resources and free figures, topology domains.
+//! - [`pod_class`]: pod classes, their keys ([`pod_class::KeyHasher`]) and compiled form.
+//! - [`selectors`]: spread selectors' matching pods per node, moved by each bind.
+//! - [`spread`]: PodTopologySpread's constraints, counts, filter and scores.
+//! - [`score_cache`]: the resource scores (LeastAllocated, BalancedAllocation) and their caches.
+//! - [`run`]: the per-run state ([`run::Run`]) and the loop over a queue.
+//! - [`compile`]: compiling a pod's class (the static plugins per node class).
+//! - [`place`]: the filter pass, the scores and the draw for a compiled pod.
+//! - [`by_class`]: scores per node class and the repeat path for a like pod.
+//! - [`unschedulable`]: the FitError and PostFilter of a pod no node fits.
+//! - [`first_fit`]: cluster-autoscaler's first fit on the compiled state.
+//! - [`what_if`]: a drain what-if's placements from the cluster before it.
+//! - [`remove_node`]: a node removed under a compiled state, the state following in place.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;

@@ -27,6 +27,12 @@
 //! list of each group, so the others are held only when a chain empties a group's best ones
 //! ([`Buckets::floor`]). Tens of thousands of small workloads then cost one read of a few
 //! bytes per node each, not a list entry per node.
+//!
+//! # Layout
+//! - [`buckets`]: the repeat path's groups of feasible nodes by resource score.
+//! - [`scores`]: the scores per node class and [`FastScheduler::select_by_class`].
+//! - [`fresh_slots`]: a fresh chain's entries per node and summaries per node class.
+//! - [`repeat`]: starting and continuing a chain ([`FastScheduler::compiled_repeat`]).
 
 use super::*;
 
