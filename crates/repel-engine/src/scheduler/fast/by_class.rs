@@ -5,7 +5,7 @@
 //! are hostname + zone). All but the resource scores are the same for every node of a node
 //! class — the taint and affinity scores by construction, the other spread key because it is
 //! one of the labels that define the class — except the hostname term of a node holding
-//! matching pods. So those scores are computed once per class ([`class_scores`]), and per node
+//! matching pods. So those scores are computed once per class (`scores::class_scores`), and per node
 //! only for such nodes ("own" scores); one pass over the feasible nodes then adds the resource
 //! scores and keeps the best nodes in filter order for the reservoir draw, as the reference's
 //! `selectHost` meets them.
