@@ -105,9 +105,15 @@ impl Cluster {
         let info = self.nodes.remove(node);
         self.images = std::sync::OnceLock::new();
         let shift = |n: NodeId| if n > node { n - 1 } else { n };
+        // One pass over the pods, writing only those that name a node after it (or it): a
+        // pod's memory is read, not dirtied, when nothing of it changes.
         let mut orphaned = Vec::new();
         for (id, p) in self.pods.iter_mut().enumerate() {
-            p.nominated = p.nominated.filter(|n| *n != node).map(shift);
+            if let Some(n) = p.nominated
+                && n >= node
+            {
+                p.nominated = if n > node { Some(n - 1) } else { None };
+            }
             match p.node {
                 Some(n) if n == node => {
                     p.node = None;
@@ -115,23 +121,123 @@ impl Cluster {
                         orphaned.push(id);
                     }
                 }
-                Some(n) => p.node = Some(shift(n)),
-                None => {}
+                Some(n) if n > node => p.node = Some(n - 1),
+                _ => {}
             }
         }
         self.node_index.remove(&info.name);
         for id in self.node_index.values_mut() {
-            *id = shift(*id);
+            if *id > node {
+                *id -= 1;
+            }
+        }
+        // Only the node's own labels lose an entry (and may be left without nodes); the
+        // others' ids after it move down.
+        for (k, v) in &info.labels {
+            let key = (k.clone(), v.clone());
+            if let Some(ids) = self.label_index.get_mut(&key) {
+                ids.retain(|i| *i != node);
+                if ids.is_empty() {
+                    self.label_index.remove(&key);
+                }
+            }
         }
         for ids in self.label_index.values_mut() {
-            ids.retain(|i| *i != node);
             for i in ids.iter_mut() {
                 *i = shift(*i);
             }
         }
-        self.label_index.retain(|_, ids| !ids.is_empty());
         let name = info.name;
         self.note(move |_| Action::DeleteNode(name));
+        orphaned
+    }
+
+    /// Deletes nodes `gone` (ids of now) together, leaving the cluster as
+    /// [`Cluster::delete_node`] of each in turn, in the order given, leaves it (each node's id
+    /// in the call then is its id now less the nodes before it gone already): one pass over
+    /// the pods and the indexes for all of them. Returns their pods left unbound, ids
+    /// ascending.
+    pub fn delete_nodes(&mut self, gone: &[NodeId]) -> Vec<PodId> {
+        let before = self.nodes.len();
+        let mut new: Vec<Option<NodeId>> = (0..before).map(Some).collect();
+        let mut order: Vec<NodeId> = gone.iter().copied().filter(|g| *g < before).collect();
+        order.sort_unstable();
+        order.dedup();
+        if order.is_empty() {
+            return Vec::new();
+        }
+        for &g in &order {
+            new[g] = None;
+        }
+        for (next, m) in new.iter_mut().flatten().enumerate() {
+            *m = next;
+        }
+        let names: Vec<String> = gone
+            .iter()
+            .filter_map(|g| self.nodes.get(*g).map(|n| n.name.clone()))
+            .collect();
+        let first = order[0];
+        let map = |n: NodeId| {
+            if n < first {
+                Some(n)
+            } else {
+                new.get(n).copied().flatten()
+            }
+        };
+        let mut removed: Vec<super::NodeInfo> = Vec::with_capacity(order.len());
+        let mut kept = Vec::with_capacity(before - order.len());
+        for (i, n) in std::mem::take(&mut self.nodes).into_iter().enumerate() {
+            if new[i].is_some() {
+                kept.push(n);
+            } else {
+                removed.push(n);
+            }
+        }
+        self.nodes = kept;
+        self.images = std::sync::OnceLock::new();
+        let mut orphaned = Vec::new();
+        for (id, p) in self.pods.iter_mut().enumerate() {
+            if let Some(n) = p.nominated
+                && n >= first
+            {
+                p.nominated = map(n);
+            }
+            if let Some(n) = p.node
+                && n >= first
+            {
+                p.node = map(n);
+                if p.node.is_none() && !p.deleted {
+                    orphaned.push(id);
+                }
+            }
+        }
+        for info in &removed {
+            self.node_index.remove(&info.name);
+            for (k, v) in &info.labels {
+                let key = (k.clone(), v.clone());
+                if let Some(ids) = self.label_index.get_mut(&key) {
+                    ids.retain(|i| new.get(*i).is_some_and(Option::is_some));
+                    if ids.is_empty() {
+                        self.label_index.remove(&key);
+                    }
+                }
+            }
+        }
+        for id in self.node_index.values_mut() {
+            if let Some(m) = map(*id) {
+                *id = m;
+            }
+        }
+        for ids in self.label_index.values_mut() {
+            for i in ids.iter_mut() {
+                if let Some(m) = map(*i) {
+                    *i = m;
+                }
+            }
+        }
+        for name in names {
+            self.note(move |_| Action::DeleteNode(name));
+        }
         orphaned
     }
 }

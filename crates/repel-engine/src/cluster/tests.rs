@@ -98,3 +98,76 @@ fn a_replication_controllers_selector_is_its_pods_default_spread_selector() {
     assert!(sel.matches(&labels("web")));
     assert!(!sel.matches(&labels("db")));
 }
+
+/// What of a cluster node ids show in: each pod's node and nomination, the nodes in order
+/// with their pods, the name and label indexes.
+fn node_view(c: &Cluster) -> String {
+    let mut out = String::new();
+    for (id, p) in c.pods.iter().enumerate() {
+        out += &format!("pod {id} {:?} {:?} {}\n", p.node, p.nominated, p.deleted);
+    }
+    for (i, n) in c.nodes.iter().enumerate() {
+        out += &format!(
+            "node {i} {} {:?} {:?}\n",
+            n.name,
+            n.pods,
+            c.node_id(&n.name)
+        );
+        for (k, v) in &n.labels {
+            out += &format!("  {k}={v} {:?}\n", c.nodes_with_label(k, v));
+        }
+    }
+    out
+}
+
+/// Nodes deleted together leave the cluster as deleting them one by one does (pods bound to
+/// them unbound, the others' node and nomination ids moved down, the name and label indexes
+/// following), and the nodes gone are found by neither index.
+#[test]
+fn nodes_deleted_together_leave_what_one_by_one_leaves() {
+    use crate::generate::{GenerateOptions, generate};
+    let gates = repel_core::FeatureGates::default();
+    let g = generate(&GenerateOptions {
+        nodes: 30,
+        pods: 400,
+        seed: 7,
+        taints_per_node: 0,
+    });
+    let mut c = crate::load::build_cluster(
+        g.input(),
+        &gates,
+        &repel_core::admission::AdmissionConfig::default(),
+        7,
+    )
+    .cluster;
+    let mut queue = c.pending();
+    crate::scheduler::Scheduler::queue_order(&c, &mut queue);
+    crate::scheduler::fast::FastScheduler::new(gates, Some(100), 7).schedule_pods(&mut c, &queue);
+    // Nominations on nodes gone, kept and after; one of them deleted since.
+    let unbound: Vec<PodId> = c.nodes[3].pods.iter().copied().take(4).collect();
+    for (i, &p) in unbound.iter().enumerate() {
+        c.unbind(p);
+        c.set_nominated(p, Some([2, 7, 20, 25][i]));
+    }
+    c.force_delete_pod(unbound[3]);
+    let gone = [20, 2, 29, 21, 0, 5];
+    let mut one_by_one = c.clone();
+    let mut orphans = Vec::new();
+    for (i, &g) in gone.iter().enumerate() {
+        let now = g - gone[..i].iter().filter(|e| **e < g).count();
+        orphans.extend(one_by_one.delete_node(now));
+    }
+    orphans.sort_unstable();
+    let names: Vec<String> = gone.iter().map(|g| c.nodes[*g].name.clone()).collect();
+    let mut together = c.clone();
+    let got = together.delete_nodes(&gone);
+    assert!(!got.is_empty());
+    assert_eq!(got, orphans);
+    assert_eq!(node_view(&together), node_view(&one_by_one));
+    assert_eq!(together.nodes.len(), 24);
+    for name in &names {
+        assert_eq!(together.node_id(name), None, "{name}");
+    }
+    assert_eq!(together.pods[unbound[1]].nominated, Some(4));
+    assert_eq!(together.pods[unbound[0]].nominated, None);
+}

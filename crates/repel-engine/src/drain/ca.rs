@@ -377,6 +377,13 @@ pub struct Judged {
     moved: Vec<PodId>,
 }
 
+impl Judged {
+    /// Whether no pod moved (every pod of the node stays with it or is gone).
+    pub(crate) fn moved_none(&self) -> bool {
+        self.moved.is_empty()
+    }
+}
+
 /// Judges node `node` of `work`. On return `work` holds the simulation's changes (see
 /// [`Judged`]); the rotating start in `state` has moved past the nodes chosen.
 pub fn judge(
@@ -403,6 +410,25 @@ pub fn judge(
 /// The node goes after a drainable judgement: the budgets pay for the pods moved, the node's
 /// remaining pods are deleted and the node removed.
 pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut State, sim: &mut Sim) {
+    retire(work, node, judged, state, sim);
+    work.delete_node(node);
+    if state.last_index > node {
+        state.last_index -= 1;
+    }
+    // Node ids moved: the compiled state follows.
+    sim.node_removed(work, node);
+}
+
+/// [`commit`] but for the node's removal, left to [`remove_retired`] with others: the
+/// budgets pay for the pods moved, the node's remaining pods are deleted. Until it is
+/// removed, no judgement may place a pod (the node would count as a node).
+pub(crate) fn retire(
+    work: &mut Cluster,
+    node: NodeId,
+    judged: Judged,
+    state: &mut State,
+    sim: &mut Sim,
+) {
     let mut charged: HashMap<usize, i32> = HashMap::new();
     for id in &judged.moved {
         for i in selecting_pdbs(work, &work.pods[*id]) {
@@ -417,12 +443,43 @@ pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut Stat
     for id in sim.pods_on(work, node) {
         work.force_delete_pod(id);
     }
-    work.delete_node(node);
-    if state.last_index > node {
-        state.last_index -= 1;
+}
+
+/// Removes the nodes [`retire`]d (`gone`, ids of now) together, leaving `work`, `state` and
+/// `sim` as [`commit`] of each in turn leaves them: one pass over the cluster's pods and the
+/// compiled state's counts for all of them.
+pub(crate) fn remove_retired(
+    work: &mut Cluster,
+    gone: &mut Vec<NodeId>,
+    state: &mut State,
+    sim: &mut Sim,
+) {
+    if gone.is_empty() {
+        return;
     }
-    // Node ids moved: the compiled state follows.
-    sim.node_removed(work, node);
+    work.delete_nodes(gone);
+    // `commit`'s step past each node gone before the start, whatever the order they went in.
+    state.last_index -= gone.iter().filter(|g| **g < state.last_index).count();
+    sim.nodes_removed(work, gone);
+    gone.clear();
+}
+
+/// Whether judging node `node` may move a pod (see [`judge`]): a pod on it that drains or
+/// blocks and is not a DaemonSet pod — consolidation's `busy`.
+pub(crate) fn may_move(
+    work: &Cluster,
+    node: NodeId,
+    opts: &Options,
+    state: &State,
+    now: i64,
+    sim: &Sim,
+) -> bool {
+    sim.pods_on(work, node).into_iter().any(|id| {
+        matches!(
+            drainable(work, id, opts, state, now),
+            Drainability::DrainOk | Drainability::Undefined | Drainability::Block(..)
+        ) && !is_daemon_set_pod(&work.pods[id])
+    })
 }
 
 /// [`judge`]'s body: `Ok` with the verdict and the pods moved when the node is drainable.

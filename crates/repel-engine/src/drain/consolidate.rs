@@ -177,6 +177,20 @@ pub(crate) fn cluster_autoscaler_with(
     cfg: &DrainConfig,
     compiled: Option<crate::scheduler::fast::first_fit::FirstFit>,
 ) -> ConsolidateReport {
+    cluster_autoscaler_in(c, opts, threshold, cfg, compiled, true)
+}
+
+/// [`cluster_autoscaler_with`]; `together` removes the nodes that go with nothing to move
+/// together before the first judgement that may move a pod (`ca::retire`), else each when
+/// it goes (the tests compare both).
+pub(crate) fn cluster_autoscaler_in(
+    c: &Cluster,
+    opts: &ca::Options,
+    threshold: f64,
+    cfg: &DrainConfig,
+    compiled: Option<crate::scheduler::fast::first_fit::FirstFit>,
+    together: bool,
+) -> ConsolidateReport {
     let mut kept: Vec<(usize, Kept)> = Vec::new();
     let mut empty: Vec<String> = Vec::new();
     let mut busy: Vec<String> = Vec::new();
@@ -257,16 +271,34 @@ pub(crate) fn cluster_autoscaler_with(
     let mut state = State::new(c);
     let mut sim = super::sim::Sim::new(c, cfg.gates, cfg.seed).with_first_fit(compiled);
     let mut removable = Vec::new();
+    // Nodes gone whose pods moved nowhere, removed together before a judgement that may
+    // place a pod (see `ca::retire`).
+    let mut retired: Vec<usize> = Vec::new();
     for name in empty.iter().chain(busy.iter()) {
         let Some(node) = work.node_id(name) else {
             continue;
         };
+        let node =
+            if !retired.is_empty() && ca::may_move(&work, node, opts, &state, cfg.now_unix, &sim) {
+                ca::remove_retired(&mut work, &mut retired, &mut state, &mut sim);
+                match work.node_id(name) {
+                    Some(n) => n,
+                    None => continue,
+                }
+            } else {
+                node
+            };
         // A trial: its rotating start is kept only when the node goes.
         let mut trial_state = state.clone();
         let judged = ca::judge(&mut work, node, opts, cfg, &mut trial_state, &mut sim);
         let v = judged.verdict.clone();
         if v.drainable {
-            ca::commit(&mut work, node, judged, &mut trial_state, &mut sim);
+            if together && judged.moved_none() {
+                ca::retire(&mut work, node, judged, &mut trial_state, &mut sim);
+                retired.push(node);
+            } else {
+                ca::commit(&mut work, node, judged, &mut trial_state, &mut sim);
+            }
             state = trial_state;
             removable.push(Removable {
                 node: v.node,

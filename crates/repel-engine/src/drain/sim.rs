@@ -97,6 +97,15 @@ impl Sim {
         }
     }
 
+    /// Nodes `gone` (their ids before) were removed from the cluster together, now `c`
+    /// ([`Cluster::delete_nodes`]): the compiled state follows in one pass
+    /// ([`FirstFit::nodes_removed`]).
+    pub(crate) fn nodes_removed(&mut self, c: &Cluster, gone: &[NodeId]) {
+        if let Some(ff) = self.ff.as_mut() {
+            ff.nodes_removed(self.gates, c, gone);
+        }
+    }
+
     /// A node's taints changed (Karpenter's `karpenter.sh/disrupted` on a node drained in a
     /// sequence): its node class changed, the compiled state is built again when next needed.
     pub(crate) fn node_changed(&mut self) {

@@ -132,3 +132,63 @@ fn a_session_consolidation_is_cluster_autoscalers_on_the_cluster_compiled_anew()
     assert_eq!(got, want);
     assert!(!s.has_compiled_state(), "consolidation uses the state up");
 }
+
+/// Consolidation with the nodes that go with nothing to move (here: nodes tainted so that only
+/// DaemonSet pods run there, among the others) removed together before the first judgement
+/// that may move a pod finds what removing each when it goes finds: the same nodes, the pods
+/// to the same nodes, the same nodes kept and why.
+#[test]
+fn consolidation_removing_empty_nodes_together_finds_what_one_by_one_finds() {
+    use crate::drain::consolidate::cluster_autoscaler_in;
+    use k8s_openapi::api::core::v1::Taint;
+    for shape in [ClusterShape::Default, ClusterShape::LargeWorkloads] {
+        // Lightly loaded: some nodes' pods fit elsewhere.
+        let mut input = shape
+            .generate(&GenerateOptions {
+                nodes: 30,
+                pods: 200,
+                seed: 9,
+                taints_per_node: 0,
+            })
+            .input();
+        for (i, at) in [2usize, 9, 16, 23].into_iter().enumerate() {
+            let mut node = input.nodes[at].clone();
+            let name = format!("empty-{i}");
+            node.metadata.name = Some(name.clone());
+            if let Some(l) = node.metadata.labels.as_mut() {
+                l.insert("kubernetes.io/hostname".to_string(), name);
+            }
+            node.spec.get_or_insert_with(Default::default).taints = Some(vec![Taint {
+                key: "example.com/empty".into(),
+                value: Some("true".into()),
+                effect: "NoSchedule".into(),
+                time_added: None,
+            }]);
+            input.nodes.insert(at, node);
+        }
+        let s = Session::new(input, &opts(9), Judge::ClusterAutoscaler);
+        let c = s.cluster().clone();
+        let options = ca::Options {
+            controllers: ca::pod_controllers(&c),
+            ..ca::Options::default()
+        };
+        let cfg = DrainConfig {
+            decider: Decider::ClusterAutoscaler(options.clone()),
+            independent: false,
+            now_unix: NOW,
+            gates: FeatureGates::default(),
+            seed: 9,
+        };
+        let together = cluster_autoscaler_in(&c, &options, 0.8, &cfg, None, true);
+        let one_by_one = cluster_autoscaler_in(&c, &options, 0.8, &cfg, None, false);
+        assert_eq!(together, one_by_one, "{shape:?}");
+        let gone = |f: fn(&crate::drain::consolidate::Removable) -> bool| {
+            together.removable.iter().filter(|r| f(r)).count()
+        };
+        assert!(
+            gone(|r| r.node.starts_with("empty-")) >= 3,
+            "{shape:?} {together:?}"
+        );
+        assert!(gone(|r| !r.pods.is_empty()) >= 1, "{shape:?} {together:?}");
+    }
+}

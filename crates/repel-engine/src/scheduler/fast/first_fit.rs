@@ -100,6 +100,14 @@ impl FirstFit {
         self.run.remove_node(cluster, node);
     }
 
+    /// Nodes `gone` (their ids before) were removed from the cluster together, now `cluster`
+    /// ([`Cluster::delete_nodes`]): the state follows in one pass, as
+    /// [`FirstFit::node_removed`] of each in turn leaves it.
+    pub fn nodes_removed(&mut self, gates: FeatureGates, cluster: &Cluster, gone: &[NodeId]) {
+        self.sched = FastScheduler::new(gates, Some(100), 0);
+        self.run.remove_nodes(cluster, gone);
+    }
+
     /// The compiled state, for the tests.
     #[cfg(test)]
     pub(super) fn run_mut(&mut self) -> &mut Run {

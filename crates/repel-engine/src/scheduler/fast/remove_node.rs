@@ -34,23 +34,46 @@ impl Run {
     /// it): the state follows (see the module documentation). A state that was not of the
     /// cluster with that node is built again.
     pub(super) fn remove_node(&mut self, cluster: &Cluster, node: NodeId) {
+        self.remove_nodes(cluster, &[node]);
+    }
+
+    /// Nodes `gone` (their ids before, distinct) were removed from the cluster together
+    /// (`cluster`, as [`Cluster::delete_nodes`] left it): the state follows in one pass, as
+    /// [`Run::remove_node`] of each in turn leaves it (classes and topology values are
+    /// numbered by first node, whatever the order the nodes went in). A state that was not
+    /// of the cluster with those nodes is built again.
+    pub(super) fn remove_nodes(&mut self, cluster: &Cluster, gone: &[NodeId]) {
         let before = self.node_class.len();
-        if node >= before || cluster.nodes.len() + 1 != before {
+        let mut is_gone = vec![false; before];
+        let mut fits = cluster.nodes.len() + gone.len() == before;
+        for &g in gone {
+            match is_gone.get_mut(g) {
+                Some(slot) if !*slot => *slot = true,
+                _ => fits = false,
+            }
+        }
+        if !fits {
             let keys = std::mem::take(&mut self.sel.lc_keys);
             let class_keys = std::mem::take(&mut self.class_keys);
             *self = Run::with_label_keys(cluster, keys);
             self.class_keys = class_keys;
             return;
         }
-        let old_class = self.node_class.remove(node);
-        if !self.cordoned.is_empty() && node < self.cordoned.len() {
-            self.cordoned.remove(node);
+        if gone.is_empty() {
+            return;
+        }
+        let old_classes = self.node_class.clone();
+        let first = gone.iter().copied().min().unwrap_or(0);
+        let ids = Ids::new(&is_gone);
+        retain_kept(&mut self.node_class, &is_gone);
+        if !self.cordoned.is_empty() {
+            retain_kept(&mut self.cordoned, &is_gone);
         }
         let (map, reps) = renumber(&mut self.node_class, self.reps.len(), &self.cordoned);
         let mut sel = std::mem::take(&mut self.sel);
-        sel.remove_node(node, old_class, &map, &self.node_class);
+        sel.remove_nodes(&ids, first, &old_classes, &map, &self.node_class);
         for d in &mut self.domains {
-            d.remove_node(node);
+            d.remove_nodes(&is_gone);
         }
         let fresh = Run::from_parts(cluster, std::mem::take(&mut self.node_class), reps, sel);
         let kept = std::mem::replace(self, fresh);
@@ -60,6 +83,49 @@ impl Run {
         self.class_keys = kept.class_keys;
         self.cordoned = kept.cordoned;
     }
+}
+
+/// Node ids before and after some nodes went: each old id's new one (`None`: gone).
+struct Ids {
+    new: Vec<Option<NodeId>>,
+}
+
+impl Ids {
+    fn new(is_gone: &[bool]) -> Ids {
+        let mut next = 0;
+        let new = is_gone
+            .iter()
+            .map(|&g| {
+                (!g).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        Ids { new }
+    }
+
+    /// Old id `n`'s new id (`None`: gone); an id past the old nodes keeps its distance past
+    /// the end.
+    fn of(&self, n: NodeId) -> Option<NodeId> {
+        match self.new.get(n) {
+            Some(m) => *m,
+            None => {
+                let kept = self.new.iter().filter(|m| m.is_some()).count();
+                Some(n - self.new.len() + kept)
+            }
+        }
+    }
+}
+
+/// `v` (one entry per old node, or fewer) without the entries of the nodes gone.
+fn retain_kept<T>(v: &mut Vec<T>, is_gone: &[bool]) {
+    let mut i = 0;
+    v.retain(|_| {
+        let keep = !is_gone.get(i).copied().unwrap_or(false);
+        i += 1;
+        keep
+    });
 }
 
 /// Numbers the node classes of `node_class` (of `classes` classes before) by first node, as
@@ -93,17 +159,27 @@ fn renumber(node_class: &mut [u32], classes: usize, cordoned: &[bool]) -> (Vec<u
 }
 
 impl Selectors {
-    /// Node `node`, of node class `class`, was removed: see [`Run::remove_node`]; `map` takes
-    /// the old node classes to the new, `node_class` is the new class of each node.
-    fn remove_node(&mut self, node: NodeId, class: u32, map: &[u32], node_class: &[u32]) {
+    /// Nodes were removed (`first` the lowest id gone): see [`Run::remove_nodes`]; `ids`
+    /// takes the old node ids to the new, `old_classes` is the old class of each old node,
+    /// `map` takes the old node classes to the new, `node_class` is the new class of each
+    /// node.
+    fn remove_nodes(
+        &mut self,
+        ids: &Ids,
+        first: NodeId,
+        old_classes: &[u32],
+        map: &[u32],
+        node_class: &[u32],
+    ) {
         // Usually every class keeps its number: the counts per class stay as they are.
         let same = map.iter().enumerate().all(|(c, &m)| m as usize == c);
         let map = (!same).then_some(map);
+        let is_gone: Vec<bool> = ids.new.iter().map(Option::is_none).collect();
         for s in &mut self.sels {
-            s.remove_node(node, class, map);
+            s.remove_nodes(ids, first, old_classes, map, &is_gone);
         }
         for lc in &mut self.lcs {
-            lc.remove_node(node);
+            lc.remove_nodes(ids, first);
         }
         self.node_class.clear();
         self.node_class.extend_from_slice(node_class);
@@ -112,33 +188,52 @@ impl Selectors {
 }
 
 impl Sel {
-    /// Node `node`, of node class `class`, was removed (with its matching pods); `map`
-    /// takes the old node classes to the new (`None`: each keeps its number). The nodes'
-    /// index is built again when next needed ([`Sel::fresh_slots`]): most selectors are not
-    /// read by node before the next removal.
-    fn remove_node(&mut self, node: NodeId, class: u32, map: Option<&[u32]>) {
-        let mut gone = 0;
+    /// Nodes were removed with their matching pods (`first` the lowest id gone;
+    /// `old_classes` the old class of each old node); `ids` takes the old node ids to the new, `map` the old node
+    /// classes to the new (`None`: each keeps its number). The nodes' index is built again
+    /// when next needed ([`Sel::fresh_slots`]): most selectors are not read by node before
+    /// the next removal.
+    fn remove_nodes(
+        &mut self,
+        ids: &Ids,
+        first: NodeId,
+        old_classes: &[u32],
+        map: Option<&[u32]>,
+        is_gone: &[bool],
+    ) {
+        let mut gone: Vec<(u32, u32)> = Vec::new();
         let mut moved = false;
         self.nonzero.retain_mut(|(n, k)| {
-            if *n == node {
-                gone = *k;
-                moved = true;
-                return false;
+            if *n < first {
+                return true;
             }
-            if *n > node {
-                *n -= 1;
-                moved = true;
+            match ids.of(*n) {
+                None => {
+                    if let Some(&class) = old_classes.get(*n) {
+                        gone.push((class, *k));
+                    }
+                    moved = true;
+                    false
+                }
+                Some(m) => {
+                    if m != *n {
+                        *n = m;
+                        moved = true;
+                    }
+                    true
+                }
             }
-            true
         });
-        if gone > 0 {
-            self.add_to_class(class, -i64::from(gone));
+        for (class, k) in gone {
+            if k > 0 {
+                self.add_to_class(class, -i64::from(k));
+            }
         }
         if moved {
             self.stale = true;
         }
-        if node < self.dense.len() {
-            self.dense.remove(node);
+        if first < self.dense.len() {
+            retain_kept(&mut self.dense, is_gone);
         }
         if let Some(map) = map {
             self.by_class = renumbered(&self.by_class, map);
@@ -177,20 +272,28 @@ fn renumbered(by_class: &[i64], map: &[u32]) -> Vec<i64> {
 }
 
 impl LabelClass {
-    /// Node `node` was removed (its pods counted here with it). The nodes' index is built
-    /// again when next needed ([`LabelClass::fresh_slots`]).
-    fn remove_node(&mut self, node: NodeId) {
+    /// Nodes went (`ids` takes the old node ids to the new; `first` the lowest gone), their
+    /// pods counted here with them. The nodes' index is built again when next needed
+    /// ([`LabelClass::fresh_slots`]).
+    fn remove_nodes(&mut self, ids: &Ids, first: NodeId) {
         let mut moved = false;
         self.nodes.retain_mut(|(n, _)| {
-            if *n == node {
-                moved = true;
-                return false;
+            if *n < first {
+                return true;
             }
-            if *n > node {
-                *n -= 1;
-                moved = true;
+            match ids.of(*n) {
+                None => {
+                    moved = true;
+                    false
+                }
+                Some(m) => {
+                    if m != *n {
+                        *n = m;
+                        moved = true;
+                    }
+                    true
+                }
             }
-            true
         });
         if moved {
             self.stale = true;
@@ -208,14 +311,14 @@ impl LabelClass {
 }
 
 impl Domains {
-    /// Node `node` was removed: its value goes with it when no other node has it, and the
-    /// values are numbered by first node again, as a build numbers them.
-    fn remove_node(&mut self, node: NodeId) {
-        if node >= self.of_node.len() {
+    /// Nodes went (`is_gone`, per old node): a value goes with them when no other node has
+    /// it, and the values are numbered by first node again, as a build numbers them.
+    fn remove_nodes(&mut self, is_gone: &[bool]) {
+        if self.of_node.len() != is_gone.len() {
             return;
         }
-        self.of_node.remove(node);
-        self.has.remove(node);
+        retain_kept(&mut self.of_node, is_gone);
+        retain_kept(&mut self.has, is_gone);
         let mut map = vec![GONE; self.count];
         let mut next = 0u32;
         for v in &mut self.of_node {

@@ -226,3 +226,46 @@ fn a_removed_node_leaves_the_state_a_build_would_make() {
         }
     }
 }
+
+/// Several nodes removed together ([`Cluster::delete_nodes`], [`FirstFit::nodes_removed`]:
+/// the first, the last and others between, given out of order, some of their pods taken off
+/// first): the state followed in place holds what a state built anew on the cluster holds,
+/// and answers as it does.
+#[test]
+fn nodes_removed_together_leave_the_state_a_build_would_make() {
+    let gates = FeatureGates::default();
+    for (seed, anti) in [(5, false), (6, true)] {
+        let (mut c, probes) = cluster(seed, anti);
+        let mut ff = FirstFit::new(gates, &c);
+        let _ = answers(&mut ff, &mut c, &probes);
+        let mut round = 0;
+        while c.nodes.len() > 8 {
+            round += 1;
+            let n = c.nodes.len();
+            let gone: Vec<NodeId> = [n - 1, 0, n / 2, n / 2 + 1, 2][..2 + round % 4].to_vec();
+            for &node in &gone {
+                let on: Vec<PodId> = c.nodes[node].pods.clone();
+                for &p in on.iter().step_by(2) {
+                    c.unbind(p);
+                    ff.moved(&c, p, node, -1);
+                }
+            }
+            c.delete_nodes(&gone);
+            ff.nodes_removed(gates, &c, &gone);
+            let mut built = FirstFit::new(gates, &c);
+            let (a, b) = (ff.run_mut(), built.run_mut());
+            let want = describe(b, a, &c);
+            let got = describe(a, b, &c);
+            assert_eq!(
+                got, want,
+                "seed {seed} round {round}: nodes {gone:?} removed"
+            );
+            let got = answers(&mut ff, &mut c, &probes);
+            let want = answers(&mut built, &mut c, &probes);
+            assert_eq!(
+                got, want,
+                "seed {seed} round {round}: nodes {gone:?} removed"
+            );
+        }
+    }
+}
