@@ -372,7 +372,7 @@ fn a_pod_of_a_remembered_template_is_refused_naming_its_file_document_and_field(
         format!("{:?}", whole.map_err(|e| e.to_string()))
     );
     let err = early.unwrap_err();
-    assert_eq!(Err(err.clone()), in_order);
+    assert_eq!(Some(err.clone()), in_order.err());
     assert!(
         err.contains(&format!("{file}: document 8"))
             && err.contains("Pod late")
