@@ -262,9 +262,46 @@ impl Cluster {
             spec,
             status,
             figures,
+            node_name,
         } = pod;
         let spec = spec.map(|(s, hash)| self.specs.intern(s, hash));
         let mut info = PodInfo::with_figures(meta, spec, status, id, figures);
+        if let Some(name) = node_name {
+            info.set_spec_node_name(name);
+        }
+        self.join(info)
+    }
+
+    /// Adds a stored pod (from a snapshot, a dump, a live read) whose spec without
+    /// `nodeName` is pod `like`'s (added by [`PreparedPod::bound_apart`], or by this): it
+    /// shares that spec and the figures read from it (priority, requests, host ports), with
+    /// its own metadata, `nodeName` and status, and is bound to its node as
+    /// [`Cluster::add_prepared`] binds it. Returns `None` when `like` is not a pod.
+    pub fn add_stored_like(
+        &mut self,
+        like: PodId,
+        meta: Box<ObjectMeta>,
+        node_name: Option<String>,
+        status: Option<k8s_openapi::api::core::v1::PodStatus>,
+    ) -> Option<PodId> {
+        let id = self.pods.len();
+        let l = self.pods.get(like)?;
+        let figures = SpecFigures {
+            priority: l.priority,
+            requests: l.requests.clone(),
+            non_zero: l.non_zero,
+            ports: l.ports.clone(),
+        };
+        let mut info = PodInfo::with_figures(meta, l.spec.clone(), status, id, figures);
+        info.set_spec_node_name(node_name);
+        Some(self.join(info))
+    }
+
+    /// Puts a new pod's record into the cluster: its phase from its status, indexed, bound to
+    /// the node its `spec.nodeName` names when the cluster has it.
+    fn join(&mut self, mut info: PodInfo) -> PodId {
+        // (Its id: the pods are numbered in creation order, `seq` too.)
+        let id = self.pods.len();
         // A finished pod holds nothing: the scheduler's informer leaves out Succeeded and Failed
         // pods (field selector status.phase!=Succeeded,status.phase!=Failed).
         info.phase = match info.status.as_ref().and_then(|s| s.phase.as_deref()) {

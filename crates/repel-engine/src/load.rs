@@ -143,6 +143,54 @@ fn restored(mut pod: Pod, admission: &AdmissionConfig) -> Pod {
     pod
 }
 
+/// The spec (without `nodeName`) of the stored pod added last, as read, and its id.
+type LastStored = Option<(PodSpec, PodId)>;
+
+/// Adds a stored pod ([`restored`]), its `nodeName` kept apart from its spec
+/// ([`PreparedPod::bound_apart`]): the bound pods of one template share one spec on every
+/// node. A pod whose spec as read is the last stored pod's (the pods of a ReplicaSet come one
+/// after another in a cluster's listing) shares that pod's spec and figures at once
+/// ([`Cluster::add_stored_like`]): restoring depends on the spec alone, so equal specs as read
+/// are equal as restored.
+fn add_stored(built: &mut Built, pod: Pod, admission: &AdmissionConfig, last: &mut LastStored) {
+    let Pod {
+        metadata,
+        spec,
+        status,
+    } = pod;
+    let Some(mut spec) = spec else {
+        let pod = Pod {
+            metadata,
+            spec,
+            status,
+        };
+        built.cluster.add_pod(restored(pod, admission));
+        return;
+    };
+    let node_name = spec.node_name.take();
+    if let Some((read, like)) = last.as_ref()
+        && *read == spec
+        && built.cluster.pods.get(*like).is_some()
+    {
+        built
+            .cluster
+            .add_stored_like(*like, Box::new(metadata), node_name, status);
+        return;
+    }
+    let read = spec.clone();
+    spec.node_name = node_name;
+    let pod = restored(
+        Pod {
+            metadata,
+            spec: Some(spec),
+            status,
+        },
+        admission,
+    );
+    let id = built.cluster.add_prepared(PreparedPod::bound_apart(pod));
+    *last = Some((read, id));
+}
+
 /// A workload's pods, made ready to join the cluster.
 enum Prepared {
     /// No pods to make.
@@ -470,9 +518,10 @@ fn build_cluster_with(
         .cluster
         .pods
         .try_reserve(pods.len().saturating_add(planned));
+    let mut last = None;
     for pod in pods {
         if is_stored(&pod) {
-            built.cluster.add_pod(restored(pod, &admission));
+            add_stored(&mut built, pod, &admission, &mut last);
         } else {
             admit_and_add(&mut built, pod, &admission, gates);
         }

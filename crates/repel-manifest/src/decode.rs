@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::documents::RawDoc;
 use crate::objects::{LEGACY_API_VERSIONS, check_object, describe_value};
+use crate::yaml::template::{Scanned, SpecText};
 use crate::{InputError, Source};
 
 /// Deserialises a typed object, naming the failing field, and lists the fields the type does
@@ -237,7 +238,41 @@ pub(crate) fn predecode(
 /// of workloads is then never held whole as values beside its typed objects. Anything else
 /// (an error, unknown fields, a generated name, a legacy apiVersion, a list) is left whole,
 /// for the reading in order to answer as before.
+///
+/// A pod's spec is decoded once per template: a spec the scanner read as a stub
+/// ([`Scanned::Known`]) is the remembered one with its own `nodeName`, and a pod that
+/// decodes cleanly has its spec's text remembered ([`crate::yaml::template`]); a spec read
+/// whole is looked for among the specs decoded lately ([`decode_pod_shared`]).
 pub(crate) fn decode_early(v: &mut Value) -> Option<Decoded> {
+    match crate::yaml::template::take() {
+        Some(Scanned::Known {
+            template,
+            node_name,
+        }) => {
+            if let Some(decoded) = decode_known(v, &template, &node_name) {
+                return Some(decoded);
+            }
+            crate::yaml::template::restore(v, &template, node_name);
+            decode_read(v, None)
+        }
+        Some(Scanned::Read(block)) => decode_read(v, Some(block)),
+        None => decode_read(v, None),
+    }
+}
+
+/// Where an object decoded early is said to come from: nowhere (only a clean result is kept,
+/// and the file's reading names the source).
+fn nowhere() -> Source {
+    Source {
+        file: "".into(),
+        doc: 0,
+        item: None,
+    }
+}
+
+/// The name of an object [`decode_early`] may decode: of a kept kind, a current apiVersion,
+/// named; its kind and apiVersion too.
+fn early_name(v: &Value) -> Option<(&str, &str, &str)> {
     let kind = v.get("kind")?.as_str()?;
     let api = v.get("apiVersion")?.as_str()?;
     if !KNOWN_KINDS.contains(&kind)
@@ -247,19 +282,67 @@ pub(crate) fn decode_early(v: &mut Value) -> Option<Decoded> {
     {
         return None;
     }
-    let meta = v.get("metadata")?.as_object()?;
-    let name = meta.get("name")?.as_str().filter(|n| !n.is_empty())?;
-    let namespace = meta.get("namespace");
-    // The source is the file's reading's to name: only a clean result is kept.
-    let nowhere = Source {
-        file: "".into(),
-        doc: 0,
-        item: None,
+    let name = v
+        .get("metadata")?
+        .get("name")?
+        .as_str()
+        .filter(|n| !n.is_empty())?;
+    Some((kind, api, name))
+}
+
+/// [`decode_early`] of a document read whole (`block`: its `spec:` block's text, when it is a
+/// pod's, to remember if it decodes cleanly).
+fn decode_read(v: &mut Value, block: Option<crate::yaml::template::Block>) -> Option<Decoded> {
+    let kind = early_name(v)?.0;
+    let decoded = if kind == "Pod" {
+        decode_pod_shared(&nowhere(), v)
+    } else {
+        decode(&nowhere(), kind, v)
     };
-    let decoded = decode(&nowhere, kind, v);
     if !matches!(&decoded, Ok(Ok((_, unknown))) if unknown.is_empty()) {
         return None;
     }
+    if let (Some(block), Ok(Ok((Typed::Pod(pod), _)))) = (block, &decoded)
+        && let (Some(value), Some(spec)) = (v.get("spec").and_then(Value::as_object), &pod.spec)
+    {
+        crate::yaml::template::remember(block, value, spec);
+    }
+    thin(v);
+    Some(decoded)
+}
+
+/// [`decode_early`] of a pod whose spec was read as a stub ([`Scanned::Known`]): the pod
+/// without its spec decoded, given the remembered spec with its own `nodeName`. `None` (the
+/// stub left in place) when the document is no pod decoded cleanly so.
+fn decode_known(v: &mut Value, template: &SpecText, node_name: &str) -> Option<Decoded> {
+    if early_name(v)?.0 != "Pod" {
+        return None;
+    }
+    let stub = std::mem::take(v.get_mut("spec")?);
+    match typed_as(&nowhere(), "Pod", v) {
+        Ok((Typed::Pod(mut pod), unknown)) if unknown.is_empty() => {
+            let mut spec = (*template.typed).clone();
+            spec.node_name = Some(node_name.to_string());
+            pod.spec = Some(spec);
+            thin(v);
+            Some(Ok(Ok((Typed::Pod(pod), unknown))))
+        }
+        _ => {
+            if let Some(slot) = v.get_mut("spec") {
+                *slot = stub;
+            }
+            None
+        }
+    }
+}
+
+/// `v`, decoded early, cut to what reading goes on to look at: apiVersion, kind, metadata's
+/// name and namespace.
+fn thin(v: &mut Value) {
+    let Some((kind, api, name)) = early_name(v) else {
+        return;
+    };
+    let namespace = v.get("metadata").and_then(|m| m.get("namespace"));
     let mut kept_meta = serde_json::Map::new();
     kept_meta.insert("name".into(), Value::String(name.to_string()));
     if let Some(ns) = namespace {
@@ -270,7 +353,109 @@ pub(crate) fn decode_early(v: &mut Value) -> Option<Decoded> {
     kept.insert("kind".into(), Value::String(kind.to_string()));
     kept.insert("metadata".into(), Value::Object(kept_meta));
     *v = Value::Object(kept);
-    Some(decoded)
+}
+
+/// How many pod templates each reading thread remembers ([`decode_pod_shared`]): the pods of
+/// one ReplicaSet come one after another in a cluster's listing (sorted by name), a few
+/// ReplicaSets' pods interleave in a file written by hand.
+const RECENT_TEMPLATES: usize = 8;
+
+/// A pod spec decoded before on this thread: its value without `nodeName`, and its typed form
+/// without `nodeName`.
+struct Template {
+    value: serde_json::Map<String, Value>,
+    spec: std::sync::Arc<k8s_openapi::api::core::v1::PodSpec>,
+}
+
+thread_local! {
+    /// The pod templates this thread decoded lately, the latest first.
+    static TEMPLATES: std::cell::RefCell<Vec<Template>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether `spec` is `template` with at most a `nodeName` (a string) added: the pods of one
+/// template, each bound to its node.
+fn same_template(
+    template: &serde_json::Map<String, Value>,
+    spec: &serde_json::Map<String, Value>,
+) -> bool {
+    let bound = match spec.get("nodeName") {
+        None => 0,
+        Some(Value::String(_)) => 1,
+        Some(_) => return false,
+    };
+    spec.len() == template.len() + bound && template.iter().all(|(k, v)| spec.get(k) == Some(v))
+}
+
+/// [`decode`] of a Pod whose spec may be one decoded before on this thread: the bound pods of
+/// a ReplicaSet differ in their metadata, status and `nodeName`, and their spec is decoded
+/// once per template. A spec that is a remembered template with only its `nodeName` added is
+/// not decoded again: it passed [`check_object`] (a Pod's checks read only its spec) and
+/// decoded without unknown fields, so the pod is decoded without it and given the template's
+/// typed spec and its own `nodeName` — what decoding it whole gives, field for field. Other
+/// pods are decoded whole, and a clean one's spec is remembered.
+pub(crate) fn decode_pod_shared(source: &Source, v: &mut Value) -> Decoded {
+    let hit = v.get("spec").and_then(Value::as_object).and_then(|spec| {
+        TEMPLATES.with_borrow_mut(|recent| {
+            let at = recent.iter().position(|t| same_template(&t.value, spec))?;
+            // The latest first: the next pod is most likely of the same template.
+            recent[..=at].rotate_right(1);
+            Some(std::sync::Arc::clone(&recent[0].spec))
+        })
+    });
+    if let Some(template) = hit
+        && let Some(slot) = v.get_mut("spec")
+    {
+        let spec = std::mem::take(slot);
+        let node_name = spec
+            .get("nodeName")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let decoded = typed_as(source, "Pod", v);
+        *v.get_mut("spec").unwrap_or(&mut Value::Null) = spec;
+        let (typed, unknown) = match decoded {
+            Ok((Typed::Pod(mut pod), unknown)) => {
+                let mut spec = (*template).clone();
+                spec.node_name = node_name;
+                pod.spec = Some(spec);
+                (Typed::Pod(pod), unknown)
+            }
+            // The rest failed: the whole pod, decoded again, names the field.
+            _ => return decode(source, "Pod", v),
+        };
+        return Ok(Ok((typed, unknown)));
+    }
+    let decoded = decode(source, "Pod", v);
+    if let Ok(Ok((Typed::Pod(pod), unknown))) = &decoded
+        && unknown.is_empty()
+        && let (Some(value), Some(spec)) = (v.get("spec").and_then(Value::as_object), &pod.spec)
+    {
+        let mut value = value.clone();
+        value.shift_remove("nodeName");
+        let mut spec = spec.clone();
+        spec.node_name = None;
+        TEMPLATES.with_borrow_mut(|recent| {
+            recent.truncate(RECENT_TEMPLATES - 1);
+            recent.insert(
+                0,
+                Template {
+                    value,
+                    spec: std::sync::Arc::new(spec),
+                },
+            );
+        });
+    }
+    decoded
+}
+
+/// The pod templates this thread remembers, the latest first (for the tests).
+#[cfg(test)]
+pub(crate) fn remembered_templates() -> Vec<std::sync::Arc<k8s_openapi::api::core::v1::PodSpec>> {
+    TEMPLATES.with_borrow(|recent| {
+        recent
+            .iter()
+            .map(|t| std::sync::Arc::clone(&t.spec))
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -222,7 +222,7 @@ impl Inventory {
 
     /// [`Inventory::add_with_duplicates`] with the object's [`Decoded`] checks and typed form
     /// when they were computed ahead (on another core) from this same value.
-    fn add_decoded(
+    pub(crate) fn add_decoded(
         &mut self,
         source: Source,
         v: &Value,

@@ -200,6 +200,9 @@ pub struct PreparedPod {
     pub(super) spec: Option<(PodSpec, u64)>,
     pub(super) status: Option<PodStatus>,
     pub(super) figures: SpecFigures,
+    /// `spec.nodeName` when kept apart from the spec ([`PreparedPod::bound_apart`]): the
+    /// spec then has none, and is shared by the pods of its template on every node.
+    pub(super) node_name: Option<Option<String>>,
 }
 
 impl PreparedPod {
@@ -219,7 +222,20 @@ impl PreparedPod {
             }),
             status,
             figures,
+            node_name: None,
         }
+    }
+
+    /// Reads `pod` with its `spec.nodeName` kept apart from its spec (a stored pod, bound to
+    /// its node): the cluster then holds one spec for the pods of one template on every node,
+    /// as [`PodInfo`] keeps `nodeName` apart already.
+    pub fn bound_apart(mut pod: Pod) -> Self {
+        let node_name = pod.spec.as_mut().and_then(|s| s.node_name.take());
+        let mut prepared = PreparedPod::new(pod);
+        if prepared.spec.is_some() {
+            prepared.node_name = Some(node_name);
+        }
+        prepared
     }
 }
 

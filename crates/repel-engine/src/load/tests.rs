@@ -163,3 +163,73 @@ fn prepared_workloads_build_the_cluster_one_by_one_builds() {
         assert_eq!(prepared.warnings, one_by_one.warnings);
     }
 }
+
+/// Stored pods (a snapshot's, bound to their nodes) of one template share one spec without
+/// `nodeName` and the figures read from it, each with its own node, metadata and status, and
+/// each reads as it did when built alone; a pod whose spec differs in one field has its own.
+#[test]
+fn stored_pods_of_one_template_share_their_spec_across_nodes() {
+    use crate::cluster::PodPhase;
+    use serde_json::json;
+    let mut input = ClusterInput::default();
+    for i in 0..3 {
+        input.nodes.push(
+            serde_json::from_value(json!({"metadata": {"name": format!("n{i}")},
+                "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}))
+            .unwrap(),
+        );
+    }
+    let pod = |name: &str, node: &str, image: &str| -> Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "shop", "uid": format!("uid-{name}"),
+                "creationTimestamp": "2026-12-07T16:16:12Z"},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": image,
+                "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]},
+            "status": {"phase": "Running"}
+        }))
+        .unwrap()
+    };
+    // One template on three nodes, another image between, the first template again.
+    input.pods = vec![
+        pod("a0", "n0", "web"),
+        pod("a1", "n1", "web"),
+        pod("b0", "n1", "web:2"),
+        pod("a2", "n2", "web"),
+    ];
+    let gates = FeatureGates::default();
+    let admission = AdmissionConfig::default();
+    let b = build_cluster_with(input.clone(), &gates, &admission, 7, Some(1));
+    let pods = &b.cluster.pods;
+    let spec = |i: usize| pods[i].shared_spec().unwrap();
+    assert!(Arc::ptr_eq(spec(0), spec(1)) && Arc::ptr_eq(spec(0), spec(3)));
+    assert!(!Arc::ptr_eq(spec(0), spec(2)));
+    assert_eq!(spec(0).node_name, None);
+    for (i, node) in [(0, 0), (1, 1), (2, 1), (3, 2)] {
+        let p = &pods[i];
+        assert_eq!(p.node, Some(node), "{}", p.key());
+        assert_eq!(p.spec_node_name(), Some(format!("n{node}").as_str()));
+        assert_eq!(p.phase, PodPhase::Running);
+        // As the pod built alone reads.
+        let alone = build_cluster_with(
+            ClusterInput {
+                pods: vec![input.pods[i].clone()],
+                ..input.clone()
+            },
+            &gates,
+            &admission,
+            7,
+            Some(1),
+        );
+        let q = &alone.cluster.pods[0];
+        assert_eq!(p.to_pod(), q.to_pod(), "{}", p.key());
+        assert_eq!(
+            (p.priority, &p.requests, p.non_zero, &p.ports),
+            (q.priority, &q.requests, q.non_zero, &q.ports),
+            "{}",
+            p.key()
+        );
+        // Requests defaulted from limits, as restoring does.
+        assert_eq!(p.requests.milli_cpu, 100, "{}", p.key());
+    }
+    assert_eq!(b.cluster.nodes[1].pods, vec![1, 2]);
+}

@@ -258,3 +258,162 @@ fn files_read_ahead_are_taken_in_order_and_every_error_is_named() {
         .to_string();
     assert!(err.contains("missing.yaml"), "{err}");
 }
+
+/// Bound pods of one template (a ReplicaSet's, as a snapshot lists them), with a pod whose
+/// spec differs in one field between them, and one whose metadata a decoder refuses after the
+/// template was remembered.
+fn replica_set_pods(bad: bool) -> String {
+    let pod = |name: &str, node: &str, image: &str, created: &str| {
+        format!(
+            "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: shop
+  uid: uid-{name}
+  creationTimestamp: {created}
+spec:
+  containers:
+  - image: {image}
+    name: c
+    resources:
+      requests:
+        cpu: 10m
+        memory: 16Mi
+  nodeName: {node}
+  priority: 0
+  tolerations:
+  - effect: NoExecute
+    key: node.kubernetes.io/not-ready
+    operator: Exists
+    tolerationSeconds: 300
+status:
+  phase: Running
+"
+        )
+    };
+    let mut docs: Vec<String> = (0..6)
+        .map(|i| {
+            pod(
+                &format!("web-{i}"),
+                &format!("node-{i}"),
+                "nginx",
+                "2026-12-07T16:16:12Z",
+            )
+        })
+        .collect();
+    docs.insert(3, pod("odd", "node-0", "nginx:2", "2026-12-07T16:16:12Z"));
+    if bad {
+        docs.push(pod("late", "node-1", "nginx", "yesterday"));
+    }
+    docs.join("---\n")
+}
+
+#[test]
+fn pods_of_one_template_share_their_decoded_spec_and_read_as_decoded_whole() {
+    use crate::decode::decode_pod_shared;
+    let text = replica_set_pods(false);
+    let docs = parse_documents("rs.yaml", &text).unwrap();
+    let source = |doc: usize| Source {
+        file: "rs.yaml".into(),
+        doc,
+        item: None,
+    };
+    // Each pod decoded with the templates remembered is the pod decoded whole.
+    for doc in &docs {
+        let mut v = doc.value.clone();
+        let shared = match decode_pod_shared(&source(doc.doc), &mut v) {
+            Ok(Ok((Typed::Pod(p), unknown))) => (*p, unknown),
+            _ => panic!("document {} did not decode", doc.doc),
+        };
+        assert_eq!(v, doc.value, "document {} given back as it was", doc.doc);
+        let whole: (Pod, Vec<String>) = crate::typed_strict(&source(doc.doc), &doc.value).unwrap();
+        assert_eq!(shared, whole, "document {}", doc.doc);
+    }
+    // Two templates remembered: the pods' and the one that differs in its image; the
+    // pods bound to other nodes added none.
+    let remembered = crate::decode::remembered_templates();
+    assert_eq!(remembered.len(), 2, "{remembered:?}");
+    assert!(remembered.iter().all(|spec| spec.node_name.is_none()));
+    assert_eq!(
+        remembered[0].containers[0].image.as_deref(),
+        Some("nginx"),
+        "the latest first"
+    );
+}
+
+#[test]
+fn a_pod_of_a_remembered_template_is_refused_naming_its_file_document_and_field() {
+    let text = replica_set_pods(true);
+    let dir = std::env::temp_dir().join(format!("repel-template-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rs.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let file = path.display().to_string();
+    let early = Inventory::load(std::slice::from_ref(&path), false).map_err(|e| e.to_string());
+    let in_order = read_in_order(&file, &text).map_err(|e| e.to_string());
+    let good = replica_set_pods(false);
+    std::fs::write(&path, &good).unwrap();
+    let read = Inventory::load(std::slice::from_ref(&path), false).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    // Decoded with its template remembered, the pod is refused as when decoded whole.
+    let docs = parse_documents(&file, &text).unwrap();
+    let late = docs.last().unwrap();
+    let at = Source {
+        file: file.clone().into(),
+        doc: late.doc,
+        item: None,
+    };
+    let whole = crate::decode::decode(&at, "Pod", &late.value).and_then(|d| d.map(|_| ()));
+    let shared =
+        crate::decode::decode_pod_shared(&at, &mut late.value.clone()).and_then(|d| d.map(|_| ()));
+    assert_eq!(
+        format!("{:?}", shared.map_err(|e| e.to_string())),
+        format!("{:?}", whole.map_err(|e| e.to_string()))
+    );
+    let err = early.unwrap_err();
+    assert_eq!(Some(err.clone()), in_order.err());
+    assert!(
+        err.contains(&format!("{file}: document 8"))
+            && err.contains("Pod late")
+            && err.contains("metadata.creationTimestamp"),
+        "{err}"
+    );
+    assert_eq!(fields(&read), fields(&read_in_order(&file, &good).unwrap()));
+}
+
+#[test]
+fn a_spec_read_once_per_template_reads_as_the_text_spells_it() {
+    let text = replica_set_pods(false);
+    // Read on this thread: the pods' spec texts are remembered as they decode.
+    let early = parse_documents_with("rs.yaml", &text, &decode_early).unwrap();
+    assert!(
+        early.iter().all(|(_, d)| d.is_some()),
+        "every pod decoded early"
+    );
+    // The pods' template and the one of the pod that differs in its image.
+    assert_eq!(crate::yaml::template::remembered(), 2);
+    // Read again on this thread by a reader that takes no spec: each value is what the text
+    // spells (the stubs are put back), as read on a thread that remembers nothing.
+    let again = parse_documents("rs.yaml", &text).unwrap();
+    let fresh = std::thread::spawn(move || parse_documents("rs.yaml", &replica_set_pods(false)))
+        .join()
+        .unwrap()
+        .unwrap();
+    let values = |docs: &[RawDoc]| docs.iter().map(|d| d.value.clone()).collect::<Vec<_>>();
+    assert_eq!(values(&again), values(&fresh));
+    assert_eq!(again[1].value["spec"]["nodeName"], "node-1");
+    // Each pod decoded early is the pod decoded whole.
+    for ((_, decoded), doc) in early.into_iter().zip(&fresh) {
+        let Some(Ok(Ok((Typed::Pod(pod), unknown)))) = decoded else {
+            panic!("document {} not decoded", doc.doc);
+        };
+        let source = Source {
+            file: "rs.yaml".into(),
+            doc: doc.doc,
+            item: None,
+        };
+        let whole: (Pod, Vec<String>) = crate::typed_strict(&source, &doc.value).unwrap();
+        assert_eq!((*pod, unknown), whole, "document {}", doc.doc);
+    }
+}

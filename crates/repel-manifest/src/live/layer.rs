@@ -7,27 +7,65 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{KINDS, Snapshot};
+use crate::decode::{Decoded, decode_early};
 use crate::{Inventory, Loaded};
 
 /// The live objects added to `inv` in [`KINDS`]' order, except those `files` defines (the
 /// files are a what-if on top of the cluster: their version replaces the cluster's).
+///
+/// Each batch of objects is read on every core ([`decode_early`]: JSON text to value to typed
+/// object, a ReplicaSet's pods sharing their decoded spec) and added here, in order.
 pub fn add_to(
     snapshot: &Snapshot,
     inv: &mut Inventory,
     files: &HashSet<String>,
 ) -> Result<(), crate::InputError> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 8);
+    // `None`: an object the files define.
+    let read = |text: &str| -> Option<(Value, Option<Decoded>)> {
+        // Text this process wrote from a decoded page: it decodes.
+        let mut v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        if !files.is_empty() && files.contains(&object_id(&v)) {
+            return None;
+        }
+        let decoded = decode_early(&mut v);
+        Some((v, decoded))
+    };
     for (kind, objects) in KINDS.iter().zip(&snapshot.objects) {
-        for (i, text) in objects.iter().enumerate() {
-            // Text this process wrote from a decoded page: it decodes.
-            let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-            if !files.is_empty() && files.contains(&object_id(&v)) {
-                continue;
+        for (b, batch) in objects.chunks(ADD_BATCH).enumerate() {
+            let read_batch = |part: &[Box<str>]| part.iter().map(|t| read(t)).collect::<Vec<_>>();
+            let done: Vec<_> = if threads < 2 || batch.len() < 2 * threads {
+                read_batch(batch)
+            } else {
+                let chunk = batch.len().div_ceil(threads);
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = batch
+                        .chunks(chunk)
+                        .map(|part| s.spawn(move || read_batch(part)))
+                        .collect();
+                    // A thread that failed leaves its objects to be read here.
+                    handles
+                        .into_iter()
+                        .zip(batch.chunks(chunk))
+                        .flat_map(|(h, part)| h.join().unwrap_or_else(|_| read_batch(part)))
+                        .collect()
+                })
+            };
+            for (k, item) in done.into_iter().enumerate() {
+                let Some((v, decoded)) = item else { continue };
+                let source = snapshot.source(kind, b * ADD_BATCH + k);
+                inv.add_decoded(source, &v, Vec::new(), decoded)?;
             }
-            inv.add(snapshot.source(kind, i), &v)?;
         }
     }
     Ok(())
 }
+
+/// Objects read at once on every core by [`add_to`] before they are added (a batch's typed
+/// objects are held beside the snapshot's text, not a whole kind's).
+const ADD_BATCH: usize = 4096;
 
 /// `files` on top of `live`: the files' objects after the cluster's (their `seq` shifted),
 /// their warnings and strict reports kept (`files` must be [`Inventory::finish`]ed).

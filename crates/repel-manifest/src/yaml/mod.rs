@@ -30,6 +30,7 @@
 
 pub mod emit;
 mod scan;
+pub(crate) mod template;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -118,6 +119,17 @@ impl Counts {
         self.documents += o.documents;
         self.scalar_bytes += o.scalar_bytes;
         self.comment_bytes += o.comment_bytes;
+    }
+
+    /// What `self` counts beyond `o`.
+    fn minus(self, o: Counts) -> Counts {
+        Counts {
+            events: self.events.saturating_sub(o.events),
+            nodes: self.nodes.saturating_sub(o.nodes),
+            documents: self.documents.saturating_sub(o.documents),
+            scalar_bytes: self.scalar_bytes.saturating_sub(o.scalar_bytes),
+            comment_bytes: self.comment_bytes.saturating_sub(o.comment_bytes),
+        }
     }
 
     /// Whether the whole stream stays well inside the budget (half of each limit), so that
@@ -237,13 +249,18 @@ fn parse_run<T: Send>(
             return None;
         };
         let base = values.len();
+        // A spec read as a stub ([`template`]) and not taken by the hook is put back whole.
         if d.is_empty() {
             values.extend(v.into_iter().map(|mut v| {
                 let t = hook(&mut v);
+                template::settle(&mut v);
                 (v, t)
             }));
         } else {
-            values.extend(v.into_iter().map(|v| (v, None)));
+            values.extend(v.into_iter().map(|mut v| {
+                template::settle(&mut v);
+                (v, None)
+            }));
         }
         duplicates.extend(d.into_iter().map(|(i, p)| (base + i, p)));
         counts.add(c);

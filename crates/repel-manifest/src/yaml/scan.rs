@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Counts, MAX_FAST_DEPTH, plain_string, resolve_plain};
+use super::{Counts, MAX_FAST_DEPTH, plain_string, resolve_plain, template};
 
 /// Most comments in a row the scanner takes: granit-parser buffers consecutive comments while
 /// it resolves an entry and refuses more than serde-saphyr's budget allows (32).
@@ -39,6 +39,16 @@ struct Line<'t> {
 /// document (none when it holds only a marker, comments or blank lines) and what it used of
 /// the budget, over-estimated; `None` for anything else.
 pub(super) fn scan(piece: &str) -> Option<(Vec<Value>, Counts)> {
+    template::found(None);
+    let read = scan_piece(piece);
+    if read.is_none() {
+        template::found(None);
+    }
+    read
+}
+
+/// [`scan`], what it finds of a pod's spec recorded ([`template::found`]).
+fn scan_piece(piece: &str) -> Option<(Vec<Value>, Counts)> {
     let (lines, mut counts) = lines(piece)?;
     // Stream start and end, document start and end, and the null of an empty document.
     counts.events += 5;
@@ -52,6 +62,7 @@ pub(super) fn scan(piece: &str) -> Option<(Vec<Value>, Counts)> {
         lines,
         pos: 0,
         counts,
+        piece,
     };
     let value = s.collection(0)?;
     (s.pos == s.lines.len()).then(|| (vec![value], s.counts))
@@ -276,6 +287,106 @@ struct Scanner<'t> {
     /// The next line to read.
     pos: usize,
     counts: Counts,
+    /// The piece the lines are of.
+    piece: &'t str,
+}
+
+impl<'t> Scanner<'t> {
+    /// Where line `i` starts in the piece, its indentation included.
+    fn raw_start(&self, i: usize) -> Option<usize> {
+        let l = self.lines.get(i)?;
+        (l.text.as_ptr() as usize)
+            .checked_sub(self.piece.as_ptr() as usize)?
+            .checked_sub(l.indent)
+    }
+
+    /// A top-level `spec:` block on the lines after line `p`, when it holds a `nodeName:`
+    /// line among its keys: its text before that line and after it, the line's index, and
+    /// the index of the line after the block.
+    fn spec_block(&self, p: usize) -> Option<(&'t str, &'t str, usize, usize)> {
+        let c = self.lines.get(p + 1)?.indent;
+        if c == 0 {
+            return None;
+        }
+        let end = (p + 1..self.lines.len())
+            .find(|&i| self.lines[i].indent == 0)
+            .unwrap_or(self.lines.len());
+        let k = (p + 1..end)
+            .find(|&i| self.lines[i].indent == c && self.lines[i].text.starts_with("nodeName:"))?;
+        let start = self.raw_start(p + 1)?;
+        let stop = if end < self.lines.len() {
+            self.raw_start(end)?
+        } else {
+            self.piece.len()
+        };
+        let line = self.raw_start(k)?;
+        let line_end = self
+            .piece
+            .get(line..)?
+            .find('\n')
+            .map_or(self.piece.len(), |at| line + at + 1);
+        if line_end > stop {
+            return None;
+        }
+        Some((
+            self.piece.get(start..line)?,
+            self.piece.get(line_end..stop)?,
+            k,
+            end,
+        ))
+    }
+
+    /// Line `k` (a `nodeName:` line) read alone: its mapping and what it counts.
+    fn line_alone(&self, k: usize, depth: usize) -> Option<(Map<String, Value>, Counts)> {
+        let line = *self.lines.get(k)?;
+        let mut one = Scanner {
+            lines: vec![line],
+            pos: 0,
+            counts: Counts::default(),
+            piece: self.piece,
+        };
+        match one.mapping(line.indent, depth)? {
+            Value::Object(m) if one.pos == 1 && m.len() == 1 => Some((m, one.counts)),
+            _ => None,
+        }
+    }
+
+    /// The value of a document's top-level `spec:` key (the current line, `rest` what
+    /// follows its `:`), at `depth`: a pod spec remembered ([`template`]) but for its
+    /// `nodeName:` line is not read again but given as a stub holding only `nodeName`
+    /// ([`template::Scanned::Known`]); another is read, and its text recorded to be
+    /// remembered if the document decodes as a pod ([`template::Scanned::Read`]).
+    fn spec(&mut self, rest: &str, depth: usize) -> Option<Value> {
+        let p = self.pos;
+        let Some((before, after, k, end)) = self.spec_block(p) else {
+            return self.value(0, rest, depth, true);
+        };
+        if let Some(t) = template::known(before, after)
+            && let Some((m, counts)) = self.line_alone(k, depth)
+            && let Some(Value::String(name)) = m.get("nodeName")
+        {
+            let node_name = name.clone();
+            self.counts.add(template::counts_of(&t));
+            self.counts.add(counts);
+            self.pos = end;
+            template::found(Some(template::Scanned::Known {
+                template: t,
+                node_name,
+            }));
+            return Some(Value::Object(m));
+        }
+        let start = self.counts;
+        let value = self.value(0, rest, depth, true)?;
+        if let Some((m, line)) = self.line_alone(k, depth)
+            && matches!(m.get("nodeName"), Some(Value::String(_)))
+        {
+            let counts = self.counts.minus(start).minus(line);
+            template::found(Some(template::Scanned::Read(template::block(
+                before, after, counts,
+            ))));
+        }
+        Some(value)
+    }
 }
 
 impl Scanner<'_> {
@@ -317,7 +428,13 @@ impl Scanner<'_> {
                 return None;
             }
             self.count_scalar(key.len());
-            let value = self.value(n, rest, depth + 1, true)?;
+            let value =
+                if depth == 0 && n == 0 && key == "spec" && rest.trim_start_matches(' ').is_empty()
+                {
+                    self.spec(rest, depth + 1)?
+                } else {
+                    self.value(n, rest, depth + 1, true)?
+                };
             map.insert(key, value);
             match self.lines.get(self.pos) {
                 None => break,
