@@ -16,7 +16,9 @@ DEPLOYMENTS Deployments of REPLICAS replicas each with kubectl, and measures:
   collector has taken all its pods.
 
 Usage: scripts/serve-bench.py [--nodes 5000] [--deployments 50] [--replicas 3000]
-       [--repel target/release/repel]
+       [--repel target/release/repel] [--data-dir DIR]
+`--data-dir` runs the server on a redb file there (a new directory: every write committed before
+it is acknowledged) instead of in memory.
 A benchmark, not a test: it prints what it measured and exits 1 only when something failed
 (the server did not start, a pod never ran, the list or the watch missed pods).
 """
@@ -39,15 +41,17 @@ def main():
     ap.add_argument("--replicas", type=int, default=3000)
     ap.add_argument("--repel", default="target/release/repel")
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--data-dir", help="serve with --data-dir DIR (a new, empty directory)")
     ap.add_argument("--serve-log", help="write the server's stderr here (REPEL_TRACE_DRIVER=1 "
                     "makes it print each control-plane pass's times)")
     a = ap.parse_args()
     total = a.deployments * a.replicas
     tmp = tempfile.mkdtemp(prefix="repel-serve-bench-")
     kc = os.path.join(tmp, "kubeconfig")
+    data = ["--data-dir", a.data_dir] if a.data_dir else []
     serve = subprocess.Popen(
         [a.repel, "serve", "--nodes", str(a.nodes), "--listen", "127.0.0.1:0",
-         "--kubeconfig-out", kc],
+         "--kubeconfig-out", kc] + data,
         stdout=subprocess.PIPE,
         stderr=open(a.serve_log, "w") if a.serve_log else subprocess.DEVNULL, text=True)
     try:
@@ -173,7 +177,8 @@ spec:
             time.sleep(0.05)
         t_gone = time.monotonic() - t3
 
-        print(f"nodes {a.nodes}, deployments {a.deployments} x {a.replicas} = {total} pods")
+        print(f"nodes {a.nodes}, deployments {a.deployments} x {a.replicas} = {total} pods"
+              + (f", --data-dir {a.data_dir}" if a.data_dir else ", in memory"))
         print(f"kubectl apply: {applied:.1f} s")
         if t_running is None:
             last = (last_running[0] - t0) if last_running[0] else float("nan")

@@ -239,6 +239,10 @@ impl Driver {
             self.plane.node_removed(id, &name);
             self.stopped.remove(&name);
         }
+        // The pass's writes are committed together (one fsync with a file: see
+        // `store::group`), and published when committed.
+        let app = self.app.clone();
+        let group = app.store.group();
         self.register_nodes();
         self.sync_workloads();
         self.sync_nodepools();
@@ -276,6 +280,9 @@ impl Driver {
         let t1 = Instant::now();
         if heartbeats_changed || self.settled.map(|(rv, _)| rv) != Some(self.view.rv) {
             self.settle(now);
+        }
+        if let Err(e) = group.finish() {
+            eprintln!("repel serve: control-plane write failed: {e}");
         }
         if trace {
             eprintln!(

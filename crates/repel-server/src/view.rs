@@ -154,15 +154,30 @@ fn kind_of(resource: &str) -> Option<&'static str> {
     repel_core::kinds::by_plural(resource).map(|k| k.kind)
 }
 
-fn phase_of(v: &Value) -> PodPhase {
-    match v["status"]["phase"].as_str() {
-        Some("Running")
-            if v["spec"]["nodeName"]
-                .as_str()
-                .is_some_and(|n| !n.is_empty()) =>
-        {
-            PodPhase::Running
-        }
+/// What the view reads of a pod it holds when the pod changes (see [`View::apply`]).
+#[derive(serde::Deserialize)]
+struct PodChange {
+    metadata: ObjectMeta,
+    #[serde(default)]
+    spec: Option<PodSpecChange>,
+    #[serde(default)]
+    status: Option<PodStatus>,
+}
+
+/// What can change of a pod's spec.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct PodSpecChange {
+    #[serde(default)]
+    node_name: Option<String>,
+    #[serde(default)]
+    tolerations: Option<Vec<Toleration>>,
+}
+
+/// A pod's phase from its `status.phase` and its (non-empty) `spec.nodeName`.
+fn phase_of(phase: Option<&str>, node: Option<&str>) -> PodPhase {
+    match phase {
+        Some("Running") if node.is_some() => PodPhase::Running,
         Some("Succeeded") => PodPhase::Succeeded,
         Some("Failed") => PodPhase::Failed,
         _ => PodPhase::Pending,
@@ -186,7 +201,11 @@ impl View {
         for resource in RESOURCES {
             if let Some((_, items)) = lists.iter().find(|(r, _)| r == resource) {
                 for obj in items {
-                    view.upsert(resource, &obj.decode());
+                    if *resource == "pods" {
+                        view.upsert_pod(obj.json());
+                    } else {
+                        view.upsert(resource, &obj.decode());
+                    }
                 }
             }
         }
@@ -231,20 +250,26 @@ impl View {
         }
     }
 
-    /// Applies one change; returns the node it deleted, if any.
+    /// Applies one change; returns the node it deleted, if any. A pod's change is read from
+    /// its text for what the view keeps of it; any other object is decoded.
     pub fn apply(&mut self, ev: &Change) -> Option<(NodeId, String)> {
+        if ev.resource == "pods" && ev.kind != EventType::Deleted {
+            self.upsert_pod(ev.object.json());
+            return None;
+        }
+        let object = ev.object.decode();
         if collectable(&ev.resource) {
             match ev.kind {
-                EventType::Added | EventType::Modified => self.observe(&ev.resource, &ev.object),
+                EventType::Added | EventType::Modified => self.observe(&ev.resource, &object),
                 EventType::Deleted => {
-                    let (namespace, name) = ns_name(&ev.object);
+                    let (namespace, name) = ns_name(&object);
                     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
                     self.gc.push(GcChange::Forget {
                         resource: ev.resource.clone(),
-                        kind: s(&ev.object["kind"]),
+                        kind: s(&object["kind"]),
                         namespace,
                         name,
-                        uid: s(&ev.object["metadata"]["uid"]),
+                        uid: s(&object["metadata"]["uid"]),
                     });
                 }
             }
@@ -254,10 +279,10 @@ impl View {
         }
         match ev.kind {
             EventType::Added | EventType::Modified => {
-                self.upsert(&ev.resource, &ev.object);
+                self.upsert(&ev.resource, &object);
                 None
             }
-            EventType::Deleted => self.remove(&ev.resource, &ev.object),
+            EventType::Deleted => self.remove(&ev.resource, &object),
         }
     }
 
@@ -302,7 +327,7 @@ impl View {
                     }
                 });
             }
-            "pods" => self.upsert_pod(&ns, &name, obj),
+            "pods" => self.upsert_pod(&serde_json::to_string(obj).unwrap_or_default()),
             "controllerrevisions" => {
                 self.workloads
                     .push(WorkloadChange::Revision(Box::new(obj.clone())));
@@ -332,48 +357,56 @@ impl View {
         }
     }
 
-    fn upsert_pod(&mut self, ns: &str, name: &str, obj: &Value) {
+    /// A pod created or changed, from its stored text: a pod the view does not hold is decoded
+    /// whole; of one it holds, only what can change is read (its spec is immutable but for its
+    /// tolerations and node), not the whole pod.
+    fn upsert_pod(&mut self, text: &str) {
+        let Ok(PodChange {
+            metadata: meta,
+            spec,
+            status,
+        }) = serde_json::from_str::<PodChange>(text)
+        else {
+            return;
+        };
         let c = &mut self.cluster;
+        let ns = meta.namespace.as_deref().unwrap_or("");
+        let name = meta.name.as_deref().unwrap_or("");
         let Some(id) = c.pod_id(ns, name) else {
-            if let Some(pod) = typed::<Pod>(obj) {
+            if let Ok(pod) = serde_json::from_str::<Pod>(text) {
+                let terminating = pod.metadata.deletion_timestamp.is_some();
                 c.quietly(|c| {
                     let id = c.add_pod(pod);
-                    if !obj["metadata"]["deletionTimestamp"].is_null()
-                        && let Some(p) = c.pods.get_mut(id)
-                    {
+                    if terminating && let Some(p) = c.pods.get_mut(id) {
                         p.terminating = true;
                     }
                 });
             }
             return;
         };
-        // A pod the view holds: only what can change of it is read (its spec is immutable
-        // but for its tolerations and node), not the whole pod.
-        let (Some(meta), Some(status), Some(tolerations)) = (
-            typed::<ObjectMeta>(&obj["metadata"]),
-            typed::<Option<PodStatus>>(&obj["status"]),
-            typed::<Option<Vec<Toleration>>>(&obj["spec"]["tolerations"]),
-        ) else {
-            return;
-        };
+        let PodSpecChange {
+            node_name,
+            tolerations,
+        } = spec.unwrap_or_default();
         c.quietly(|c| {
-            let node = obj["spec"]["nodeName"].as_str().filter(|n| !n.is_empty());
+            let node = node_name.as_deref().filter(|n| !n.is_empty());
             if c.pods[id].node.is_none()
                 && let Some(nid) = node.and_then(|n| c.node_id(n))
             {
                 c.bind(id, nid);
             }
-            let phase = phase_of(obj);
+            let phase = phase_of(status.as_ref().and_then(|s| s.phase.as_deref()), node);
             if matches!(phase, PodPhase::Succeeded | PodPhase::Failed) {
                 // A finished pod holds nothing on its node (the scheduler's informer leaves
                 // finished pods out), as when the view is built.
                 c.unbind(id);
             }
+            let terminating = meta.deletion_timestamp.is_some();
             c.set_pod_meta(id, meta);
             let p = &mut c.pods[id];
             p.status = status.map(Box::new);
             p.phase = phase;
-            p.terminating = !obj["metadata"]["deletionTimestamp"].is_null();
+            p.terminating = terminating;
             if p.spec().tolerations != tolerations && p.shared_spec().is_some() {
                 p.spec_mut().tolerations = tolerations;
             }

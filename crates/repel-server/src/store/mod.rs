@@ -5,7 +5,9 @@
 //! One writer at a time (a mutex around [`Inner`]); a write is, in order: checked against the
 //! current object, committed to redb (fsync), applied in memory, and published to watchers. So a
 //! reply never acknowledges a write that a restart could lose, and the resourceVersion sequence
-//! restarts where it stopped (it is stored in the same transaction as the object).
+//! restarts where it stopped (it is stored in the same transaction as the object). The control
+//! plane's writes of one pass are committed together ([`Store::group`]), and published only once
+//! committed.
 //!
 //! With a file, Events live in it only ([`disk`]): a restart reads the text of the objects
 //! the control plane and the API need at once (nodes, pods, workloads, …) without decoding it,
@@ -14,10 +16,12 @@
 
 mod disk;
 mod expiry;
+mod group;
 mod stored;
 mod write;
 
 pub use disk::ON_DISK;
+pub use group::{GROUP_MAX, Grouped};
 pub use stored::Stored;
 use stored::same_but_rv;
 
@@ -79,20 +83,10 @@ pub struct WatchEvent {
     pub prev: Option<Stored>,
 }
 
-/// One change, as a change feed ([`Store::list_with_feed`]) delivers it: the object decoded,
-/// as the writer had it (the control plane reads every change's fields; decoding each again
-/// would cost what writing it did).
-#[derive(Debug, Clone)]
-pub struct Change {
-    /// What happened.
-    pub kind: EventType,
-    /// The resource (plural name, e.g. `pods`).
-    pub resource: String,
-    /// The resourceVersion of this change.
-    pub rv: u64,
-    /// The object after the change (before it, for a deletion, with the deletion's rv).
-    pub object: Arc<Value>,
-}
+/// One change, as a change feed ([`Store::list_with_feed`]) delivers it: the watch event
+/// itself (the object's text, shared with the store and the history; its reader decodes what it
+/// needs of it, so that a pass writing 150,000 pods does not queue 150,000 decoded objects).
+pub type Change = WatchEvent;
 
 /// Why a write was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,6 +126,10 @@ struct Inner {
     /// The change feeds ([`Store::list_with_feed`]): every change, unbounded, to a reader that
     /// drains them itself; a feed whose reader is gone is dropped at the next change.
     feeds: Vec<std::sync::mpsc::Sender<Arc<Change>>>,
+    /// The writes of a group not yet committed ([`Store::group`]).
+    group: Option<group::Group>,
+    /// The watchers' channel (the one [`Store`] subscribes them to).
+    tx: broadcast::Sender<Arc<WatchEvent>>,
 }
 
 /// The store. Cheap to share behind an `Arc`.
@@ -310,16 +308,25 @@ impl Store {
                 oldest: rv,
                 db,
                 feeds: Vec::new(),
+                group: None,
+                tx: tx.clone(),
             }),
             tx,
         }
     }
 
+    /// The store's lock. A group of writes another thread is making is committed first
+    /// ([`Store::group`]): nobody but its writer sees a write before it is durable.
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        match self.inner.lock() {
+        let mut g = match self.inner.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
+        };
+        if g.group.as_ref().is_some_and(group::Group::must_flush) {
+            // A commit that fails is reported and undone: the caller reads the store without it.
+            let _ = g.flush();
         }
+        g
     }
 
     /// The current resourceVersion (of the last write).

@@ -299,3 +299,78 @@ fn the_in_memory_store_finds_expired_events_among_those_it_holds() {
     );
     assert_eq!(s.purge_expired_events(now, HOUR), Ok(0), "the sweep's work");
 }
+
+#[test]
+fn a_group_is_published_when_committed_and_before_anyone_else_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path()).unwrap();
+    let (_, rv, feed) = s.list_with_feed(&["nodes"]);
+    let (_, mut watch) = s.watch_from(rv).unwrap();
+    let group = s.group();
+    s.create("nodes", node("a")).unwrap();
+    let b = s.create("nodes", node("b")).unwrap();
+    assert_eq!(
+        b["metadata"]["resourceVersion"], "2",
+        "each write its own rv"
+    );
+    assert!(
+        s.get("nodes", "", "a").is_some(),
+        "the group's writer reads its writes"
+    );
+    assert!(
+        feed.try_recv().is_err(),
+        "nothing published before the commit"
+    );
+    assert!(
+        watch.try_recv().is_err(),
+        "nothing published before the commit"
+    );
+    // Another thread's read commits the group first.
+    let seen = std::thread::scope(|t| t.spawn(|| s.get("nodes", "", "b")).join().unwrap());
+    assert_eq!(seen.unwrap()["metadata"]["resourceVersion"], "2");
+    let rvs: Vec<u64> = feed.try_iter().map(|e| e.rv).collect();
+    assert_eq!(rvs, vec![1, 2], "published in order once committed");
+    assert_eq!(watch.try_recv().unwrap().rv, 1);
+    s.create("nodes", node("c")).unwrap();
+    assert!(feed.try_recv().is_err(), "the group goes on");
+    group.finish().unwrap();
+    assert_eq!(
+        feed.try_recv().unwrap().rv,
+        3,
+        "published when the group ends"
+    );
+    drop((s, feed, watch));
+    let s = Store::open(dir.path()).unwrap();
+    assert_eq!(s.resource_version(), 3, "committed to the file");
+    assert!(s.get("nodes", "", "c").is_some());
+}
+
+#[test]
+fn a_group_that_writes_an_event_commits_it_before_its_writer_reads_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path()).unwrap();
+    let now = k8s_openapi::jiff::Timestamp::now();
+    let group = s.group();
+    s.create("events", event("e1", &shifted(now, 0))).unwrap();
+    let e = s
+        .get("events", "default", "e1")
+        .expect("the group's own Event");
+    assert_eq!(e["metadata"]["resourceVersion"], "1");
+    s.create("nodes", node("a")).unwrap();
+    drop(group);
+    let s2 = {
+        drop(s);
+        Store::open(dir.path()).unwrap()
+    };
+    assert_eq!(s2.resource_version(), 2, "a dropped group is committed");
+    assert_eq!(s2.count("events"), 1);
+}
+
+#[test]
+fn the_in_memory_store_publishes_each_write_of_a_group_at_once() {
+    let s = Store::in_memory();
+    let (_, _, feed) = s.list_with_feed(&["nodes"]);
+    let _group = s.group();
+    s.create("nodes", node("a")).unwrap();
+    assert_eq!(feed.try_recv().unwrap().rv, 1);
+}

@@ -213,8 +213,9 @@ impl Store {
         self.commit(&mut g, changes).map(|_| ())
     }
 
-    /// Commits changes: rv per change, redb first (one transaction, fsync), then memory, then
-    /// watchers and feeds. `None` = delete. Returns the objects put, as stored.
+    /// Commits changes: rv per change, redb first (one transaction, fsync; or the calling
+    /// thread's group's transaction, see [`Store::group`]), then memory, then watchers and feeds
+    /// (held back until a group commits). `None` = delete. Returns the objects put, as stored.
     pub(super) fn commit(
         &self,
         g: &mut Inner,
@@ -238,31 +239,39 @@ impl Store {
         // The previous state of each change to an object kept in the file only (from the
         // file, as the write replaces it).
         let mut olds: Vec<Option<Stored>> = vec![None; changes.len()];
-        if let Some(db) = &g.db {
-            let w = db.begin_write().map_err(storage_err)?;
-            {
-                let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
-                let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
-                for (((resource, k, _, _), text), old_obj) in
-                    changes.iter().zip(&texts).zip(olds.iter_mut())
-                {
-                    let dk = db_key(resource, k);
-                    let bytes = text.as_ref().map(|s| s.json().as_bytes());
-                    let old = match bytes {
-                        Some(b) => t.insert(dk.as_str(), b),
-                        None => t.remove(dk.as_str()),
-                    }
-                    .map_err(storage_err)?;
-                    if resource == ON_DISK {
-                        let old = old.as_ref().map(|v| v.value());
-                        disk::reindex(&mut x, &dk, old, bytes)?;
-                        *old_obj = old.and_then(|b| Stored::from_bytes(b).ok());
-                    }
+        let grouped = g.group.as_ref().is_some_and(group::Group::is_mine);
+        let file = {
+            let Inner {
+                db, group, rv: now, ..
+            } = &mut *g;
+            match (db, group.as_mut().filter(|_| grouped)) {
+                (None, _) => Ok(()),
+                (Some(db), Some(gr)) => {
+                    let w = match gr.txn.take() {
+                        Some(w) => Ok(w),
+                        None => {
+                            gr.rv = *now;
+                            db.begin_write().map_err(storage_err)
+                        }
+                    };
+                    w.and_then(|w| {
+                        let r = write_file(&w, &changes, &texts, &mut olds, rv);
+                        gr.txn = Some(w);
+                        gr.disk |= r?;
+                        Ok(())
+                    })
                 }
-                let mut m = w.open_table(META).map_err(storage_err)?;
-                m.insert(RV_KEY, rv).map_err(storage_err)?;
+                (Some(db), None) => db.begin_write().map_err(storage_err).and_then(|w| {
+                    write_file(&w, &changes, &texts, &mut olds, rv)?;
+                    w.commit().map_err(storage_err)
+                }),
             }
-            w.commit().map_err(storage_err)?;
+        };
+        if let Err(e) = file {
+            if grouped {
+                g.abort();
+            }
+            return Err(e);
         }
         let mut rv = g.rv;
         let mut stored = Vec::new();
@@ -270,41 +279,43 @@ impl Store {
             rv += 1;
             let on_disk = g.on_disk(&resource);
             let mut prev = None;
-            let (object, text) = match (obj, text) {
+            let undo = grouped && !on_disk;
+            let text = match (obj, text) {
                 (Some(o), Some(text)) => {
-                    let o = Arc::new(o);
                     prev = if on_disk {
                         old
                     } else {
                         let m = g.objects.entry(resource.clone()).or_default();
-                        m.insert(k, text.clone())
+                        let p = m.insert(k.clone(), text.clone());
+                        if undo {
+                            let gr = g.group.as_mut().map(|gr| &mut gr.undo);
+                            gr.into_iter()
+                                .for_each(|u| u.push((resource.clone(), k.clone(), p.clone())));
+                        }
+                        p
                     };
-                    stored.push(o.clone());
-                    (o, text)
+                    stored.push(Arc::new(o));
+                    text
                 }
                 _ => {
                     let last = if on_disk {
                         old
                     } else {
-                        g.objects.get_mut(&resource).and_then(|m| m.remove(&k))
+                        let p = g.objects.get_mut(&resource).and_then(|m| m.remove(&k));
+                        if undo {
+                            let gr = g.group.as_mut().map(|gr| &mut gr.undo);
+                            gr.into_iter()
+                                .for_each(|u| u.push((resource.clone(), k.clone(), p.clone())));
+                        }
+                        p
                     };
                     let mut last = last.map(|s| s.decode()).unwrap_or(Value::Null);
                     if last.is_object() {
                         last["metadata"]["resourceVersion"] = json!(rv.to_string());
                     }
-                    let text = Stored::encode(&last);
-                    (Arc::new(last), text)
+                    Stored::encode(&last)
                 }
             };
-            if !g.feeds.is_empty() {
-                let change = Arc::new(Change {
-                    kind,
-                    resource: resource.clone(),
-                    rv,
-                    object,
-                });
-                g.feeds.retain(|f| f.send(Arc::clone(&change)).is_ok());
-            }
             let ev = Arc::new(WatchEvent {
                 kind,
                 resource,
@@ -312,16 +323,45 @@ impl Store {
                 object: text,
                 prev,
             });
-            g.history.push_back(ev.clone());
-            while g.history.len() > HISTORY {
-                if let Some(old) = g.history.pop_front() {
-                    g.oldest = old.rv;
-                }
+            match g.group.as_mut().filter(|_| grouped) {
+                Some(gr) => gr.pending.push(ev),
+                None => g.publish(ev),
             }
-            // No receiver is fine.
-            let _ = self.tx.send(ev);
         }
         g.rv = rv;
         Ok(stored)
     }
+}
+
+/// Writes changes (with their texts) to the file's transaction `w`, and the resourceVersion
+/// `rv` after them; fills `olds` with the previous text of each object kept in the file only.
+/// Returns whether such an object was written.
+fn write_file(
+    w: &redb::WriteTransaction,
+    changes: &[(String, String, Option<Value>, EventType)],
+    texts: &[Option<Stored>],
+    olds: &mut [Option<Stored>],
+    rv: u64,
+) -> Result<bool, StoreError> {
+    let mut disk = false;
+    let mut t = w.open_table(OBJECTS).map_err(storage_err)?;
+    let mut x = w.open_table(EVENT_EXPIRY).map_err(storage_err)?;
+    for (((resource, k, _, _), text), old_obj) in changes.iter().zip(texts).zip(olds.iter_mut()) {
+        let dk = db_key(resource, k);
+        let bytes = text.as_ref().map(|s| s.json().as_bytes());
+        let old = match bytes {
+            Some(b) => t.insert(dk.as_str(), b),
+            None => t.remove(dk.as_str()),
+        }
+        .map_err(storage_err)?;
+        if resource == ON_DISK {
+            disk = true;
+            let old = old.as_ref().map(|v| v.value());
+            disk::reindex(&mut x, &dk, old, bytes)?;
+            *old_obj = old.and_then(|b| Stored::from_bytes(b).ok());
+        }
+    }
+    let mut m = w.open_table(META).map_err(storage_err)?;
+    m.insert(RV_KEY, rv).map_err(storage_err)?;
+    Ok(disk)
 }
