@@ -289,3 +289,105 @@ fn default_topology_spreading_for_workload_pods() {
         assert_eq!(on_a, 3, "seed {seed}: {got:?}");
     }
 }
+
+/// A node with `cpu` allocatable.
+fn sized_node(name: &str, labels: Value, taints: Value, cpu: &str) -> Node {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"taints": taints},
+        "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}
+    }))
+    .unwrap()
+}
+
+/// A pod requesting `cpu`, of `priority`, with `spec`'s other fields.
+fn sized_pod(name: &str, cpu: &str, priority: i32, spec: Value) -> Pod {
+    let mut spec = spec;
+    spec["priority"] = json!(priority);
+    spec["containers"] =
+        json!([{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}]);
+    serde_json::from_value(
+        json!({"metadata": {"name": name, "namespace": "default"}, "spec": spec}),
+    )
+    .unwrap()
+}
+
+/// `evaluate_filters` is `evaluate` without the scores: the same feasible nodes, the same
+/// rejections, and when no node fits the same PostFilter (preemption's nominee and victims)
+/// and the FitError text `schedule_one` gives the pod.
+#[test]
+fn evaluate_filters_is_evaluate_without_the_scores() {
+    let mut c = Cluster::new();
+    c.add_node(sized_node(
+        "tainted",
+        json!({"pool": "tainted"}),
+        json!([{"key": "k", "effect": "NoSchedule"}]),
+        "8",
+    ));
+    let full = c.add_node(sized_node("full", json!({"pool": "full"}), json!([]), "8"));
+    c.add_node(sized_node("free", json!({"pool": "free"}), json!([]), "8"));
+    let low = c.add_pod(sized_pod("low", "6", 0, json!({})));
+    c.bind(low, full);
+    let on_full = json!({"nodeSelector": {"pool": "full"}});
+    let cases: Vec<(&str, Pod, Option<&str>)> = vec![
+        ("two nodes fit", sized_pod("fits", "1", 0, json!({})), None),
+        (
+            "preemption nominates the full node",
+            sized_pod("preempts", "4", 1000, on_full.clone()),
+            Some(
+                "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s).",
+            ),
+        ),
+        (
+            "preemption cannot help",
+            sized_pod("nowhere", "1", 0, json!({"nodeSelector": {"pool": "none"}})),
+            Some(
+                "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            ),
+        ),
+        (
+            "a lower priority cannot preempt",
+            sized_pod("yields", "4", 0, on_full),
+            Some(
+                "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+            ),
+        ),
+    ];
+    let rejected = |e: &repel_engine::scheduler::Evaluation| -> Vec<(usize, &str, Vec<String>)> {
+        e.diagnosis
+            .rejected()
+            .map(|(n, st)| (n, st.plugin, st.reasons.clone()))
+            .collect()
+    };
+    for (name, p, message) in cases {
+        let mut c = c.clone();
+        let id = c.add_pod(p);
+        let info = c.pods[id].clone();
+        let mut s = Scheduler::new(Default::default(), Some(100), 0);
+        let full_eval = s.evaluate(&c, &info);
+        let filters = s.evaluate_filters(&c, &info);
+        assert!(filters.scores.is_empty(), "{name}");
+        assert_eq!(filters.feasible, full_eval.feasible, "{name}");
+        assert_eq!(rejected(&filters), rejected(&full_eval), "{name}");
+        assert_eq!(filters.message, full_eval.message, "{name}");
+        assert_eq!(filters.preemption, full_eval.preemption, "{name}");
+        match message {
+            None => {
+                assert_eq!(filters.feasible.len(), 2, "{name}");
+                assert_eq!(full_eval.scores.len(), 2, "{name}: evaluate scores");
+                assert!(filters.message.is_empty(), "{name}");
+            }
+            Some(want) => {
+                assert!(filters.feasible.is_empty(), "{name}");
+                assert_eq!(filters.message, want, "{name}");
+                match Scheduler::new(Default::default(), Some(100), 0).schedule_one(&mut c, id) {
+                    Outcome::Unschedulable { message, nominated } => {
+                        assert_eq!(filters.message, message, "{name}: schedule_one's text");
+                        assert_eq!(filters.preemption, nominated, "{name}");
+                    }
+                    other => panic!("{name}: {other:?}"),
+                }
+            }
+        }
+    }
+}

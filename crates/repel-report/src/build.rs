@@ -3,9 +3,10 @@
 //! The cluster is built and its pending pods placed as a drain what-if places them
 //! ([`Session::new`], the compiled scheduler); then:
 //! - each matrix row's pod (a workload's representative pod, admitted; a bare pod as stored)
-//!   is evaluated by the reference scheduler against every node ([`Scheduler::evaluate`] with
-//!   percentageOfNodesToScore 100, so no node goes unexamined), as `repel explain` evaluates
-//!   it; a DaemonSet by its controller's `NodeShouldRunDaemonPod`, as `repel explain ds/NAME`;
+//!   is filtered by the reference scheduler against every node
+//!   ([`Scheduler::evaluate_filters`]: `repel explain`'s evaluation without the scores, which
+//!   no cell reads), as `repel explain` filters it; a DaemonSet by its controller's
+//!   `NodeShouldRunDaemonPod`, as `repel explain ds/NAME`;
 //!   rows whose deciding fields are equal ([`matrix::class_key`]) are evaluated once;
 //! - every node is judged for a drain as `kubectl drain --ignore-daemonsets`,
 //!   cluster-autoscaler (its default flags) and Karpenter would judge it, each node against
@@ -230,7 +231,7 @@ pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
                     }
                     None => PodInfo::new(s.pod.clone(), cluster.pods.len()),
                 };
-                let eval = sched.evaluate(cluster, &info);
+                let eval = sched.evaluate_filters(cluster, &info);
                 if let Some((id, n)) = bound {
                     cluster.bind(id, n);
                 }

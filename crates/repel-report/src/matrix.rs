@@ -1,6 +1,8 @@
-//! The verdict of a workload on a pool, from the scheduler's filters (the same
-//! [`Scheduler::evaluate`] `repel explain` shows) and, for a DaemonSet, the DaemonSet
-//! controller's `NodeShouldRunDaemonPod` ([`daemon_verdicts`], as `explain ds/NAME` shows).
+//! The verdict of a workload on a pool, from the scheduler's filters (the filter stage of the
+//! evaluation `repel explain` shows,
+//! [`Scheduler::evaluate_filters`](repel_engine::scheduler::Scheduler::evaluate_filters)) and,
+//! for a DaemonSet, the DaemonSet controller's `NodeShouldRunDaemonPod` ([`daemon_verdicts`],
+//! as `explain ds/NAME` shows).
 //!
 //! Per node, in the scheduler's words:
 //! - feasible: `lands`, or `avoided` when the node carries a `PreferNoSchedule` taint the pod

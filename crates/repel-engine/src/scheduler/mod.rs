@@ -405,8 +405,34 @@ impl Scheduler {
 
     /// Evaluates `pod` against every node, as `explain` shows it: every node filtered, the
     /// feasible ones scored, and the FitError text (with preemption's what-if message) when none fits.
+    /// The filtering is [`Scheduler::evaluate_filters`]'s; the scores are added to it.
     pub fn evaluate(&mut self, cluster: &Cluster, pod: &PodInfo) -> Evaluation {
         let mut state = CycleState::default();
+        let mut eval = self.filter_stage(&mut state, cluster, pod);
+        if !eval.feasible.is_empty() {
+            eval.scores = self.score(&mut state, pod, &eval.feasible, cluster);
+        }
+        eval
+    }
+
+    /// [`Scheduler::evaluate`] without the scores (`scores` is empty): PreFilter and Filter on
+    /// every node, and when none passes, PostFilter (DefaultPreemption's what-if) and the
+    /// FitError text as [`Scheduler::schedule_one`] builds it (upstream `schedulePod`'s
+    /// `findNodesThatFitPod` and `ScheduleOne`'s PostFilter, v1.35). For callers that read
+    /// the verdicts, not the ranking: PreScore and Score are most of an evaluation's cost.
+    pub fn evaluate_filters(&mut self, cluster: &Cluster, pod: &PodInfo) -> Evaluation {
+        self.filter_stage(&mut CycleState::default(), cluster, pod)
+    }
+
+    /// The filter stage both evaluations share: every node filtered (`find_all`), then the
+    /// diagnosis's error, or PostFilter and the FitError text when no node passed. `state` is
+    /// left as PreFilter set it, for scoring.
+    fn filter_stage(
+        &mut self,
+        state: &mut CycleState,
+        cluster: &Cluster,
+        pod: &PodInfo,
+    ) -> Evaluation {
         if cluster.nodes.is_empty() {
             return Evaluation {
                 diagnosis: Diagnosis::default(),
@@ -416,17 +442,12 @@ impl Scheduler {
                 preemption: None,
             };
         }
-        let (feasible, diagnosis) = self.find_nodes_that_fit(&mut state, pod, cluster, true);
-        let scores = if feasible.is_empty() {
-            Vec::new()
-        } else {
-            self.score(&mut state, pod, &feasible, cluster)
-        };
+        let (feasible, diagnosis) = self.find_nodes_that_fit(state, pod, cluster, true);
         let mut preemption = None;
         let message = if let Some(err) = &diagnosis.error {
             err.clone()
         } else if feasible.is_empty() {
-            let post = preemption::post_filter(self, cluster, &state, pod, &diagnosis);
+            let post = preemption::post_filter(self, cluster, state, pod, &diagnosis);
             preemption = post.nominated.map(|n| (n, post.victims.clone()));
             Self::fit_error_message(cluster, &diagnosis, &post.message)
         } else {
@@ -435,7 +456,7 @@ impl Scheduler {
         Evaluation {
             diagnosis,
             feasible,
-            scores,
+            scores: Vec::new(),
             message,
             preemption,
         }
