@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_deployments import deployments_yaml  # noqa: E402
 import json
 
 # (name, arguments after `repel`); `-o json` everywhere so that the answers can be compared.
@@ -73,29 +76,9 @@ def fill(a, tmp):
         if os.path.exists(kc):
             break
         time.sleep(0.05)
-    docs = []
-    for i in range(a.deployments):
-        docs.append(f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: bench-{i}
-spec:
-  replicas: {a.replicas}
-  selector:
-    matchLabels: {{app: bench-{i}}}
-  template:
-    metadata:
-      labels: {{app: bench-{i}}}
-    spec:
-      containers:
-      - name: c
-        image: nginx
-        resources:
-          requests: {{cpu: 10m, memory: 16Mi}}
-""")
     manifest = os.path.join(tmp, "deployments.yaml")
     with open(manifest, "w") as f:
-        f.write("---\n".join(docs))
+        f.write(deployments_yaml(a.deployments, a.replicas))
     t0 = time.monotonic()
     subprocess.run(["kubectl", "--kubeconfig", kc, "apply", "-f", manifest], check=True,
                    stdout=subprocess.DEVNULL)

@@ -33,6 +33,9 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_deployments import deployments_yaml  # noqa: E402
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -91,29 +94,9 @@ def main():
         threading.Thread(target=watch, daemon=True).start()
         time.sleep(0.5)
 
-        docs = []
-        for i in range(a.deployments):
-            docs.append(f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: bench-{i}
-spec:
-  replicas: {a.replicas}
-  selector:
-    matchLabels: {{app: bench-{i}}}
-  template:
-    metadata:
-      labels: {{app: bench-{i}}}
-    spec:
-      containers:
-      - name: c
-        image: nginx
-        resources:
-          requests: {{cpu: 10m, memory: 16Mi}}
-""")
         manifest = os.path.join(tmp, "deployments.yaml")
         with open(manifest, "w") as f:
-            f.write("---\n".join(docs))
+            f.write(deployments_yaml(a.deployments, a.replicas))
         t0 = time.monotonic()
         subprocess.run(["kubectl", "apply", "-f", manifest], env=env, check=True,
                        stdout=subprocess.DEVNULL)

@@ -1,4 +1,5 @@
-//! Scenario parsing: DESIGN.md's example, each field, and every error naming its field.
+//! Scenario parsing: the design's example scenario (a kubectl taint, a node condition, an
+//! apply, an expectation), each field, and every error naming its field.
 
 use serde_json::{Value, json};
 
