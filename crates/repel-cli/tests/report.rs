@@ -146,6 +146,47 @@ fn every_cell_of_the_demo_cluster_is_the_verdict_explain_gives() {
     assert_eq!(checked, rows.len() * pools.len());
 }
 
+/// Two Deployments alike but for their labels share no row class when a pod already in the
+/// cluster has required anti-affinity against one of them: InterPodAffinity's Filter holds the
+/// existing pod's terms against the incoming pod's labels (upstream
+/// `satisfyExistingPodsAntiAffinity`), and `repel explain` says so for each.
+#[test]
+fn existing_pods_anti_affinity_keeps_labels_in_the_row_class() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/existing-anti-affinity.yaml"
+    );
+    let (code, r) = json_out(&["report", "-f", file, "-o", "json"]);
+    assert_eq!(code, 0);
+    let verdict = |id: &str| {
+        r["matrix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["workload"] == id)
+            .map(|c| c["verdict"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_else(|| panic!("no cell for {id}: {r}"))
+    };
+    for (name, fits) in [("api", true), ("web", false)] {
+        let (_, e) = json_out(&[
+            "explain",
+            &format!("deployment/{name}"),
+            "-f",
+            file,
+            "-o",
+            "json",
+        ]);
+        let row = &e["nodes"][0];
+        assert_eq!(row["name"], "n1", "{e}");
+        assert_eq!(explain_node_verdict(row).0 == "lands", fits, "{name}: {e}");
+        assert_eq!(
+            verdict(&format!("Deployment/default/{name}")),
+            explain_node_verdict(row).0,
+            "{name}: the report's cell and explain's verdict"
+        );
+    }
+}
+
 #[test]
 fn the_model_holds_the_contract_and_the_device_plugin_trap() {
     let (code, r) = json_out(&["report", "-f", DEMO, "-o", "json"]);

@@ -173,6 +173,12 @@ pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
         .filter(|p| p.provider == "karpenter")
         .cloned()
         .collect();
+    // Pods in the cluster with required anti-affinity judge every incoming pod by its labels
+    // and namespace: then those take part in every row class's key.
+    let existing_anti_affinity = cluster
+        .nodes
+        .iter()
+        .any(|n| !n.pods_with_required_anti_affinity.is_empty());
     let mut by_key: HashMap<(bool, String), usize> = HashMap::new();
     let mut classes: Vec<RowClass> = Vec::new();
     let mut class_ids: HashMap<RowClass, usize> = HashMap::new();
@@ -188,7 +194,7 @@ pub fn build(mut input: ClusterInput, opts: &Options) -> Report {
             match s.existing {
                 // A bound pod's own resources count on its node: evaluated on its own.
                 Some(id) => format!("pod {id}"),
-                None => matrix::class_key(&s.namespace, &labels, &spec),
+                None => matrix::class_key(&s.namespace, &labels, &spec, existing_anti_affinity),
             },
         );
         let mut pods = s.pods;

@@ -304,8 +304,16 @@ pub fn row_cells(
 
 /// The spec fields that decide a pod's verdicts, as a key: two pods with equal keys get equal
 /// cells. Container names, images, commands and environment do not take part in filtering;
-/// labels and namespace do only through inter-pod affinity and topology spread.
-pub fn class_key(namespace: &str, labels: &BTreeMap<String, String>, spec: &PodSpec) -> String {
+/// labels and namespace do only through inter-pod affinity and topology spread: the pod's own,
+/// or the required anti-affinity of a pod already in the cluster (`existing_anti_affinity`),
+/// which InterPodAffinity's Filter holds against the incoming pod's labels and namespace
+/// (upstream `satisfyExistingPodsAntiAffinity`).
+pub fn class_key(
+    namespace: &str,
+    labels: &BTreeMap<String, String>,
+    spec: &PodSpec,
+    existing_anti_affinity: bool,
+) -> String {
     let mut s = spec.clone();
     for c in s
         .containers
@@ -323,10 +331,10 @@ pub fn class_key(namespace: &str, labels: &BTreeMap<String, String>, spec: &PodS
         c.startup_probe = None;
         c.volume_mounts = None;
     }
-    let by_pods = s
-        .affinity
-        .as_ref()
-        .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+    let by_pods = existing_anti_affinity
+        || s.affinity
+            .as_ref()
+            .is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
         || s.topology_spread_constraints.is_some();
     let spec = serde_json::to_string(&s).unwrap_or_default();
     if by_pods {
