@@ -99,57 +99,7 @@ impl Cluster {
     /// ([`crate::controllers::pod_gc`]), as upstream. Returns those pods. Controllers that keep
     /// node ids must be told ([`crate::controllers::Controller::node_removed`]).
     pub fn delete_node(&mut self, node: NodeId) -> Vec<PodId> {
-        if node >= self.nodes.len() {
-            return Vec::new();
-        }
-        let info = self.nodes.remove(node);
-        self.images = std::sync::OnceLock::new();
-        let shift = |n: NodeId| if n > node { n - 1 } else { n };
-        // One pass over the pods, writing only those that name a node after it (or it): a
-        // pod's memory is read, not dirtied, when nothing of it changes.
-        let mut orphaned = Vec::new();
-        for (id, p) in self.pods.iter_mut().enumerate() {
-            if let Some(n) = p.nominated
-                && n >= node
-            {
-                p.nominated = if n > node { Some(n - 1) } else { None };
-            }
-            match p.node {
-                Some(n) if n == node => {
-                    p.node = None;
-                    if !p.deleted {
-                        orphaned.push(id);
-                    }
-                }
-                Some(n) if n > node => p.node = Some(n - 1),
-                _ => {}
-            }
-        }
-        self.node_index.remove(&info.name);
-        for id in self.node_index.values_mut() {
-            if *id > node {
-                *id -= 1;
-            }
-        }
-        // Only the node's own labels lose an entry (and may be left without nodes); the
-        // others' ids after it move down.
-        for (k, v) in &info.labels {
-            let key = (k.clone(), v.clone());
-            if let Some(ids) = self.label_index.get_mut(&key) {
-                ids.retain(|i| *i != node);
-                if ids.is_empty() {
-                    self.label_index.remove(&key);
-                }
-            }
-        }
-        for ids in self.label_index.values_mut() {
-            for i in ids.iter_mut() {
-                *i = shift(*i);
-            }
-        }
-        let name = info.name;
-        self.note(move |_| Action::DeleteNode(name));
-        orphaned
+        self.delete_nodes(&[node])
     }
 
     /// Deletes nodes `gone` (ids of now) together, leaving the cluster as

@@ -411,12 +411,7 @@ pub fn judge(
 /// remaining pods are deleted and the node removed.
 pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut State, sim: &mut Sim) {
     retire(work, node, judged, state, sim);
-    work.delete_node(node);
-    if state.last_index > node {
-        state.last_index -= 1;
-    }
-    // Node ids moved: the compiled state follows.
-    sim.node_removed(work, node);
+    remove_retired(work, &mut vec![node], state, sim);
 }
 
 /// [`commit`] but for the node's removal, left to [`remove_retired`] with others: the

@@ -89,14 +89,6 @@ impl Sim {
         }
     }
 
-    /// Node `node` was removed from the cluster, now `c` (node ids after it moved down by
-    /// one): the compiled state follows in place ([`FirstFit::node_removed`]).
-    pub(crate) fn node_removed(&mut self, c: &Cluster, node: NodeId) {
-        if let Some(ff) = self.ff.as_mut() {
-            ff.node_removed(self.gates, c, node);
-        }
-    }
-
     /// Nodes `gone` (their ids before) were removed from the cluster together, now `c`
     /// ([`Cluster::delete_nodes`]): the compiled state follows in one pass
     /// ([`FirstFit::nodes_removed`]).

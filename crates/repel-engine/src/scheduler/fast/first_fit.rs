@@ -96,8 +96,7 @@ impl FirstFit {
     /// without counting every bound pod again, and answers from now on as a state built anew
     /// on `cluster` with `gates` would, its reference scheduler new as well.
     pub fn node_removed(&mut self, gates: FeatureGates, cluster: &Cluster, node: NodeId) {
-        self.sched = FastScheduler::new(gates, Some(100), 0);
-        self.run.remove_node(cluster, node);
+        self.nodes_removed(gates, cluster, &[node]);
     }
 
     /// Nodes `gone` (their ids before) were removed from the cluster together, now `cluster`

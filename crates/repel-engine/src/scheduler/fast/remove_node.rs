@@ -4,7 +4,7 @@
 //! [`Cluster::delete_node`] removes a node and moves the ids of the nodes after it down by
 //! one. Building the compiled state again would count every bound pod again
 //! (`Selectors::of_bound_pods`: a label class and every selector per pod). Instead
-//! [`Run::remove_node`]:
+//! [`Run::remove_nodes`]:
 //!
 //! 1. takes the node out of every spread selector's counts (its matching pods with it) and
 //!    out of every label class's nodes, the ids after it moved down by one;
@@ -30,16 +30,9 @@ use crate::cluster::{Cluster, NodeId};
 const GONE: u32 = u32::MAX;
 
 impl Run {
-    /// Node `node` was removed from the cluster (`cluster`, as [`Cluster::delete_node`] left
-    /// it): the state follows (see the module documentation). A state that was not of the
-    /// cluster with that node is built again.
-    pub(super) fn remove_node(&mut self, cluster: &Cluster, node: NodeId) {
-        self.remove_nodes(cluster, &[node]);
-    }
-
     /// Nodes `gone` (their ids before, distinct) were removed from the cluster together
     /// (`cluster`, as [`Cluster::delete_nodes`] left it): the state follows in one pass, as
-    /// [`Run::remove_node`] of each in turn leaves it (classes and topology values are
+    /// removing each in turn leaves it (classes and topology values are
     /// numbered by first node, whatever the order the nodes went in). A state that was not
     /// of the cluster with those nodes is built again.
     pub(super) fn remove_nodes(&mut self, cluster: &Cluster, gone: &[NodeId]) {
