@@ -233,12 +233,6 @@ pub(crate) fn key(c: &Cluster, id: PodId) -> String {
     c.pods[id].key()
 }
 
-/// The live pods on node `node` (bound to it, or naming it), in the API's list order
-/// (namespace, then name).
-pub(crate) fn pods_on(c: &Cluster, node: NodeId) -> Vec<PodId> {
-    PodsOn::new(c).on(c, node)
-}
-
 /// The pods on each node, read from the nodes' own lists plus one scan for the pods that name
 /// a node without being bound to it: a what-if over thousands of nodes asks it per node. Pods
 /// naming a node unbound do not appear during a what-if (replacements are bound, or pending
@@ -262,7 +256,8 @@ impl PodsOn {
         PodsOn { naming }
     }
 
-    /// The live pods on node `node`, in the API's list order.
+    /// The live pods on node `node` (bound to it, or naming it), in the API's list order
+    /// (namespace, then name).
     pub(crate) fn on(&self, c: &Cluster, node: NodeId) -> Vec<PodId> {
         let Some(n) = c.nodes.get(node) else {
             return Vec::new();
@@ -473,7 +468,7 @@ pub(crate) fn drain_karpenter_on(
     cfg: &DrainConfig,
     compiled: bool,
 ) -> (DrainReport, (usize, usize)) {
-    karpenter::harden_taints(work);
+    karpenter::harden_taints(work, None);
     let mut sim = sim::Sim::new(work, karpenter::gates(cfg), cfg.seed);
     sim.compiled = compiled;
     each_node(work, nodes, cfg, sim, None, |work, node, sim| {

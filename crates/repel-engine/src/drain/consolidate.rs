@@ -19,8 +19,8 @@
 use serde::Serialize;
 
 use super::ca::{self, State};
-use super::{DrainConfig, PodAction, pods_on};
-use crate::cluster::Cluster;
+use super::{DrainConfig, PodAction, PodsOn, Undo};
+use crate::cluster::{Cluster, NodeId};
 
 /// A pod of a removable node, and where it goes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -351,38 +351,48 @@ const MAX_PARALLEL: usize = 100;
 
 /// Removes the nodes `names` of `work` together, as Karpenter's consolidation simulates a
 /// command (every candidate tainted `karpenter.sh/disrupted:NoSchedule` first, so no pod lands
-/// on another candidate): the verdicts and the cluster after, or the first node that cannot go.
-fn remove_together(
-    work: &Cluster,
+/// on another candidate): the verdicts, or the first node that cannot go. The trial works on
+/// `work` itself and puts every change back ([`Undo`]) when a node cannot go, or when it is
+/// not to `commit`; committed, the nodes and the pods left on them are deleted. `on` lists the
+/// pods on each node ([`PodsOn`], built once for the whole consolidation).
+pub(super) fn remove_together(
+    work: &mut Cluster,
     names: &[String],
     cfg: &DrainConfig,
-) -> Result<(Cluster, Vec<super::DrainVerdict>), super::DrainVerdict> {
-    let mut trial = work.clone();
+    on: &PodsOn,
+    commit: bool,
+) -> Result<Vec<super::DrainVerdict>, super::DrainVerdict> {
+    let mut undo = Undo::default();
     for name in names {
-        if let Some(n) = trial.node_id(name) {
-            super::karpenter::taint_disrupted(&mut trial, n);
+        if let Some(n) = work.node_id(name) {
+            undo.node(work, n);
+            super::karpenter::taint_disrupted(work, n);
         }
     }
     let mut verdicts = Vec::new();
     for name in names {
-        let Some(n) = trial.node_id(name) else {
+        let Some(n) = work.node_id(name) else {
             continue;
         };
-        let v = super::karpenter::judge(&mut trial, n, cfg);
+        let v = super::karpenter::judge(work, n, cfg, on, &mut undo);
         if !v.drainable {
+            undo.restore(work, None);
             return Err(v);
         }
         verdicts.push(v);
     }
-    for name in names {
-        if let Some(n) = trial.node_id(name) {
-            for id in pods_on(&trial, n) {
-                trial.force_delete_pod(id);
-            }
-            trial.delete_node(n);
+    if !commit {
+        undo.restore(work, None);
+        return Ok(verdicts);
+    }
+    let gone: Vec<NodeId> = names.iter().filter_map(|n| work.node_id(n)).collect();
+    for &n in &gone {
+        for id in on.on(work, n) {
+            work.force_delete_pod(id);
         }
     }
-    Ok((trial, verdicts))
+    work.delete_nodes(&gone);
+    Ok(verdicts)
 }
 
 fn moved(v: super::DrainVerdict) -> Removable {
@@ -464,12 +474,15 @@ pub(crate) fn karpenter(
         pool_of.insert(n.name.clone(), pool.name.clone());
         candidates.push((i, n.name.clone(), underutilized));
     }
+    // The pods on each node, for every cluster derived from `c` below (pods are only bound,
+    // unbound and deleted there, which PodsOn follows).
+    let on = PodsOn::new(c);
     // Reschedulable pods per candidate (Karpenter's disruption cost, simplified to their count).
     let reschedulable = |work: &Cluster, name: &str| -> usize {
         let Some(n) = work.node_id(name) else {
             return 0;
         };
-        pods_on(work, n)
+        on.on(work, n)
             .into_iter()
             .filter(|id| {
                 let p = &work.pods[*id];
@@ -497,9 +510,8 @@ pub(crate) fn karpenter(
             .map(|(_, name, _)| name.clone())
             .collect();
         if !empty.is_empty()
-            && let Ok((after, verdicts)) = remove_together(&work, &empty, cfg)
+            && let Ok(verdicts) = remove_together(&mut work, &empty, cfg, &on, true)
         {
-            work = after;
             removable.extend(verdicts.into_iter().map(moved));
             continue;
         }
@@ -508,17 +520,18 @@ pub(crate) fn karpenter(
             .filter(|(_, _, u)| *u)
             .map(|(_, name, _)| name.clone())
             .collect();
-        ordered.sort_by_key(|name| (reschedulable(&work, name), name.clone()));
+        ordered.sort_by_cached_key(|name| (reschedulable(&work, name), name.clone()));
         ordered.truncate(MAX_PARALLEL);
-        // Multi-node: the largest prefix of two or more that goes together.
-        let mut best: Option<(Cluster, Vec<super::DrainVerdict>)> = None;
+        // Multi-node: the largest prefix of two or more that goes together (each trial put
+        // back; the largest then removed for good).
+        let mut best: Option<usize> = None;
         if ordered.len() >= 2 {
             let (mut lo, mut hi) = (1usize, ordered.len() - 1);
             while lo <= hi {
                 let mid = (lo + hi) / 2;
-                match remove_together(&work, &ordered[..=mid], cfg) {
-                    Ok(r) => {
-                        best = Some(r);
+                match remove_together(&mut work, &ordered[..=mid], cfg, &on, false) {
+                    Ok(_) => {
+                        best = Some(mid);
                         lo = mid + 1;
                     }
                     Err(_) => {
@@ -530,17 +543,17 @@ pub(crate) fn karpenter(
                 }
             }
         }
-        if let Some((after, verdicts)) = best {
-            work = after;
+        if let Some(mid) = best
+            && let Ok(verdicts) = remove_together(&mut work, &ordered[..=mid], cfg, &on, true)
+        {
             removable.extend(verdicts.into_iter().map(moved));
             continue;
         }
         // Single-node.
         let mut done = false;
         for name in &ordered {
-            match remove_together(&work, std::slice::from_ref(name), cfg) {
-                Ok((after, verdicts)) => {
-                    work = after;
+            match remove_together(&mut work, std::slice::from_ref(name), cfg, &on, true) {
+                Ok(verdicts) => {
                     removable.extend(verdicts.into_iter().map(moved));
                     done = true;
                     break;

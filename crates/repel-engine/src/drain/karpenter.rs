@@ -32,8 +32,8 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::sim::{Sim, with_taint};
 use super::{
-    DrainConfig, DrainVerdict, PodAction, PodVerdict, Undo, annotation, fit_error, key,
-    not_drained, pods_on, selecting_pdbs, sort, unschedule,
+    DrainConfig, DrainVerdict, PodAction, PodVerdict, PodsOn, Undo, annotation, fit_error, key,
+    not_drained, selecting_pdbs, sort, unschedule,
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
@@ -114,14 +114,17 @@ pub(crate) fn gates(cfg: &DrainConfig) -> repel_core::FeatureGates {
 }
 
 /// Every node's PreferNoSchedule taints made NoSchedule: every taint is hard for Karpenter's
-/// scheduler.
-pub(crate) fn harden_taints(work: &mut Cluster) {
+/// scheduler. Each node changed is recorded in `undo` first, when given.
+pub(crate) fn harden_taints(work: &mut Cluster, mut undo: Option<&mut Undo>) {
     for n in 0..work.nodes.len() {
         if work.nodes[n]
             .taints
             .iter()
             .any(|t| t.effect == "PreferNoSchedule")
         {
+            if let Some(undo) = undo.as_deref_mut() {
+                undo.node(work, n);
+            }
             let mut taints = work.nodes[n].taints.clone();
             for t in taints.iter_mut().filter(|t| t.effect == "PreferNoSchedule") {
                 t.effect = "NoSchedule".to_string();
@@ -330,16 +333,27 @@ fn rules(
 /// itself (changed: every PreferNoSchedule taint hard, the node tainted
 /// `karpenter.sh/disrupted:NoSchedule`, the pods where they moved). Consolidation's
 /// multi-node commands use it, their candidates tainted beforehand.
-pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> DrainVerdict {
+/// `on` lists the pods on each node of `work` (built once for the clusters a consolidation
+/// derives from one another: [`PodsOn`] stays valid while pods are only bound, unbound and
+/// deleted); every change is recorded in `undo`, to be put back ([`Undo::restore`]).
+pub(crate) fn judge(
+    work: &mut Cluster,
+    node: NodeId,
+    cfg: &DrainConfig,
+    on: &PodsOn,
+    undo: &mut Undo,
+) -> DrainVerdict {
     let name = work.nodes[node].name.clone();
     let gates = gates(cfg);
-    let (mut pods, to_move) = match rules(work, node, cfg, pods_on(work, node)) {
+    let (mut pods, to_move) = match rules(work, node, cfg, on.on(work, node)) {
         Ok(judged) => judged,
         Err(v) => return v,
     };
-    harden_taints(work);
+    harden_taints(work, Some(&mut *undo));
+    undo.node(work, node);
     taint_disrupted(work, node);
     for id in &to_move {
+        undo.pod(work, *id);
         unschedule(work, *id);
     }
     let mut sched = Scheduler::new(gates, Some(100), cfg.seed);
@@ -354,6 +368,7 @@ pub fn judge(work: &mut Cluster, node: NodeId, cfg: &DrainConfig) -> DrainVerdic
             .find(|n| *n != node && !work.nodes[*n].unschedulable)
         {
             Some(n) => {
+                undo.node(work, n);
                 work.bind(*id, n);
                 work.pods[*id].phase = PodPhase::Running;
                 PodAction::Move {

@@ -124,7 +124,15 @@ fn karpenters_compiled_what_if_judges_every_node_as_the_reference_on_copies() {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         for independent in [true, false] {
             let cfg = cfg(Decider::Karpenter, independent);
-            let want = on_copies(&c, &names, &cfg, |w, n| karpenter::judge(w, n, &cfg));
+            let want = on_copies(&c, &names, &cfg, |w, n| {
+                karpenter::judge(
+                    w,
+                    n,
+                    &cfg,
+                    &crate::drain::PodsOn::new(w),
+                    &mut crate::drain::Undo::default(),
+                )
+            });
             let mut a = c.clone();
             let (got, answered) = drain_karpenter_on(&mut a, &names, &cfg, true);
             assert_eq!(got, want, "{shape} seed {seed} independent {independent}");
@@ -134,7 +142,7 @@ fn karpenters_compiled_what_if_judges_every_node_as_the_reference_on_copies() {
             assert_eq!(got, reference);
             if independent {
                 let mut hard = c.clone();
-                karpenter::harden_taints(&mut hard);
+                karpenter::harden_taints(&mut hard, None);
                 assert_eq!(fingerprint(&a), fingerprint(&hard), "{shape} seed {seed}");
             }
             let count = |f: fn(&PodAction) -> bool| {
@@ -460,4 +468,71 @@ fn kubectls_replacements_land_where_schedule_puts_them_on_the_cordoned_cluster()
         }
     }
     assert!(checked > 20, "{checked} nodes compared");
+}
+
+/// Karpenter's consolidation tries its commands on the cluster itself: a trial refused, or
+/// not to be committed, puts every change back (the candidates' `karpenter.sh/disrupted`
+/// taints, the PreferNoSchedule taints made hard, the pods moved), and a command committed
+/// after such trials leaves the cluster as the same command on a fresh copy does.
+#[test]
+fn karpenters_consolidation_trials_put_the_cluster_back() {
+    use super::consolidate::remove_together;
+    use crate::generate::ClusterShape;
+    let mut went = 0;
+    for (shape, nodes, pods, seed) in [
+        (ClusterShape::Default, 40, 1_000, 1),
+        (ClusterShape::LargeWorkloads, 40, 1_200, 2),
+    ] {
+        let (mut c, _) = placed(shape, nodes, pods, seed);
+        // A soft taint on every third node, which Karpenter's scheduler reads as hard.
+        for n in (0..c.nodes.len()).step_by(3) {
+            let mut taints = c.nodes[n].taints.clone();
+            taints.push(k8s_openapi::api::core::v1::Taint {
+                key: "soft".into(),
+                effect: "PreferNoSchedule".into(),
+                ..Default::default()
+            });
+            c.set_node_taints(n, taints);
+        }
+        let cfg = cfg(Decider::Karpenter, false);
+        let on = PodsOn::new(&c);
+        let before = fingerprint(&c);
+        let mut work = c.clone();
+        // Every node at once: their pods fit nowhere.
+        let all: Vec<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
+        assert!(remove_together(&mut work, &all, &cfg, &on, false).is_err());
+        assert_eq!(fingerprint(&work), before, "{shape} seed {seed}");
+        // The emptiest nodes, two by two, tried and put back.
+        let mut emptiest = all.clone();
+        emptiest.sort_by_key(|n| c.node_id(n).map(|id| c.nodes[id].pods.len()));
+        let mut goes = None;
+        for pair in emptiest.chunks(2).take(10) {
+            let tried = remove_together(&mut work, pair, &cfg, &on, false);
+            assert_eq!(fingerprint(&work), before, "{shape} seed {seed} {pair:?}");
+            if tried
+                .as_ref()
+                .is_ok_and(|v| v.iter().any(|v| !v.pods.is_empty()))
+            {
+                goes.get_or_insert(pair.to_vec());
+            }
+        }
+        let Some(pair) = goes else {
+            continue;
+        };
+        went += 1;
+        let mut fresh = c.clone();
+        let committed = remove_together(&mut work, &pair, &cfg, &on, true);
+        assert!(committed.is_ok());
+        assert_eq!(
+            committed,
+            remove_together(&mut fresh, &pair, &cfg, &on, true)
+        );
+        assert_eq!(
+            fingerprint(&work),
+            fingerprint(&fresh),
+            "{shape} seed {seed}"
+        );
+        assert!(pair.iter().all(|n| work.node_id(n).is_none()));
+    }
+    assert!(went > 0, "no pair of nodes could go together");
 }
