@@ -37,7 +37,6 @@ use super::{
 };
 use crate::cluster::{Cluster, NodeId, PodId, PodInfo, PodPhase};
 use crate::scheduler::Scheduler;
-use crate::scheduler::framework::CycleState;
 
 /// `DoNotDisruptAnnotationKey`.
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
@@ -360,13 +359,10 @@ pub(crate) fn judge(
     let mut pending = 0;
     for id in &to_move {
         let k = key(work, *id);
-        let pod = work.pods[*id].clone();
-        let mut state = CycleState::default();
-        let (feasible, _) = sched.find_nodes_that_fit(&mut state, &pod, work, true);
-        let action = match feasible
-            .into_iter()
-            .find(|n| *n != node && !work.nodes[*n].unschedulable)
-        {
+        let found = sched.first_feasible(&work.pods[*id], work, |n| {
+            n == node || work.nodes[n].unschedulable
+        });
+        let action = match found {
             Some(n) => {
                 undo.node(work, n);
                 work.bind(*id, n);

@@ -160,6 +160,30 @@ impl Scheduler {
             })
     }
 
+    /// The first node in node order, `skip`ped ones left out, that
+    /// [`Self::find_nodes_that_fit`] with `find_all` finds feasible: PreFilter once, then Filter
+    /// (the nominated pods counted) on each node until one passes, the rest not filtered.
+    pub(crate) fn first_feasible(
+        &self,
+        pod: &PodInfo,
+        cluster: &Cluster,
+        skip: impl Fn(NodeId) -> bool,
+    ) -> Option<NodeId> {
+        let mut state = CycleState::default();
+        let names = self.pre_filter(&mut state, pod, cluster).ok()?.0;
+        (0..cluster.nodes.len())
+            .filter(|&i| !skip(i))
+            .filter(|&i| {
+                names
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&cluster.nodes[i].name))
+            })
+            .find(|&i| {
+                self.run_filters_with_nominated(&state, pod, &cluster.nodes[i], cluster)
+                    .is_success()
+            })
+    }
+
     /// PreFilter then Filter. With `find_all`, every candidate node is checked (explain);
     /// otherwise upstream's `numFeasibleNodesToFind` from the round-robin start, advancing it.
     pub(crate) fn find_nodes_that_fit(
