@@ -377,13 +377,6 @@ pub struct Judged {
     moved: Vec<PodId>,
 }
 
-impl Judged {
-    /// Whether no pod moved (every pod of the node stays with it or is gone).
-    pub(crate) fn moved_none(&self) -> bool {
-        self.moved.is_empty()
-    }
-}
-
 /// Judges node `node` of `work`. On return `work` holds the simulation's changes (see
 /// [`Judged`]); the rotating start in `state` has moved past the nodes chosen.
 pub fn judge(
@@ -414,9 +407,8 @@ pub fn commit(work: &mut Cluster, node: NodeId, judged: Judged, state: &mut Stat
     remove_retired(work, &mut vec![node], state, sim);
 }
 
-/// [`commit`] but for the node's removal, left to [`remove_retired`] with others: the
-/// budgets pay for the pods moved, the node's remaining pods are deleted. Until it is
-/// removed, no judgement may place a pod (the node would count as a node).
+/// [`commit`] but for the node's removal, left to [`bury`] or [`remove_retired`]: the
+/// budgets pay for the pods moved, the node's remaining pods are deleted.
 pub(crate) fn retire(
     work: &mut Cluster,
     node: NodeId,
@@ -459,9 +451,31 @@ pub(crate) fn remove_retired(
     gone.clear();
 }
 
-/// Whether judging node `node` may move a pod (see [`judge`]): a pod on it that drains or
-/// blocks and is not a DaemonSet pod — consolidation's `busy`.
-pub(crate) fn may_move(
+/// The node [`retire`]d goes from the what-if but stays in `work` ([`Sim::bury`]) until a
+/// judgement needs it gone ([`remove_buried`]): `state` and the first fits from now on are
+/// as [`commit`] leaves them (the rotating start steps past it when it came before), and
+/// removing it costs nothing per pod or per node.
+pub(crate) fn bury(work: &Cluster, node: NodeId, state: &mut State, sim: &mut Sim) {
+    if sim.position(node) < state.last_index {
+        state.last_index -= 1;
+    }
+    sim.bury(work, node);
+}
+
+/// Removes the nodes buried ([`bury`]) from `work`, in one pass over its pods and the
+/// compiled state (the rotating start counts positions without them already).
+pub(crate) fn remove_buried(work: &mut Cluster, sim: &mut Sim) {
+    if sim.buried().is_empty() {
+        return;
+    }
+    work.delete_nodes(sim.buried());
+    sim.buried_removed(work);
+}
+
+/// Whether judging node `node` of `work` answers with the buried nodes ([`bury`]) in it as
+/// it would with them removed: every pod the judgement may move is one whose first fits
+/// they do not change ([`Sim::buried_unseen_by`]).
+pub(crate) fn buried_unseen(
     work: &Cluster,
     node: NodeId,
     opts: &Options,
@@ -469,12 +483,14 @@ pub(crate) fn may_move(
     now: i64,
     sim: &Sim,
 ) -> bool {
-    sim.pods_on(work, node).into_iter().any(|id| {
-        matches!(
-            drainable(work, id, opts, state, now),
-            Drainability::DrainOk | Drainability::Undefined | Drainability::Block(..)
-        ) && !is_daemon_set_pod(&work.pods[id])
-    })
+    sim.buried().is_empty()
+        || sim.pods_on(work, node).into_iter().all(|id| {
+            !matches!(
+                drainable(work, id, opts, state, now),
+                Drainability::DrainOk | Drainability::Undefined
+            ) || is_daemon_set_pod(&work.pods[id])
+                || sim.buried_unseen_by(work, id)
+        })
 }
 
 /// [`judge`]'s body: `Ok` with the verdict and the pods moved when the node is drainable.
@@ -672,7 +688,8 @@ fn ghost(c: &Cluster, node: NodeId, now: i64) -> crate::cluster::NodeInfo {
 
 /// The first node, from the rotating start, other than `removed` and not cordoned, whose
 /// PreFilter and Filter plugins pass for pod `id` (see [`Sim::first_fit`]); the start moves
-/// past it.
+/// past it. The start is a position among the nodes of the what-if, buried ones left out
+/// ([`Sim::position`]).
 fn first_fit(
     sim: &mut Sim,
     c: &mut Cluster,
@@ -681,9 +698,9 @@ fn first_fit(
     now: i64,
     state: &mut State,
 ) -> Option<NodeId> {
-    let n = c.nodes.len();
-    let start = state.last_index % n.max(1);
+    let n = sim.live(c);
+    let start = sim.node_at(c, state.last_index % n.max(1));
     let chosen = sim.first_fit(c, id, start, removed, &|c| ghost(c, removed, now))?;
-    state.last_index = (chosen + 1) % n;
+    state.last_index = (sim.position(chosen) + 1) % n;
     Some(chosen)
 }

@@ -180,9 +180,9 @@ pub(crate) fn cluster_autoscaler_with(
     cluster_autoscaler_in(c, opts, threshold, cfg, compiled, true)
 }
 
-/// [`cluster_autoscaler_with`]; `together` removes the nodes that go with nothing to move
-/// together before the first judgement that may move a pod (`ca::retire`), else each when
-/// it goes (the tests compare both).
+/// [`cluster_autoscaler_with`]; `together` leaves the nodes that go in the working cluster,
+/// buried (`ca::bury`), and removes them together when a judgement would see them, else
+/// each when it goes (the tests compare both).
 pub(crate) fn cluster_autoscaler_in(
     c: &Cluster,
     opts: &ca::Options,
@@ -270,32 +270,32 @@ pub(crate) fn cluster_autoscaler_in(
     let mut work = c.clone();
     let mut state = State::new(c);
     let mut sim = super::sim::Sim::new(c, cfg.gates, cfg.seed).with_first_fit(compiled);
+    // The pods' FitError texts are not reported.
+    sim.messages = false;
     let mut removable = Vec::new();
-    // Nodes gone whose pods moved nowhere, removed together before a judgement that may
-    // place a pod (see `ca::retire`).
-    let mut retired: Vec<usize> = Vec::new();
     for name in empty.iter().chain(busy.iter()) {
         let Some(node) = work.node_id(name) else {
             continue;
         };
-        let node =
-            if !retired.is_empty() && ca::may_move(&work, node, opts, &state, cfg.now_unix, &sim) {
-                ca::remove_retired(&mut work, &mut retired, &mut state, &mut sim);
-                match work.node_id(name) {
-                    Some(n) => n,
-                    None => continue,
-                }
-            } else {
-                node
-            };
+        // Nodes gone stay in `work`, buried, until a judgement would see them (see
+        // `ca::bury`).
+        let node = if ca::buried_unseen(&work, node, opts, &state, cfg.now_unix, &sim) {
+            node
+        } else {
+            ca::remove_buried(&mut work, &mut sim);
+            match work.node_id(name) {
+                Some(n) => n,
+                None => continue,
+            }
+        };
         // A trial: its rotating start is kept only when the node goes.
         let mut trial_state = state.clone();
         let judged = ca::judge(&mut work, node, opts, cfg, &mut trial_state, &mut sim);
         let v = judged.verdict.clone();
         if v.drainable {
-            if together && judged.moved_none() {
+            if together {
                 ca::retire(&mut work, node, judged, &mut trial_state, &mut sim);
-                retired.push(node);
+                ca::bury(&work, node, &mut trial_state, &mut sim);
             } else {
                 ca::commit(&mut work, node, judged, &mut trial_state, &mut sim);
             }

@@ -16,6 +16,7 @@ use super::{PodsOn, Undo, fit_error};
 use crate::cluster::{Cluster, NodeId, NodeInfo, PodId};
 use crate::scheduler::Scheduler;
 use crate::scheduler::fast::first_fit::FirstFit;
+use crate::scheduler::plugins::pod_topology_spread::common::{DO_NOT_SCHEDULE, LABEL_HOSTNAME};
 
 /// See the module documentation.
 pub struct Sim {
@@ -31,6 +32,34 @@ pub struct Sim {
     pub(crate) compiled: bool,
     /// First fits and FitErrors answered by the compiled path, and by the reference.
     pub(crate) answered: (usize, usize),
+    /// Whether a pod that fits nowhere gets its FitError text ([`Sim::pending_message`]);
+    /// a what-if that prints none (consolidation) leaves it off.
+    pub(crate) messages: bool,
+    /// Nodes gone from the what-if but still in its cluster (see [`Sim::bury`]).
+    buried: Buried,
+}
+
+/// Nodes removed from a what-if and left in its cluster until a judgement needs them gone
+/// ([`Sim::bury`]): their ids ascending, and a flag per node; the nodes not buried of each
+/// node class of the compiled state, and how many classes have none left (`None`: a node
+/// was buried without a compiled state to tell its class).
+#[derive(Default)]
+struct Buried {
+    ids: Vec<NodeId>,
+    is: Vec<bool>,
+    class_live: Vec<usize>,
+    emptied: Option<usize>,
+}
+
+impl Buried {
+    fn contains(&self, node: NodeId) -> bool {
+        self.is.get(node).copied().unwrap_or(false)
+    }
+
+    /// How many buried nodes come before `node`.
+    fn before(&self, node: NodeId) -> usize {
+        self.ids.partition_point(|b| *b < node)
+    }
 }
 
 impl Sim {
@@ -45,6 +74,8 @@ impl Sim {
             pods_on: PodsOn::new(c),
             compiled: true,
             answered: (0, 0),
+            messages: true,
+            buried: Buried::default(),
         }
     }
 
@@ -98,6 +129,116 @@ impl Sim {
         }
     }
 
+    /// Node `node` of `c` goes from the what-if (its pods gone, none bound to it any more)
+    /// but stays in the cluster, for [`Cluster::delete_nodes`] to remove later with the
+    /// others buried ([`Sim::buried`]): until then the first fits leave it out and count node
+    /// positions without it ([`Sim::live`], [`Sim::position`], [`Sim::node_at`]), so that they
+    /// answer as on the cluster without it. Removing a node this way costs a few numbers;
+    /// removing it from the cluster renumbers every later node in every structure.
+    pub(crate) fn bury(&mut self, c: &Cluster, node: NodeId) {
+        if node >= c.nodes.len() || self.buried.contains(node) {
+            return;
+        }
+        let b = &mut self.buried;
+        if b.ids.is_empty() {
+            b.class_live = self
+                .ff
+                .as_ref()
+                .map(FirstFit::node_class_sizes)
+                .unwrap_or_default();
+            b.emptied = Some(0);
+        }
+        let class = self.ff.as_ref().and_then(|ff| ff.node_class_of(node));
+        match class.and_then(|k| b.class_live.get_mut(k)) {
+            Some(live) => {
+                *live = live.saturating_sub(1);
+                if *live == 0 {
+                    b.emptied = b.emptied.map(|e| e + 1);
+                }
+            }
+            None => b.emptied = None,
+        }
+        b.is.resize(c.nodes.len(), false);
+        b.is[node] = true;
+        let at = b.before(node);
+        b.ids.insert(at, node);
+    }
+
+    /// The nodes buried ([`Sim::bury`]) and not removed since, ids ascending.
+    pub(crate) fn buried(&self) -> &[NodeId] {
+        &self.buried.ids
+    }
+
+    /// The buried nodes were removed from the cluster, now `c` ([`Cluster::delete_nodes`] of
+    /// [`Sim::buried`]): the compiled state follows ([`Sim::nodes_removed`]), and node
+    /// positions are node ids again.
+    pub(crate) fn buried_removed(&mut self, c: &Cluster) {
+        let gone = std::mem::take(&mut self.buried.ids);
+        self.buried.is.clear();
+        self.nodes_removed(c, &gone);
+    }
+
+    /// How many nodes of `c` the what-if has: the buried ones left out.
+    pub(crate) fn live(&self, c: &Cluster) -> usize {
+        c.nodes.len() - self.buried.ids.len()
+    }
+
+    /// Node `node`'s position among the nodes the what-if has (its id once the buried nodes
+    /// are removed).
+    pub(crate) fn position(&self, node: NodeId) -> usize {
+        node - self.buried.before(node)
+    }
+
+    /// The node at position `pos` among the nodes the what-if has ([`Sim::position`]'s
+    /// inverse); past the last, the number of nodes.
+    pub(crate) fn node_at(&self, c: &Cluster, pos: usize) -> NodeId {
+        if self.buried.ids.is_empty() {
+            return pos;
+        }
+        // The least id whose live nodes up to it number `pos + 1`.
+        let (mut lo, mut hi) = (pos, (pos + self.buried.ids.len()).min(c.nodes.len()));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let live_through = mid + 1 - self.buried.ids.partition_point(|b| *b <= mid);
+            if live_through > pos {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// Whether the first fits of pod `id` of `c` answer with the buried nodes in the cluster
+    /// as they would with them removed. They do when none is buried; else the buried nodes
+    /// hold no pods, and the filters of a pod read other nodes only for PodTopologySpread's
+    /// hard constraints (DoNotSchedule), whose domains a buried node would keep present.
+    /// Those are safe on a key other than the hostname when every buried node's node class
+    /// (its labels but the hostname, its taints, `unschedulable`) keeps a node that is not
+    /// buried: its domains, and whether the inclusion policies admit them, stay.
+    pub(crate) fn buried_unseen_by(&self, c: &Cluster, id: PodId) -> bool {
+        if self.buried.ids.is_empty() {
+            return true;
+        }
+        let Some(p) = c.pods.get(id) else {
+            return true;
+        };
+        let hard = p
+            .spec()
+            .topology_spread_constraints
+            .iter()
+            .flatten()
+            .filter(|t| t.when_unsatisfiable == DO_NOT_SCHEDULE)
+            .collect::<Vec<_>>();
+        if hard.is_empty() {
+            return true;
+        }
+        if hard.iter().any(|t| t.topology_key == LABEL_HOSTNAME) {
+            return false;
+        }
+        self.buried.emptied == Some(0)
+    }
+
     /// A node's taints changed (Karpenter's `karpenter.sh/disrupted` on a node drained in a
     /// sequence): its node class changed, the compiled state is built again when next needed.
     pub(crate) fn node_changed(&mut self) {
@@ -136,8 +277,12 @@ impl Sim {
         }
         let compiled = if self.compiled {
             let c: &Cluster = c;
-            let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
-            self.ff(c).first_fit(c, id, start, skip)
+            let buried = &self.buried;
+            let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable || buried.contains(f);
+            let (gates, keys) = (self.gates, &mut self.label_keys);
+            self.ff
+                .get_or_insert_with(|| FirstFit::with_label_keys(gates, c, std::mem::take(keys)))
+                .first_fit(c, id, start, skip)
         } else {
             None
         };
@@ -147,8 +292,9 @@ impl Sim {
         }
         self.answered.1 += 1;
         let sched = reference(&mut self.sched, self.gates, self.seed);
+        let buried = &self.buried;
         with_node(c, removed, ghost, |c| {
-            let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable;
+            let skip = |f: NodeId| f == removed || c.nodes[f].unschedulable || buried.contains(f);
             sched.first_fit(&c.pods[id], c, start, skip)
         })
     }
@@ -236,6 +382,9 @@ impl Sim {
         removed: NodeId,
         ghost: &dyn Fn(&Cluster) -> NodeInfo,
     ) -> String {
+        if !self.messages {
+            return String::new();
+        }
         if self.compiled {
             let g = ghost(c);
             if let Some(m) = self.ff(c).fit_error(c, id, removed, &g) {

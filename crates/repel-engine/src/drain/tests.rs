@@ -132,6 +132,7 @@ mod ca_upstream;
 mod karpenter_upstream;
 mod kubectl_upstream;
 
+mod buried;
 mod compiled;
 mod deciders;
 mod disruption;

@@ -133,10 +133,10 @@ fn a_session_consolidation_is_cluster_autoscalers_on_the_cluster_compiled_anew()
     assert!(!s.has_compiled_state(), "consolidation uses the state up");
 }
 
-/// Consolidation with the nodes that go with nothing to move (here: nodes tainted so that only
-/// DaemonSet pods run there, among the others) removed together before the first judgement
-/// that may move a pod finds what removing each when it goes finds: the same nodes, the pods
-/// to the same nodes, the same nodes kept and why.
+/// Consolidation with the nodes that go buried in the working cluster and removed together
+/// when a judgement would see them (among them nodes that go with nothing to move: nodes
+/// tainted so that only DaemonSet pods run there) finds what removing each when it goes
+/// finds: the same nodes, the pods to the same nodes, the same nodes kept and why.
 #[test]
 fn consolidation_removing_empty_nodes_together_finds_what_one_by_one_finds() {
     use crate::drain::consolidate::cluster_autoscaler_in;

@@ -26,7 +26,7 @@ fn generated(
     .cluster
 }
 
-fn placed(
+pub(super) fn placed(
     shape: crate::generate::ClusterShape,
     nodes: usize,
     pods: usize,

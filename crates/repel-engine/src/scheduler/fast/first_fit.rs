@@ -107,6 +107,16 @@ impl FirstFit {
         self.run.remove_nodes(cluster, gone);
     }
 
+    /// Node `node`'s node class (labels but the hostname, taints, `unschedulable`).
+    pub fn node_class_of(&self, node: NodeId) -> Option<usize> {
+        self.run.node_class.get(node).map(|&c| c as usize)
+    }
+
+    /// How many nodes each node class has.
+    pub fn node_class_sizes(&self) -> Vec<usize> {
+        self.run.class_nodes.iter().map(Vec::len).collect()
+    }
+
     /// The compiled state, for the tests.
     #[cfg(test)]
     pub(super) fn run_mut(&mut self) -> &mut Run {
