@@ -690,6 +690,28 @@ impl<'t> SeqAccess<'t> for Items<'_, 't> {
         })
         .map(Some)
     }
+
+    /// The entries left, as serde_json's sequence tells its length: a `Vec` is then made at
+    /// its size, not grown by doubling (a pod's conditions and ownerReferences would hold
+    /// room for up to three more each). Counted ahead from the lines: the entries at column
+    /// `n` before the first line outside the sequence (exact for a sequence read to its end;
+    /// any other is declined).
+    fn size_hint(&self) -> Option<usize> {
+        if self.done {
+            return Some(0);
+        }
+        let mut count = 0;
+        // From the next entry's line (the first one's, or the line after the last entry read).
+        for l in self.s.lines.get(self.s.pos..)? {
+            if l.indent < self.n || (l.indent == self.n && !is_entry(l.text)) {
+                break;
+            }
+            if l.indent == self.n {
+                count += 1;
+            }
+        }
+        Some(count)
+    }
 }
 
 /// `{}` or `[]`.

@@ -389,3 +389,18 @@ fn a_file_reads_the_same_with_and_without_the_direct_read() {
         assert_eq!(with, without);
     }
 }
+
+#[test]
+fn a_pods_lists_are_made_at_their_size() {
+    remember_template();
+    let piece = bound_pod("p", "n1", "", "");
+    let Some((direct, _)) = direct(&piece) else {
+        panic!("not read directly");
+    };
+    let status = direct.pod.status.as_ref();
+    let conditions = status.and_then(|s| s.conditions.as_ref());
+    let owners = direct.pod.metadata.owner_references.as_ref();
+    // As from a value (serde_json tells a sequence's length): no room held for more.
+    assert_eq!(conditions.map(|c| (c.len(), c.capacity())), Some((2, 2)));
+    assert_eq!(owners.map(|o| (o.len(), o.capacity())), Some((1, 1)));
+}
