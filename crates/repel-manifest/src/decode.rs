@@ -260,6 +260,35 @@ pub(crate) fn decode_early(v: &mut Value) -> Option<Decoded> {
     }
 }
 
+/// [`decode_early`] of a bound pod of a remembered template read straight into its typed form
+/// ([`crate::yaml::DirectPod`]): what [`decode_known`] makes of the same document read into a
+/// value — the remembered spec with the pod's own `nodeName`, and the document thinned
+/// ([`thin`]; the direct read takes only a pod whose apiVersion, kind, name and namespace are
+/// strings).
+pub(crate) fn decode_direct(direct: crate::yaml::DirectPod) -> (Value, Decoded) {
+    let crate::yaml::DirectPod {
+        mut pod,
+        template,
+        node_name,
+    } = direct;
+    let mut kept_meta = serde_json::Map::new();
+    kept_meta.insert(
+        "name".into(),
+        Value::String(pod.metadata.name.clone().unwrap_or_default()),
+    );
+    if let Some(ns) = &pod.metadata.namespace {
+        kept_meta.insert("namespace".into(), Value::String(ns.clone()));
+    }
+    let mut kept = serde_json::Map::new();
+    kept.insert("apiVersion".into(), Value::String("v1".into()));
+    kept.insert("kind".into(), Value::String("Pod".into()));
+    kept.insert("metadata".into(), Value::Object(kept_meta));
+    let mut spec = (*template.typed).clone();
+    spec.node_name = Some(node_name);
+    pod.spec = Some(spec);
+    (Value::Object(kept), Ok(Ok((Typed::Pod(pod), Vec::new()))))
+}
+
 /// Where an object decoded early is said to come from: nowhere (only a clean result is kept,
 /// and the file's reading names the source).
 fn nowhere() -> Source {

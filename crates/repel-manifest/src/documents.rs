@@ -53,6 +53,17 @@ pub(crate) fn parse_documents_with<T: Send>(
     text: &str,
     hook: yaml::Hook<'_, T>,
 ) -> Result<Vec<(RawDoc, Option<T>)>, InputError> {
+    parse_documents_hooked(file, text, hook, None)
+}
+
+/// [`parse_documents_with`], a bound pod of a remembered template given to `pod` read
+/// straight into its typed form (see [`yaml::parse_stream_hooked`]).
+pub(crate) fn parse_documents_hooked<T: Send>(
+    file: &str,
+    text: &str,
+    hook: yaml::Hook<'_, T>,
+    pod: Option<yaml::PodHook<'_, T>>,
+) -> Result<Vec<(RawDoc, Option<T>)>, InputError> {
     let trimmed = text.trim_start();
     let (values, duplicates): (yaml::Hooked<T>, yaml::Duplicates) =
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
@@ -63,7 +74,7 @@ pub(crate) fn parse_documents_with<T: Send>(
                     message: format!("invalid JSON: {e}"),
                 })?
         } else {
-            yaml::parse_stream_with(text, hook).map_err(|e| InputError::Syntax {
+            yaml::parse_stream_hooked(text, hook, pod).map_err(|e| InputError::Syntax {
                 file: file.to_string(),
                 message: format!("invalid YAML: {}", yaml_message(file, &e)),
             })?

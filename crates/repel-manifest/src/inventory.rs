@@ -13,8 +13,8 @@ use repel_core::workload::Workload;
 use repel_engine::load::ClusterInput;
 use serde_json::Value;
 
-use crate::decode::{Decoded, KNOWN_KINDS, Typed, decode, decode_early, predecode};
-use crate::documents::{RawDoc, parse_documents_with};
+use crate::decode::{Decoded, KNOWN_KINDS, Typed, decode, decode_direct, decode_early, predecode};
+use crate::documents::{RawDoc, parse_documents_hooked};
 use crate::objects::{
     LEGACY_API_VERSIONS, MAX_GENERATED_BASE, convert_legacy, describe_value, for_each_object,
     require_name,
@@ -157,7 +157,7 @@ impl Inventory {
     /// Reads one file's text into the inventory.
     fn load_text(&mut self, file: &str, text: &str) -> Result<(), InputError> {
         let (docs, early): (Vec<RawDoc>, Vec<Option<Decoded>>) =
-            parse_documents_with(file, text, &decode_early)?
+            parse_documents_hooked(file, text, &decode_early, Some(&decode_direct))?
                 .into_iter()
                 .unzip();
         self.reserve_for(&docs);

@@ -2,6 +2,7 @@
 //! come out as one at a time, and errors name the file and field in a manifest's words.
 
 use super::*;
+use crate::documents::parse_documents_with;
 use crate::parse_documents;
 
 /// The objects of `text` read one by one without [`decode_early`]: every document whole,

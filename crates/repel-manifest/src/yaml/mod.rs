@@ -85,13 +85,31 @@ pub type Hook<'a, T> = &'a (dyn Fn(&mut Value) -> Option<T> + Sync);
 /// Documents, each with its hook's answer ([`Hook`]).
 pub type Hooked<T> = Vec<(Value, Option<T>)>;
 
+/// Work done on a bound pod of a remembered template read straight into its typed form
+/// ([`DirectPod`]) instead of [`Hook`] on its value: the document as it is to be kept, and the
+/// answer the hook would give on the value.
+pub(crate) type PodHook<'a, T> = &'a (dyn Fn(DirectPod) -> (Value, T) + Sync);
+
+pub(crate) use scan::DirectPod;
+
 /// [`parse_stream`], with `hook` run on each document of a piece that repeats no key, on the
 /// thread that read it (documents read by serde-saphyr over the whole stream get `None`).
 pub fn parse_stream_with<T: Send>(
     text: &str,
     hook: Hook<'_, T>,
 ) -> Result<(Hooked<T>, Duplicates), serde_saphyr::Error> {
-    match parse_pieces(text, hook) {
+    parse_stream_hooked(text, hook, None)
+}
+
+/// [`parse_stream_with`], with a bound pod of a remembered template read straight into its
+/// typed form and given to `pod` when there is one, instead of read into a value for `hook`
+/// ([`scan::direct`]: the same answer).
+pub(crate) fn parse_stream_hooked<T: Send>(
+    text: &str,
+    hook: Hook<'_, T>,
+    pod: Option<PodHook<'_, T>>,
+) -> Result<(Hooked<T>, Duplicates), serde_saphyr::Error> {
+    match parse_pieces(text, hook, pod) {
         Some(read) => Ok(read),
         None => serde_saphyr::from_multiple_with_options::<Value>(text, options()).map(|v| {
             (
@@ -155,7 +173,11 @@ fn has_directive(text: &str) -> bool {
 /// The stream split at its document markers and parsed piece by piece on several threads;
 /// `None` when it must be read in one piece by serde-saphyr (a directive, an error, an anchor,
 /// an alias or a merge key anywhere, or a budget approached).
-fn parse_pieces<T: Send>(text: &str, hook: Hook<'_, T>) -> Option<(Hooked<T>, Duplicates)> {
+fn parse_pieces<T: Send>(
+    text: &str,
+    hook: Hook<'_, T>,
+    pod: Option<PodHook<'_, T>>,
+) -> Option<(Hooked<T>, Duplicates)> {
     if has_directive(text) {
         return None;
     }
@@ -171,16 +193,16 @@ fn parse_pieces<T: Send>(text: &str, hook: Hook<'_, T>) -> Option<(Hooked<T>, Du
     let stop = AtomicBool::new(false);
     type Part<T> = Option<(Hooked<T>, Counts, Duplicates)>;
     let parts: Vec<Part<T>> = if threads <= 1 {
-        vec![parse_run(&pieces, &stop, hook)]
+        vec![parse_run(&pieces, &stop, hook, pod)]
     } else {
         let runs = balance(&pieces, threads);
         std::thread::scope(|s| {
             let stop = &stop;
             let handles: Vec<_> = runs[1..]
                 .iter()
-                .map(|run| s.spawn(move || parse_run(run, stop, hook)))
+                .map(|run| s.spawn(move || parse_run(run, stop, hook, pod)))
                 .collect();
-            let mut parts = vec![parse_run(runs[0], stop, hook)];
+            let mut parts = vec![parse_run(runs[0], stop, hook, pod)];
             for h in handles {
                 parts.push(h.join().unwrap_or(None));
             }
@@ -226,6 +248,7 @@ fn parse_run<T: Send>(
     pieces: &[&str],
     stop: &AtomicBool,
     hook: Hook<'_, T>,
+    pod: Option<PodHook<'_, T>>,
 ) -> Option<(Hooked<T>, Counts, Duplicates)> {
     let mut values = Vec::new();
     let mut counts = Counts::default();
@@ -233,6 +256,14 @@ fn parse_run<T: Send>(
     for piece in pieces {
         if stop.load(Ordering::Relaxed) {
             return None;
+        }
+        if let Some(pod) = pod
+            && let Some((direct, c)) = scan::direct(piece)
+        {
+            let (v, t) = pod(direct);
+            values.push((v, Some(t)));
+            counts.add(c);
+            continue;
         }
         let done = match scan::scan(piece) {
             Some((v, c)) => Some((v, c, Duplicates::new())),
@@ -599,15 +630,39 @@ fn digit_led_word(s: &str) -> bool {
 /// [`plain_string`] says, `true`, `false`, a null (`~`, `null`, empty) or a decimal integer
 /// without a leading zero; `None` for anything else.
 fn resolve_plain(s: &str) -> Option<Value> {
+    Some(match plain_scalar(s)? {
+        Plain::Null => Value::Null,
+        Plain::Bool(b) => Value::Bool(b),
+        Plain::Int(n) => Value::Number(Number::from(n)),
+        Plain::Str(s) => Value::String(s.to_string()),
+    })
+}
+
+/// A plain scalar of the fast subset as typed ([`resolve_plain`]), its text borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Plain<'t> {
+    /// `~`, `null` or empty.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A decimal integer (a JSON number: non-negative ones are unsigned).
+    Int(i64),
+    /// A string.
+    Str(&'t str),
+}
+
+/// What [`resolve_plain`] makes of `s`, without making it: the one typing of plain scalars
+/// that the fast read's values and the scanner's typed decoding share.
+pub(crate) fn plain_scalar(s: &str) -> Option<Plain<'_>> {
     match s {
-        "" | "~" | "null" => return Some(Value::Null),
-        "true" => return Some(Value::Bool(true)),
-        "false" => return Some(Value::Bool(false)),
-        "0" => return Some(Value::Number(Number::from(0u64))),
+        "" | "~" | "null" => return Some(Plain::Null),
+        "true" => return Some(Plain::Bool(true)),
+        "false" => return Some(Plain::Bool(false)),
+        "0" => return Some(Plain::Int(0)),
         _ => {}
     }
     if plain_string(s) {
-        return Some(Value::String(s.to_string()));
+        return Some(Plain::Str(s));
     }
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
@@ -621,11 +676,7 @@ fn resolve_plain(s: &str) -> Option<Value> {
         return None;
     }
     let n: i64 = digits.parse().ok()?;
-    Some(Value::Number(if neg {
-        Number::from(-n)
-    } else {
-        Number::from(n)
-    }))
+    Some(Plain::Int(if neg { -n } else { n }))
 }
 
 #[cfg(test)]

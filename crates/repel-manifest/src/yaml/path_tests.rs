@@ -29,7 +29,7 @@ fn plain_manifests_take_the_fast_path_and_unusual_ones_the_whole_stream() {
     ];
     for (name, text, fast) in cases {
         assert_eq!(
-            parse_pieces::<()>(text, &|_| None).is_some(),
+            parse_pieces::<()>(text, &|_| None, None).is_some(),
             *fast,
             "case: {name}"
         );

@@ -17,9 +17,11 @@
 //! nesting deeper than [`MAX_FAST_DEPTH`], long runs of comments, and any indentation or line
 //! that does not fit exactly.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
-use super::{Counts, MAX_FAST_DEPTH, plain_string, resolve_plain, template};
+use super::{Counts, MAX_FAST_DEPTH, Plain, plain_scalar, plain_string, template};
 
 /// Most comments in a row the scanner takes: granit-parser buffers consecutive comments while
 /// it resolves an entry and refuses more than serde-saphyr's budget allows (32).
@@ -175,7 +177,7 @@ fn line_ends(after: &str) -> bool {
 
 /// A mapping key at the start of `text` and what follows its `:` (a space or nothing first);
 /// `None` when the line is not a key the subset takes.
-fn split_key(text: &str) -> Option<(String, &str)> {
+fn split_key(text: &str) -> Option<(Cow<'_, str>, &str)> {
     let first = *text.as_bytes().first()?;
     let (key, after) = match first {
         b'"' => double_quoted(text)?,
@@ -189,7 +191,7 @@ fn split_key(text: &str) -> Option<(String, &str)> {
             if key.contains(" #") || !plain_string(key) {
                 return None;
             }
-            (key.to_string(), text.get(colon..)?)
+            (Cow::Borrowed(key), text.get(colon..)?)
         }
     };
     if text.len() - after.len() > MAX_KEY_BYTES || key == "<<" {
@@ -200,16 +202,21 @@ fn split_key(text: &str) -> Option<(String, &str)> {
 }
 
 /// A double-quoted scalar at the start of `text`, closed on its line, with its escapes
-/// resolved as granit-parser resolves them; and the text after its closing quote.
-fn double_quoted(text: &str) -> Option<(String, &str)> {
+/// resolved as granit-parser resolves them (borrowed when it holds none); and the text after its
+/// closing quote.
+fn double_quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
     let b = text.as_bytes();
     let mut out = String::new();
     let (mut i, mut start) = (1, 1);
     loop {
         match *b.get(i)? {
             b'"' => {
+                let after = text.get(i + 1..)?;
+                if start == 1 {
+                    return Some((Cow::Borrowed(text.get(1..i)?), after));
+                }
                 out.push_str(text.get(start..i)?);
-                return Some((out, text.get(i + 1..)?));
+                return Some((Cow::Owned(out), after));
             }
             b'\\' => {
                 out.push_str(text.get(start..i)?);
@@ -260,20 +267,25 @@ fn double_quoted(text: &str) -> Option<(String, &str)> {
 }
 
 /// A single-quoted scalar at the start of `text`, closed on its line (`''` is a quote); and
-/// the text after its closing quote.
-fn single_quoted(text: &str) -> Option<(String, &str)> {
+/// the text after its closing quote (the scalar borrowed when it holds no `''`).
+fn single_quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
     let b = text.as_bytes();
     let mut out = String::new();
     let (mut i, mut start) = (1, 1);
     loop {
         if *b.get(i)? == b'\'' {
-            out.push_str(text.get(start..i)?);
             if b.get(i + 1) == Some(&b'\'') {
+                out.push_str(text.get(start..i)?);
                 out.push('\'');
                 i += 2;
                 start = i;
             } else {
-                return Some((out, text.get(i + 1..)?));
+                let after = text.get(i + 1..)?;
+                if start == 1 {
+                    return Some((Cow::Borrowed(text.get(1..i)?), after));
+                }
+                out.push_str(text.get(start..i)?);
+                return Some((Cow::Owned(out), after));
             }
         } else {
             i += 1;
@@ -424,7 +436,7 @@ impl Scanner<'_> {
         loop {
             let line = *self.lines.get(self.pos)?;
             let (key, rest) = split_key(line.text)?;
-            if map.contains_key(&key) {
+            if map.contains_key(key.as_ref()) {
                 return None;
             }
             self.count_scalar(key.len());
@@ -435,7 +447,7 @@ impl Scanner<'_> {
                 } else {
                     self.value(n, rest, depth + 1, true)?
                 };
-            map.insert(key, value);
+            map.insert(key.into_owned(), value);
             match self.lines.get(self.pos) {
                 None => break,
                 Some(l) if l.indent < n => break,
@@ -511,6 +523,19 @@ impl Scanner<'_> {
 
     /// A value on the rest of its line: quoted, `{}`, `[]` or plain.
     fn inline(&mut self, rest: &str, depth: usize) -> Option<Value> {
+        Some(match self.inline_scalar(rest, depth)? {
+            Inline::Quoted(text) => Value::String(text.into_owned()),
+            Inline::Plain(Plain::Null) => Value::Null,
+            Inline::Plain(Plain::Bool(b)) => Value::Bool(b),
+            Inline::Plain(Plain::Int(n)) => Value::Number(n.into()),
+            Inline::Plain(Plain::Str(s)) => Value::String(s.to_string()),
+            Inline::EmptyMap => Value::Object(Map::new()),
+            Inline::EmptySeq => Value::Array(Vec::new()),
+        })
+    }
+
+    /// [`Scanner::inline`] before a value is made of it (what it counts counted).
+    fn inline_scalar<'r>(&mut self, rest: &'r str, depth: usize) -> Option<Inline<'r>> {
         let first = *rest.as_bytes().first()?;
         let (text, after) = match first {
             b'"' => double_quoted(rest)?,
@@ -522,25 +547,27 @@ impl Scanner<'_> {
                 }
                 self.count_collection();
                 return match empty {
-                    "{}" => Some(Value::Object(Map::new())),
-                    "[]" => Some(Value::Array(Vec::new())),
+                    "{}" => Some(Inline::EmptyMap),
+                    "[]" => Some(Inline::EmptySeq),
                     _ => None,
                 };
             }
-            b'-' if rest.as_bytes().get(1).is_some_and(|&c| c != b' ') => return self.plain(rest),
+            b'-' if rest.as_bytes().get(1).is_some_and(|&c| c != b' ') => {
+                return self.plain(rest).map(Inline::Plain);
+            }
             b if indicator(b) => return None,
-            _ => return self.plain(rest),
+            _ => return self.plain(rest).map(Inline::Plain),
         };
         if !line_ends(after) {
             return None;
         }
         self.count_scalar(text.len());
-        Some(Value::String(text))
+        Some(Inline::Quoted(text))
     }
 
     /// A plain scalar filling the rest of its line (up to a comment), typed as the fast read
     /// types it.
-    fn plain(&mut self, rest: &str) -> Option<Value> {
+    fn plain<'r>(&mut self, rest: &'r str) -> Option<Plain<'r>> {
         let text = match rest.find(" #") {
             Some(at) => rest.get(..at)?,
             None => rest,
@@ -549,11 +576,27 @@ impl Scanner<'_> {
         if text.contains(": ") || text.ends_with(':') {
             return None;
         }
-        let value = resolve_plain(text)?;
+        let value = plain_scalar(text)?;
         self.count_scalar(text.len());
         Some(value)
     }
 }
+
+/// A value on the rest of its line ([`Scanner::inline_scalar`]).
+enum Inline<'r> {
+    /// A quoted scalar: a string.
+    Quoted(Cow<'r, str>),
+    /// A plain scalar, typed.
+    Plain(Plain<'r>),
+    /// `{}`.
+    EmptyMap,
+    /// `[]`.
+    EmptySeq,
+}
+
+mod pod;
+
+pub(crate) use pod::{DirectPod, direct};
 
 #[cfg(test)]
 pub(super) mod tests;

@@ -534,7 +534,7 @@ fn stream(rng: &mut Rng) -> String {
 }
 
 /// Damages a text: characters inserted, removed or replaced, some of them YAML's indicators.
-fn mutate(rng: &mut Rng, text: &str) -> String {
+pub(in crate::yaml) fn mutate(rng: &mut Rng, text: &str) -> String {
     const BITS: &[&str] = &[
         ":", " ", "-", "- ", "#", "\"", "'", "\n", "\r", "\t", "{", "}", "[", "]", "|", ">", "&a ",
         "*a", "!", "?", "%", "...", "---", "\\", "é", "\u{feff}", "\0", "  ", "\n  ", ": ",
