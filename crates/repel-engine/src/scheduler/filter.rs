@@ -143,6 +143,30 @@ impl Scheduler {
         start: usize,
         skip: impl Fn(NodeId) -> bool,
     ) -> Option<NodeId> {
+        self.first_passing(pod, cluster, start, skip, false)
+    }
+
+    /// The first node in node order, `skip`ped ones left out, that
+    /// [`Self::find_nodes_that_fit`] with `find_all` finds feasible: PreFilter once, then Filter
+    /// (the nominated pods counted) on each node until one passes, the rest not filtered.
+    pub(crate) fn first_feasible(
+        &self,
+        pod: &PodInfo,
+        cluster: &Cluster,
+        skip: impl Fn(NodeId) -> bool,
+    ) -> Option<NodeId> {
+        self.first_passing(pod, cluster, 0, skip, true)
+    }
+
+    /// [`Self::first_fit`], the nominated pods counted on each node when `nominated`.
+    fn first_passing(
+        &self,
+        pod: &PodInfo,
+        cluster: &Cluster,
+        start: usize,
+        skip: impl Fn(NodeId) -> bool,
+        nominated: bool,
+    ) -> Option<NodeId> {
         let mut state = CycleState::default();
         let names = self.pre_filter(&mut state, pod, cluster).ok()?.0;
         let n = cluster.nodes.len();
@@ -155,32 +179,13 @@ impl Scheduler {
                     .is_none_or(|s| s.contains(&cluster.nodes[i].name))
             })
             .find(|&i| {
-                self.run_filters(&state, pod, &cluster.nodes[i], cluster)
-                    .is_success()
-            })
-    }
-
-    /// The first node in node order, `skip`ped ones left out, that
-    /// [`Self::find_nodes_that_fit`] with `find_all` finds feasible: PreFilter once, then Filter
-    /// (the nominated pods counted) on each node until one passes, the rest not filtered.
-    pub(crate) fn first_feasible(
-        &self,
-        pod: &PodInfo,
-        cluster: &Cluster,
-        skip: impl Fn(NodeId) -> bool,
-    ) -> Option<NodeId> {
-        let mut state = CycleState::default();
-        let names = self.pre_filter(&mut state, pod, cluster).ok()?.0;
-        (0..cluster.nodes.len())
-            .filter(|&i| !skip(i))
-            .filter(|&i| {
-                names
-                    .as_ref()
-                    .is_none_or(|s| s.contains(&cluster.nodes[i].name))
-            })
-            .find(|&i| {
-                self.run_filters_with_nominated(&state, pod, &cluster.nodes[i], cluster)
-                    .is_success()
+                let node = &cluster.nodes[i];
+                let st = if nominated {
+                    self.run_filters_with_nominated(&state, pod, node, cluster)
+                } else {
+                    self.run_filters(&state, pod, node, cluster)
+                };
+                st.is_success()
             })
     }
 
