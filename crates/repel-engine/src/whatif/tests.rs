@@ -110,17 +110,7 @@ fn a_session_consolidation_is_cluster_autoscalers_on_the_cluster_compiled_anew()
         Judge::ClusterAutoscaler,
     );
     let c = s.cluster().clone();
-    let options = ca::Options {
-        controllers: ca::pod_controllers(&c),
-        ..ca::Options::default()
-    };
-    let cfg = DrainConfig {
-        decider: Decider::ClusterAutoscaler(options.clone()),
-        independent: false,
-        now_unix: NOW,
-        gates: FeatureGates::default(),
-        seed: 5,
-    };
+    let (options, cfg) = ca_config(&c, 5);
     let want = cluster_autoscaler(&c, &options, 0.5, &cfg);
     let got = consolidate(
         &mut s,
@@ -168,17 +158,7 @@ fn consolidation_removing_empty_nodes_together_finds_what_one_by_one_finds() {
         }
         let s = Session::new(input, &opts(9), Judge::ClusterAutoscaler);
         let c = s.cluster().clone();
-        let options = ca::Options {
-            controllers: ca::pod_controllers(&c),
-            ..ca::Options::default()
-        };
-        let cfg = DrainConfig {
-            decider: Decider::ClusterAutoscaler(options.clone()),
-            independent: false,
-            now_unix: NOW,
-            gates: FeatureGates::default(),
-            seed: 9,
-        };
+        let (options, cfg) = ca_config(&c, 9);
         let together = cluster_autoscaler_in(&c, &options, 0.8, &cfg, None, true);
         let one_by_one = cluster_autoscaler_in(&c, &options, 0.8, &cfg, None, false);
         assert_eq!(together, one_by_one, "{shape:?}");
@@ -191,4 +171,21 @@ fn consolidation_removing_empty_nodes_together_finds_what_one_by_one_finds() {
         );
         assert!(gone(|r| !r.pods.is_empty()) >= 1, "{shape:?} {together:?}");
     }
+}
+
+/// cluster-autoscaler's options for the pods of `c` (their controllers found), and a drain
+/// configuration of a sequence judged with them.
+fn ca_config(c: &Cluster, seed: u64) -> (ca::Options, DrainConfig) {
+    let options = ca::Options {
+        controllers: ca::pod_controllers(c),
+        ..ca::Options::default()
+    };
+    let cfg = DrainConfig {
+        decider: Decider::ClusterAutoscaler(options.clone()),
+        independent: false,
+        now_unix: NOW,
+        gates: FeatureGates::default(),
+        seed,
+    };
+    (options, cfg)
 }

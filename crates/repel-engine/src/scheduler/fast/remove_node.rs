@@ -195,26 +195,9 @@ impl Sel {
         is_gone: &[bool],
     ) {
         let mut gone: Vec<(u32, u32)> = Vec::new();
-        let mut moved = false;
-        self.nonzero.retain_mut(|(n, k)| {
-            if *n < first {
-                return true;
-            }
-            match ids.of(*n) {
-                None => {
-                    if let Some(&class) = old_classes.get(*n) {
-                        gone.push((class, *k));
-                    }
-                    moved = true;
-                    false
-                }
-                Some(m) => {
-                    if m != *n {
-                        *n = m;
-                        moved = true;
-                    }
-                    true
-                }
+        let moved = renumber_ids(&mut self.nonzero, ids, first, |n, k| {
+            if let Some(&class) = old_classes.get(n) {
+                gone.push((class, *k));
             }
         });
         for (class, k) in gone {
@@ -269,25 +252,7 @@ impl LabelClass {
     /// pods counted here with them. The nodes' index is built again when next needed
     /// ([`LabelClass::fresh_slots`]).
     fn remove_nodes(&mut self, ids: &Ids, first: NodeId) {
-        let mut moved = false;
-        self.nodes.retain_mut(|(n, _)| {
-            if *n < first {
-                return true;
-            }
-            match ids.of(*n) {
-                None => {
-                    moved = true;
-                    false
-                }
-                Some(m) => {
-                    if m != *n {
-                        *n = m;
-                        moved = true;
-                    }
-                    true
-                }
-            }
-        });
+        let moved = renumber_ids(&mut self.nodes, ids, first, |_, _| {});
         if moved {
             self.stale = true;
         }
@@ -325,6 +290,37 @@ impl Domains {
         }
         self.count = next as usize;
     }
+}
+
+/// Takes the node ids of `list` from `first` on to the new ones (`ids`), dropping the entries
+/// of the nodes gone (each handed to `gone` first); whether any entry moved or went.
+fn renumber_ids<T>(
+    list: &mut Vec<(NodeId, T)>,
+    ids: &Ids,
+    first: NodeId,
+    mut gone: impl FnMut(NodeId, &T),
+) -> bool {
+    let mut moved = false;
+    list.retain_mut(|(n, v)| {
+        if *n < first {
+            return true;
+        }
+        match ids.of(*n) {
+            None => {
+                gone(*n, v);
+                moved = true;
+                false
+            }
+            Some(m) => {
+                if m != *n {
+                    *n = m;
+                    moved = true;
+                }
+                true
+            }
+        }
+    });
+    moved
 }
 
 #[cfg(test)]
